@@ -1,0 +1,9 @@
+// The subcommands of the `tokendiet` binary. Each lives in its own cli_*.cpp
+// file and takes the arguments after its own name.
+#pragma once
+
+namespace td::cli {
+
+int version(int argc, char** argv);
+
+}  // namespace td::cli

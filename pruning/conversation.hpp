@@ -1,0 +1,71 @@
+// The provider-neutral view of a chat request's message array.
+//
+// providers/ parses a request body into a Conversation and writes edits back
+// by splicing: every Message and Part remembers where it came from (`origin`),
+// so the writer copies the original bytes of everything not marked edited and
+// re-renders only what a strategy changed. Strategies in pruning/ see nothing
+// else of the provider's JSON: they read and edit this view only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace td::pruning {
+
+enum class Role : std::uint8_t { System, User, Assistant, Tool };
+
+enum class PartKind : std::uint8_t {
+  Text,        // plain text (system prompt, user text, assistant text)
+  ToolCall,    // a call the assistant made: id, name, text = arguments (JSON text)
+  ToolResult,  // the answer to call `id`: text = content flattened to text
+  Thinking,    // reasoning/thinking; `signature` set when the provider wants it back
+  Opaque,      // images, files, redacted thinking, unknown blocks: never edited
+};
+
+inline constexpr std::uint32_t kNewOrigin = 0xFFFFFFFFu;
+
+struct Part {
+  PartKind kind = PartKind::Text;
+  std::string text;       // see PartKind
+  std::string id;         // ToolCall: call id; ToolResult: the call id it answers
+  std::string name;       // ToolCall: tool name; ToolResult: tool name where known
+  std::string signature;  // Thinking: Gemini thoughtSignature / Anthropic signature
+  std::uint64_t opaque_bytes = 0;  // size of an Opaque part's original JSON
+  std::uint32_t origin = kNewOrigin;  // index of the part in the original message
+  bool editable = true;   // false: the adapter cannot re-render it faithfully
+  bool edited = false;    // set through set_text(); the writer re-renders it
+  bool is_error = false;  // ToolResult the provider flagged as an error
+};
+
+struct Message {
+  Role role = Role::User;
+  std::vector<Part> parts;
+  std::uint32_t origin = kNewOrigin;  // index of the message in the original body
+  bool changed = false;        // parts edited, added or removed
+  bool removed = false;        // drop the whole message
+  bool system_field = false;   // Anthropic `system` / Gemini `systemInstruction`
+  bool cache_protected = false;  // at or before the client's newest cache breakpoint
+};
+
+struct Conversation {
+  std::vector<Message> messages;
+  std::string model;
+  // Bytes of everything outside the messages that is still sent (tool
+  // definitions, generation config): counted, never edited.
+  std::uint64_t fixed_overhead_bytes = 0;
+  std::string fixed_overhead_text;  // tool schemas as text, for exact counting
+};
+
+// Edits go through these so the writer knows what to re-render.
+inline void set_text(Message& m, Part& p, std::string text) {
+  p.text = std::move(text);
+  p.edited = true;
+  m.changed = true;
+}
+inline void remove_message(Message& m) {
+  m.removed = true;
+  m.changed = true;
+}
+
+}  // namespace td::pruning

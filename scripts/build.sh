@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures and builds tokendiet into build/ (BUILD_DIR overrides).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+if [[ ! -f $BUILD_DIR/build.ninja ]]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} >/dev/null
+fi
+cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}" "$@"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what tokendiet needs to build and test, on Debian 12 (bookworm).
+# Idempotent: packages already present are not fetched again.
+#   scripts/setup.sh          build dependencies
+#   scripts/setup.sh --test   also the test tools (redis, node SDKs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
+  libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev
+  libhiredis-dev ca-certificates)
+TEST_PKGS=(doctest-dev nodejs npm redis-server sqlite3 openssl curl)
+
+want=("${BUILD_PKGS[@]}")
+[[ "${1:-}" == "--test" ]] && want+=("${TEST_PKGS[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ "${1:-}" == "--test" ]]; then
+  for dir in tests/e2e tests/integration; do
+    if [[ -f $dir/package-lock.json ]]; then
+      (cd "$dir" && { [[ -d node_modules ]] && npm ls --silent >/dev/null 2>&1 || npm ci --no-audit --no-fund --silent; })
+    fi
+  done
+fi
