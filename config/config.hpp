@@ -1,0 +1,75 @@
+// The typed configuration. config/ fills it from YAML (or the embedded
+// default) and validates it; everything else only reads it.
+//
+// Top-level YAML keys: listen, threads, upstreams, default_upstream, limits,
+// ledger, profiles, prices. Later features extend these; none is ever renamed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pruning/profile.hpp"
+
+namespace td::config {
+
+// An upstream is an origin plus an optional path prefix. The client's path and
+// query are appended unchanged: `openai: https://api.openai.com`, not `.../v1`.
+struct Upstream {
+  std::string url;          // as written, for logs
+  bool tls = false;         // https
+  std::string host;         // also the TLS SNI and verified certificate name
+  std::uint16_t port = 0;   // 443 / 80 unless given
+  std::string path_prefix;  // "" or "/something" (no trailing slash)
+  std::string ca_file;      // extra CA bundle (PEM); empty: the system store
+  bool verify_tls = true;   // never false by default
+};
+
+struct Limits {
+  std::uint64_t max_body_bytes = 32ull << 20;   // request body; 413 above
+  std::uint32_t max_header_bytes = 64u << 10;   // request header block; 431 above
+  std::uint32_t max_header_count = 128;
+  std::uint32_t connect_timeout_ms = 10'000;    // TCP + TLS to the upstream
+  std::uint32_t header_timeout_ms = 300'000;    // upstream response headers (slow models)
+  std::uint32_t idle_timeout_ms = 300'000;      // no byte either way on a stream
+  std::uint32_t client_header_timeout_ms = 30'000;  // client must send its headers
+  std::uint32_t keepalive_timeout_ms = 75'000;  // idle client connection
+  std::uint32_t drain_timeout_ms = 30'000;      // SIGTERM: wait for in-flight streams
+  std::uint32_t pool_max_idle_per_upstream = 64;
+};
+
+struct Ledger {
+  bool enabled = true;
+  std::string path;  // "": $STATE_DIRECTORY or $XDG_STATE_HOME/tokendiet/usage.db
+  std::uint32_t queue_size = 65'536;  // rows waiting for the writer thread
+};
+
+// USD per million tokens, matched by glob on the model name.
+struct Price {
+  std::string model;  // glob
+  double input = 0, cached_input = 0, cache_write = 0, output = 0;
+};
+
+struct Config {
+  std::string listen_host = "127.0.0.1";
+  std::uint16_t listen_port = 8787;
+  unsigned threads = 0;  // 0: one per core
+  std::map<std::string, Upstream> upstreams;  // keys: openai, gemini, anthropic, ...
+  std::string default_upstream = "openai";    // for paths no rule routes
+  Limits limits;
+  Ledger ledger;
+  std::vector<pruning::Profile> profiles;  // first whose glob matches the model wins
+  std::vector<Price> prices;
+  std::string source = "<embedded>";       // file it came from
+};
+
+// An error found while loading: where, and why.
+struct ConfigError {
+  std::string file;
+  int line = 0, column = 0;  // 1-based; 0 when not tied to a place
+  std::string reason;
+};
+
+}  // namespace td::config
