@@ -9,10 +9,15 @@ cd "$(dirname "$0")/.."
 BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev
   libhiredis-dev ca-certificates)
-TEST_PKGS=(doctest-dev nodejs npm redis-server sqlite3 openssl curl)
+TEST_PKGS=(doctest-dev redis-server sqlite3 openssl curl)
 
 want=("${BUILD_PKGS[@]}")
-[[ "${1:-}" == "--test" ]] && want+=("${TEST_PKGS[@]}")
+if [[ "${1:-}" == "--test" ]]; then
+  want+=("${TEST_PKGS[@]}")
+  # Node 20+ with npm for the SDK tests; a machine that already has node
+  # (Debian's or NodeSource's package, which bundles npm) keeps its own.
+  command -v node >/dev/null && command -v npm >/dev/null || want+=(nodejs npm)
+fi
 
 missing=()
 for p in "${want[@]}"; do
