@@ -1,0 +1,272 @@
+// A fake LLM upstream (OpenAI, Anthropic, Gemini) for tokendiet's tests and
+// benchmarks. Node, no dependencies. It serves the real recorded responses in
+// tests/fixtures/wire/ (and the labelled synthesized ones in tests/fixtures/synth/),
+// misbehaves on request, and records every request it receives.
+//
+//   node tests/fake_upstream/server.mjs [--port N] [--port-file F]
+//        [--tls-cert PEM --tls-key PEM] [--keep-alive-ms N] [--no-record]
+//   prints "LISTENING <port>" once it accepts connections (127.0.0.1 only).
+//
+// Or in-process: `const fake = await startFakeUpstream(); fake.port; fake.requests; await fake.close()`.
+//
+// Routes (method POST unless noted):
+//   /v1/chat/completions                       openai-chat-stream[-include-usage] | openai-chat-nonstream
+//   /v1/responses                              openai-responses-stream | -nonstream (synthesized)
+//   /v1/messages                               anthropic-stream-thinking | anthropic-messages-nonstream (synth.)
+//   /v1beta/models/{m}:generateContent         gemini-generatecontent-verbatim
+//   /v1beta/models/{m}:streamGenerateContent   gemini-stream-functioncall-verbatim (?alt=sse: SSE,
+//                                              otherwise the chunks as one JSON array, as Gemini does)
+//   (also /v1/models/{m}:… for Gemini)         stream or not is decided by the body's "stream" (OpenAI,
+//                                              Anthropic) or by the method name (Gemini)
+//   GET /healthz                               200 ok
+//   GET /__requests, DELETE /__requests        the recorded requests (JSON), clear them
+//
+// Request headers that steer it:
+//   x-fake-fixture: NAME     serve that fixture (any file in fixtures/{wire,synth}, no extension)
+//   x-fake-mode: slow        headers at once; first event (or JSON piece) after x-fake-first-ms
+//                            (300), then one per x-fake-gap-ms (50)
+//                reset       send x-fake-reset-after events/pieces (1), then reset the TCP connection
+//                hang        read the request, never answer (until the client goes away)
+//                429 | 500 | context-length | 529 (alias overloaded; Anthropic)
+//                            the calling provider's error fixture (synthesized shapes)
+//   x-fake-framing: chunked | length   body framing (default: JSON length, SSE chunked)
+//   x-fake-repeat: N         an SSE fixture's data events are cycled to N events (the last
+//                            event, e.g. [DONE] or message_stop, is kept last)
+import http from 'node:http';
+import https from 'node:https';
+import fs from 'node:fs';
+import url from 'node:url';
+import {loadFixture, sseEvents, usageOf} from './fixtures.mjs';
+
+const ERROR_FIXTURES = {
+  openai: {'429': 'openai-error-rate-limit', '500': 'openai-error-server', 'context-length': 'openai-error-context-length'},
+  anthropic: {'429': 'anthropic-error-rate-limit', '500': 'anthropic-error-server', 'context-length': 'anthropic-error-context-length',
+    '529': 'anthropic-error-overloaded', 'overloaded': 'anthropic-error-overloaded'},
+  gemini: {'429': 'gemini-error-resource-exhausted', '500': 'gemini-error-server', 'context-length': 'gemini-error-context-length'},
+};
+
+// What the path asks for: {provider, op, stream}; null for paths no provider has.
+export function classify(pathname, body, query) {
+  let wantsStream = false;
+  try { wantsStream = JSON.parse(body.toString('utf8'))?.stream === true; } catch { /* not JSON */ }
+  if (pathname === '/v1/chat/completions') return {provider: 'openai', op: 'chat', stream: wantsStream};
+  if (pathname === '/v1/responses') return {provider: 'openai', op: 'responses', stream: wantsStream};
+  if (pathname === '/v1/messages') return {provider: 'anthropic', op: 'messages', stream: wantsStream};
+  const g = /^\/(v1beta|v1|v1alpha)\/models\/[^/:]+:(generateContent|streamGenerateContent)$/.exec(pathname);
+  if (g) return {provider: 'gemini', op: g[2], stream: g[2] === 'streamGenerateContent', sse: query.get('alt') === 'sse'};
+  return null;
+}
+
+function defaultFixture(route, body) {
+  if (route.op === 'chat') {
+    if (!route.stream) return 'openai-chat-nonstream';
+    let usage = false;
+    try { usage = JSON.parse(body.toString('utf8'))?.stream_options?.include_usage === true; } catch { /* */ }
+    return usage ? 'openai-chat-stream-include-usage' : 'openai-chat-stream';
+  }
+  if (route.op === 'responses') return route.stream ? 'openai-responses-stream' : 'openai-responses-nonstream';
+  if (route.op === 'messages') return route.stream ? 'anthropic-stream-thinking' : 'anthropic-messages-nonstream';
+  if (route.op === 'generateContent') return 'gemini-generatecontent-verbatim';
+  return 'gemini-stream-functioncall-verbatim';
+}
+
+function intHeader(req, name, dflt, max = 3_600_000) {
+  const v = Number.parseInt(req.headers[name] ?? '', 10);
+  return Number.isFinite(v) && v >= 0 ? Math.min(v, max) : dflt;
+}
+
+// The pieces the body is written in: SSE events one by one; JSON in up to 3
+// pieces, so chunked framing really has several chunks.
+function bodyPieces(fx, req, route) {
+  if (fx.kind === 'sse') {
+    let events = sseEvents(fx.body);
+    // Gemini streamGenerateContent without alt=sse answers one JSON array.
+    if (route?.provider === 'gemini' && route.stream && !route.sse) {
+      const datas = events.map(e => e.toString('utf8').replace(/^data: ?/, '').trim()).filter(Boolean);
+      return datas.map((d, i) => Buffer.from((i === 0 ? '[' : ',\r\n') + d + (i === datas.length - 1 ? ']' : '')));
+    }
+    const repeat = intHeader(req, 'x-fake-repeat', 0, 100_000);
+    if (repeat > events.length && events.length >= 2) {
+      const body = events.slice(0, -1), last = events[events.length - 1];
+      const out = [];
+      for (let i = 0; out.length < repeat - 1; i++) out.push(body[i % body.length]);
+      events = [...out, last];
+    }
+    return events;
+  }
+  const b = fx.body;
+  if (b.length < 3) return [b];
+  const a = Math.floor(b.length / 3), c = Math.floor((2 * b.length) / 3);
+  return [b.subarray(0, a), b.subarray(a, c), b.subarray(c)];
+}
+
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+export async function startFakeUpstream(opts = {}) {
+  const requests = [];
+  const record = opts.record !== false;
+  let nextId = 1;
+
+  async function handle(req, res) {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const body = Buffer.concat(chunks);
+    const u = new URL(req.url, 'http://fake');
+    res.sendDate = false;  // the recorded Date header is relayed as is
+
+    if (u.pathname === '/healthz' && req.method === 'GET') return res.end('ok\n');
+    if (u.pathname === '/__requests') {
+      if (req.method === 'DELETE') { requests.length = 0; res.writeHead(204); return res.end(); }
+      const out = JSON.stringify(requests.map(r => ({...r, body: undefined, body_base64: r.body.toString('base64')})));
+      res.writeHead(200, {'content-type': 'application/json'});
+      return res.end(out);
+    }
+
+    const route = classify(u.pathname, body, u.searchParams);
+    const mode = String(req.headers['x-fake-mode'] || '').toLowerCase();
+    const entry = {
+      id: nextId++, at: Date.now(), method: req.method, url: req.url, path: u.pathname,
+      query: u.search.replace(/^\?/, ''), httpVersion: req.httpVersion,
+      rawHeaders: req.rawHeaders, headers: req.headers, body, bodyBytes: body.length,
+      remotePort: req.socket.remotePort, provider: route?.provider ?? null, mode,
+      fixture: null, status: null, usage: null, finished: false, aborted: false,
+    };
+    if (record) requests.push(entry);
+    res.on('finish', () => { entry.finished = true; });
+    res.on('close', () => { if (!entry.finished) entry.aborted = true; });
+
+    if (mode === 'hang') return;  // the client (or proxy) has to give up
+
+    let name = req.headers['x-fake-fixture'];
+    if (!name && route && ERROR_FIXTURES[route.provider][mode]) name = ERROR_FIXTURES[route.provider][mode];
+    if (!name && ERROR_FIXTURES.openai[mode] && !route) name = ERROR_FIXTURES.openai[mode];
+    if (!name && route) name = defaultFixture(route, body);
+    if (!name) {
+      const msg = JSON.stringify({error: {message: `fake upstream: no route for ${req.method} ${u.pathname}`, type: 'invalid_request_error', param: null, code: 'unknown_url'}});
+      entry.status = 404;
+      res.writeHead(404, {'content-type': 'application/json', 'content-length': Buffer.byteLength(msg), 'x-fake-no-route': '1'});
+      return res.end(msg);
+    }
+    let fx;
+    try { fx = loadFixture(name, opts.fixturesDir); } catch (e) {
+      entry.status = 500;
+      res.writeHead(500, {'content-type': 'text/plain', 'x-fake-error': '1'});
+      return res.end(String(e.message));
+    }
+    entry.fixture = name;
+    entry.status = fx.status;
+    entry.usage = usageOf(fx.body, fx.kind);
+
+    const pieces = bodyPieces(fx, req, route);
+    const total = pieces.reduce((n, p) => n + p.length, 0);
+    const framing = String(req.headers['x-fake-framing'] || (fx.kind === 'sse' ? 'chunked' : 'length')).toLowerCase();
+    const headers = [];
+    let ctype = null;
+    for (const [k, v] of fx.headers) {
+      // Gemini's JSON-array stream is JSON, whatever the SSE recording said.
+      if (k.toLowerCase() === 'content-type') { ctype = v; if (route?.provider === 'gemini' && route.stream && !route.sse) continue; }
+      headers.push(k, v);
+    }
+    if (route?.provider === 'gemini' && route.stream && !route.sse) headers.push('content-type', 'application/json; charset=UTF-8');
+    else if (!ctype) headers.push('content-type', fx.kind === 'sse' ? 'text/event-stream' : 'application/json');
+    if (framing === 'length') headers.push('content-length', String(total));
+    res.writeHead(fx.status, fx.statusMessage, headers);
+
+    const slow = mode === 'slow';
+    const firstMs = intHeader(req, 'x-fake-first-ms', 300), gapMs = intHeader(req, 'x-fake-gap-ms', 50);
+    const resetAfter = mode === 'reset' ? intHeader(req, 'x-fake-reset-after', 1, 1e6) : Infinity;
+    if (slow || mode === 'reset') res.flushHeaders();
+    for (let i = 0; i < pieces.length; i++) {
+      if (res.destroyed) return;
+      if (i === resetAfter) {
+        // Let the bytes already written leave, then abort with a TCP RST.
+        await sleep(Math.min(gapMs, 50));
+        res.socket?.resetAndDestroy();
+        return;
+      }
+      if (slow) await sleep(i === 0 ? firstMs : gapMs);
+      if (res.destroyed) return;
+      // Backpressure: a slow reader must not make the fake buffer unboundedly.
+      if (!res.write(pieces[i])) await new Promise(r => { res.once('drain', r); res.once('close', r); });
+    }
+    res.end();
+  }
+
+  const onRequest = (req, res) => handle(req, res).catch(e => {
+    if (!res.headersSent) { res.writeHead(500, {'content-type': 'text/plain', 'x-fake-error': '1'}); res.end(String(e?.stack || e)); }
+    else res.destroy();
+  });
+  const server = opts.tls
+    ? https.createServer({cert: opts.tls.cert, key: opts.tls.key}, onRequest)
+    : http.createServer(onRequest);
+  server.keepAliveTimeout = opts.keepAliveMs ?? 30_000;
+  server.headersTimeout = 60_000;
+  server.requestTimeout = 0;
+  server.maxHeadersCount = 0;
+  const sockets = new Set();
+  server.on('connection', s => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', resolve);
+  });
+  const port = server.address().port;
+  const scheme = opts.tls ? 'https' : 'http';
+  return {
+    port, server, requests,
+    url: `${scheme}://127.0.0.1:${port}`,
+    clear() { requests.length = 0; },
+    last() { return requests[requests.length - 1]; },
+    // Resolves when n requests (not counting /__ and /healthz) have arrived; bounded.
+    async waitForRequests(n, timeoutMs = 5000) {
+      const end = Date.now() + timeoutMs;
+      while (requests.length < n) {
+        if (Date.now() > end) throw new Error(`fake upstream: ${requests.length} of ${n} requests after ${timeoutMs} ms`);
+        await sleep(10);
+      }
+      return requests;
+    },
+    openConnections() { return sockets.size; },
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise(r => server.close(() => r()));
+    },
+  };
+}
+
+function parseArgs(argv) {
+  const o = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i], next = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--port') o.port = Number(next());
+    else if (a === '--port-file') o.portFile = next();
+    else if (a === '--tls-cert') o.cert = next();
+    else if (a === '--tls-key') o.key = next();
+    else if (a === '--keep-alive-ms') o.keepAliveMs = Number(next());
+    else if (a === '--fixtures') o.fixturesDir = next();
+    else if (a === '--no-record') o.record = false;
+    else if (a === '--help' || a === '-h') o.help = true;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return o;
+}
+
+if (process.argv[1] && import.meta.url === url.pathToFileURL(process.argv[1]).href) {
+  let o;
+  try { o = parseArgs(process.argv.slice(2)); } catch (e) { console.error(`fake upstream: ${e.message}`); process.exit(2); }
+  if (o.help) {
+    const src = fs.readFileSync(url.fileURLToPath(import.meta.url), 'utf8');
+    console.log(src.split('\n').filter(l => l.startsWith('//')).map(l => l.slice(3)).join('\n'));
+    process.exit(0);
+  }
+  if ((o.cert || o.key) && !(o.cert && o.key)) { console.error('fake upstream: --tls-cert and --tls-key go together'); process.exit(2); }
+  const tls = o.cert ? {cert: fs.readFileSync(o.cert), key: fs.readFileSync(o.key)} : null;
+  const fake = await startFakeUpstream({...o, tls});
+  if (o.portFile) fs.writeFileSync(o.portFile, `${fake.port}\n`);
+  console.log(`LISTENING ${fake.port}`);
+  const stop = () => fake.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
