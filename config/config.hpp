@@ -5,22 +5,28 @@
 // ledger, profiles, prices. Later features extend these; none is ever renamed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pruning/profile.hpp"
 
 namespace td::config {
 
+// The providers tokendiet routes to: the names `upstreams`, `default_upstream`
+// and `serve --upstream` accept.
+inline constexpr std::array<std::string_view, 3> kProviders = {"openai", "gemini", "anthropic"};
+
 // An upstream is an origin plus an optional path prefix. The client's path and
 // query are appended unchanged: `openai: https://api.openai.com`, not `.../v1`.
 struct Upstream {
   std::string url;          // as written, for logs
   bool tls = false;         // https
-  std::string host;         // also the TLS SNI and verified certificate name
+  std::string host;         // lower-case; IPv6 without brackets. Also the TLS SNI and verified name
   std::uint16_t port = 0;   // 443 / 80 unless given
   std::string path_prefix;  // "" or "/something" (no trailing slash)
   std::string ca_file;      // extra CA bundle (PEM); empty: the system store
@@ -54,7 +60,7 @@ struct Price {
 
 struct Config {
   std::string listen_host = "127.0.0.1";
-  std::uint16_t listen_port = 8787;
+  std::uint16_t listen_port = 8787;  // 0: any free port
   unsigned threads = 0;  // 0: one per core
   std::map<std::string, Upstream> upstreams;  // keys: openai, gemini, anthropic, ...
   std::string default_upstream = "openai";    // for paths no rule routes

@@ -15,6 +15,7 @@ struct Command {
 
 // Keep in the order a user meets them.
 constexpr Command kCommands[] = {
+    {"check-config", td::cli::check_config, "validate config files (file:line:column errors)"},
     {"version", td::cli::version, "print the version"},
 };
 

@@ -1,0 +1,30 @@
+// The two address forms the config accepts:
+//   listen:   "HOST:PORT", HOST a name, an IPv4 address or a bracketed IPv6
+//             address ("[::1]:8787"); PORT 0..65535 (0: any free port, which
+//             the server logs; handy for tests);
+//   upstream: "http[s]://HOST[:PORT][/path/prefix]": an origin plus an optional
+//             path prefix the client's path is appended to. No user info,
+//             query or fragment: they would be silently dropped or leaked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "config/config.hpp"
+#include "config/parsed.hpp"
+
+namespace td::config {
+
+struct ListenAddress {
+  std::string host;  // without brackets
+  std::uint16_t port = 0;
+};
+
+Parsed<ListenAddress> parse_listen(std::string_view text);
+
+// Fills url, tls, host (lower-case, IPv6 without brackets), port and
+// path_prefix; ca_file and verify_tls keep their defaults.
+Parsed<Upstream> parse_upstream_url(std::string_view text);
+
+}  // namespace td::config

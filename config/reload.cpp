@@ -1,0 +1,24 @@
+#include "config/reload.hpp"
+
+namespace td::config {
+namespace {
+
+std::string listen_text(const Config& c) {
+  bool v6 = c.listen_host.find(':') != std::string::npos;
+  return (v6 ? "[" + c.listen_host + "]" : c.listen_host) + ":" + std::to_string(c.listen_port);
+}
+
+}  // namespace
+
+LoadResult reload_config(const ServeArgs& args) { return load_for_serve(args); }
+
+std::vector<std::string> restart_required(const Config& running, const Config& reloaded) {
+  std::vector<std::string> out;
+  if (listen_text(running) != listen_text(reloaded))
+    out.push_back("listen: " + listen_text(running) + " -> " + listen_text(reloaded));
+  if (running.threads != reloaded.threads)
+    out.push_back("threads: " + std::to_string(running.threads) + " -> " + std::to_string(reloaded.threads));
+  return out;
+}
+
+}  // namespace td::config
