@@ -1,0 +1,120 @@
+#include "providers/usage_fields.hpp"
+
+#include <rapidjson/document.h>
+
+#include <cstdio>
+
+namespace td::providers {
+namespace {
+
+using Value = rapidjson::Value;
+
+std::optional<std::int64_t> count(const Value& obj, const char* key) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd()) return std::nullopt;
+  const Value& v = it->value;
+  if (v.IsInt64()) return v.GetInt64();
+  if (v.IsUint64()) return static_cast<std::int64_t>(v.GetUint64());
+  if (v.IsDouble()) return static_cast<std::int64_t>(v.GetDouble());
+  return std::nullopt;  // null or wrong type: not reported
+}
+
+std::optional<std::int64_t> nested_count(const Value& obj, const char* parent, const char* key) {
+  auto it = obj.FindMember(parent);
+  if (it == obj.MemberEnd() || !it->value.IsObject()) return std::nullopt;
+  return count(it->value, key);
+}
+
+}  // namespace
+
+std::string to_string(const Usage& u) {
+  char buf[192];
+  std::snprintf(buf, sizeof buf,
+                "prompt=%lld completion=%lld cached_read=%lld cache_write=%lld reasoning=%lld%s",
+                static_cast<long long>(u.prompt), static_cast<long long>(u.completion),
+                static_cast<long long>(u.cached_read), static_cast<long long>(u.cache_write),
+                static_cast<long long>(u.reasoning), u.present ? "" : " (absent)");
+  return buf;
+}
+
+std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+  RawUsage r;
+  switch (api) {
+    case Api::openai_chat:
+      r.input = count(doc, "prompt_tokens");
+      r.output = count(doc, "completion_tokens");
+      r.cache_read = nested_count(doc, "prompt_tokens_details", "cached_tokens");
+      r.reasoning = nested_count(doc, "completion_tokens_details", "reasoning_tokens");
+      // Some OpenAI-compatible servers answer chat requests in the Responses
+      // spelling; accept it rather than report nothing.
+      if (!r.input && !r.output) {
+        r.input = count(doc, "input_tokens");
+        r.output = count(doc, "output_tokens");
+      }
+      break;
+    case Api::openai_responses:
+      r.input = count(doc, "input_tokens");
+      r.output = count(doc, "output_tokens");
+      r.cache_read = nested_count(doc, "input_tokens_details", "cached_tokens");
+      r.reasoning = nested_count(doc, "output_tokens_details", "reasoning_tokens");
+      break;
+    case Api::gemini:
+      r.input = count(doc, "promptTokenCount");
+      r.output = count(doc, "candidatesTokenCount");
+      r.cache_read = count(doc, "cachedContentTokenCount");
+      r.reasoning = count(doc, "thoughtsTokenCount");
+      r.tool_prompt = count(doc, "toolUsePromptTokenCount");
+      break;
+    case Api::anthropic:
+      r.input = count(doc, "input_tokens");
+      r.output = count(doc, "output_tokens");
+      r.cache_read = count(doc, "cache_read_input_tokens");
+      r.cache_write = count(doc, "cache_creation_input_tokens");
+      break;
+  }
+  if (!r.any()) return std::nullopt;
+  return r;
+}
+
+void merge_into(RawUsage& base, const RawUsage& update) {
+  if (update.input) base.input = update.input;
+  if (update.output) base.output = update.output;
+  if (update.cache_read) base.cache_read = update.cache_read;
+  if (update.cache_write) base.cache_write = update.cache_write;
+  if (update.reasoning) base.reasoning = update.reasoning;
+  if (update.tool_prompt) base.tool_prompt = update.tool_prompt;
+}
+
+Usage normalise(Api api, const RawUsage& r) {
+  Usage u;
+  u.present = r.any();
+  if (!u.present) return u;
+  auto v = [](const std::optional<std::int64_t>& o) { return o.value_or(0); };
+  switch (api) {
+    case Api::openai_chat:
+    case Api::openai_responses:
+      u.prompt = v(r.input);
+      u.completion = v(r.output);
+      u.cached_read = v(r.cache_read);
+      u.reasoning = v(r.reasoning);
+      break;
+    case Api::gemini:
+      u.prompt = v(r.input) + v(r.tool_prompt);
+      u.completion = v(r.output) + v(r.reasoning);
+      u.cached_read = v(r.cache_read);
+      u.reasoning = v(r.reasoning);
+      break;
+    case Api::anthropic:
+      u.prompt = v(r.input) + v(r.cache_read) + v(r.cache_write);
+      u.completion = v(r.output);
+      u.cached_read = v(r.cache_read);
+      u.cache_write = v(r.cache_write);
+      break;
+  }
+  return u;
+}
+
+}  // namespace td::providers
