@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "providers/json_scan.hpp"
+#include "providers/rate_limits.hpp"
 
 namespace td::providers {
 namespace {
@@ -29,6 +30,36 @@ std::string str_member(const rapidjson::Value& obj, const char* key) {
   return {};
 }
 
+std::optional<std::chrono::milliseconds> to_ms(std::string_view go) {
+  auto d = parse_go_duration(go);
+  if (!d || d->count() < 0) return std::nullopt;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+// Gemini: {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "31s"}.
+std::optional<std::chrono::milliseconds> gemini_retry_delay(const rapidjson::Value& err) {
+  auto it = err.FindMember("details");
+  if (it == err.MemberEnd() || !it->value.IsArray()) return std::nullopt;
+  for (const auto& d : it->value.GetArray()) {
+    if (!d.IsObject()) continue;
+    std::string type = str_member(d, "@type");
+    if (!type.ends_with("RetryInfo")) continue;
+    return to_ms(str_member(d, "retryDelay"));
+  }
+  return std::nullopt;
+}
+
+// OpenAI: "... Please try again in 1.634s. Visit ..." / "in 20ms." / "in 6m0s."
+std::optional<std::chrono::milliseconds> message_retry_delay(std::string_view msg) {
+  constexpr std::string_view kMark = "try again in ";
+  auto p = msg.find(kMark);
+  if (p == std::string_view::npos) return std::nullopt;
+  std::string_view rest = msg.substr(p + kMark.size());
+  std::string_view token = rest.substr(0, rest.find_first_of(" ,"));
+  while (!token.empty() && token.back() == '.') token.remove_suffix(1);
+  return to_ms(token);
+}
+
 }  // namespace
 
 ResponseError classify_error(int status, std::string_view error_json) {
@@ -46,6 +77,7 @@ ResponseError classify_error(int status, std::string_view error_json) {
         type = str_member(doc, "type");      // OpenAI / Anthropic
         gstatus = str_member(doc, "status");  // Gemini
         message = str_member(doc, "message");
+        e.retry_delay = gemini_retry_delay(doc);
       } else if (doc.IsString()) {
         message.assign(doc.GetString(), doc.GetStringLength());
       }
@@ -55,6 +87,7 @@ ResponseError classify_error(int status, std::string_view error_json) {
   bool numeric_code = !code.empty() && std::all_of(code.begin(), code.end(), ::isdigit);
   e.code = !gstatus.empty() ? gstatus : (!numeric_code && !code.empty()) ? code : type;
   e.message = message.substr(0, 300);
+  if (!e.retry_delay) e.retry_delay = message_retry_delay(message);
 
   std::string msg = lower(message);
   std::string lcode = lower(code), ltype = lower(type);

@@ -13,6 +13,8 @@
 //              token count is N but model only supports up to M")
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +27,10 @@ struct ResponseError {
   bool overloaded = false;               // 529 / overloaded_error / 503 UNAVAILABLE
   std::string code;     // error.code / error.type / error.status, whichever is set
   std::string message;  // error.message, cut to 300 bytes (for logs; never a key)
+  // How long the body says to wait, where it says so: Gemini's
+  // details[].RetryInfo.retryDelay ("31s"; Gemini sends no Retry-After),
+  // OpenAI's "Please try again in 1.634s." (headers, when sent, are better).
+  std::optional<std::chrono::milliseconds> retry_delay;
 };
 
 // status: the HTTP status (a mid-stream error event arrives with 200).

@@ -74,6 +74,7 @@ const char* kIncludeUsageRecordings[] = {
     "wire/openai-chat-stream-tool-calls-include-usage.sse",
     "wire/openai-chat-stream-text-include-usage.sse",
     "wire/openai-chat-stream-tool-calls-include-usage-verbatim.sse",
+    "synth/openai-chat-stream-long.sse",
 };
 
 }  // namespace
@@ -239,7 +240,7 @@ TEST_CASE("scrub: streams without the injected parts pass through unchanged") {
 }
 
 TEST_CASE("scrub: a JSON error answered to the injected request passes through and is read") {
-  std::string in = read_fixture("synth/usage/openai-error-context-length.json");
+  std::string in = read_fixture("synth/openai-error-context-length.json");
   OpenAiUsageScrubber s;
   CHECK(scrub(td::usage_test::fixed_split(in, 7), &s) == in);
   CHECK(s.facts().error_json().find("context_length_exceeded") != std::string::npos);

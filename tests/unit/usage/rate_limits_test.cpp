@@ -178,9 +178,12 @@ TEST_CASE("context length exceeded, as each provider says it") {
     bool overflow;
     const char* code;
   } cases[] = {
-      {"synth/usage/openai-error-context-length.json", 400, true, "context_length_exceeded"},
-      {"synth/usage/anthropic-error-prompt-too-long.json", 400, true, "invalid_request_error"},
-      {"synth/usage/gemini-error-token-count.json", 400, true, "INVALID_ARGUMENT"},
+      {"synth/openai-error-context-length.json", 400, true, "context_length_exceeded"},
+      {"synth/anthropic-error-context-length.json", 400, true, "invalid_request_error"},
+      {"synth/gemini-error-context-length.json", 400, true, "INVALID_ARGUMENT"},
+      {"synth/openai-error-server.json", 500, false, "server_error"},
+      {"synth/anthropic-error-server.json", 500, false, "api_error"},
+      {"synth/gemini-error-server.json", 500, false, "INTERNAL"},
       {"wire/openai-error-model-not-found.json", 404, false, "model_not_found"},
       {"wire/openai-error-invalid-api-key.json", 401, false, "invalid_api_key"},
       {"wire/anthropic-error-model-not-found.json", 404, false, "not_found_error"},
@@ -198,6 +201,45 @@ TEST_CASE("context length exceeded, as each provider says it") {
     CHECK_FALSE(e.message.empty());
     CHECK_FALSE(e.rate_limited);
   }
+}
+
+TEST_CASE("rate limits and overload: the harness's 429 and 529 fixtures") {
+  auto o = classify_error_body(429, read_fixture("synth/openai-error-rate-limit.json"));
+  CHECK(o.rate_limited);
+  CHECK(o.code == "rate_limit_exceeded");
+  CHECK(o.retry_delay == std::chrono::milliseconds{1634});
+  auto a = classify_error_body(429, read_fixture("synth/anthropic-error-rate-limit.json"));
+  CHECK(a.rate_limited);
+  CHECK_FALSE(a.retry_delay);
+  auto g = classify_error_body(429, read_fixture("synth/gemini-error-resource-exhausted.json"));
+  CHECK(g.rate_limited);
+  CHECK(g.code == "RESOURCE_EXHAUSTED");
+  CHECK(g.retry_delay == std::chrono::seconds{31});  // details[].RetryInfo.retryDelay
+  auto ov = classify_error_body(529, read_fixture("synth/anthropic-error-overloaded.json"));
+  CHECK(ov.overloaded);
+  CHECK_FALSE(ov.rate_limited);
+  for (auto* e : {&o, &a, &g, &ov}) CHECK_FALSE(e->context_length_exceeded);
+}
+
+TEST_CASE("rate-limit headers of the harness's 429 fixtures") {
+  SysTime now = at(2026, 7, 21, 0, 5, 0);
+  auto oh = recorded("synth/openai-error-rate-limit.headers.json");
+  RateLimits o = parse_rate_limits(oh.list, now);
+  CHECK(o.retry_after == now + milliseconds{1634});  // retry-after-ms beats retry-after: 2
+  CHECK(o.tokens.limit == 30000);
+  CHECK(o.tokens.remaining == 437);
+  CHECK(o.tokens.reset == now + milliseconds{1634});
+  CHECK(o.requests.reset == now + milliseconds{120});
+  auto ah = recorded("synth/anthropic-error-rate-limit.headers.json");
+  RateLimits a = parse_rate_limits(ah.list, now);
+  CHECK(a.retry_after == now + seconds{17});
+  CHECK(a.input_tokens.limit == 40000);
+  CHECK(a.input_tokens.remaining == 0);  // a real limit: empty means empty
+  CHECK(a.input_tokens.reset == at(2026, 7, 21, 0, 5, 17));
+  CHECK(a.tokens.remaining == 47000);
+  CHECK(a.requests.reset == at(2026, 7, 21, 0, 5, 1));
+  auto gh = recorded("synth/gemini-error-resource-exhausted.headers.json");
+  CHECK_FALSE(parse_rate_limits(gh.list, now).present());
 }
 
 TEST_CASE("other spellings of overflow, rate limits, and non-errors") {
