@@ -1,0 +1,89 @@
+// Operations (F23): the binary's check-config exit codes, scripts/install.sh
+// staged into a temp directory (DESTDIR), and the systemd unit as
+// `systemd-analyze verify` sees it.
+import {test} from 'node:test';
+import assert from 'node:assert/strict';
+import {spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {tokendietBin, tempDir, SOURCE_DIR} from '../support/index.mjs';
+
+const run = (cmd, args, opts = {}) =>
+  spawnSync(cmd, args, {encoding: 'utf8', timeout: 60_000, ...opts});
+
+test('check-config: 0 and "FILE: ok", or FILE:LINE:COL per error and 1', () => {
+  const {dir, cleanup} = tempDir('td-ops-');
+  try {
+    const good = path.join(dir, 'good.yaml');
+    const bad = path.join(dir, 'bad.yaml');
+    fs.writeFileSync(good, 'listen: 127.0.0.1:9\n');
+    fs.writeFileSync(bad, 'listen: 127.0.0.1:9\ntreads: 2\nupstreams:\n  openai: ftp://x\n');
+    let r = run(tokendietBin(), ['check-config', good]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${good}: ok\n`);
+    r = run(tokendietBin(), ['check-config', bad]);
+    assert.equal(r.status, 1);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 2, r.stderr);
+    assert.match(lines[0], new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:2:1: unknown key 'treads'`));
+    assert.match(lines[1], /:4:11: upstreams\.openai: invalid upstream URL 'ftp:\/\/x': scheme must be http or https/);
+    r = run(tokendietBin(), ['check-config']);
+    assert.equal(r.status, 2);
+    r = run(tokendietBin(), ['check-config', '--help']);
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /usage: tokendiet check-config FILE/);
+  } finally { cleanup(); }
+});
+
+test('install.sh stages binary, config (kept if present) and unit', () => {
+  const {dir, cleanup} = tempDir('td-install-');
+  try {
+    const env = {...process.env, DESTDIR: dir, TOKENDIET_BIN: tokendietBin()};
+    const script = path.join(SOURCE_DIR, 'scripts', 'install.sh');
+    let r = run(script, ['--no-build', '--prefix', '/opt/td'], {env});
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /systemctl enable --now tokendiet/);
+    const bin = path.join(dir, 'opt/td/bin/tokendiet');
+    assert.ok(fs.statSync(bin).mode & 0o111, 'binary is executable');
+    const conf = path.join(dir, 'etc/tokendiet/tokendiet.yaml');
+    assert.equal(fs.readFileSync(conf, 'utf8'),
+                 fs.readFileSync(path.join(SOURCE_DIR, 'config/tokendiet.example.yaml'), 'utf8'));
+    const unit = fs.readFileSync(path.join(dir, 'etc/systemd/system/tokendiet.service'), 'utf8');
+    assert.match(unit, /^ExecStart=\/opt\/td\/bin\/tokendiet serve --config \/etc\/tokendiet\/tokendiet\.yaml$/m);
+    assert.match(unit, /^ExecReload=\/bin\/kill -HUP \$MAINPID$/m);
+
+    // A second install keeps the user's config, and says if it no longer validates.
+    fs.writeFileSync(conf, 'threads: 2\nbogus: 1\n');
+    r = run(script, ['--no-build', '--prefix', '/opt/td'], {env});
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(fs.readFileSync(conf, 'utf8'), 'threads: 2\nbogus: 1\n');
+    assert.match(r.stderr, /:2:1: unknown key 'bogus'/);
+    assert.match(r.stderr, /WARNING: fix/);
+  } finally { cleanup(); }
+});
+
+test('the systemd unit passes systemd-analyze verify', (t) => {
+  if (run('systemd-analyze', ['--version']).status !== 0) return t.skip('systemd-analyze not installed');
+  const {dir, cleanup} = tempDir('td-unit-');
+  try {
+    // verify checks that ExecStart's binary exists: point it at the built one.
+    const text = fs.readFileSync(path.join(SOURCE_DIR, 'scripts/tokendiet.service'), 'utf8')
+      .replaceAll('/usr/local/bin/tokendiet', tokendietBin());
+    const unit = path.join(dir, 'tokendiet.service');
+    fs.writeFileSync(unit, text);
+    const r = run('systemd-analyze', ['verify', unit]);
+    // It exits 0 even for ignored lines, so any output is a failure too.
+    const complaints = (r.stdout + r.stderr).split('\n').filter(l => l.includes('tokendiet.service'));
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(complaints, []);
+    for (const key of ['StateDirectory=tokendiet', 'DynamicUser=yes', 'Restart=on-failure', 'LimitNOFILE=',
+                       'TimeoutStopSec=', 'NoNewPrivileges=yes', 'ProtectSystem=strict'])
+      assert.ok(text.includes(key), key);
+    // SIGTERM drains for limits.drain_timeout_ms; systemd must wait longer than that.
+    const stopSec = Number(/^TimeoutStopSec=(\d+)s$/m.exec(text)[1]);
+    const drain = /^\s*drain_timeout_ms:\s*(\d+)s\b/m.exec(
+      fs.readFileSync(path.join(SOURCE_DIR, 'config/tokendiet.example.yaml'), 'utf8'));
+    assert.ok(drain, 'drain_timeout_ms in the example, in seconds');
+    assert.ok(stopSec > Number(drain[1]), `TimeoutStopSec ${stopSec}s > drain ${drain[1]}s`);
+  } finally { cleanup(); }
+});
