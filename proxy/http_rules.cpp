@@ -1,0 +1,97 @@
+#include "proxy/http_rules.hpp"
+
+#include <openssl/sha.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace td::proxy {
+
+bool is_hop_by_hop(std::string_view name) {
+  static constexpr std::array<std::string_view, 6> kNames = {
+      "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"};
+  for (auto n : kNames)
+    if (iequals(name, n)) return true;
+  return name.size() >= 6 && iequals(name.substr(0, 6), "proxy-");
+}
+
+namespace {
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+}  // namespace
+
+bool connection_lists(std::string_view value, std::string_view name) {
+  while (!value.empty()) {
+    auto comma = value.find(',');
+    if (iequals(trim(value.substr(0, comma)), name)) return true;
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+void strip_hop_by_hop(HeaderMap& headers) {
+  // Names listed by Connection go too (copied first: erase invalidates views).
+  std::vector<std::string> named;
+  headers.for_each([&](std::string_view n, std::string_view v) {
+    if (!iequals(n, "connection")) return;
+    while (!v.empty()) {
+      auto comma = v.find(',');
+      auto token = trim(v.substr(0, comma));
+      if (!token.empty()) named.emplace_back(token);
+      if (comma == std::string_view::npos) break;
+      v.remove_prefix(comma + 1);
+    }
+  });
+  for (auto& n : named) headers.erase(n);
+  std::vector<std::string> hop;
+  headers.for_each([&](std::string_view n, std::string_view) {
+    if (is_hop_by_hop(n)) hop.emplace_back(n);
+  });
+  for (auto& n : hop) headers.erase(n);
+}
+
+unsigned check_request_head(const RequestHeadFacts& f, const config::Limits& limits) {
+  if (f.header_count > limits.max_header_count) return 431;
+  if (f.has_content_length && f.has_transfer_encoding) return 400;
+  if (f.content_length && *f.content_length > limits.max_body_bytes) return 413;
+  return 0;
+}
+
+std::string_view find_api_key(const HeaderMap& headers, std::string_view query) {
+  if (auto a = headers.get("authorization"); !a.empty()) {
+    if (a.size() > 7 && iequals(a.substr(0, 7), "bearer ")) return trim(a.substr(7));
+    return trim(a);
+  }
+  if (auto k = headers.get("x-api-key"); !k.empty()) return trim(k);
+  if (auto k = headers.get("x-goog-api-key"); !k.empty()) return trim(k);
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    auto param = query.substr(0, amp);
+    if (param.starts_with("key=")) return param.substr(4);
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return {};
+}
+
+std::string key_fingerprint(std::string_view key) {
+  if (key.empty()) return {};
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 0; i < 8; ++i) {
+    out[2 * i] = kHex[digest[i] >> 4];
+    out[2 * i + 1] = kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace td::proxy

@@ -1,0 +1,115 @@
+#include <doctest/doctest.h>
+
+#include "config/config.hpp"
+#include "proxy/body_peek.hpp"
+#include "proxy/errors.hpp"
+#include "proxy/filter.hpp"
+#include "proxy/http_rules.hpp"
+
+using namespace td::proxy;
+
+TEST_CASE("hop-by-hop fields and the ones Connection names are stripped") {
+  SimpleHeaderMap h{{"Connection", "keep-alive, X-Private"},
+                    {"Keep-Alive", "timeout=5"},
+                    {"Proxy-Authorization", "Basic x"},
+                    {"TE", "trailers"},
+                    {"Trailer", "x"},
+                    {"Transfer-Encoding", "chunked"},
+                    {"Upgrade", "h2c"},
+                    {"x-private", "1"},
+                    {"Authorization", "Bearer sk"},
+                    {"anthropic-version", "2023-06-01"},
+                    {"Content-Type", "application/json"}};
+  strip_hop_by_hop(h);
+  REQUIRE(h.fields().size() == 3);
+  CHECK(h.fields()[0].first == "Authorization");
+  CHECK(h.fields()[1].first == "anthropic-version");
+  CHECK(h.fields()[2].first == "Content-Type");
+  CHECK(is_hop_by_hop("PROXY-CONNECTION"));
+  CHECK_FALSE(is_hop_by_hop("x-api-key"));
+  CHECK(connection_lists("close , Foo", "foo"));
+  CHECK_FALSE(connection_lists("foobar", "foo"));
+}
+
+TEST_CASE("request head limits") {
+  td::config::Limits l;
+  l.max_header_count = 10;
+  l.max_body_bytes = 100;
+  auto head = [](std::size_t count, bool cl, bool te, std::optional<std::uint64_t> len) {
+    RequestHeadFacts f;
+    f.header_count = count;
+    f.has_content_length = cl;
+    f.has_transfer_encoding = te;
+    f.content_length = len;
+    return f;
+  };
+  CHECK(check_request_head(head(10, false, false, {}), l) == 0);
+  CHECK(check_request_head(head(11, false, false, {}), l) == 431);
+  CHECK(check_request_head(head(2, true, true, {}), l) == 400);
+  CHECK(check_request_head(head(2, true, false, 100), l) == 0);
+  CHECK(check_request_head(head(2, true, false, 101), l) == 413);
+}
+
+TEST_CASE("API key is found and only its fingerprint kept") {
+  SimpleHeaderMap openai{{"Authorization", "Bearer sk-test-123"}};
+  CHECK(find_api_key(openai, "") == "sk-test-123");
+  SimpleHeaderMap anthropic{{"x-api-key", "sk-ant"}};
+  CHECK(find_api_key(anthropic, "") == "sk-ant");
+  SimpleHeaderMap none;
+  CHECK(find_api_key(none, "alt=sse&key=AIza") == "AIza");
+  CHECK(find_api_key(none, "alt=sse") == "");
+  auto fp = key_fingerprint("sk-test-123");
+  CHECK(fp.size() == 16);
+  CHECK(fp == key_fingerprint("sk-test-123"));
+  CHECK(fp != key_fingerprint("sk-test-124"));
+  CHECK(fp.find("sk") == std::string::npos);
+  CHECK(key_fingerprint("") == "");
+}
+
+TEST_CASE("provider error bodies have each provider's own shape") {
+  CHECK(provider_error_body(Provider::openai, 502, "upstream \"x\" down") ==
+        R"({"error":{"message":"upstream \"x\" down","type":"server_error","param":null,"code":"upstream_unreachable"}})");
+  CHECK(provider_error_body(Provider::anthropic, 504, "slow") ==
+        R"({"type":"error","error":{"type":"api_error","message":"slow"}})");
+  CHECK(provider_error_body(Provider::gemini, 502, "down") ==
+        R"({"error":{"code":502,"message":"down","status":"UNAVAILABLE"}})");
+  CHECK(provider_error_body(Provider::anthropic, 413, "big") ==
+        R"({"type":"error","error":{"type":"request_too_large","message":"big"}})");
+}
+
+TEST_CASE("body peek finds the top-level model and stream flag") {
+  auto p = peek_body(R"({"messages":[{"role":"user","content":"say \"model\": \"x\""}],"model" : "gpt-4o","stream":true})");
+  CHECK(p.model == "gpt-4o");
+  CHECK(p.stream);
+  p = peek_body(R"({"tools":[{"input_schema":{"properties":{"model":{"type":"string"}}}}],"model":"claude","stream_options":{},"stream":false})");
+  CHECK(p.model == "claude");
+  CHECK_FALSE(p.stream);
+  p = peek_body("not json");
+  CHECK(p.model == "");
+  CHECK_FALSE(p.stream);
+}
+
+namespace {
+struct Counter : FilterState {
+  int chunks = 0;
+};
+struct CountingFilter : Filter {
+  std::string_view name() const override { return "counting"; }
+  void response_body_filter(RequestContext& ctx, std::string& chunk, bool) override {
+    ++state<Counter>(ctx).chunks;
+  }
+  int chunks(RequestContext& ctx) const { return state<Counter>(ctx).chunks; }
+};
+}  // namespace
+
+TEST_CASE("filter state lives in the request context, one slot per filter") {
+  CountingFilter f;
+  RequestContext a, b;
+  std::string chunk = "x";
+  f.response_body_filter(a, chunk, false);
+  f.response_body_filter(a, chunk, true);
+  f.response_body_filter(b, chunk, true);
+  CHECK(f.chunks(a) == 2);
+  CHECK(f.chunks(b) == 1);
+  CHECK(make_filters(td::config::Config{}).size() >= 0);
+}
