@@ -102,6 +102,15 @@ function bodyPieces(fx, req, route) {
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
+// Resolves when the response can take more bytes, or is gone.
+function drained(res) {
+  return new Promise(resolve => {
+    const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 export async function startFakeUpstream(opts = {}) {
   const requests = [];
   const record = opts.record !== false;
@@ -187,7 +196,7 @@ export async function startFakeUpstream(opts = {}) {
       if (slow) await sleep(i === 0 ? firstMs : gapMs);
       if (res.destroyed) return;
       // Backpressure: a slow reader must not make the fake buffer unboundedly.
-      if (!res.write(pieces[i])) await new Promise(r => { res.once('drain', r); res.once('close', r); });
+      if (!res.write(pieces[i])) await drained(res);
     }
     res.end();
   }

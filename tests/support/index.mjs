@@ -5,3 +5,4 @@ export {loadFixture, fixtureNames, sseEvents, sseData, usageOf, FIXTURES_DIR} fr
 export {rawRequest, Connection, buildRequest, endToEndHeaders, HOP_BY_HOP} from './http.mjs';
 export {startTokendiet, startFakeProcess, tokendietBin, freePort, tempDir, SOURCE_DIR, FAKE_SERVER} from './processes.mjs';
 export {makeTestCA} from './tls.mjs';
+export {sameThroughProxy, comparable} from './relay.mjs';

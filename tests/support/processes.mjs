@@ -87,6 +87,8 @@ function supervise(proc, name) {
 export async function startTokendiet({upstreams = {}, config = null, args = [], env = {}, healthTimeoutMs = 10000} = {}) {
   const bin = tokendietBin();
   let configDir = null;
+  // The usage ledger and anything else stateful goes to a temp dir, never $HOME.
+  const state = tempDir('td-state-');
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const argv = ['serve', '--listen', `127.0.0.1:${port}`];
@@ -98,7 +100,8 @@ export async function startTokendiet({upstreams = {}, config = null, args = [], 
     }
     for (const [p, u] of Object.entries(upstreams)) argv.push('--upstream', `${p}=${u}`);
     argv.push(...args);
-    const proc = spawn(bin, argv, {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, ...env}});
+    const proc = spawn(bin, argv, {stdio: ['ignore', 'pipe', 'pipe'],
+      env: {...process.env, XDG_STATE_HOME: state.dir, STATE_DIRECTORY: state.dir, ...env}});
     const s = supervise(proc, 'tokendiet');
     const deadline = Date.now() + healthTimeoutMs;
     let healthy = false;
@@ -111,13 +114,14 @@ export async function startTokendiet({upstreams = {}, config = null, args = [], 
     }
     if (healthy) {
       const stop = s.stop;
-      return Object.assign(s, {port, url: `http://127.0.0.1:${port}`, argv,
-        stop: async (ms) => { const r = await stop(ms); configDir?.cleanup(); return r; }});
+      return Object.assign(s, {port, url: `http://127.0.0.1:${port}`, argv, stateDir: state.dir,
+        stop: async (ms) => { const r = await stop(ms); configDir?.cleanup(); state.cleanup(); return r; }});
     }
     await s.stop();
     // Someone took the port between freePort() and bind: try another.
     if (/address already in use|EADDRINUSE/i.test(s.output()) && attempt < 2) continue;
     configDir?.cleanup();
+    state.cleanup();
     throw new Error(`tokendiet ${argv.join(' ')} did not become healthy (${JSON.stringify(s.exited)}); output:\n${s.output()}`);
   }
 }
