@@ -1,0 +1,35 @@
+// Byte-level BPE of one pretokenized piece, with tiktoken's merge order: merge
+// the adjacent pair whose concatenation has the lowest rank, the leftmost on a
+// tie, until no adjacent pair is a token.
+//
+// Short pieces use tiktoken's own rank array (quadratic but tiny); long ones a
+// min-heap of (rank, position) over a linked list of parts, O(n log n), so a
+// megabyte without a space stays fast. Both give the same tokens.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "pruning/tokenizer/vocab.hpp"
+
+namespace td::tok {
+
+// Pieces up to this many bytes use the rank array.
+inline constexpr std::size_t kSmallPiece = 96;
+// Pieces up to this many bytes use one binary heap; longer ones rank buckets.
+inline constexpr std::size_t kLargePiece = 16384;
+
+// The three merge algorithms, exposed so tests can prove they agree.
+enum class MergeAlgo { Small, Large, Huge };
+std::vector<std::uint32_t> bpe_encode_with(const Vocab& vocab, const unsigned char* p,
+                                           std::size_t len, MergeAlgo algo);
+
+// Number of tokens of the piece p[0..len), len >= 1.
+std::size_t bpe_count(const Vocab& vocab, const unsigned char* p, std::size_t len);
+
+// Appends the token ids of the piece p[0..len), len >= 1.
+void bpe_encode(const Vocab& vocab, const unsigned char* p, std::size_t len,
+                std::vector<std::uint32_t>& out);
+
+}  // namespace td::tok
