@@ -1,0 +1,109 @@
+// The usage ledger as `serve` uses it: I/O threads hand rows to submit(),
+// which never waits for the disk; one writer thread commits them to the
+// LedgerStore in batched transactions.
+//
+// Why a bounded queue that drops: an I/O thread must never block on SQLite
+// (a slow disk would stall every stream on that thread). When the writer
+// falls behind by `queue_capacity` rows, new rows are dropped and counted
+// (tokendiet_ledger_dropped_total) rather than growing memory without bound.
+//
+// Batching: the writer wakes on the first queued row, waits up to
+// `flush_interval` (or until `batch_rows` are queued) and commits everything
+// queued in one transaction, so a row is durable at most ~flush_interval
+// after its request ended and a busy proxy does one fsync-free commit per
+// batch rather than per request.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "proxy/ledger_row.hpp"
+#include "proxy/ledger_store.hpp"
+
+namespace td::proxy {
+
+struct LedgerOptions {
+  std::string path;
+  std::size_t queue_capacity = 65'536;
+  std::size_t batch_rows = 1024;  // wake the writer early once this many are queued
+  std::chrono::milliseconds flush_interval{100};
+  bool start_writer = true;  // false: rows queue up until start() (tests, staged startup)
+};
+
+class Ledger {
+ public:
+  struct Opened {
+    std::unique_ptr<Ledger> ledger;  // null on error
+    std::string error;
+  };
+
+  // Opens (creating if needed) the SQLite file on the calling thread, so a
+  // bad path fails `serve` at startup, then starts the writer thread.
+  static Opened open(const LedgerOptions& options);
+
+  ~Ledger();  // close()
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
+
+  // Queues a row for the writer. Never blocks on I/O (one short mutex
+  // hold); false when the row was dropped (queue full or ledger closed).
+  bool submit(LedgerRow row) noexcept;
+
+  // Starts the writer thread if options.start_writer was false.
+  void start();
+
+  // Waits until every row submitted before the call is committed (or failed
+  // and counted). For tests and shutdown paths; never call it on an I/O
+  // thread. Returns false if the writer is not running.
+  bool flush();
+
+  // Commits everything still queued, then stops the writer. Idempotent;
+  // later submit() calls drop.
+  void close();
+
+  // The latest per-model calibration; the writer saves it with its next
+  // batch (the newest call wins if several come before that).
+  void save_calibration(std::vector<CalibrationEntry> entries);
+  // Read at startup, before the writer has anything to do.
+  std::vector<CalibrationEntry> load_calibration();
+
+  std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  std::uint64_t written() const { return written_.load(std::memory_order_relaxed); }
+  std::uint64_t write_errors() const { return write_errors_.load(std::memory_order_relaxed); }
+  std::uint64_t transactions() const { return transactions_.load(std::memory_order_relaxed); }
+  std::size_t queued() const;
+  const std::string& path() const { return options_.path; }
+
+ private:
+  Ledger(LedgerOptions options, std::unique_ptr<LedgerStore> store);
+  void run();
+  void write(std::vector<LedgerRow>& batch, std::vector<CalibrationEntry>& calibration);
+
+  LedgerOptions options_;
+  std::unique_ptr<LedgerStore> store_;  // touched by the writer thread only once it runs
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;   // writer: rows queued, flush asked, or stop
+  std::condition_variable done_;   // flush(): a batch was committed
+  std::vector<LedgerRow> queue_;
+  std::vector<CalibrationEntry> calibration_;
+  bool calibration_pending_ = false;
+  std::uint64_t accepted_ = 0;   // rows ever queued
+  std::uint64_t processed_ = 0;  // rows ever committed or failed
+  bool flush_asked_ = false;
+  bool stopping_ = false;
+  bool closed_ = false;
+  bool writer_done_ = false;  // everything accepted has been processed for good
+  std::thread writer_;
+
+  std::atomic<std::uint64_t> dropped_{0}, written_{0}, write_errors_{0}, transactions_{0};
+};
+
+}  // namespace td::proxy

@@ -1,0 +1,52 @@
+// One usage-ledger row: what one request cost and what the diet saved.
+//
+// Filled by the logging-phase filter from the request context; written to
+// SQLite by the ledger's writer thread; read back by `tokendiet usage`.
+// Token counts are signed 64-bit because SQLite stores INTEGER that way and
+// the providers' usage numbers are parsed into std::int64_t as well.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace td::proxy {
+
+struct LedgerRow {
+  std::int64_t time_ms = 0;        // unix epoch ms when the request arrived
+  std::string request_id;          // the proxy's id for the request (also in logs)
+  std::string session;             // agent session, where one is known
+  std::string key_fingerprint;     // key_fingerprint() of the API key, never the key
+  std::string provider;            // openai | gemini | anthropic | ...
+  std::string model;
+  std::string profile;             // name of the profile that applied
+  std::string mode;                // none | standard | semantic | survival | shadow ...
+
+  std::int64_t tokens_before = 0;  // prompt tokens as the client sent them (our count)
+  std::int64_t tokens_after = 0;   // prompt tokens as forwarded (our count)
+
+  // As the upstream reported them (providers::Usage meanings: prompt includes
+  // cache reads and writes, completion includes reasoning).
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  std::int64_t cached_read_tokens = 0;
+  std::int64_t cache_write_tokens = 0;
+  std::int64_t reasoning_tokens = 0;
+  bool usage_present = false;      // false: the upstream said nothing (zeros above)
+
+  int status = 0;                  // HTTP status sent to the client; 0: none (aborted)
+  std::int64_t ttfb_ms = 0;        // request arrival -> first response byte to the client
+  std::int64_t total_ms = 0;       // request arrival -> last byte
+  bool stream = false;
+  std::vector<std::string> strategies;  // names of the strategies that changed something
+  bool fail_open = false;          // parsing/pruning failed; original bytes went upstream
+  std::int64_t bytes_in = 0;       // request body bytes from the client
+  std::int64_t bytes_out = 0;      // response body bytes to the client
+
+  std::int64_t tokens_saved() const {
+    return tokens_before > tokens_after ? tokens_before - tokens_after : 0;
+  }
+  bool operator==(const LedgerRow&) const = default;
+};
+
+}  // namespace td::proxy

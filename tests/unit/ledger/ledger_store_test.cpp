@@ -1,0 +1,165 @@
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "proxy/ledger_store.hpp"
+#include "rows.hpp"
+#include "temp_dir.hpp"
+
+using namespace td::proxy;
+using td::test::sample_row;
+using td::test::TempDir;
+
+namespace {
+
+std::string query_text(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* s = nullptr;
+  std::string out;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) == SQLITE_OK)
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      const unsigned char* t = sqlite3_column_text(s, 0);
+      if (!out.empty()) out += '|';
+      out += t ? reinterpret_cast<const char*>(t) : "NULL";
+    }
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return out;
+}
+
+unsigned mode_of(const std::string& path) {
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  return st.st_mode & 0777;
+}
+
+}  // namespace
+
+TEST_CASE("a new ledger file: WAL, versioned schema, time index, private modes") {
+  TempDir tmp;
+  std::string path = tmp.file("state/tokendiet/usage.db");
+  auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE_MESSAGE(opened.store, opened.error);
+  CHECK(opened.store->schema_version() == kLedgerSchemaVersion);
+  CHECK(query_text(path, "PRAGMA journal_mode") == "wal");
+  CHECK(query_text(path, "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='requests'") ==
+        "requests_time");
+  CHECK(query_text(path, "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name") ==
+        "calibration|requests");
+  CHECK(mode_of(path) == 0600);
+  CHECK(mode_of(tmp.file("state")) == 0700);
+  CHECK(mode_of(tmp.file("state/tokendiet")) == 0700);
+
+  // Opening again keeps the data and the version.
+  REQUIRE(opened.store->insert({sample_row(1)}).empty());
+  opened.store.reset();
+  auto again = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE(again.store);
+  CHECK(again.store->schema_version() == kLedgerSchemaVersion);
+  CHECK(again.store->rows_since(0).size() == 1);
+}
+
+TEST_CASE("rows read back exactly as written") {
+  TempDir tmp;
+  auto opened = LedgerStore::open(tmp.file("usage.db"), LedgerStore::Access::ReadWrite);
+  REQUIRE(opened.store);
+  std::vector<LedgerRow> rows;
+  for (int i = 0; i < 5; ++i) rows.push_back(sample_row(i));
+  rows[2].strategies.clear();
+  rows[3].session = "quote\" and \n newline";
+  rows[3].tokens_before = 9'000'000'000'000;  // beyond 32 bits
+  rows[4].status = 0;
+  rows[4].usage_present = false;
+  REQUIRE(opened.store->insert(rows).empty());
+  CHECK(opened.store->rows_since(0) == rows);
+  // since is inclusive and ordered by time.
+  auto later = opened.store->rows_since(rows[3].time_ms);
+  REQUIRE(later.size() == 2);
+  CHECK(later[0] == rows[3]);
+  CHECK(opened.store->rows_since(0, 2).size() == 2);
+}
+
+TEST_CASE("sums group by model, day, session, provider and key") {
+  TempDir tmp;
+  auto opened = LedgerStore::open(tmp.file("usage.db"), LedgerStore::Access::ReadWrite);
+  REQUIRE(opened.store);
+  std::vector<LedgerRow> rows = {sample_row(0, "a"), sample_row(1, "a"), sample_row(2, "b")};
+  rows[2].time_ms = rows[0].time_ms + 86'400'000;  // next day
+  rows[2].provider = "gemini";
+  rows[1].status = 502;
+  rows[1].tokens_after = rows[1].tokens_before + 5;  // grew: saved counts 0, not -5
+  REQUIRE(opened.store->insert(rows).empty());
+
+  auto by_model = opened.store->sums(GroupBy::Model, 0);
+  REQUIRE(by_model.size() == 2);
+  CHECK(by_model[0].group == "a");
+  CHECK(by_model[0].requests == 2);
+  CHECK(by_model[0].tokens_before == rows[0].tokens_before + rows[1].tokens_before);
+  CHECK(by_model[0].tokens_saved == rows[0].tokens_saved());
+  CHECK(by_model[0].prompt == rows[0].prompt_tokens + rows[1].prompt_tokens);
+  CHECK(by_model[0].errors == 1);
+  CHECK(by_model[1].group == "b");
+
+  auto by_day = opened.store->sums(GroupBy::Day, 0);
+  REQUIRE(by_day.size() == 2);
+  CHECK(by_day[0].group == "2026-09-21");  // 1'790'000'000 s is 2026-09-21 UTC
+  CHECK(by_day[1].group == "2026-09-22");
+
+  auto by_provider = opened.store->sums(GroupBy::Provider, 0);
+  REQUIRE(by_provider.size() == 2);
+  CHECK(by_provider[0].group == "gemini");
+  CHECK(by_provider[1].group == "openai");
+
+  auto by_session = opened.store->sums(GroupBy::Session, 0);
+  CHECK(by_session.size() == 3);  // (sess-0,a) (sess-1,a) (sess-2,b)
+
+  CHECK(opened.store->sums(GroupBy::Key, 0).size() == 2);  // one key, two models
+  CHECK(opened.store->sums(GroupBy::Model, rows[2].time_ms).size() == 1);
+}
+
+TEST_CASE("calibration table: save, upsert, load") {
+  TempDir tmp;
+  auto opened = LedgerStore::open(tmp.file("usage.db"), LedgerStore::Access::ReadWrite);
+  REQUIRE(opened.store);
+  CHECK(opened.store->load_calibration().empty());
+  REQUIRE(opened.store->save_calibration({{"gemini-2.5-pro", 1.12, 40}, {"claude-x", 0.93, 7}}).empty());
+  REQUIRE(opened.store->save_calibration({{"claude-x", 0.95, 9}}).empty());
+  std::vector<CalibrationEntry> want = {{"claude-x", 0.95, 9}, {"gemini-2.5-pro", 1.12, 40}};
+  CHECK(opened.store->load_calibration() == want);
+}
+
+TEST_CASE("read-only open: missing file, not a ledger, newer schema") {
+  TempDir tmp;
+  auto missing = LedgerStore::open(tmp.file("none.db"), LedgerStore::Access::ReadOnly);
+  CHECK_FALSE(missing.store);
+  CHECK(missing.error.find("no ledger at") != std::string::npos);
+
+  std::string path = tmp.file("usage.db");
+  REQUIRE(LedgerStore::open(path, LedgerStore::Access::ReadWrite).store);
+  auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
+  REQUIRE_MESSAGE(ro.store, ro.error);
+  CHECK(ro.store->rows_since(0).empty());
+  ro.store.reset();
+
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto newer = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
+  CHECK_FALSE(newer.store);
+  CHECK(newer.error.find("newer") != std::string::npos);
+  auto newer_rw = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  CHECK_FALSE(newer_rw.store);
+  CHECK(newer_rw.error.find("newer") != std::string::npos);
+}
+
+TEST_CASE("an unusable path is an error, not a crash") {
+  TempDir tmp;
+  std::string blocker = tmp.file("file");
+  REQUIRE(LedgerStore::open(blocker, LedgerStore::Access::ReadWrite).store);  // a regular file
+  auto under_file = LedgerStore::open(blocker + "/usage.db", LedgerStore::Access::ReadWrite);
+  CHECK_FALSE(under_file.store);
+  CHECK_FALSE(under_file.error.empty());
+  CHECK_FALSE(LedgerStore::open("", LedgerStore::Access::ReadWrite).store);
+}

@@ -1,0 +1,161 @@
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "proxy/ledger.hpp"
+#include "rows.hpp"
+#include "temp_dir.hpp"
+
+using namespace td::proxy;
+using td::test::sample_row;
+using td::test::TempDir;
+
+namespace {
+
+std::vector<LedgerRow> stored(const std::string& path) {
+  auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
+  REQUIRE_MESSAGE(ro.store, ro.error);
+  return ro.store->rows_since(0);
+}
+
+// Waits (bounded) for the writer to commit n rows by itself, without flush().
+bool wait_written(const Ledger& ledger, std::uint64_t n) {
+  for (int i = 0; i < 2000 && ledger.written() < n; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return ledger.written() >= n;
+}
+
+}  // namespace
+
+TEST_CASE("submitted rows are committed by the writer thread, in order") {
+  TempDir tmp;
+  auto opened = Ledger::open({.path = tmp.file("usage.db")});
+  REQUIRE_MESSAGE(opened.ledger, opened.error);
+  std::vector<LedgerRow> rows;
+  for (int i = 0; i < 20; ++i) {
+    rows.push_back(sample_row(i));
+    CHECK(opened.ledger->submit(rows.back()));
+  }
+  CHECK(opened.ledger->flush());
+  CHECK(opened.ledger->written() == 20);
+  CHECK(opened.ledger->dropped() == 0);
+  CHECK(stored(tmp.file("usage.db")) == rows);
+}
+
+TEST_CASE("rows queued while the writer is not running go in one transaction") {
+  TempDir tmp;
+  auto opened = Ledger::open({.path = tmp.file("usage.db"), .start_writer = false});
+  REQUIRE(opened.ledger);
+  Ledger& ledger = *opened.ledger;
+  CHECK(ledger.flush());  // nothing queued: trivially flushed
+  for (int i = 0; i < 50; ++i) REQUIRE(ledger.submit(sample_row(i)));
+  CHECK_FALSE(ledger.flush());  // nobody to write yet: says so instead of hanging
+  CHECK(ledger.queued() == 50);
+  ledger.start();
+  CHECK(ledger.flush());
+  CHECK(ledger.written() == 50);
+  CHECK(ledger.transactions() == 1);
+  CHECK(ledger.queued() == 0);
+}
+
+TEST_CASE("the writer commits on its own: after batch_rows, or after the flush interval") {
+  TempDir tmp;
+  SUBCASE("batch_rows reached, interval far away") {
+    auto opened = Ledger::open({.path = tmp.file("a.db"),
+                                .batch_rows = 4,
+                                .flush_interval = std::chrono::hours(1)});
+    REQUIRE(opened.ledger);
+    for (int i = 0; i < 4; ++i) opened.ledger->submit(sample_row(i));
+    CHECK(wait_written(*opened.ledger, 4));
+  }
+  SUBCASE("one row, short interval") {
+    auto opened = Ledger::open({.path = tmp.file("b.db"),
+                                .batch_rows = 1000,
+                                .flush_interval = std::chrono::milliseconds(20)});
+    REQUIRE(opened.ledger);
+    opened.ledger->submit(sample_row(0));
+    CHECK(wait_written(*opened.ledger, 1));
+  }
+}
+
+TEST_CASE("a full queue drops and counts instead of blocking") {
+  TempDir tmp;
+  auto opened = Ledger::open({.path = tmp.file("usage.db"), .queue_capacity = 8, .start_writer = false});
+  REQUIRE(opened.ledger);
+  Ledger& ledger = *opened.ledger;
+  int accepted = 0;
+  for (int i = 0; i < 30; ++i) accepted += ledger.submit(sample_row(i));
+  CHECK(accepted == 8);
+  CHECK(ledger.dropped() == 22);
+  ledger.start();
+  CHECK(ledger.flush());
+  auto rows = stored(tmp.file("usage.db"));
+  REQUIRE(rows.size() == 8);
+  CHECK(rows.front().request_id == "req-0");  // the oldest are kept, the newest dropped
+  CHECK(rows.back().request_id == "req-7");
+  // Room again once the writer drained the queue.
+  CHECK(ledger.submit(sample_row(99)));
+}
+
+TEST_CASE("close() commits what is queued; later rows are dropped and counted") {
+  TempDir tmp;
+  std::string path = tmp.file("usage.db");
+  SUBCASE("writer running, long interval") {
+    auto opened = Ledger::open({.path = path, .flush_interval = std::chrono::hours(1)});
+    REQUIRE(opened.ledger);
+    for (int i = 0; i < 10; ++i) opened.ledger->submit(sample_row(i));
+    opened.ledger->close();
+    CHECK(opened.ledger->written() == 10);
+    CHECK_FALSE(opened.ledger->submit(sample_row(10)));
+    CHECK(opened.ledger->dropped() == 1);
+    opened.ledger->close();  // idempotent
+  }
+  SUBCASE("writer never started") {
+    auto opened = Ledger::open({.path = path, .start_writer = false});
+    REQUIRE(opened.ledger);
+    for (int i = 0; i < 3; ++i) opened.ledger->submit(sample_row(i));
+    opened.ledger.reset();  // destructor closes
+  }
+  CHECK_FALSE(stored(path).empty());
+}
+
+TEST_CASE("many I/O threads submitting at once: every row accounted for") {
+  TempDir tmp;
+  auto opened = Ledger::open({.path = tmp.file("usage.db"), .queue_capacity = 100'000});
+  REQUIRE(opened.ledger);
+  Ledger& ledger = *opened.ledger;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) ledger.submit(sample_row(t * 1000 + i));
+    });
+  for (auto& th : threads) th.join();
+  CHECK(ledger.flush());
+  CHECK(ledger.written() + ledger.dropped() == 2000);
+  CHECK(ledger.dropped() == 0);
+  CHECK(stored(tmp.file("usage.db")).size() == 2000);
+}
+
+TEST_CASE("calibration is saved by the writer and loaded back") {
+  TempDir tmp;
+  std::string path = tmp.file("usage.db");
+  {
+    auto opened = Ledger::open({.path = path});
+    REQUIRE(opened.ledger);
+    opened.ledger->save_calibration({{"m1", 1.5, 3}});
+    opened.ledger->save_calibration({{"m1", 1.25, 4}, {"m2", 0.8, 1}});  // newest wins
+    CHECK(opened.ledger->flush());
+    std::vector<CalibrationEntry> want = {{"m1", 1.25, 4}, {"m2", 0.8, 1}};
+    CHECK(opened.ledger->load_calibration() == want);
+  }
+  auto reopened = Ledger::open({.path = path, .start_writer = false});
+  REQUIRE(reopened.ledger);
+  CHECK(reopened.ledger->load_calibration().size() == 2);
+}
+
+TEST_CASE("open fails with a message when the file cannot be created") {
+  TempDir tmp;
+  auto opened = Ledger::open({.path = "/proc/definitely/not/here/usage.db"});
+  CHECK_FALSE(opened.ledger);
+  CHECK_FALSE(opened.error.empty());
+}
