@@ -1,0 +1,458 @@
+#include "providers/json_spans.hpp"
+
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace td::providers::json {
+
+namespace {
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Index of the first byte at or after `i` that is '"', '\\' or a control
+// character (< 0x20), or `n` if none. Strings are most of a chat body, so this
+// loop is the parser's hot path: 16 bytes at a time where SSE2 exists.
+inline std::size_t scan_string_body(const char* s, std::size_t i, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i ctl_max = _mm_set1_epi8(0x1F);
+  while (i + 16 <= n) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
+    // unsigned v <= 0x1F  <=>  max(v, 0x1F) == 0x1F
+    hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_max_epu8(v, ctl_max), ctl_max));
+    int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    i += 16;
+  }
+#endif
+  for (; i < n; ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\' || c < 0x20) return i;
+  }
+  return n;
+}
+
+char* put_utf8(char* o, std::uint32_t cp) {
+  if (cp < 0x80) {
+    *o++ = static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *o++ = static_cast<char>(0xC0 | (cp >> 6));
+    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *o++ = static_cast<char>(0xE0 | (cp >> 12));
+    *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *o++ = static_cast<char>(0xF0 | (cp >> 18));
+    *o++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return o;
+}
+
+std::uint32_t read_hex4(std::string_view s, std::size_t i) {
+  std::uint32_t v = 0;
+  for (std::size_t k = 0; k < 4; ++k) v = v * 16 + static_cast<std::uint32_t>(hex_value(s[i + k]));
+  return v;
+}
+
+// Length of the valid UTF-8 sequence starting at s[i], 0 if invalid
+// (overlongs, surrogates, > U+10FFFF and truncations are invalid).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  auto cont = [&](std::size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
+  unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(1) >= 0x90) return 0;  // > U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+// Index of the first backslash at or after `i`, or `n`.
+inline std::size_t find_backslash(const char* s, std::size_t i, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (i + 16 <= n) {
+    int mask = _mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)), backslash));
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    i += 16;
+  }
+#endif
+  for (; i < n; ++i)
+    if (s[i] == '\\') return i;
+  return n;
+}
+
+}  // namespace
+
+void decode_string(std::string_view body, std::string& out) {
+  // Decoded text is never longer than its escaped form: write into a buffer
+  // of that size through a pointer, then trim. Tool output is full of \n and
+  // \", so the per-escape cost is what matters here.
+  const std::size_t base = out.size();
+  out.resize(base + body.size());
+  char* o = out.data() + base;
+  const char* s = body.data();
+  const std::size_t n = body.size();
+  std::size_t i = 0;
+  while (i < n) {
+    std::size_t j = find_backslash(s, i, n);
+    std::memcpy(o, s + i, j - i);
+    o += j - i;
+    if (j == n) break;
+    char e = s[j + 1];
+    i = j + 2;
+    switch (e) {
+      case 'b': *o++ = '\b'; break;
+      case 'f': *o++ = '\f'; break;
+      case 'n': *o++ = '\n'; break;
+      case 'r': *o++ = '\r'; break;
+      case 't': *o++ = '\t'; break;
+      case 'u': {
+        std::uint32_t cp = read_hex4(body, i);
+        i += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u') {
+            std::uint32_t lo = read_hex4(body, i + 2);
+            if (lo >= 0xDC00 && lo <= 0xDFFF) {
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+              i += 6;
+            } else {
+              cp = 0xFFFD;
+            }
+          } else {
+            cp = 0xFFFD;
+          }
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          cp = 0xFFFD;
+        }
+        o = put_utf8(o, cp);  // at most 4 bytes from at least 6 escaped ones
+        break;
+      }
+      default: *o++ = e; break;  // \" \\ \/ (escapes were validated by the parser)
+    }
+  }
+  out.resize(static_cast<std::size_t>(o - out.data()));
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.reserve(out.size() + s.size() + 2);
+  out.push_back('"');
+  std::size_t i = 0, run = 0;  // [run, i) is a stretch copied verbatim
+  auto flush = [&] { out.append(s.data() + run, i - run); };
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      std::size_t len = utf8_sequence_length(s, i);
+      if (len > 0) {
+        i += len;
+        continue;
+      }
+      flush();
+      out.append("\xEF\xBF\xBD");  // U+FFFD for each invalid byte
+      run = ++i;
+      continue;
+    }
+    flush();
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      default:
+        out.append("\\u00");
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 0xF]);
+    }
+    run = ++i;
+  }
+  flush();
+  out.push_back('"');
+}
+
+std::string json_string(std::string_view text) {
+  std::string out;
+  append_json_string(out, text);
+  return out;
+}
+
+bool Document::fail(const char* why) {
+  if (!error_) error_ = why;
+  return false;
+}
+
+std::uint32_t Document::add(Type t, std::uint32_t begin) {
+  Node n;
+  n.type = t;
+  n.begin = begin;
+  nodes_.push_back(n);
+  return static_cast<std::uint32_t>(nodes_.size() - 1);
+}
+
+void Document::skip_ws() {
+  while (pos_ < text_.size() && is_ws(text_[pos_])) ++pos_;
+}
+
+// On entry text_[pos_] == '"'. Leaves pos_ after the closing quote.
+bool Document::parse_string_token(std::uint32_t& end, bool& escaped) {
+  const char* s = text_.data();
+  const std::size_t n = text_.size();
+  std::size_t i = pos_ + 1;
+  escaped = false;
+  for (;;) {
+    i = scan_string_body(s, i, n);
+    if (i >= n) return fail("unterminated string");
+    char c = s[i];
+    if (c == '"') break;
+    if (c != '\\') return fail("control character in string");
+    escaped = true;
+    if (i + 1 >= n) return fail("unterminated string");
+    char e = s[i + 1];
+    if (e == 'u') {
+      if (i + 6 > n) return fail("unterminated string");
+      for (std::size_t k = 2; k < 6; ++k)
+        if (hex_value(s[i + k]) < 0) return fail("bad \\u escape");
+      i += 6;
+    } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
+               e == 't') {
+      i += 2;
+    } else {
+      return fail("bad escape");
+    }
+  }
+  pos_ = i + 1;
+  end = static_cast<std::uint32_t>(pos_);
+  return true;
+}
+
+bool Document::parse_number() {
+  const std::size_t n = text_.size();
+  std::size_t i = pos_;
+  if (i < n && text_[i] == '-') ++i;
+  if (i >= n) return fail("bad number");
+  if (text_[i] == '0') {
+    ++i;
+  } else if (is_digit(text_[i])) {
+    while (i < n && is_digit(text_[i])) ++i;
+  } else {
+    return fail("bad number");
+  }
+  if (i < n && text_[i] == '.') {
+    ++i;
+    if (i >= n || !is_digit(text_[i])) return fail("bad number");
+    while (i < n && is_digit(text_[i])) ++i;
+  }
+  if (i < n && (text_[i] == 'e' || text_[i] == 'E')) {
+    ++i;
+    if (i < n && (text_[i] == '+' || text_[i] == '-')) ++i;
+    if (i >= n || !is_digit(text_[i])) return fail("bad number");
+    while (i < n && is_digit(text_[i])) ++i;
+  }
+  pos_ = i;
+  return true;
+}
+
+bool Document::parse_value(unsigned depth, std::uint32_t& out) {
+  skip_ws();
+  if (pos_ >= text_.size()) return fail("unexpected end");
+  const auto begin = static_cast<std::uint32_t>(pos_);
+  char c = text_[pos_];
+  switch (c) {
+    case '"': {
+      out = add(Type::String, begin);
+      std::uint32_t end;
+      bool escaped;
+      if (!parse_string_token(end, escaped)) return false;
+      nodes_[out].end = end;
+      nodes_[out].escaped = escaped;
+      return true;
+    }
+    case '{':
+    case '[': {
+      if (depth >= max_depth_) return fail("nesting too deep");
+      const bool is_object = c == '{';
+      out = add(is_object ? Type::Object : Type::Array, begin);
+      ++pos_;
+      skip_ws();
+      const char close = is_object ? '}' : ']';
+      std::uint32_t prev = kNone, count = 0;
+      if (pos_ < text_.size() && text_[pos_] == close) {
+        ++pos_;
+        nodes_[out].end = static_cast<std::uint32_t>(pos_);
+        return true;
+      }
+      for (;;) {
+        std::uint32_t key_begin = 0, key_end = 0;
+        bool key_escaped = false;
+        if (is_object) {
+          skip_ws();
+          if (pos_ >= text_.size() || text_[pos_] != '"') return fail("expected member name");
+          key_begin = static_cast<std::uint32_t>(pos_);
+          if (!parse_string_token(key_end, key_escaped)) return false;
+          skip_ws();
+          if (pos_ >= text_.size() || text_[pos_] != ':') return fail("expected ':'");
+          ++pos_;
+        }
+        std::uint32_t child;
+        if (!parse_value(depth + 1, child)) return false;
+        Node& cn = nodes_[child];
+        cn.key_begin = key_begin;
+        cn.key_end = key_end;
+        cn.key_escaped = key_escaped;
+        if (prev == kNone) {
+          nodes_[out].first = child;
+        } else {
+          nodes_[prev].next = child;
+        }
+        prev = child;
+        ++count;
+        skip_ws();
+        if (pos_ >= text_.size()) return fail("unexpected end");
+        if (text_[pos_] == ',') {
+          ++pos_;
+          continue;
+        }
+        if (text_[pos_] == close) {
+          ++pos_;
+          break;
+        }
+        return fail(is_object ? "expected ',' or '}'" : "expected ',' or ']'");
+      }
+      nodes_[out].end = static_cast<std::uint32_t>(pos_);
+      nodes_[out].count = count;
+      return true;
+    }
+    case 't':
+    case 'f':
+    case 'n': {
+      std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+      if (text_.substr(pos_, word.size()) != word) return fail("bad literal");
+      out = add(c == 't' ? Type::True : c == 'f' ? Type::False : Type::Null, begin);
+      pos_ += word.size();
+      nodes_[out].end = static_cast<std::uint32_t>(pos_);
+      return true;
+    }
+    default: {
+      if (c != '-' && !is_digit(c)) return fail("unexpected character");
+      out = add(Type::Number, begin);
+      if (!parse_number()) return false;
+      nodes_[out].end = static_cast<std::uint32_t>(pos_);
+      return true;
+    }
+  }
+}
+
+bool Document::parse(std::string_view text, std::string* error, unsigned max_depth) {
+  text_ = text;
+  pos_ = 0;
+  error_ = nullptr;
+  max_depth_ = max_depth;
+  nodes_.clear();
+  std::uint32_t root = 0;
+  bool ok = text.size() < 0xFFFFFFF0u || fail("body too large");
+  if (ok) {
+    nodes_.reserve(text.size() / 48 + 16);
+    ok = parse_value(0, root);
+  }
+  if (ok) {
+    skip_ws();
+    if (pos_ != text_.size()) ok = fail("trailing bytes after the value");
+  }
+  if (!ok) {
+    if (error) *error = std::string(error_ ? error_ : "invalid JSON") + " at byte " + std::to_string(pos_);
+    nodes_.clear();
+  }
+  return ok;
+}
+
+std::string_view Document::raw(std::uint32_t i) const {
+  const Node& n = nodes_[i];
+  return text_.substr(n.begin, n.end - n.begin);
+}
+
+std::string_view Document::raw_member(std::uint32_t i) const {
+  const Node& n = nodes_[i];
+  return text_.substr(n.key_begin, n.end - n.key_begin);
+}
+
+bool Document::key_is(std::uint32_t i, std::string_view key) const {
+  const Node& n = nodes_[i];
+  std::string_view body = text_.substr(n.key_begin + 1, n.key_end - n.key_begin - 2);
+  if (!n.key_escaped) return body == key;
+  std::string decoded;
+  decode_string(body, decoded);
+  return decoded == key;
+}
+
+std::string Document::key(std::uint32_t i) const {
+  const Node& n = nodes_[i];
+  std::string out;
+  decode_string(text_.substr(n.key_begin + 1, n.key_end - n.key_begin - 2), out);
+  return out;
+}
+
+void Document::append_str(std::uint32_t i, std::string& out) const {
+  const Node& n = nodes_[i];
+  std::string_view body = text_.substr(n.begin + 1, n.end - n.begin - 2);
+  if (!n.escaped) {
+    out.append(body);
+  } else {
+    decode_string(body, out);
+  }
+}
+
+std::string Document::str(std::uint32_t i) const {
+  std::string out;
+  append_str(i, out);
+  return out;
+}
+
+bool Document::str_is(std::uint32_t i, std::string_view s) const {
+  const Node& n = nodes_[i];
+  if (n.type != Type::String) return false;
+  if (!n.escaped) return text_.substr(n.begin + 1, n.end - n.begin - 2) == s;
+  return str(i) == s;
+}
+
+std::uint32_t Document::find(std::uint32_t obj, std::string_view key) const {
+  if (nodes_[obj].type != Type::Object) return kNone;
+  for (std::uint32_t c = nodes_[obj].first; c != kNone; c = nodes_[c].next)
+    if (key_is(c, key)) return c;
+  return kNone;
+}
+
+}  // namespace td::providers::json

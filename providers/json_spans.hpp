@@ -1,0 +1,86 @@
+// A JSON parser that remembers where every value is.
+//
+// The request writer splices edits into the client's original bytes, so it
+// needs each value's byte span, which RapidJSON's Document does not keep. This
+// is a strict RFC 8259 parser that builds a flat tree of nodes holding spans
+// only (no copies, no decoded strings): one pass over the body, a few dozen
+// bytes per value. Strings are validated (escapes, control characters) but
+// decoded only when asked. UTF-8 is not validated here: bytes we never touch
+// are copied as they came, and text we re-render is sanitised by
+// append_json_string().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace td::providers::json {
+
+enum class Type : std::uint8_t { Null, False, True, Number, String, Array, Object };
+
+inline constexpr std::uint32_t kNone = 0;  // "no node": node 0 is the root, never a child
+
+struct Node {
+  std::uint32_t begin = 0, end = 0;          // the value's bytes [begin, end)
+  std::uint32_t key_begin = 0, key_end = 0;  // object member: its key token, quotes included
+  std::uint32_t first = kNone;               // first child (array element / object member)
+  std::uint32_t next = kNone;                // next sibling
+  std::uint32_t count = 0;                   // number of children
+  Type type = Type::Null;
+  bool escaped = false;      // String: contains a backslash escape
+  bool key_escaped = false;  // member key contains a backslash escape
+};
+
+class Document {
+ public:
+  // Parses `text`; false (with a reason in *error) if it is not exactly one
+  // JSON value surrounded by optional whitespace. `max_depth` bounds nesting.
+  bool parse(std::string_view text, std::string* error = nullptr, unsigned max_depth = 512);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const Node& node(std::uint32_t i) const { return nodes_[i]; }
+  std::uint32_t root() const { return 0; }
+  std::string_view text() const { return text_; }
+
+  // The value's bytes exactly as in the body.
+  std::string_view raw(std::uint32_t i) const;
+  // The bytes of a member: key, colon and value.
+  std::string_view raw_member(std::uint32_t i) const;
+  // A member's key compared with `key` (decoding escapes only if present).
+  bool key_is(std::uint32_t i, std::string_view key) const;
+  std::string key(std::uint32_t i) const;
+  // A String node's decoded value (lone surrogates become U+FFFD).
+  std::string str(std::uint32_t i) const;
+  void append_str(std::uint32_t i, std::string& out) const;
+  // String node equal to `s` (cheap when the string has no escapes).
+  bool str_is(std::uint32_t i, std::string_view s) const;
+
+  // First member of object `obj` with this key, kNone if absent.
+  std::uint32_t find(std::uint32_t obj, std::string_view key) const;
+
+ private:
+  bool fail(const char* why);
+  std::uint32_t add(Type t, std::uint32_t begin);
+  bool parse_value(unsigned depth, std::uint32_t& out);
+  bool parse_string_token(std::uint32_t& end, bool& escaped);
+  bool parse_number();
+  void skip_ws();
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::vector<Node> nodes_;
+  const char* error_ = nullptr;
+  unsigned max_depth_ = 512;
+};
+
+// Decodes a JSON string body (between the quotes, escapes validated) into UTF-8.
+void decode_string(std::string_view body, std::string& out);
+
+// Appends `text` as a JSON string token (with quotes). Escapes `"`, `\` and
+// control characters; invalid UTF-8 sequences become U+FFFD so the output is
+// always valid JSON for any input, and a multi-byte character is never split.
+void append_json_string(std::string& out, std::string_view text);
+std::string json_string(std::string_view text);
+
+}  // namespace td::providers::json

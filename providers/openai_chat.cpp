@@ -1,0 +1,460 @@
+// OpenAI chat completions (/v1/chat/completions) and the many OpenAI-compatible
+// APIs (DeepSeek, OpenRouter, vLLM, Gemini's OpenAI endpoint).
+//
+// messages[]: role system|developer (-> System), user, assistant, tool and
+// legacy function (-> Tool). content: string, null or an array of parts (text
+// parts are editable, image_url / input_audio / file / refusal are Opaque).
+// Assistant tool_calls (function or custom) and legacy function_call become
+// ToolCall parts; the legacy forms carry no id, so call and result pair by
+// name (id = name). reasoning_content (DeepSeek) and reasoning (OpenRouter)
+// become Thinking parts. Part order in a message: thinking, content, calls.
+#include <string>
+
+#include "providers/formats.hpp"
+#include "providers/splice.hpp"
+
+namespace td::providers::detail {
+namespace {
+
+using json::Type;
+using pruning::PartKind;
+using pruning::Role;
+
+bool parse_role(const json::Document& d, std::uint32_t n, Role& role) {
+  if (!is(d, n, Type::String)) return false;
+  if (d.str_is(n, "user")) role = Role::User;
+  else if (d.str_is(n, "assistant")) role = Role::Assistant;
+  else if (d.str_is(n, "tool") || d.str_is(n, "function")) role = Role::Tool;
+  else if (d.str_is(n, "system") || d.str_is(n, "developer")) role = Role::System;
+  else return false;
+  return true;
+}
+
+// Text of an array of content parts when every one is {"type":"text","text":...}.
+bool all_text_parts(const json::Document& d, std::uint32_t arr, std::string& text) {
+  bool all = true;
+  for (std::uint32_t c = d.node(arr).first; c != json::kNone; c = d.node(c).next) {
+    std::array<std::uint32_t, 2> f;
+    if (!is(d, c, Type::Object) || !pick(d, c, std::array<std::string_view, 2>{"type", "text"}, f)) {
+      all = false;
+      continue;
+    }
+    if (is(d, f[1], Type::String)) {
+      if (!text.empty()) text += '\n';
+      d.append_str(f[1], text);
+    }
+    if (!d.str_is(f[0], "text") || !is(d, f[1], Type::String)) all = false;
+  }
+  return all;
+}
+
+bool parse_tool_call(ParsedRequest& r, Message& m, std::uint32_t elem, std::string& err) {
+  const auto& d = r.doc;
+  std::array<std::uint32_t, 4> f;
+  if (!is(d, elem, Type::Object) || !pick(d, elem, std::array<std::string_view, 4>{"id", "function", "custom", "type"}, f)) {
+    err = "malformed tool call";
+    return false;
+  }
+  std::uint32_t body = is(d, f[1], Type::Object) ? f[1] : is(d, f[2], Type::Object) ? f[2] : json::kNone;
+  if (body == json::kNone) {
+    Part& p = add_part(r, m, PartKind::Opaque, elem, Field::ToolCalls, {});
+    p.opaque_bytes = d.raw(elem).size();
+    return true;
+  }
+  const bool custom = body == f[2];
+  std::array<std::uint32_t, 2> g;
+  if (!pick(d, body, std::array<std::string_view, 2>{"name", custom ? "input" : "arguments"}, g)) {
+    err = "malformed tool call";
+    return false;
+  }
+  TextSlot slot = is(d, g[1], Type::String) ? string_slot(d, g[1])
+                  : g[1] == json::kNone     ? insert_slot(d, body, custom ? "input" : "arguments")
+                                            : TextSlot{};
+  Part& p = add_part(r, m, PartKind::ToolCall, elem, Field::ToolCalls, slot);
+  if (is(d, f[0], Type::String)) p.id = d.str(f[0]);
+  if (is(d, g[0], Type::String)) p.name = d.str(g[0]);
+  if (is(d, g[1], Type::String)) p.text = d.str(g[1]);
+  return true;
+}
+
+bool parse_message(ParsedRequest& r, std::uint32_t node, std::string& err) {
+  const auto& d = r.doc;
+  enum { kRole, kContent, kToolCalls, kFunctionCall, kToolCallId, kName, kReasoningContent, kReasoning };
+  std::array<std::uint32_t, 8> f;
+  if (!is(d, node, Type::Object)) {
+    err = "message is not an object";
+    return false;
+  }
+  if (!pick(d, node,
+            std::array<std::string_view, 8>{"role", "content", "tool_calls", "function_call", "tool_call_id",
+                                            "name", "reasoning_content", "reasoning"},
+            f)) {
+    err = "message has a duplicate member";
+    return false;
+  }
+  Message m;
+  if (!parse_role(d, f[kRole], m.role)) {
+    err = "message role missing or unknown";
+    return false;
+  }
+  m.origin = static_cast<std::uint32_t>(r.messages.size());
+  r.messages.push_back(MessageSource{node, static_cast<std::uint32_t>(r.parts.size()), 0, false});
+
+  if (is(d, f[kReasoningContent], Type::String)) {
+    Part& p = add_part(r, m, PartKind::Thinking, json::kNone, Field::ReasoningContent,
+                       string_slot(d, f[kReasoningContent]));
+    p.text = d.str(f[kReasoningContent]);
+  }
+  if (is(d, f[kReasoning], Type::String)) {
+    Part& p = add_part(r, m, PartKind::Thinking, json::kNone, Field::Reasoning, string_slot(d, f[kReasoning]));
+    p.text = d.str(f[kReasoning]);
+  }
+
+  const std::uint32_t content = f[kContent];
+  const Type ct = content == json::kNone ? Type::Null : d.node(content).type;
+  if (content != json::kNone && ct != Type::String && ct != Type::Null && ct != Type::Array) {
+    err = "message content has the wrong type";
+    return false;
+  }
+  if (m.role == Role::Tool) {
+    // One result per tool message; an array of text parts is edited as a whole.
+    TextSlot slot = content == json::kNone ? insert_slot(d, node, "content") : string_slot(d, content);
+    std::string text;
+    if (ct == Type::String) d.append_str(content, text);
+    if (ct == Type::Array && !all_text_parts(d, content, text)) slot = TextSlot{};
+    Part& p = add_part(r, m, PartKind::ToolResult, json::kNone, Field::Content, slot);
+    p.text = std::move(text);
+    const bool legacy = d.str_is(f[kRole], "function");
+    if (is(d, f[kName], Type::String)) p.name = d.str(f[kName]);
+    if (legacy) p.id = p.name;
+    else if (is(d, f[kToolCallId], Type::String)) p.id = d.str(f[kToolCallId]);
+  } else if (ct == Type::String) {
+    Part& p = add_part(r, m, PartKind::Text, json::kNone, Field::Content, string_slot(d, content));
+    p.text = d.str(content);
+  } else if (ct == Type::Array) {
+    for (std::uint32_t c = d.node(content).first; c != json::kNone; c = d.node(c).next) {
+      std::array<std::uint32_t, 2> g;
+      if (!is(d, c, Type::Object) || !pick(d, c, std::array<std::string_view, 2>{"type", "text"}, g)) {
+        err = "malformed content part";
+        return false;
+      }
+      if (d.str_is(g[0], "text") && is(d, g[1], Type::String)) {
+        Part& p = add_part(r, m, PartKind::Text, c, Field::Content, string_slot(d, g[1]));
+        p.text = d.str(g[1]);
+      } else {
+        Part& p = add_part(r, m, PartKind::Opaque, c, Field::Content, {});
+        p.opaque_bytes = d.raw(c).size();
+      }
+    }
+  }
+
+  if (is(d, f[kToolCalls], Type::Array)) {
+    for (std::uint32_t c = d.node(f[kToolCalls]).first; c != json::kNone; c = d.node(c).next)
+      if (!parse_tool_call(r, m, c, err)) return false;
+  } else if (f[kToolCalls] != json::kNone && !is(d, f[kToolCalls], Type::Null)) {
+    err = "tool_calls is not an array";
+    return false;
+  }
+  if (is(d, f[kFunctionCall], Type::Object)) {
+    std::array<std::uint32_t, 2> g;
+    if (!pick(d, f[kFunctionCall], std::array<std::string_view, 2>{"name", "arguments"}, g)) {
+      err = "malformed function_call";
+      return false;
+    }
+    TextSlot slot = is(d, g[1], Type::String) ? string_slot(d, g[1]) : TextSlot{};
+    Part& p = add_part(r, m, PartKind::ToolCall, f[kFunctionCall], Field::FunctionCall, slot);
+    if (is(d, g[0], Type::String)) p.name = p.id = d.str(g[0]);
+    if (is(d, g[1], Type::String)) p.text = d.str(g[1]);
+  }
+  r.conversation.messages.push_back(std::move(m));
+  return true;
+}
+
+bool parse(ParsedRequest& r, std::string& err) {
+  const auto& d = r.doc;
+  std::array<std::uint32_t, 5> f;
+  if (!pick(d, d.root(), std::array<std::string_view, 5>{"model", "stream", "messages", "tools", "functions"}, f)) {
+    err = "duplicate top-level member";
+    return false;
+  }
+  if (!is(d, f[2], Type::Array)) {
+    err = "no messages array";
+    return false;
+  }
+  if (is(d, f[0], Type::String)) r.model = d.str(f[0]);
+  r.stream = is(d, f[1], Type::True);
+  r.array = f[2];
+  r.conversation.messages.reserve(d.node(f[2]).count);
+  r.messages.reserve(d.node(f[2]).count);
+  for (std::uint32_t c = d.node(f[2]).first; c != json::kNone; c = d.node(c).next)
+    if (!parse_message(r, c, err)) return false;
+  std::vector<std::uint32_t> tools;
+  if (f[3] != json::kNone) tools.push_back(f[3]);
+  if (f[4] != json::kNone) tools.push_back(f[4]);
+  fill_overhead(r, tools);
+  return true;
+}
+
+// ---- writing --------------------------------------------------------------
+
+void append_text_part(std::string& out, std::string_view text) {
+  out += "{\"type\":\"text\",\"text\":";
+  json::append_json_string(out, text);
+  out += '}';
+}
+
+void append_tool_call(std::string& out, const Part& p) {
+  out += "{\"id\":";
+  json::append_json_string(out, p.id);
+  out += ",\"type\":\"function\",\"function\":{\"name\":";
+  json::append_json_string(out, p.name);
+  out += ",\"arguments\":";
+  json::append_json_string(out, p.text);
+  out += "}}";
+}
+
+// The original value a bare part came from (content string, reasoning string).
+std::string_view slot_bytes(std::string_view body, const PartSource& s) {
+  return body.substr(s.slot.begin, s.slot.end - s.slot.begin);
+}
+
+// A single string-valued part: its original bytes if untouched, else re-rendered.
+void append_string_value(std::string& out, std::string_view body, const PartSource* src, const Part& p) {
+  if (src && !p.edited && src->slot.kind == TextSlot::Kind::String) {
+    out += slot_bytes(body, *src);
+  } else {
+    json::append_json_string(out, p.text);
+  }
+}
+
+bool content_value(const ParsedRequest& r, std::string_view body, const Message& m, std::uint32_t content_node,
+                   const std::vector<const Part*>& parts, std::string& out, std::string& err) {
+  if (m.role == Role::Tool) {
+    if (parts.size() != 1 || parts[0]->kind != PartKind::ToolResult) {
+      err = "a tool message holds exactly one result";
+      return false;
+    }
+    const PartSource* src = splice::source_of(r, m, *parts[0]);
+    if (src && src->slot.kind != TextSlot::Kind::String && !parts[0]->edited) {
+      out += content_node != json::kNone ? r.doc.raw(content_node) : std::string_view("\"\"");
+      return true;
+    }
+    append_string_value(out, body, src, *parts[0]);
+    return true;
+  }
+  if (parts.empty()) {
+    out += m.role == Role::Assistant ? "null" : "\"\"";
+    return true;
+  }
+  if (parts.size() == 1 && parts[0]->kind == PartKind::Text) {
+    const PartSource* src = splice::source_of(r, m, *parts[0]);
+    if (!src || src->elem == json::kNone) {
+      append_string_value(out, body, src, *parts[0]);
+      return true;
+    }
+  }
+  std::vector<splice::Item> items;
+  for (const Part* p : parts) {
+    splice::Item it;
+    const PartSource* src = splice::source_of(r, m, *p);
+    if (src && src->elem != json::kNone) {
+      if (!splice::element_bytes(r, body, m, *p, it.bytes, err)) return false;
+      if (is(r.doc, content_node, json::Type::Array)) it.pos = child_pos(r.doc, content_node, src->elem);
+    } else if (p->kind == PartKind::Text) {
+      append_text_part(it.bytes, p->text);
+    } else {
+      err = "cannot render this part in a content array";
+      return false;
+    }
+    items.push_back(std::move(it));
+  }
+  splice::rebuild(r.doc, is(r.doc, content_node, json::Type::Array) ? content_node : json::kNone, items, out);
+  return true;
+}
+
+bool tool_calls_value(const ParsedRequest& r, std::string_view body, const Message& m, std::uint32_t calls_node,
+                      const std::vector<const Part*>& calls, std::string& out, std::string& err) {
+  std::vector<splice::Item> items;
+  for (const Part* p : calls) {
+    splice::Item it;
+    const PartSource* src = splice::source_of(r, m, *p);
+    if (src && src->elem != json::kNone) {
+      if (!splice::element_bytes(r, body, m, *p, it.bytes, err)) return false;
+      if (calls_node != json::kNone) it.pos = child_pos(r.doc, calls_node, src->elem);
+    } else if (p->kind == PartKind::ToolCall) {
+      append_tool_call(it.bytes, *p);
+    } else {
+      err = "cannot render this tool call";
+      return false;
+    }
+    items.push_back(std::move(it));
+  }
+  splice::rebuild(r.doc, is(r.doc, calls_node, json::Type::Array) ? calls_node : json::kNone, items, out);
+  return true;
+}
+
+void thinking_value(std::string_view body, const ParsedRequest& r, const Message& m,
+                    const std::vector<const Part*>& parts, std::string& out) {
+  if (parts.size() == 1) {
+    append_string_value(out, body, splice::source_of(r, m, *parts[0]), *parts[0]);
+    return;
+  }
+  std::string joined;
+  for (const Part* p : parts) joined += p->text;
+  json::append_json_string(out, joined);
+}
+
+struct Groups {
+  std::vector<const Part*> reasoning_content, reasoning, content, calls;
+  const Part* function_call = nullptr;
+};
+
+Groups group(const ParsedRequest& r, const Message& m) {
+  Groups g;
+  for (const Part& p : m.parts) {
+    const PartSource* src = splice::source_of(r, m, p);
+    const Field field = src ? src->field : Field::Content;
+    switch (p.kind) {
+      case PartKind::Thinking:
+        (field == Field::Reasoning ? g.reasoning : g.reasoning_content).push_back(&p);
+        break;
+      case PartKind::ToolCall:
+        if (field == Field::FunctionCall) g.function_call = &p;
+        else g.calls.push_back(&p);
+        break;
+      case PartKind::Opaque:
+        (field == Field::ToolCalls ? g.calls : g.content).push_back(&p);
+        break;
+      default: g.content.push_back(&p);
+    }
+  }
+  return g;
+}
+
+bool render_changed(const ParsedRequest& r, std::string_view body, const Message& m, std::string& out,
+                    std::string& err) {
+  if (splice::same_structure(r, m)) return render_in_place(r, body, m, out, err);
+  const auto& d = r.doc;
+  const std::uint32_t obj = r.messages[m.origin].node;
+  const Groups g = group(r, m);
+  std::vector<splice::Item> items;
+  bool have_content = false, have_calls = false, have_rc = false;
+  int pos = 0;
+  for (std::uint32_t c = d.node(obj).first; c != json::kNone; c = d.node(c).next, ++pos) {
+    splice::Item it;
+    it.pos = pos;
+    auto head = [&] { it.bytes = splice::member_head(d, c); };
+    if (d.key_is(c, "content")) {
+      have_content = true;
+      head();
+      if (!content_value(r, body, m, c, g.content, it.bytes, err)) return false;
+    } else if (d.key_is(c, "tool_calls")) {
+      have_calls = true;
+      if (!g.calls.empty()) {
+        head();
+        if (!tool_calls_value(r, body, m, c, g.calls, it.bytes, err)) return false;
+      }
+    } else if (d.key_is(c, "function_call")) {
+      if (g.function_call) {
+        head();
+        if (!splice::element_bytes(r, body, m, *g.function_call, it.bytes, err)) return false;
+      }
+    } else if (d.key_is(c, "reasoning_content")) {
+      have_rc = true;
+      if (!g.reasoning_content.empty()) {
+        head();
+        thinking_value(body, r, m, g.reasoning_content, it.bytes);
+      }
+    } else if (d.key_is(c, "reasoning") && is(d, c, Type::String)) {
+      if (!g.reasoning.empty()) {
+        head();
+        thinking_value(body, r, m, g.reasoning, it.bytes);
+      }
+    } else {
+      it.bytes = d.raw_member(c);
+    }
+    items.push_back(std::move(it));
+  }
+  if (!have_rc && !g.reasoning_content.empty()) {
+    splice::Item it{-1, "\"reasoning_content\":"};
+    thinking_value(body, r, m, g.reasoning_content, it.bytes);
+    items.push_back(std::move(it));
+  }
+  if (!have_content && (!g.content.empty() || m.role == Role::Tool)) {
+    splice::Item it{-1, "\"content\":"};
+    if (!content_value(r, body, m, json::kNone, g.content, it.bytes, err)) return false;
+    items.push_back(std::move(it));
+  }
+  if (!have_calls && !g.calls.empty()) {
+    splice::Item it{-1, "\"tool_calls\":"};
+    if (!tool_calls_value(r, body, m, json::kNone, g.calls, it.bytes, err)) return false;
+    items.push_back(std::move(it));
+  }
+  splice::rebuild(d, obj, items, out);
+  return true;
+}
+
+const char* role_name(Role role) {
+  switch (role) {
+    case Role::System: return "system";
+    case Role::User: return "user";
+    case Role::Assistant: return "assistant";
+    case Role::Tool: return "tool";
+  }
+  return "user";
+}
+
+bool render_new(const ParsedRequest& r, const Message& m, std::string& out, std::string& err) {
+  if (m.role == Role::Tool) {
+    // One tool message per result.
+    bool first = true;
+    for (const Part& p : m.parts) {
+      if (p.kind != PartKind::ToolResult) {
+        err = "a new tool message may hold only tool results";
+        return false;
+      }
+      if (!first) out += ',';
+      first = false;
+      out += "{\"role\":\"tool\",\"tool_call_id\":";
+      json::append_json_string(out, p.id);
+      out += ",\"content\":";
+      json::append_json_string(out, p.text);
+      out += '}';
+    }
+    return true;
+  }
+  const Groups g = group(r, m);
+  if (g.function_call) {
+    err = "cannot render a new legacy function_call";
+    return false;
+  }
+  out += "{\"role\":\"";
+  out += role_name(m.role);
+  out += "\",\"content\":";
+  if (!content_value(r, {}, m, json::kNone, g.content, out, err)) return false;
+  if (!g.calls.empty()) {
+    out += ",\"tool_calls\":";
+    if (!tool_calls_value(r, {}, m, json::kNone, g.calls, out, err)) return false;
+  }
+  if (!g.reasoning_content.empty() || !g.reasoning.empty()) {
+    std::string joined;
+    for (const Part* p : g.reasoning_content) joined += p->text;
+    for (const Part* p : g.reasoning) joined += p->text;
+    out += ",\"reasoning_content\":";
+    json::append_json_string(out, joined);
+  }
+  out += '}';
+  return true;
+}
+
+bool render_system(const ParsedRequest&, std::string_view, const std::vector<const Message*>&, std::string&,
+                   std::string& err) {
+  err = "OpenAI chat has no system field: system prompts are messages";
+  return false;
+}
+
+}  // namespace
+
+const FormatOps kOpenAIChatOps{parse, render_changed, render_new, render_system, ""};
+
+}  // namespace td::providers::detail

@@ -1,0 +1,100 @@
+// Chat request bodies of the four wire formats <-> pruning::Conversation.
+//
+// parse() reads a body into the neutral view and remembers where every
+// message and part sits in the original bytes; write() splices the view's
+// edits back: unchanged messages are copied byte for byte, an edited part has
+// only its text value re-rendered, a restructured message is rebuilt from its
+// original pieces (unknown fields kept, in their order), removed messages are
+// cut with their separators, and new messages are rendered in the provider's
+// form. A conversation with no edits writes nothing: the caller forwards the
+// original bytes. Neither function throws on bad input; errors are values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "providers/json_spans.hpp"
+#include "pruning/conversation.hpp"
+
+namespace td::providers {
+
+enum class Format : std::uint8_t { OpenAIChat, OpenAIResponses, Gemini, Anthropic };
+
+const char* format_name(Format f);
+
+// Where a part's text lives in the original body, and how an edit is written.
+struct TextSlot {
+  enum class Kind : std::uint8_t {
+    None,        // not editable
+    String,      // [begin,end) is any JSON value; the edit writes a JSON string
+    JsonObject,  // [begin,end) is a JSON object (tool input/args); the edit must be one
+    WrapOutput,  // [begin,end) is an object; the edit writes {"output": "<text>"}
+    Insert,      // begin == end is the object's closing '}': the edit adds `"key": "<text>"`
+  };
+  Kind kind = Kind::None;
+  std::uint32_t begin = 0, end = 0;
+  const char* key = nullptr;  // Insert: the member to add
+  bool object_empty = false;  // Insert: the object has no members yet (no comma)
+};
+
+// Format-specific tag: which member of the message a part came from.
+enum class Field : std::uint8_t {
+  Content,           // content / parts / a content block
+  ToolCalls,         // OpenAI tool_calls element
+  FunctionCall,      // OpenAI legacy function_call
+  ReasoningContent,  // DeepSeek reasoning_content
+  Reasoning,         // OpenRouter-style reasoning
+  Item,              // OpenAI Responses: the whole input item
+};
+
+struct PartSource {
+  std::uint32_t elem = json::kNone;  // the JSON element holding the part (block, tool call,
+                                     // content part), kNone when the part is a bare value
+  Field field = Field::Content;
+  TextSlot slot;
+};
+
+struct MessageSource {
+  std::uint32_t node = json::kNone;  // the message's JSON value (object, or the system value)
+  std::uint32_t first_part = 0;      // into ParsedRequest::parts
+  std::uint32_t part_count = 0;
+  bool system_field = false;         // Anthropic system / Gemini systemInstruction / instructions
+};
+
+struct ParsedRequest {
+  Format format = Format::OpenAIChat;
+  pruning::Conversation conversation;  // Message::origin indexes `messages` below
+  std::string model;                   // also conversation.model
+  bool stream = false;
+
+  // The writer's map of the original body.
+  json::Document doc;
+  std::vector<MessageSource> messages;
+  std::vector<PartSource> parts;
+  std::uint32_t array = json::kNone;   // messages / contents / input (Responses: maybe a string)
+  std::uint32_t system = json::kNone;  // the system field's value node, if any
+};
+
+struct ParseOutcome {
+  std::optional<ParsedRequest> request;  // empty: not parsed (forward untouched)
+  std::string error;
+};
+
+struct WriteOutcome {
+  bool ok = false;        // false: forward the original (error says why)
+  bool changed = false;   // false: nothing to write, forward the original bytes
+  std::string body;       // the new body when changed
+  std::string error;
+};
+
+// Parses a request body of the given format. `model` and `stream` are filled
+// from the body where the format carries them there (Gemini: from the path).
+ParseOutcome parse(Format format, std::string_view body);
+
+// Writes the conversation's edits back into `original` (the bytes parse() saw).
+WriteOutcome write(const ParsedRequest& request, std::string_view original);
+
+}  // namespace td::providers

@@ -1,0 +1,149 @@
+// Truncated, malformed and wrongly-typed bodies are not parsed (the proxy then
+// forwards them untouched) and never crash anything; writes of views that do
+// not match the body refuse instead of producing garbage.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "bodies.hpp"
+#include "providers/request.hpp"
+#include "providers/route.hpp"
+#include "roundtrip.hpp"
+
+using namespace td::providers;
+using namespace td::providers::test;
+using td::pruning::Message;
+using td::pruning::Part;
+using td::pruning::PartKind;
+
+namespace {
+
+// Parse and, when that succeeds, edit everything editable and write: must not
+// crash, and whatever is written must parse again.
+void exercise(Format f, std::string_view body) {
+  ParseOutcome p = parse(f, body);
+  if (!p.request) {
+    CHECK_FALSE(p.error.empty());
+    return;
+  }
+  for (Message& m : p.request->conversation.messages)
+    for (Part& part : m.parts)
+      if (part.editable && part.kind != PartKind::ToolCall) td::pruning::set_text(m, part, "x");
+  WriteOutcome w = write(*p.request, body);
+  if (w.ok && w.changed) CHECK(parse(f, w.body).request.has_value());
+}
+
+}  // namespace
+
+TEST_CASE("fail open: wrongly-typed bodies are not parsed") {
+  struct Case {
+    Format f;
+    const char* body;
+  };
+  for (Case c : {
+           Case{Format::OpenAIChat, R"([])"},
+           Case{Format::OpenAIChat, R"("messages")"},
+           Case{Format::OpenAIChat, R"({"model":"m"})"},
+           Case{Format::OpenAIChat, R"({"messages":{}})"},
+           Case{Format::OpenAIChat, R"({"messages":[1]})"},
+           Case{Format::OpenAIChat, R"({"messages":[{"content":"no role"}]})"},
+           Case{Format::OpenAIChat, R"({"messages":[{"role":7,"content":"x"}]})"},
+           Case{Format::OpenAIChat, R"({"messages":[{"role":"wizard","content":"x"}]})"},
+           Case{Format::OpenAIChat, R"({"messages":[{"role":"user","content":5}]})"},
+           Case{Format::OpenAIChat, R"({"messages":[{"role":"user","content":[7]}]})"},
+           Case{Format::OpenAIChat, R"({"messages":[{"role":"assistant","tool_calls":"x"}]})"},
+           Case{Format::OpenAIChat, R"({"messages":[{"role":"assistant","tool_calls":[3]}]})"},
+           Case{Format::OpenAIChat, R"({"messages":[{"role":"user","role":"user","content":"dup"}]})"},
+           Case{Format::OpenAIChat, R"({"messages":[],"messages":[]})"},
+           Case{Format::Anthropic, R"({"messages":[{"role":"system","content":"x"}]})"},
+           Case{Format::Anthropic, R"({"messages":[{"role":"user","content":null}]})"},
+           Case{Format::Anthropic, R"({"messages":[{"role":"user","content":[{"text":"no type"}]}]})"},
+           Case{Format::Anthropic, R"({"system":5,"messages":[]})"},
+           Case{Format::Gemini, R"({"contents":[{"role":"user"}]})"},
+           Case{Format::Gemini, R"({"contents":[{"role":"robot","parts":[]}]})"},
+           Case{Format::Gemini, R"({"contents":[{"parts":[5]}]})"},
+           Case{Format::Gemini, R"({"contents":[],"systemInstruction":{},"system_instruction":{}})"},
+           Case{Format::OpenAIResponses, R"({"input":5})"},
+           Case{Format::OpenAIResponses, R"({"input":[{"content":"no role or type"}]})"},
+           Case{Format::OpenAIResponses, R"({"input":[{"role":"user","content":7}]})"},
+           Case{Format::OpenAIResponses, R"({"input":"x","instructions":[1]})"},
+       }) {
+    INFO(c.body);
+    ParseOutcome p = parse(c.f, c.body);
+    CHECK_FALSE(p.request.has_value());
+    CHECK_FALSE(p.error.empty());
+  }
+}
+
+TEST_CASE("fail open: every truncation of real bodies, and random byte damage") {
+  std::vector<std::pair<Format, std::string>> bodies = {
+      {Format::OpenAIChat, fixture("providers/openai-chat.json")},
+      {Format::Anthropic, fixture("providers/anthropic.json")},
+      {Format::Gemini, fixture("providers/gemini.json")},
+      {Format::OpenAIResponses, fixture("providers/openai-responses.json")},
+  };
+  std::mt19937 rng(12345);
+  for (const auto& [f, body] : bodies) {
+    INFO(std::string(format_name(f)));
+    std::size_t value_end = body.find_last_not_of(" \n\r\t") + 1;
+    for (std::size_t n = 0; n < value_end; ++n) {
+      ParseOutcome p = parse(f, std::string_view(body).substr(0, n));
+      // Only whitespace may follow the value, so no strict prefix parses.
+      CHECK_FALSE(p.request.has_value());
+    }
+    const std::string_view chars = "{}[]\":,\\ \n0aZ\x80\xff";
+    for (int round = 0; round < 1500; ++round) {
+      std::string damaged = body;
+      for (int k = 0; k < 1 + round % 3; ++k)
+        damaged[rng() % damaged.size()] = chars[rng() % chars.size()];
+      exercise(f, damaged);
+    }
+  }
+}
+
+TEST_CASE("fail open: a view that does not fit the body is refused, not written") {
+  const std::string body = fixture("providers/openai-chat.json");
+  ParsedRequest r = parse_ok(Format::OpenAIChat, body, "chat");
+  SUBCASE("another body") {
+    WriteOutcome w = write(r, body + " ");
+    CHECK_FALSE(w.ok);
+  }
+  SUBCASE("origin out of range") {
+    r.conversation.messages[0].origin = 999;
+    CHECK_FALSE(write(r, body).ok);
+  }
+  SUBCASE("a message twice") {
+    r.conversation.messages.push_back(r.conversation.messages[1]);
+    CHECK_FALSE(write(r, body).ok);
+  }
+  SUBCASE("an edited part marked not editable") {
+    Message& m = r.conversation.messages[1];  // text + image
+    REQUIRE(m.parts[1].kind == PartKind::Opaque);
+    td::pruning::set_text(m, m.parts[1], "x");
+    WriteOutcome w = write(r, body);
+    CHECK_FALSE(w.ok);
+    CHECK_FALSE(w.error.empty());
+  }
+  SUBCASE("Anthropic tool input edited into something that is not an object") {
+    const std::string a = fixture("providers/anthropic.json");
+    ParsedRequest ar = parse_ok(Format::Anthropic, a, "anthropic");
+    Message& m = ar.conversation.messages[2];
+    REQUIRE(m.parts[3].kind == PartKind::ToolCall);
+    td::pruning::set_text(m, m.parts[3], "not json");
+    CHECK_FALSE(write(ar, a).ok);
+    td::pruning::set_text(m, m.parts[3], R"({"command":"ls"})");
+    WriteOutcome w = write(ar, a);
+    CHECK(w.ok);
+    CHECK(w.body.find(R"("input": {"command":"ls"}})") != std::string::npos);
+  }
+}
+
+TEST_CASE("fail open: parse_request on junk never throws and says why") {
+  auto route = chat_route("POST", "/v1/chat/completions");
+  REQUIRE(route);
+  for (std::string junk : {std::string(), std::string("\0\0\0", 3), std::string(100000, '['), std::string("{\"messages\":[")}) {
+    ParseOutcome p = parse_request(*route, junk);
+    CHECK_FALSE(p.request.has_value());
+    CHECK_FALSE(p.error.empty());
+  }
+}

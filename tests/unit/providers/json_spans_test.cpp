@@ -1,0 +1,90 @@
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include "providers/json_spans.hpp"
+
+using namespace td::providers::json;
+
+TEST_CASE("json: spans of values, keys and members") {
+  std::string text = R"( {"a" : [1, -2.5e+3, "x\"y"], "b":{"c":null,"d":true}, "e\u0041":false } )";
+  Document d;
+  REQUIRE(d.parse(text));
+  const auto root = d.root();
+  CHECK(d.node(root).type == Type::Object);
+  CHECK(d.node(root).count == 3);
+  auto a = d.find(root, "a");
+  REQUIRE(a != kNone);
+  CHECK(d.raw(a) == R"([1, -2.5e+3, "x\"y"])");
+  CHECK(d.raw_member(a) == R"("a" : [1, -2.5e+3, "x\"y"])");
+  auto s = d.node(d.node(d.node(a).first).next).next;
+  CHECK(d.node(s).type == Type::String);
+  CHECK(d.node(s).escaped);
+  CHECK(d.str(s) == "x\"y");
+  CHECK(d.str_is(s, "x\"y"));
+  auto ea = d.find(root, "eA");  // escaped key
+  REQUIRE(ea != kNone);
+  CHECK(d.node(ea).type == Type::False);
+  CHECK(d.key(ea) == "eA");
+  CHECK(d.find(root, "zzz") == kNone);
+}
+
+TEST_CASE("json: rejects what RFC 8259 rejects") {
+  for (std::string bad : {"", " ", "{", "}", "{\"a\":}", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "[01]", "[1.]", "[.5]",
+                          "[-]", "[1e]", "[+1]", "[tru]", "[nul]", "{'a':1}", "{a:1}", "[\"\\x\"]", "[\"\\u12\"]",
+                          "[\"a\nb\"]", "[\"a\tb\"]", "[\"abc]", "{\"a\":1} x", "[1] [2]", "[NaN]", "[Infinity]",
+                          "{\"a\":1}}", "[\"\\\"]"}) {
+    Document d;
+    std::string err;
+    CHECK_MESSAGE(!d.parse(bad, &err), bad);
+    CHECK_MESSAGE(!err.empty(), bad);
+  }
+  Document d;
+  CHECK(d.parse("[[[[1]]]]", nullptr, 8));
+  CHECK_FALSE(d.parse(std::string(600, '[') + std::string(600, ']')));
+}
+
+TEST_CASE("json: agrees with RapidJSON on valid documents") {
+  for (std::string ok : {"0", "-0", "1.5E-7", "\"\"", "[]", "{}", " [ ] ", "{\"\":\"\"}", "[\"\\/\\b\\f\\n\\r\\t\"]",
+                         "[\"\\ud83d\\ude00 caf\xC3\xA9\"]", "{\"a\":{\"b\":[{\"c\":[null,true,false]}]}}"}) {
+    Document d;
+    CHECK_MESSAGE(d.parse(ok), ok);
+    rapidjson::Document rd;
+    rd.Parse(ok.data(), ok.size());
+    CHECK_MESSAGE(!rd.HasParseError(), ok);
+  }
+}
+
+TEST_CASE("json: decoding escapes, surrogates and lone surrogates") {
+  std::string out;
+  decode_string(R"(a\"b\\c\/d\n\u00e9\ud83d\ude00\u2028)", out);
+  CHECK(out == "a\"b\\c/d\n\xC3\xA9\xF0\x9F\x98\x80\xE2\x80\xA8");
+  out.clear();
+  decode_string(R"(x\ud800y\udc00z)", out);  // lone halves become U+FFFD
+  CHECK(out == "x\xEF\xBF\xBDy\xEF\xBF\xBDz");
+}
+
+TEST_CASE("json: append_json_string escapes what must be and keeps UTF-8 whole") {
+  CHECK(json_string("plain") == "\"plain\"");
+  CHECK(json_string("q\"b\\n\nr\rt\tb\bf\f") == R"("q\"b\\n\nr\rt\tb\bf\f")");
+  CHECK(json_string(std::string("\x00\x01\x1f\x7f", 4)) == "\"\\u0000\\u0001\\u001f\x7f\"");
+  CHECK(json_string("caf\xC3\xA9 \xF0\x9F\x98\x80") == "\"caf\xC3\xA9 \xF0\x9F\x98\x80\"");
+  // Invalid UTF-8 never reaches the wire: a cut sequence, a stray continuation
+  // byte, an overlong form and an encoded surrogate each become U+FFFD.
+  CHECK(json_string("ab\xE2\x9C") == "\"ab\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  CHECK(json_string("\x80x") == "\"\xEF\xBF\xBDx\"");
+  CHECK(json_string("\xC0\xAF") == "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  CHECK(json_string("\xED\xA0\x80") == "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  // Whatever the bytes, the output parses and decodes back (valid input unchanged).
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  std::string encoded = json_string(all);
+  Document d;
+  REQUIRE(d.parse(encoded));
+  rapidjson::Document rd;
+  rd.Parse<rapidjson::kParseValidateEncodingFlag>(encoded.data(), encoded.size());
+  CHECK_FALSE(rd.HasParseError());
+  std::string valid = "tab\t \"q\" \\ \xE2\x80\xA8 \xF0\x9D\x84\x9E end";
+  std::string enc = json_string(valid);
+  REQUIRE(d.parse(enc));
+  CHECK(d.str(d.root()) == valid);
+}
