@@ -32,7 +32,7 @@ struct FormatOps {
   const char* system_key;  // the member to add when the body had no system field
 };
 
-const FormatOps& ops(Format f);
+const FormatOps& ops(Api f);
 
 extern const FormatOps kOpenAIChatOps;
 extern const FormatOps kAnthropicOps;

@@ -13,24 +13,14 @@ using pruning::kNewOrigin;
 using pruning::Message;
 using pruning::Part;
 
-const char* format_name(Format f) {
-  switch (f) {
-    case Format::OpenAIChat: return "openai-chat";
-    case Format::OpenAIResponses: return "openai-responses";
-    case Format::Gemini: return "gemini";
-    case Format::Anthropic: return "anthropic";
-  }
-  return "?";
-}
-
 namespace detail {
 
-const FormatOps& ops(Format f) {
+const FormatOps& ops(Api f) {
   switch (f) {
-    case Format::OpenAIChat: return kOpenAIChatOps;
-    case Format::OpenAIResponses: return kOpenAIResponsesOps;
-    case Format::Gemini: return kGeminiOps;
-    case Format::Anthropic: return kAnthropicOps;
+    case Api::openai_chat: return kOpenAIChatOps;
+    case Api::openai_responses: return kOpenAIResponsesOps;
+    case Api::gemini: return kGeminiOps;
+    case Api::anthropic: return kAnthropicOps;
   }
   return kOpenAIChatOps;
 }
@@ -76,7 +66,7 @@ bool render_in_place(const ParsedRequest& r, std::string_view body, const Messag
 
 }  // namespace detail
 
-ParseOutcome parse(Format format, std::string_view body) {
+ParseOutcome parse(Api format, std::string_view body) {
   ParseOutcome out;
   try {
     ParsedRequest r;

@@ -8,6 +8,7 @@
 // cut with their separators, and new messages are rendered in the provider's
 // form. A conversation with no edits writes nothing: the caller forwards the
 // original bytes. Neither function throws on bad input; errors are values.
+// The wire format is providers/api.hpp's Api (one enum for requests and usage).
 #pragma once
 
 #include <cstdint>
@@ -16,14 +17,11 @@
 #include <string_view>
 #include <vector>
 
+#include "providers/api.hpp"
 #include "providers/json_spans.hpp"
 #include "pruning/conversation.hpp"
 
 namespace td::providers {
-
-enum class Format : std::uint8_t { OpenAIChat, OpenAIResponses, Gemini, Anthropic };
-
-const char* format_name(Format f);
 
 // Where a part's text lives in the original body, and how an edit is written.
 struct TextSlot {
@@ -65,7 +63,7 @@ struct MessageSource {
 };
 
 struct ParsedRequest {
-  Format format = Format::OpenAIChat;
+  Api format = Api::openai_chat;  // the wire format
   pruning::Conversation conversation;  // Message::origin indexes `messages` below
   std::string model;                   // also conversation.model
   bool stream = false;
@@ -92,7 +90,7 @@ struct WriteOutcome {
 
 // Parses a request body of the given format. `model` and `stream` are filled
 // from the body where the format carries them there (Gemini: from the path).
-ParseOutcome parse(Format format, std::string_view body);
+ParseOutcome parse(Api format, std::string_view body);
 
 // Writes the conversation's edits back into `original` (the bytes parse() saw).
 WriteOutcome write(const ParsedRequest& request, std::string_view original);

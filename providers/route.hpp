@@ -1,11 +1,11 @@
-// Which wire format a request uses, from its path: the proxy's entry point
-// into providers/ on the request path.
+// The request path's entry into providers/: is this a chat request, in which
+// wire format, and (Gemini) which model and stream flag does its path name.
 //
-// The path alone decides, whatever the upstream: OpenAI-compatible vendors
-// (DeepSeek, OpenRouter, Gemini's /v1beta/openai/) all serve
-// .../chat/completions, Anthropic-compatible ones /v1/messages. Everything
-// else (models lists, embeddings, count_tokens, files, GETs) is not a chat
-// request and is forwarded untouched.
+// The path alone decides, whatever the upstream (api_for_target() in
+// providers/api.hpp): OpenAI-compatible vendors (DeepSeek, OpenRouter,
+// Gemini's /v1beta/openai/) all serve .../chat/completions. Everything else
+// (models lists, embeddings, count_tokens, files, GETs) is not a chat request
+// and is forwarded untouched.
 #pragma once
 
 #include <optional>
@@ -16,17 +16,17 @@
 
 namespace td::providers {
 
-struct Route {
-  Format format = Format::OpenAIChat;
+struct ChatRoute {
+  Api api = Api::openai_chat;
   std::string model;    // Gemini: the model named in the path
   bool stream = false;  // Gemini: :streamGenerateContent
 };
 
 // `target` is the request target (path, optionally with ?query).
-std::optional<Route> chat_route(std::string_view method, std::string_view target);
+std::optional<ChatRoute> chat_route(std::string_view method, std::string_view target);
 
 // parse() plus what the path says (Gemini's model and stream flag). Never
 // throws: no request means forward the body untouched (error says why).
-ParseOutcome parse_request(const Route& route, std::string_view body);
+ParseOutcome parse_request(const ChatRoute& route, std::string_view body);
 
 }  // namespace td::providers

@@ -33,13 +33,13 @@ TEST_CASE("bench: parse and write a large chat body" * doctest::skip()) {
   const int runs = 200;
   std::size_t sink = 0;
 
-  double parse_us = micros_per_run(runs, [&] { sink += parse(Format::OpenAIChat, body).request->parts.size(); });
+  double parse_us = micros_per_run(runs, [&] { sink += parse(Api::openai_chat, body).request->parts.size(); });
   double rapidjson_us = micros_per_run(runs, [&] {
     rapidjson::Document d;
     d.Parse(body.data(), body.size());
     sink += d.MemberCount();
   });
-  ParsedRequest r = std::move(*parse(Format::OpenAIChat, body).request);
+  ParsedRequest r = std::move(*parse(Api::openai_chat, body).request);
   double noedit_us = micros_per_run(runs, [&] { sink += write(r, body).changed; });
   auto& m = r.conversation.messages[r.conversation.messages.size() / 2];
   td::pruning::set_text(m, m.parts[0], "[output hidden]");

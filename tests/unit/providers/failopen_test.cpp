@@ -20,7 +20,7 @@ namespace {
 
 // Parse and, when that succeeds, edit everything editable and write: must not
 // crash, and whatever is written must parse again.
-void exercise(Format f, std::string_view body) {
+void exercise(Api f, std::string_view body) {
   ParseOutcome p = parse(f, body);
   if (!p.request) {
     CHECK_FALSE(p.error.empty());
@@ -37,36 +37,36 @@ void exercise(Format f, std::string_view body) {
 
 TEST_CASE("fail open: wrongly-typed bodies are not parsed") {
   struct Case {
-    Format f;
+    Api f;
     const char* body;
   };
   for (Case c : {
-           Case{Format::OpenAIChat, R"([])"},
-           Case{Format::OpenAIChat, R"("messages")"},
-           Case{Format::OpenAIChat, R"({"model":"m"})"},
-           Case{Format::OpenAIChat, R"({"messages":{}})"},
-           Case{Format::OpenAIChat, R"({"messages":[1]})"},
-           Case{Format::OpenAIChat, R"({"messages":[{"content":"no role"}]})"},
-           Case{Format::OpenAIChat, R"({"messages":[{"role":7,"content":"x"}]})"},
-           Case{Format::OpenAIChat, R"({"messages":[{"role":"wizard","content":"x"}]})"},
-           Case{Format::OpenAIChat, R"({"messages":[{"role":"user","content":5}]})"},
-           Case{Format::OpenAIChat, R"({"messages":[{"role":"user","content":[7]}]})"},
-           Case{Format::OpenAIChat, R"({"messages":[{"role":"assistant","tool_calls":"x"}]})"},
-           Case{Format::OpenAIChat, R"({"messages":[{"role":"assistant","tool_calls":[3]}]})"},
-           Case{Format::OpenAIChat, R"({"messages":[{"role":"user","role":"user","content":"dup"}]})"},
-           Case{Format::OpenAIChat, R"({"messages":[],"messages":[]})"},
-           Case{Format::Anthropic, R"({"messages":[{"role":"system","content":"x"}]})"},
-           Case{Format::Anthropic, R"({"messages":[{"role":"user","content":null}]})"},
-           Case{Format::Anthropic, R"({"messages":[{"role":"user","content":[{"text":"no type"}]}]})"},
-           Case{Format::Anthropic, R"({"system":5,"messages":[]})"},
-           Case{Format::Gemini, R"({"contents":[{"role":"user"}]})"},
-           Case{Format::Gemini, R"({"contents":[{"role":"robot","parts":[]}]})"},
-           Case{Format::Gemini, R"({"contents":[{"parts":[5]}]})"},
-           Case{Format::Gemini, R"({"contents":[],"systemInstruction":{},"system_instruction":{}})"},
-           Case{Format::OpenAIResponses, R"({"input":5})"},
-           Case{Format::OpenAIResponses, R"({"input":[{"content":"no role or type"}]})"},
-           Case{Format::OpenAIResponses, R"({"input":[{"role":"user","content":7}]})"},
-           Case{Format::OpenAIResponses, R"({"input":"x","instructions":[1]})"},
+           Case{Api::openai_chat, R"([])"},
+           Case{Api::openai_chat, R"("messages")"},
+           Case{Api::openai_chat, R"({"model":"m"})"},
+           Case{Api::openai_chat, R"({"messages":{}})"},
+           Case{Api::openai_chat, R"({"messages":[1]})"},
+           Case{Api::openai_chat, R"({"messages":[{"content":"no role"}]})"},
+           Case{Api::openai_chat, R"({"messages":[{"role":7,"content":"x"}]})"},
+           Case{Api::openai_chat, R"({"messages":[{"role":"wizard","content":"x"}]})"},
+           Case{Api::openai_chat, R"({"messages":[{"role":"user","content":5}]})"},
+           Case{Api::openai_chat, R"({"messages":[{"role":"user","content":[7]}]})"},
+           Case{Api::openai_chat, R"({"messages":[{"role":"assistant","tool_calls":"x"}]})"},
+           Case{Api::openai_chat, R"({"messages":[{"role":"assistant","tool_calls":[3]}]})"},
+           Case{Api::openai_chat, R"({"messages":[{"role":"user","role":"user","content":"dup"}]})"},
+           Case{Api::openai_chat, R"({"messages":[],"messages":[]})"},
+           Case{Api::anthropic, R"({"messages":[{"role":"system","content":"x"}]})"},
+           Case{Api::anthropic, R"({"messages":[{"role":"user","content":null}]})"},
+           Case{Api::anthropic, R"({"messages":[{"role":"user","content":[{"text":"no type"}]}]})"},
+           Case{Api::anthropic, R"({"system":5,"messages":[]})"},
+           Case{Api::gemini, R"({"contents":[{"role":"user"}]})"},
+           Case{Api::gemini, R"({"contents":[{"role":"robot","parts":[]}]})"},
+           Case{Api::gemini, R"({"contents":[{"parts":[5]}]})"},
+           Case{Api::gemini, R"({"contents":[],"systemInstruction":{},"system_instruction":{}})"},
+           Case{Api::openai_responses, R"({"input":5})"},
+           Case{Api::openai_responses, R"({"input":[{"content":"no role or type"}]})"},
+           Case{Api::openai_responses, R"({"input":[{"role":"user","content":7}]})"},
+           Case{Api::openai_responses, R"({"input":"x","instructions":[1]})"},
        }) {
     INFO(c.body);
     ParseOutcome p = parse(c.f, c.body);
@@ -76,15 +76,15 @@ TEST_CASE("fail open: wrongly-typed bodies are not parsed") {
 }
 
 TEST_CASE("fail open: every truncation of real bodies, and random byte damage") {
-  std::vector<std::pair<Format, std::string>> bodies = {
-      {Format::OpenAIChat, fixture("providers/openai-chat.json")},
-      {Format::Anthropic, fixture("providers/anthropic.json")},
-      {Format::Gemini, fixture("providers/gemini.json")},
-      {Format::OpenAIResponses, fixture("providers/openai-responses.json")},
+  std::vector<std::pair<Api, std::string>> bodies = {
+      {Api::openai_chat, fixture("providers/openai-chat.json")},
+      {Api::anthropic, fixture("providers/anthropic.json")},
+      {Api::gemini, fixture("providers/gemini.json")},
+      {Api::openai_responses, fixture("providers/openai-responses.json")},
   };
   std::mt19937 rng(12345);
   for (const auto& [f, body] : bodies) {
-    INFO(std::string(format_name(f)));
+    INFO(std::string(name(f)));
     std::size_t value_end = body.find_last_not_of(" \n\r\t") + 1;
     for (std::size_t n = 0; n < value_end; ++n) {
       ParseOutcome p = parse(f, std::string_view(body).substr(0, n));
@@ -103,7 +103,7 @@ TEST_CASE("fail open: every truncation of real bodies, and random byte damage") 
 
 TEST_CASE("fail open: a view that does not fit the body is refused, not written") {
   const std::string body = fixture("providers/openai-chat.json");
-  ParsedRequest r = parse_ok(Format::OpenAIChat, body, "chat");
+  ParsedRequest r = parse_ok(Api::openai_chat, body, "chat");
   SUBCASE("another body") {
     WriteOutcome w = write(r, body + " ");
     CHECK_FALSE(w.ok);
@@ -126,7 +126,7 @@ TEST_CASE("fail open: a view that does not fit the body is refused, not written"
   }
   SUBCASE("Anthropic tool input edited into something that is not an object") {
     const std::string a = fixture("providers/anthropic.json");
-    ParsedRequest ar = parse_ok(Format::Anthropic, a, "anthropic");
+    ParsedRequest ar = parse_ok(Api::anthropic, a, "anthropic");
     Message& m = ar.conversation.messages[2];
     REQUIRE(m.parts[3].kind == PartKind::ToolCall);
     td::pruning::set_text(m, m.parts[3], "not json");

@@ -37,7 +37,7 @@ TEST_CASE("openai chat: view and splices") {
       R"({"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}},)"
       R"({"id":"c2","type":"function","function":{"name":"cat","arguments":"{\"f\":1}"}}]},)"
       R"({"role":"tool","tool_call_id":"c1","content":"a b"},{"role":"tool","tool_call_id":"c2","content":"long output"}],"stream":true})";
-  ParsedRequest r = parse_ok(Format::OpenAIChat, body, "chat");
+  ParsedRequest r = parse_ok(Api::openai_chat, body, "chat");
   CHECK(r.model == "gpt-4o");
   CHECK(r.conversation.model == "gpt-4o");
   CHECK(r.stream);
@@ -90,7 +90,7 @@ TEST_CASE("openai chat: reasoning_content, legacy functions, developer role") {
   const std::string body =
       R"({"messages":[{"role":"developer","content":"d"},{"role":"assistant","reasoning_content":"think","content":"ok"},)"
       R"({"role":"assistant","function_call":{"name":"f","arguments":"{}"}},{"role":"function","name":"f","content":"r"}]})";
-  ParsedRequest r = parse_ok(Format::OpenAIChat, body, "chat");
+  ParsedRequest r = parse_ok(Api::openai_chat, body, "chat");
   auto& msgs = r.conversation.messages;
   CHECK(msgs[0].role == Role::System);
   REQUIRE(msgs[1].parts.size() == 2);
@@ -115,7 +115,7 @@ TEST_CASE("anthropic: cache breakpoints, signatures, tool results keep their fie
       R"({"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"SIG"},{"type":"tool_use","id":"u1","name":"ls","input":{"d":"."}}]},)"
       R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"u1","is_error":true,"content":"boom","cache_control":{"type":"ephemeral"}}]},)"
       R"({"role":"assistant","content":"done"}],"max_tokens":10})";
-  ParsedRequest r = parse_ok(Format::Anthropic, body, "anthropic");
+  ParsedRequest r = parse_ok(Api::anthropic, body, "anthropic");
   auto& msgs = r.conversation.messages;
   REQUIRE(msgs.size() == 5);
   CHECK(msgs[0].system_field);
@@ -158,7 +158,7 @@ TEST_CASE("anthropic: cache breakpoints, signatures, tool results keep their fie
 TEST_CASE("anthropic: top-level automatic caching protects every message") {
   const std::string body =
       R"({"cache_control":{"type":"ephemeral"},"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]})";
-  ParsedRequest r = parse_ok(Format::Anthropic, body, "anthropic");
+  ParsedRequest r = parse_ok(Api::anthropic, body, "anthropic");
   for (const Message& m : r.conversation.messages) CHECK(m.cache_protected);
 }
 
@@ -206,7 +206,7 @@ TEST_CASE("openai responses: items and a bare input string") {
       R"({"type":"function_call","call_id":"c1","name":"sh","arguments":"{}"},)"
       R"({"type":"function_call_output","call_id":"c1","output":"big"},)"
       R"({"type":"reasoning","id":"rs","summary":[],"encrypted_content":"ENC"}]})";
-  ParsedRequest r = parse_ok(Format::OpenAIResponses, body, "responses");
+  ParsedRequest r = parse_ok(Api::openai_responses, body, "responses");
   auto& msgs = r.conversation.messages;
   REQUIRE(msgs.size() == 5);
   CHECK(msgs[0].system_field);
@@ -220,7 +220,7 @@ TEST_CASE("openai responses: items and a bare input string") {
   CHECK(written(r, body).find(R"("output":"small"})") != std::string::npos);
 
   const std::string s = R"({"model":"m","input":"hello"})";
-  ParsedRequest rs = parse_ok(Format::OpenAIResponses, s, "string input");
+  ParsedRequest rs = parse_ok(Api::openai_responses, s, "string input");
   td::pruning::set_text(rs.conversation.messages[0], rs.conversation.messages[0].parts[0], "hi");
   CHECK(written(rs, s) == R"({"model":"m","input":"hi"})");
   rs.conversation.messages.push_back(new_message(Role::Assistant, PartKind::Text, "a"));

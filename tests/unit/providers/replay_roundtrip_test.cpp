@@ -68,7 +68,7 @@ TEST_CASE("replay: every request of every trajectory round-trips") {
     Trajectory t = load_trajectory(std::string(TD_FIXTURES) + "/" + file);
     {
       std::string whole = chat_body(t, t.messages.size());
-      ParsedRequest r = parse_ok(Format::OpenAIChat, whole, t.id + " whole");
+      ParsedRequest r = parse_ok(Api::openai_chat, whole, t.id + " whole");
       check_view(t, r);
     }
     for (std::size_t turn = 0; turn < t.assistant_at.size(); ++turn) {
@@ -76,12 +76,12 @@ TEST_CASE("replay: every request of every trajectory round-trips") {
       if (count == 0) continue;
       const std::string label = t.id + " request " + std::to_string(turn);
       const std::string body = chat_body(t, count);
-      ParsedRequest r = parse_ok(Format::OpenAIChat, body, label);
+      ParsedRequest r = parse_ok(Api::openai_chat, body, label);
       REQUIRE(r.conversation.messages.size() == count);
       // One edit and one removal per request, at positions that move with t.
       for (std::size_t k = 0; k < count; ++k)
-        if (check_edit(Format::OpenAIChat, body, r, (turn * 5 + k) % count, label)) break;
-      check_remove(Format::OpenAIChat, body, r, (turn * 7) % count, label);
+        if (check_edit(Api::openai_chat, body, r, (turn * 5 + k) % count, label)) break;
+      check_remove(Api::openai_chat, body, r, (turn * 7) % count, label);
       ++requests;
     }
     // The final request once more in every style, with every check on a sample of messages.
@@ -89,7 +89,7 @@ TEST_CASE("replay: every request of every trajectory round-trips") {
     rapidjson::Document d;
     d.Parse(last.data(), last.size());
     for (Style s : {Style::Compact, Style::Pretty, Style::PythonAscii})
-      check_all(Format::OpenAIChat, serialize(d, s), t.id + " style " + std::to_string(int(s)), 12);
+      check_all(Api::openai_chat, serialize(d, s), t.id + " style " + std::to_string(int(s)), 12);
   }
   MESSAGE(requests << " requests checked");
   CHECK(requests > 1000);

@@ -91,7 +91,7 @@ std::vector<std::string> summary(const Conversation& c) {
   return out;
 }
 
-ParsedRequest parse_ok(Format f, std::string_view body, const std::string& label) {
+ParsedRequest parse_ok(Api f, std::string_view body, const std::string& label) {
   INFO(label);
   ParseOutcome p = parse(f, body);
   INFO("parse error: " << p.error);
@@ -103,7 +103,7 @@ ParsedRequest parse_ok(Format f, std::string_view body, const std::string& label
   return std::move(*p.request);
 }
 
-bool check_edit(Format f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label) {
+bool check_edit(Api f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label) {
   INFO(label << " edit message " << index);
   Message& m = r.conversation.messages[index];
   auto it = std::find_if(m.parts.begin(), m.parts.end(),
@@ -142,7 +142,7 @@ bool check_edit(Format f, std::string_view body, ParsedRequest& r, std::size_t i
   return true;
 }
 
-void check_remove(Format f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label) {
+void check_remove(Api f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label) {
   INFO(label << " remove message " << index);
   Message& m = r.conversation.messages[index];
   const Message saved = m;
@@ -165,7 +165,7 @@ void check_remove(Format f, std::string_view body, ParsedRequest& r, std::size_t
   m = saved;
 }
 
-void check_drop_part(Format f, std::string_view body, ParsedRequest& r, std::size_t index,
+void check_drop_part(Api f, std::string_view body, ParsedRequest& r, std::size_t index,
                      const std::string& label) {
   Message& m = r.conversation.messages[index];
   if (m.parts.size() < 2) return;
@@ -187,7 +187,7 @@ void check_drop_part(Format f, std::string_view body, ParsedRequest& r, std::siz
   m = saved;
 }
 
-void check_insert(Format f, std::string_view body, ParsedRequest& r, const std::string& label) {
+void check_insert(Api f, std::string_view body, ParsedRequest& r, const std::string& label) {
   INFO(label << " insert");
   const Conversation saved = r.conversation;
   Message added;
@@ -195,7 +195,7 @@ void check_insert(Format f, std::string_view body, ParsedRequest& r, const std::
   added.changed = true;
   added.parts.push_back(Part{.kind = PartKind::Text, .text = "new message " + kTricky});
   r.conversation.messages.push_back(added);
-  bool has_system_field = f != Format::OpenAIChat;
+  bool has_system_field = f != Api::openai_chat;
   if (has_system_field) {
     for (Message& m : r.conversation.messages)
       if (m.system_field) pruning::remove_message(m);
@@ -221,7 +221,7 @@ void check_insert(Format f, std::string_view body, ParsedRequest& r, const std::
   r.conversation = saved;
 }
 
-void check_all(Format f, std::string_view body, const std::string& label, std::size_t max_messages) {
+void check_all(Api f, std::string_view body, const std::string& label, std::size_t max_messages) {
   ParsedRequest r = parse_ok(f, body, label);
   const std::size_t n = r.conversation.messages.size();
   std::vector<std::size_t> indices;

@@ -23,28 +23,28 @@ extern const std::string kTricky;
 std::vector<std::string> summary(const pruning::Conversation& c);
 
 // Parse, then no edit writes nothing.
-ParsedRequest parse_ok(Format f, std::string_view body, const std::string& label);
+ParsedRequest parse_ok(Api f, std::string_view body, const std::string& label);
 
 // Sets the text of the first editable part of message `index` (if any), writes,
 // and checks: only bytes inside that message changed (for a plain string slot:
 // exactly the string token), the body parses back, and that part reads back
 // the new text. Returns false if the message has no editable part.
-bool check_edit(Format f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label);
+bool check_edit(Api f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label);
 
 // Removes message `index` and checks the body stays valid and every other
 // message keeps its exact bytes.
-void check_remove(Format f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label);
+void check_remove(Api f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label);
 
 // Drops the last part of message `index` (when it has two or more) and checks
 // the message parses back to the remaining parts.
-void check_drop_part(Format f, std::string_view body, ParsedRequest& r, std::size_t index,
+void check_drop_part(Api f, std::string_view body, ParsedRequest& r, std::size_t index,
                      const std::string& label);
 
 // Appends a new user message (and, for formats with a system field, replaces
 // or adds the system prompt) and checks the result parses back to the view.
-void check_insert(Format f, std::string_view body, ParsedRequest& r, const std::string& label);
+void check_insert(Api f, std::string_view body, ParsedRequest& r, const std::string& label);
 
 // All of the above on every message (or a sample of `max_messages`).
-void check_all(Format f, std::string_view body, const std::string& label, std::size_t max_messages = 64);
+void check_all(Api f, std::string_view body, const std::string& label, std::size_t max_messages = 64);
 
 }  // namespace td::providers::test

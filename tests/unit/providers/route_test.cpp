@@ -6,15 +6,15 @@ using namespace td::providers;
 
 TEST_CASE("route: the path picks the wire format") {
   auto fmt = [](const char* method, const char* target) { return chat_route(method, target); };
-  CHECK(fmt("POST", "/v1/chat/completions")->format == Format::OpenAIChat);
-  CHECK(fmt("POST", "/chat/completions")->format == Format::OpenAIChat);
-  CHECK(fmt("POST", "/v1beta/openai/chat/completions?x=1")->format == Format::OpenAIChat);
-  CHECK(fmt("POST", "/openai/deployments/gpt4/chat/completions?api-version=2024-10-21")->format == Format::OpenAIChat);
-  CHECK(fmt("POST", "/v1/responses")->format == Format::OpenAIResponses);
-  CHECK(fmt("POST", "/v1/messages?beta=true")->format == Format::Anthropic);
+  CHECK(fmt("POST", "/v1/chat/completions")->api == Api::openai_chat);
+  CHECK(fmt("POST", "/chat/completions")->api == Api::openai_chat);
+  CHECK(fmt("POST", "/v1beta/openai/chat/completions?x=1")->api == Api::openai_chat);
+  CHECK(fmt("POST", "/openai/deployments/gpt4/chat/completions?api-version=2024-10-21")->api == Api::openai_chat);
+  CHECK(fmt("POST", "/v1/responses")->api == Api::openai_responses);
+  CHECK(fmt("POST", "/v1/messages?beta=true")->api == Api::anthropic);
   auto g = fmt("POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
   REQUIRE(g);
-  CHECK(g->format == Format::Gemini);
+  CHECK(g->api == Api::gemini);
   CHECK(g->model == "gemini-2.5-pro");
   CHECK(g->stream);
   auto v = fmt("POST", "/v1beta1/projects/p/locations/us/publishers/google/models/gemini-3.5-flash:generateContent");

@@ -35,11 +35,11 @@ TEST_CASE("wire: every recorded request body round-trips in every style") {
     REQUIRE(route.has_value());
     for (Style s : {Style::Compact, Style::Pretty, Style::PythonAscii}) {
       std::string body = serialize(d["body"], s);
-      check_all(route->format, body, file + " style " + std::to_string(int(s)));
+      check_all(route->api, body, file + " style " + std::to_string(int(s)));
       ParseOutcome p = parse_request(*route, body);
       REQUIRE(p.request.has_value());
       CHECK_FALSE(p.request->conversation.messages.empty());
-      if (route->format == Format::Gemini) CHECK(p.request->model == route->model);
+      if (route->api == Api::gemini) CHECK(p.request->model == route->model);
     }
   }
 }
@@ -47,13 +47,13 @@ TEST_CASE("wire: every recorded request body round-trips in every style") {
 TEST_CASE("synthesized bodies for each format round-trip") {
   struct Case {
     const char* file;
-    Format format;
+    Api format;
   };
-  for (Case c : {Case{"providers/openai-chat.json", Format::OpenAIChat},
-                 Case{"providers/anthropic.json", Format::Anthropic},
-                 Case{"providers/gemini.json", Format::Gemini},
-                 Case{"providers/openai-responses.json", Format::OpenAIResponses},
-                 Case{"providers/openai-responses-string.json", Format::OpenAIResponses}}) {
+  for (Case c : {Case{"providers/openai-chat.json", Api::openai_chat},
+                 Case{"providers/anthropic.json", Api::anthropic},
+                 Case{"providers/gemini.json", Api::gemini},
+                 Case{"providers/openai-responses.json", Api::openai_responses},
+                 Case{"providers/openai-responses-string.json", Api::openai_responses}}) {
     std::string body = fixture(c.file);
     check_all(c.format, body, c.file);
     rapidjson::Document d;
