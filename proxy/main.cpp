@@ -16,6 +16,7 @@ struct Command {
 // Keep in the order a user meets them.
 constexpr Command kCommands[] = {
     {"check-config", td::cli::check_config, "validate config files (file:line:column errors)"},
+    {"usage", td::cli::usage, "report tokens used and saved, and their cost, from the ledger"},
     {"version", td::cli::version, "print the version"},
 };
 

@@ -1,0 +1,18 @@
+// `tokendiet usage`: the usage ledger summed per model, day, session,
+// provider or API key, with tokens saved and costs from the config's prices.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace td::cli {
+
+// The command with its streams and clock passed in, so tests can check what
+// it prints. Exit 0 on success, 1 when the ledger or config cannot be read,
+// 2 on usage errors.
+int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+              std::int64_t now_ms);
+
+}  // namespace td::cli
