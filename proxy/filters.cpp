@@ -5,13 +5,14 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "proxy/diet_filter.hpp"
 #include "proxy/filter.hpp"
 
 namespace td::proxy {
 
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) {
   std::vector<std::unique_ptr<Filter>> filters;
-  // filters.push_back(std::make_unique<DietFilter>(config));   // e.g.
+  filters.push_back(std::make_unique<DietFilter>(config));  // request body: the diet
 
   for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;
   return filters;
