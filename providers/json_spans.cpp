@@ -385,7 +385,7 @@ bool Document::parse(std::string_view text, std::string* error, unsigned max_dep
   std::uint32_t root = 0;
   bool ok = text.size() < 0xFFFFFFF0u || fail("body too large");
   if (ok) {
-    nodes_.reserve(text.size() / 48 + 16);
+    nodes_.reserve(text.size() / 256 + 16);  // chat bodies: few, long strings
     ok = parse_value(0, root);
   }
   if (ok) {

