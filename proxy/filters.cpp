@@ -7,11 +7,17 @@
 #include "config/config.hpp"
 #include "proxy/diet_filter.hpp"
 #include "proxy/filter.hpp"
+#include "proxy/ledger_filter.hpp"
+#include "proxy/telemetry.hpp"
 
 namespace td::proxy {
 
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) {
   std::vector<std::unique_ptr<Filter>> filters;
+  // Usage ledger row + /metrics in the logging phase. Before the diet so its
+  // request phase (the in-flight gauge) sees every request; it has no body
+  // hooks, so the diet still sees the request body first.
+  filters.push_back(std::make_unique<LedgerFilter>(telemetry()));
   filters.push_back(std::make_unique<DietFilter>(config));  // request body: the diet
 
   for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;

@@ -35,7 +35,7 @@ struct LedgerRow {
   bool usage_present = false;      // false: the upstream said nothing (zeros above)
 
   int status = 0;                  // HTTP status sent to the client; 0: none (aborted)
-  std::int64_t ttfb_ms = 0;        // request arrival -> first response byte to the client
+  std::int64_t ttfb_ms = 0;        // request arrival -> first response byte to the client; -1: none
   std::int64_t total_ms = 0;       // request arrival -> last byte
   bool stream = false;
   std::vector<std::string> strategies;  // names of the strategies that changed something

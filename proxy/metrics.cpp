@@ -144,10 +144,8 @@ void Metrics::record(const LedgerRow& row) {
   s.cache_write.fetch_add(clamp_u(row.cache_write_tokens), relaxed);
   s.reasoning.fetch_add(clamp_u(row.reasoning_tokens), relaxed);
   if (row.fail_open) s.fail_open.fetch_add(1, relaxed);
-  if (row.status != 0) {  // an aborted request has no meaningful latency
-    s.total.observe(row.total_ms);
-    s.ttfb.observe(row.ttfb_ms);
-  }
+  if (row.status != 0) s.total.observe(row.total_ms);  // an aborted request has no latency
+  if (row.ttfb_ms >= 0) s.ttfb.observe(row.ttfb_ms);   // -1: no byte reached the client
   modes_.get(row.mode.empty() ? "none" : row.mode, kOverflowModel).requests.fetch_add(1, relaxed);
 }
 
