@@ -7,5 +7,6 @@ namespace td::cli {
 int version(int argc, char** argv);
 int check_config(int argc, char** argv);
 int usage(int argc, char** argv);
+int count(int argc, char** argv);
 
 }  // namespace td::cli

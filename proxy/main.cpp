@@ -17,6 +17,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"check-config", td::cli::check_config, "validate config files (file:line:column errors)"},
     {"usage", td::cli::usage, "report tokens used and saved, and their cost, from the ledger"},
+    {"count", td::cli::count, "count tokens (exact o200k/cl100k, or estimate); --request: a chat body"},
     {"version", td::cli::version, "print the version"},
 };
 

@@ -41,6 +41,7 @@ struct Part {
 struct Message {
   Role role = Role::User;
   std::vector<Part> parts;
+  std::string name;  // OpenAI's optional participant `name` (billed: see tokenizer/message_count.hpp)
   std::uint32_t origin = kNewOrigin;  // index of the message in the original body
   bool changed = false;        // parts edited, added or removed
   bool removed = false;        // drop the whole message

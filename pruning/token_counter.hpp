@@ -1,6 +1,8 @@
 // How pruning/ counts tokens. Implemented by the tokenizer (exact BPE for
 // OpenAI encodings, a calibrated estimator otherwise); strategies and the
-// pipeline only ever see this interface.
+// pipeline only ever see this interface. Message-level counting (per-message
+// overhead, tool schemas, the count cache) is td::tok::count_conversation in
+// pruning/tokenizer/message_count.hpp.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,13 @@ class TokenCounter {
  public:
   virtual ~TokenCounter() = default;
   virtual std::uint64_t count(std::string_view text) const = 0;
+  // Non-zero when count() is a pure function of the text that never changes
+  // (an exact encoding): counts may then be cached under this salt. Zero for
+  // counters whose answer drifts (a calibrated estimator) or that are cheaper
+  // than a hash.
+  virtual std::uint64_t cache_salt() const { return 0; }
+  // True when count() equals what the provider bills, not an estimate.
+  virtual bool exact() const { return false; }
 };
 
 }  // namespace td::pruning

@@ -1,0 +1,32 @@
+// OpenAI's tool definitions as the model sees them, for exact token counting.
+//
+// OpenAI renders `tools` (and legacy `functions`) into the system prompt as
+// TypeScript-like declarations. This reproduces that rendering as the
+// community-verified counting formula does (hmarr/openai-chat-tokens,
+// "formatFunctionDefinitions"; the same layout appears in OpenAI's harmony
+// format): put the result in Conversation::fixed_overhead_text, and
+// td::tok::count_conversation adds its tokens + 9 (- 4 with a system message).
+//
+//   namespace functions {
+//
+//   // description
+//   type name = (_: {
+//   // param description
+//   param: string,
+//   opt?: "a" | "b",
+//   }) => any;
+//
+//   } // namespace functions
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <string>
+
+namespace td::providers {
+
+// `tools` or `functions` array of a chat request (non-function tools are
+// skipped). Empty if there is no function to render.
+std::string render_openai_tools(const rapidjson::Value& tools);
+
+}  // namespace td::providers

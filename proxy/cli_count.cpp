@@ -1,0 +1,296 @@
+// `tokendiet count`: token counts from the command line (and the external
+// command of scripts/bench/tokenizer).
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "providers/openai_tools_text.hpp"
+#include "proxy/commands.hpp"
+#include "pruning/conversation.hpp"
+#include "pruning/tokenizer/counter.hpp"
+#include "pruning/tokenizer/message_count.hpp"
+
+namespace td::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tokendiet count [--encoding o200k_base|cl100k_base|estimate] [FILE|-]\n"
+    "       tokendiet count [--encoding ...] --jsonl\n"
+    "       tokendiet count --request FILE.json [--json] [--encoding ...|--model MODEL]\n\n"
+    "Counts tokens exactly as OpenAI's tiktoken (encode_ordinary), or estimates\n"
+    "them (bytes/4) for models without a local tokenizer.\n\n"
+    "  FILE|-          count the whole file (stdin without FILE or with -); prints\n"
+    "                  only the integer\n"
+    "  --jsonl         read JSON lines {\"text\": ...} on stdin, print one count per line\n"
+    "  --request FILE  an OpenAI chat completions request body: prints the total\n"
+    "                  prompt tokens as billed (per-message overhead, names, tool\n"
+    "                  calls, tool schemas, reply priming) and a per-message\n"
+    "                  breakdown; the encoding follows the request's model\n"
+    "  --json          with --request: the breakdown as JSON\n"
+    "  --encoding E    o200k_base (default), cl100k_base, or estimate\n"
+    "  --model M       pick the counter the proxy would use for model M\n"
+    "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
+
+bool read_all(std::FILE* f, std::string& out) {
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  return !std::ferror(f);
+}
+
+bool read_path(const std::string& path, std::string& out) {
+  if (path == "-") return read_all(stdin, out);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  bool ok = read_all(f, out);
+  std::fclose(f);
+  return ok;
+}
+
+std::string_view sv(const rapidjson::Value& v) {
+  return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
+}
+
+std::string compact_json(const rapidjson::Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return {sb.GetString(), sb.GetSize()};
+}
+
+// OpenAI chat body -> Conversation. Temporary home: switch to the
+// providers/ OpenAI chat adapter once it lands.
+std::optional<pruning::Conversation> parse_openai_chat(const rapidjson::Document& d, std::string* error) {
+  using pruning::Part;
+  using pruning::PartKind;
+  using pruning::Role;
+  if (!d.IsObject()) return *error = "request body is not a JSON object", std::nullopt;
+  auto msgs = d.FindMember("messages");
+  if (msgs == d.MemberEnd() || !msgs->value.IsArray()) return *error = "no \"messages\" array", std::nullopt;
+  pruning::Conversation conv;
+  if (auto m = d.FindMember("model"); m != d.MemberEnd()) conv.model = std::string(sv(m->value));
+  std::uint32_t index = 0;
+  for (const auto& jm : msgs->value.GetArray()) {
+    pruning::Message m;
+    m.origin = index++;
+    if (!jm.IsObject()) return *error = "message " + std::to_string(m.origin) + " is not an object", std::nullopt;
+    std::string_view role = jm.HasMember("role") ? sv(jm["role"]) : "";
+    m.role = role == "system" || role == "developer" ? Role::System
+             : role == "assistant"                   ? Role::Assistant
+             : role == "tool" || role == "function"  ? Role::Tool
+                                                     : Role::User;
+    if (auto n = jm.FindMember("name"); n != jm.MemberEnd() && m.role != Role::Tool) m.name = sv(n->value);
+    const PartKind text_kind = m.role == Role::Tool ? PartKind::ToolResult : PartKind::Text;
+    if (auto c = jm.FindMember("content"); c != jm.MemberEnd()) {
+      if (c->value.IsString()) {
+        m.parts.push_back(Part{.kind = text_kind, .text = std::string(sv(c->value))});
+      } else if (c->value.IsArray()) {
+        for (const auto& jp : c->value.GetArray()) {
+          std::string_view type = jp.IsObject() && jp.HasMember("type") ? sv(jp["type"]) : "";
+          if ((type == "text" || type == "input_text") && jp.HasMember("text")) {
+            m.parts.push_back(Part{.kind = text_kind, .text = std::string(sv(jp["text"]))});
+          } else {
+            Part p{.kind = PartKind::Opaque};
+            p.opaque_bytes = compact_json(jp).size();
+            m.parts.push_back(std::move(p));
+          }
+        }
+      }
+    }
+    if (auto r = jm.FindMember("reasoning_content"); r != jm.MemberEnd() && r->value.IsString())
+      m.parts.push_back(Part{.kind = PartKind::Thinking, .text = std::string(sv(r->value))});
+    auto add_call = [&](const rapidjson::Value& fn, std::string_view id) {
+      Part p{.kind = PartKind::ToolCall};
+      p.id = id;
+      if (fn.IsObject()) {
+        if (fn.HasMember("name")) p.name = sv(fn["name"]);
+        if (fn.HasMember("arguments")) p.text = sv(fn["arguments"]);
+      }
+      m.parts.push_back(std::move(p));
+    };
+    if (auto tc = jm.FindMember("tool_calls"); tc != jm.MemberEnd() && tc->value.IsArray()) {
+      for (const auto& call : tc->value.GetArray()) {
+        if (!call.IsObject() || !call.HasMember("function")) continue;
+        add_call(call["function"], call.HasMember("id") ? sv(call["id"]) : "");
+      }
+    }
+    if (auto fc = jm.FindMember("function_call"); fc != jm.MemberEnd()) add_call(fc->value, "");
+    conv.messages.push_back(std::move(m));
+  }
+  for (const char* key : {"tools", "functions"}) {
+    if (auto t = d.FindMember(key); t != d.MemberEnd()) {
+      std::string text = providers::render_openai_tools(t->value);
+      if (!text.empty()) conv.fixed_overhead_text += text;
+    }
+  }
+  return conv;
+}
+
+const char* role_name(pruning::Role r) {
+  switch (r) {
+    case pruning::Role::System: return "system";
+    case pruning::Role::User: return "user";
+    case pruning::Role::Assistant: return "assistant";
+    case pruning::Role::Tool: return "tool";
+  }
+  return "user";
+}
+
+struct Options {
+  std::string encoding;  // "", o200k_base, cl100k_base, estimate
+  std::string model;
+  std::string request;
+  std::string file = "-";
+  bool jsonl = false, json = false;
+};
+
+std::unique_ptr<pruning::TokenCounter> make_counter(const Options& o, std::string_view model) {
+  if (o.encoding == "estimate") return std::make_unique<tok::EstimatingCounter>(1.0);
+  if (auto id = tok::encoding_from_name(o.encoding)) return std::make_unique<tok::BpeCounter>(*id);
+  if (!o.model.empty()) return tok::counter_for_model(o.model);
+  if (!model.empty()) return tok::counter_for_model(model);
+  return std::make_unique<tok::BpeCounter>(tok::EncodingId::O200kBase);
+}
+
+std::string counter_label(const pruning::TokenCounter& c) {
+  if (auto* b = dynamic_cast<const tok::BpeCounter*>(&c)) return std::string(tok::encoding_name(b->encoding()));
+  return "estimate";
+}
+
+// Counts one JSON line's "text" ("" for a line without one).
+int run_jsonl(const pruning::TokenCounter& counter) {
+  std::string input;
+  if (!read_all(stdin, input)) return std::perror("count: stdin"), 1;
+  std::string out;
+  std::size_t pos = 0;
+  int line_no = 0;
+  while (pos < input.size()) {
+    std::size_t eol = input.find('\n', pos);
+    if (eol == std::string::npos) eol = input.size();
+    char* line = input.data() + pos;
+    const std::size_t len = eol - pos;
+    pos = eol + 1;
+    ++line_no;
+    if (len == 0 || (len == 1 && line[0] == '\r')) continue;
+    line[len] = '\0';  // the '\n' (or the string's own terminator)
+    rapidjson::Document d;
+    d.ParseInsitu(line);
+    if (d.HasParseError() || !d.IsObject()) {
+      std::fprintf(stderr, "count: line %d: not a JSON object\n", line_no);
+      return 1;
+    }
+    std::uint64_t n = 0;
+    if (auto t = d.FindMember("text"); t != d.MemberEnd() && t->value.IsString())
+      n = counter.count(sv(t->value));
+    out += std::to_string(n);
+    out += '\n';
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+int run_request(const Options& o) {
+  std::string body;
+  if (!read_path(o.request, body)) return std::perror(("count: " + o.request).c_str()), 1;
+  rapidjson::Document d;
+  d.Parse(body.data(), body.size());
+  if (d.HasParseError()) return std::fprintf(stderr, "count: %s: not valid JSON\n", o.request.c_str()), 1;
+  std::string error;
+  auto conv = parse_openai_chat(d, &error);
+  if (!conv) return std::fprintf(stderr, "count: %s: %s\n", o.request.c_str(), error.c_str()), 1;
+  auto counter = make_counter(o, conv->model);
+  const tok::ConversationCount c = tok::count_conversation(*conv, *counter);
+  const std::string label = counter_label(*counter);
+  if (o.json) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    w.StartObject();
+    w.Key("model"), w.String(conv->model.c_str());
+    w.Key("encoding"), w.String(label.c_str());
+    w.Key("exact"), w.Bool(counter->exact());
+    w.Key("total"), w.Uint64(c.total);
+    w.Key("messages"), w.StartArray();
+    for (std::size_t i = 0; i < conv->messages.size(); ++i) {
+      w.StartObject();
+      w.Key("index"), w.Uint64(i);
+      w.Key("role"), w.String(role_name(conv->messages[i].role));
+      w.Key("tokens"), w.Uint64(c.per_message[i]);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("tools"), w.Uint64(c.tools);
+    w.Key("priming"), w.Uint64(c.priming);
+    w.EndObject();
+    std::printf("%s\n", sb.GetString());
+    return 0;
+  }
+  std::printf("total %llu  (%s, %s)\n", static_cast<unsigned long long>(c.total), label.c_str(),
+              counter->exact() ? "exact" : "estimate");
+  for (std::size_t i = 0; i < conv->messages.size(); ++i)
+    std::printf("  #%-4zu %-10s %llu\n", i, role_name(conv->messages[i].role),
+                static_cast<unsigned long long>(c.per_message[i]));
+  if (c.tools) std::printf("  tools      %llu\n", static_cast<unsigned long long>(c.tools));
+  std::printf("  priming    %llu\n", static_cast<unsigned long long>(c.priming));
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  bool have_file = false;
+  for (int i = 0; i < argc; ++i) {
+    std::string_view a = argv[i];
+    auto value = [&](std::string& dst) {
+      if (i + 1 >= argc) return false;
+      dst = argv[++i];
+      return true;
+    };
+    if (a == "--help" || a == "-h") return std::fputs(kUsage, stdout), 0;
+    if (a == "--jsonl") o.jsonl = true;
+    else if (a == "--json") o.json = true;
+    else if (a == "--encoding") {
+      if (!value(o.encoding)) return std::fputs("count: --encoding needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
+      if (o.encoding != "estimate" && !tok::encoding_from_name(o.encoding))
+        return std::fprintf(stderr, "count: unknown encoding '%s'\n\n%s", o.encoding.c_str(), kUsage), 2;
+    } else if (a == "--model") {
+      if (!value(o.model)) return std::fputs("count: --model needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
+    } else if (a == "--request") {
+      if (!value(o.request)) return std::fputs("count: --request needs a FILE\n\n", stderr), std::fputs(kUsage, stderr), 2;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return std::fprintf(stderr, "count: unknown option '%s'\n\n%s", argv[i], kUsage), 2;
+    } else if (!have_file) {
+      o.file = argv[i];
+      have_file = true;
+    } else {
+      return std::fprintf(stderr, "count: more than one FILE\n\n%s", kUsage), 2;
+    }
+  }
+  if (!o.request.empty()) return run_request(o);
+  if (o.json) return std::fprintf(stderr, "count: --json goes with --request\n\n%s", kUsage), 2;
+  auto counter = make_counter(o, "");
+  if (o.jsonl) return run_jsonl(*counter);
+  std::string text;
+  if (!read_path(o.file, text)) return std::perror(("count: " + o.file).c_str()), 1;
+  std::printf("%llu\n", static_cast<unsigned long long>(counter->count(text)));
+  return 0;
+}
+
+}  // namespace
+
+int count(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "count: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace td::cli

@@ -1,0 +1,120 @@
+#include "pruning/tokenizer/message_count.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "pruning/tokenizer/hash.hpp"
+
+namespace td::tok {
+namespace {
+
+using pruning::PartKind;
+using pruning::Role;
+
+std::string_view role_name(Role r) {
+  switch (r) {
+    case Role::System: return "system";
+    case Role::User: return "user";
+    case Role::Assistant: return "assistant";
+    case Role::Tool: return "tool";
+  }
+  return "user";
+}
+
+// Bump whenever the rules or their defaults change, so no stale count is reused.
+constexpr std::uint64_t kRulesVersion = 1;
+
+std::uint64_t mix(std::uint64_t h, std::string_view s) { return hash_bytes(s.data(), s.size(), h); }
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return hash_bytes(&v, sizeof v, h); }
+
+}  // namespace
+
+std::uint64_t count_message(const pruning::Message& m, const pruning::TokenCounter& counter,
+                            const BillingRules& rules) {
+  std::uint64_t t = rules.per_message + counter.count(role_name(m.role));
+  if (!m.name.empty()) t += counter.count(m.name) + rules.per_name;
+  for (const pruning::Part& p : m.parts) {
+    switch (p.kind) {
+      case PartKind::Text:
+      case PartKind::Thinking:
+      case PartKind::ToolResult:
+        t += counter.count(p.text);
+        break;
+      case PartKind::ToolCall:
+        t += counter.count(p.name) + counter.count(p.text) + rules.per_tool_call;
+        break;
+      case PartKind::Opaque:
+        t += std::min<std::uint64_t>((p.opaque_bytes + 3) / 4, rules.opaque_cap);
+        break;
+    }
+  }
+  return t;
+}
+
+std::uint64_t message_hash(const pruning::Message& m, std::uint64_t salt) {
+  std::uint64_t h = mix(salt ^ kRulesVersion, static_cast<std::uint64_t>(m.role) | (m.parts.size() << 8));
+  h = mix(h, m.name);
+  for (const pruning::Part& p : m.parts) {
+    h = mix(h, static_cast<std::uint64_t>(p.kind));
+    switch (p.kind) {
+      case PartKind::ToolCall:
+        h = mix(h, p.name);
+        h = mix(h, p.text);
+        break;
+      case PartKind::Opaque:
+        h = mix(h, p.opaque_bytes);
+        break;
+      default:
+        h = mix(h, p.text);
+    }
+  }
+  return h;
+}
+
+ConversationCount count_conversation(const pruning::Conversation& conv, const pruning::TokenCounter& counter,
+                                     CountCache* cache, const BillingRules& rules) {
+  ConversationCount out;
+  out.per_message.resize(conv.messages.size());
+  const std::uint64_t salt = cache ? counter.cache_salt() : 0;
+  bool has_system = false;
+  for (std::size_t i = 0; i < conv.messages.size(); ++i) {
+    const pruning::Message& m = conv.messages[i];
+    if (m.removed) continue;
+    has_system |= m.role == Role::System;
+    std::uint64_t n;
+    if (salt) {
+      const std::uint64_t key = message_hash(m, salt);
+      if (auto hit = cache->get(key)) {
+        n = *hit;
+        ++out.cache_hits;
+      } else {
+        n = count_message(m, counter, rules);
+        cache->put(key, n);
+      }
+    } else {
+      n = count_message(m, counter, rules);
+    }
+    out.per_message[i] = n;
+    out.total += n;
+  }
+  if (!conv.fixed_overhead_text.empty()) {
+    // Tool schemas are resent with every request too: cached like a message.
+    std::uint64_t schema = 0;
+    const std::uint64_t key = salt ? mix(salt ^ kRulesVersion ^ 0x746f6f6c73ull, conv.fixed_overhead_text) : 0;
+    if (auto hit = salt ? cache->get(key) : std::nullopt) {
+      schema = *hit;
+    } else {
+      schema = counter.count(conv.fixed_overhead_text);
+      if (salt) cache->put(key, schema);
+    }
+    out.tools = schema + rules.tools_base;
+    if (has_system) out.tools -= std::min<std::uint64_t>(out.tools, rules.tools_system_discount);
+  } else if (conv.fixed_overhead_bytes) {
+    out.tools = (conv.fixed_overhead_bytes + 3) / 4;
+  }
+  out.priming = rules.reply_priming;
+  out.total += out.tools + out.priming;
+  return out;
+}
+
+}  // namespace td::tok

@@ -1,0 +1,89 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pruning/tokenizer/counter.hpp"
+
+using namespace td::tok;
+
+TEST_CASE("models map to their encodings; others get the estimator") {
+  for (const char* m : {"gpt-4o", "gpt-4o-mini-2024-07-18", "gpt-4.1", "gpt-4.1-nano", "gpt-4.5-preview",
+                        "gpt-5", "gpt-5-mini", "gpt-5.1", "o1", "o1-mini", "o3", "o3-mini", "o4-mini",
+                        "chatgpt-4o-latest", "openai/gpt-4o", "GPT-4o", "gpt-oss-120b"}) {
+    INFO(m);
+    CHECK(encoding_for_model(m) == EncodingId::O200kBase);
+  }
+  for (const char* m : {"gpt-4", "gpt-4-0613", "gpt-4-turbo", "gpt-4-32k", "gpt-3.5-turbo",
+                        "gpt-3.5-turbo-0125", "text-embedding-3-small", "text-embedding-ada-002", "azure/gpt-4"}) {
+    INFO(m);
+    CHECK(encoding_for_model(m) == EncodingId::Cl100kBase);
+  }
+  for (const char* m : {"gemini-2.5-pro", "claude-sonnet-4-5", "claude-3-5-haiku", "o2", "omni", "llama-3", ""}) {
+    INFO(m);
+    CHECK_FALSE(encoding_for_model(m).has_value());
+  }
+  auto exact = counter_for_model("gpt-4o");
+  CHECK(exact->exact());
+  CHECK(exact->count("hello world") == 2);
+  CHECK(exact->cache_salt() != 0);
+  CHECK(exact->cache_salt() != counter_for_model("gpt-4")->cache_salt());
+  auto est = counter_for_model("gemini-2.5-flash");
+  CHECK_FALSE(est->exact());
+  CHECK(est->cache_salt() == 0);
+}
+
+TEST_CASE("the estimator counts bytes, not characters, rounding up") {
+  EstimatingCounter e;
+  CHECK(e.count("") == 0);
+  CHECK(e.count("a") == 1);
+  CHECK(e.count("abcd") == 1);
+  CHECK(e.count("abcde") == 2);
+  CHECK(e.count("\xE4\xB8\x80\xE4\xB8\x80\xE4\xB8\x80\xE4\xB8\x80") == 3);  // 4 CJK chars = 12 bytes
+  CHECK(EstimatingCounter(1.5).count(std::string(400, 'x')) == 150);
+}
+
+TEST_CASE("calibration: a moving average of billed/estimated per model") {
+  Calibration cal(0.1);
+  CHECK(cal.ratio("claude-x") == 1.0);
+  cal.observe("claude-x", 1000, 1200);
+  CHECK(cal.ratio("claude-x") == doctest::Approx(1.2));  // first sample taken whole
+  cal.observe("claude-x", 1000, 1400);
+  CHECK(cal.ratio("claude-x") == doctest::Approx(1.3));  // 1/n while warming up
+  for (int i = 0; i < 200; ++i) cal.observe("claude-x", 1000, 1100);
+  CHECK(cal.ratio("claude-x") == doctest::Approx(1.1).epsilon(0.001));
+  cal.observe("claude-x", 10, 1000);  // too small to say anything
+  CHECK(cal.ratio("claude-x") == doctest::Approx(1.1).epsilon(0.001));
+  cal.observe("gemini-y", 1000, 100000);  // absurd: clamped
+  CHECK(cal.ratio("gemini-y") == Calibration::kMaxRatio);
+  CHECK(cal.ratio("other") == 1.0);
+
+  // The estimator bound to the calibration follows it without a lock.
+  auto counter = counter_for_model("claude-x", &cal);
+  const auto est = counter->count(std::string(4000, 'x'));  // 1000 * ~1.1, rounded up
+  CHECK(est >= 1100);
+  CHECK(est <= 1101);
+  cal.observe("claude-x", 1000, 1100);
+  Calibration restored;
+  restored.set_state(cal.state());
+  CHECK(restored.ratio("claude-x") == doctest::Approx(cal.ratio("claude-x")));
+  auto st = restored.state();
+  REQUIRE(st.size() == 2);
+  CHECK(st[0].model == "claude-x");
+  CHECK(st[0].samples == 203);
+}
+
+TEST_CASE("calibration and the exact counters are safe to share across threads") {
+  Calibration cal;
+  std::vector<std::thread> threads;
+  std::vector<std::uint64_t> counts(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) cal.observe("m" + std::to_string(i % 3), 1000, 1000 + t * 10);
+      counts[t] = exact_counter(EncodingId::Cl100kBase).count("The quick brown fox jumps over the lazy dog");
+    });
+  for (auto& th : threads) th.join();
+  for (auto c : counts) CHECK(c == 9);
+  CHECK(cal.state().size() == 3);
+}
