@@ -99,6 +99,8 @@ bool parse_message(ParsedRequest& r, std::uint32_t node, std::string& err) {
   }
   m.origin = static_cast<std::uint32_t>(r.messages.size());
   r.messages.push_back(MessageSource{node, static_cast<std::uint32_t>(r.parts.size()), 0, false});
+  // A participant name is billed (tokens + 1); a tool message's name is its function's.
+  if (m.role != Role::Tool && is(d, f[kName], Type::String)) m.name = d.str(f[kName]);
 
   if (is(d, f[kReasoningContent], Type::String)) {
     Part& p = add_part(r, m, PartKind::Thinking, json::kNone, Field::ReasoningContent,

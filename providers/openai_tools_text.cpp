@@ -122,4 +122,20 @@ std::string render_openai_tools(const Value& tools) {
   return out;
 }
 
+std::string render_openai_tools_json(std::string_view raw) {
+  const std::string text(raw);  // StringStream wants a terminated string
+  rapidjson::StringStream in(text.c_str());
+  rapidjson::Document all(rapidjson::kArrayType);
+  while (true) {
+    while (in.Peek() == ' ' || in.Peek() == '\t' || in.Peek() == '\r' || in.Peek() == '\n') in.Take();
+    if (in.Peek() == '\0') break;
+    rapidjson::Document d(&all.GetAllocator());
+    d.ParseStream<rapidjson::kParseStopWhenDoneFlag>(in);
+    if (d.HasParseError()) return {};
+    if (d.IsArray())
+      for (auto& v : d.GetArray()) all.PushBack(rapidjson::Value(v, all.GetAllocator()), all.GetAllocator());
+  }
+  return render_openai_tools(all);
+}
+
 }  // namespace td::providers

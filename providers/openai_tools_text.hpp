@@ -22,11 +22,17 @@
 #include <rapidjson/document.h>
 
 #include <string>
+#include <string_view>
 
 namespace td::providers {
 
 // `tools` or `functions` array of a chat request (non-function tools are
 // skipped). Empty if there is no function to render.
 std::string render_openai_tools(const rapidjson::Value& tools);
+
+// The same from raw JSON text: one or more arrays one after the other (what
+// the adapters put in Conversation::fixed_overhead_text, e.g. `tools` then
+// `functions`). Unparsable text renders as nothing.
+std::string render_openai_tools_json(std::string_view raw);
 
 }  // namespace td::providers

@@ -12,7 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "providers/openai_tools_text.hpp"
+#include "providers/billing.hpp"
+#include "providers/request.hpp"
 #include "proxy/commands.hpp"
 #include "pruning/conversation.hpp"
 #include "pruning/tokenizer/counter.hpp"
@@ -30,7 +31,7 @@ constexpr const char* kUsage =
     "  FILE|-          count the whole file (stdin without FILE or with -); prints\n"
     "                  only the integer\n"
     "  --jsonl         read JSON lines {\"text\": ...} on stdin, print one count per line\n"
-    "  --request FILE  an OpenAI chat completions request body: prints the total\n"
+    "  --request FILE  an OpenAI chat completions request body (- = stdin): the total\n"
     "                  prompt tokens as billed (per-message overhead, names, tool\n"
     "                  calls, tool schemas, reply priming) and a per-message\n"
     "                  breakdown; the encoding follows the request's model\n"
@@ -57,81 +58,6 @@ bool read_path(const std::string& path, std::string& out) {
 
 std::string_view sv(const rapidjson::Value& v) {
   return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
-}
-
-std::string compact_json(const rapidjson::Value& v) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  v.Accept(w);
-  return {sb.GetString(), sb.GetSize()};
-}
-
-// OpenAI chat body -> Conversation. Temporary home: switch to the
-// providers/ OpenAI chat adapter once it lands.
-std::optional<pruning::Conversation> parse_openai_chat(const rapidjson::Document& d, std::string* error) {
-  using pruning::Part;
-  using pruning::PartKind;
-  using pruning::Role;
-  if (!d.IsObject()) return *error = "request body is not a JSON object", std::nullopt;
-  auto msgs = d.FindMember("messages");
-  if (msgs == d.MemberEnd() || !msgs->value.IsArray()) return *error = "no \"messages\" array", std::nullopt;
-  pruning::Conversation conv;
-  if (auto m = d.FindMember("model"); m != d.MemberEnd()) conv.model = std::string(sv(m->value));
-  std::uint32_t index = 0;
-  for (const auto& jm : msgs->value.GetArray()) {
-    pruning::Message m;
-    m.origin = index++;
-    if (!jm.IsObject()) return *error = "message " + std::to_string(m.origin) + " is not an object", std::nullopt;
-    std::string_view role = jm.HasMember("role") ? sv(jm["role"]) : "";
-    m.role = role == "system" || role == "developer" ? Role::System
-             : role == "assistant"                   ? Role::Assistant
-             : role == "tool" || role == "function"  ? Role::Tool
-                                                     : Role::User;
-    if (auto n = jm.FindMember("name"); n != jm.MemberEnd() && m.role != Role::Tool) m.name = sv(n->value);
-    const PartKind text_kind = m.role == Role::Tool ? PartKind::ToolResult : PartKind::Text;
-    if (auto c = jm.FindMember("content"); c != jm.MemberEnd()) {
-      if (c->value.IsString()) {
-        m.parts.push_back(Part{.kind = text_kind, .text = std::string(sv(c->value))});
-      } else if (c->value.IsArray()) {
-        for (const auto& jp : c->value.GetArray()) {
-          std::string_view type = jp.IsObject() && jp.HasMember("type") ? sv(jp["type"]) : "";
-          if ((type == "text" || type == "input_text") && jp.HasMember("text")) {
-            m.parts.push_back(Part{.kind = text_kind, .text = std::string(sv(jp["text"]))});
-          } else {
-            Part p{.kind = PartKind::Opaque};
-            p.opaque_bytes = compact_json(jp).size();
-            m.parts.push_back(std::move(p));
-          }
-        }
-      }
-    }
-    if (auto r = jm.FindMember("reasoning_content"); r != jm.MemberEnd() && r->value.IsString())
-      m.parts.push_back(Part{.kind = PartKind::Thinking, .text = std::string(sv(r->value))});
-    auto add_call = [&](const rapidjson::Value& fn, std::string_view id) {
-      Part p{.kind = PartKind::ToolCall};
-      p.id = id;
-      if (fn.IsObject()) {
-        if (fn.HasMember("name")) p.name = sv(fn["name"]);
-        if (fn.HasMember("arguments")) p.text = sv(fn["arguments"]);
-      }
-      m.parts.push_back(std::move(p));
-    };
-    if (auto tc = jm.FindMember("tool_calls"); tc != jm.MemberEnd() && tc->value.IsArray()) {
-      for (const auto& call : tc->value.GetArray()) {
-        if (!call.IsObject() || !call.HasMember("function")) continue;
-        add_call(call["function"], call.HasMember("id") ? sv(call["id"]) : "");
-      }
-    }
-    if (auto fc = jm.FindMember("function_call"); fc != jm.MemberEnd()) add_call(fc->value, "");
-    conv.messages.push_back(std::move(m));
-  }
-  for (const char* key : {"tools", "functions"}) {
-    if (auto t = d.FindMember(key); t != d.MemberEnd()) {
-      std::string text = providers::render_openai_tools(t->value);
-      if (!text.empty()) conv.fixed_overhead_text += text;
-    }
-  }
-  return conv;
 }
 
 const char* role_name(pruning::Role r) {
@@ -200,14 +126,13 @@ int run_jsonl(const pruning::TokenCounter& counter) {
 int run_request(const Options& o) {
   std::string body;
   if (!read_path(o.request, body)) return std::perror(("count: " + o.request).c_str()), 1;
-  rapidjson::Document d;
-  d.Parse(body.data(), body.size());
-  if (d.HasParseError()) return std::fprintf(stderr, "count: %s: not valid JSON\n", o.request.c_str()), 1;
-  std::string error;
-  auto conv = parse_openai_chat(d, &error);
-  if (!conv) return std::fprintf(stderr, "count: %s: %s\n", o.request.c_str(), error.c_str()), 1;
+  providers::ParseOutcome parsed = providers::parse(providers::Api::openai_chat, body);
+  if (!parsed.request)
+    return std::fprintf(stderr, "count: %s: %s\n", o.request.c_str(), parsed.error.c_str()), 1;
+  const pruning::Conversation* conv = &parsed.request->conversation;
+  const tok::BillingRules rules = providers::billing_rules_for(providers::Api::openai_chat);
   auto counter = make_counter(o, conv->model);
-  const tok::ConversationCount c = tok::count_conversation(*conv, *counter);
+  const tok::ConversationCount c = tok::count_conversation(*conv, *counter, nullptr, rules);
   const std::string label = counter_label(*counter);
   if (o.json) {
     rapidjson::StringBuffer sb;

@@ -1,6 +1,7 @@
 #include "pruning/tokenizer/message_count.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 #include "pruning/tokenizer/hash.hpp"
@@ -98,19 +99,24 @@ ConversationCount count_conversation(const pruning::Conversation& conv, const pr
     out.total += n;
   }
   if (!conv.fixed_overhead_text.empty()) {
-    // Tool schemas are resent with every request too: cached like a message.
-    std::uint64_t schema = 0;
-    const std::uint64_t key = salt ? mix(salt ^ kRulesVersion ^ 0x746f6f6c73ull, conv.fixed_overhead_text) : 0;
-    if (auto hit = salt ? cache->get(key) : std::nullopt) {
-      schema = *hit;
-    } else {
-      schema = counter.count(conv.fixed_overhead_text);
-      if (salt) cache->put(key, schema);
+    // Tool schemas are resent with every request too: cached like a message,
+    // under the raw text (so a hit skips rendering as well as counting).
+    const std::uint64_t key =
+        salt ? mix(salt ^ kRulesVersion ^ (rules.render_tools ? 0x72656e646572ull : 0x746f6f6c73ull),
+                   conv.fixed_overhead_text)
+             : 0;
+    std::optional<std::uint64_t> schema = salt ? cache->get(key) : std::nullopt;
+    if (!schema) {
+      if (rules.render_tools) {
+        const std::string text = rules.render_tools(conv.fixed_overhead_text);
+        schema = text.empty() ? 0 : counter.count(text) + rules.tools_base;
+      } else {
+        schema = counter.count(conv.fixed_overhead_text) + rules.tools_base;
+      }
+      if (salt) cache->put(key, *schema);
     }
-    out.tools = schema + rules.tools_base;
-    if (has_system) out.tools -= std::min<std::uint64_t>(out.tools, rules.tools_system_discount);
-  } else if (conv.fixed_overhead_bytes) {
-    out.tools = (conv.fixed_overhead_bytes + 3) / 4;
+    out.tools = *schema;
+    if (has_system && out.tools) out.tools -= std::min<std::uint64_t>(out.tools, rules.tools_system_discount);
   }
   out.priming = rules.reply_priming;
   out.total += out.tools + out.priming;

@@ -13,9 +13,12 @@
 //   tool definitions      + tokens(schema rendered as OpenAI's TypeScript-like
 //                         "namespace functions {...}" text) + 9,
 //                         - 4 if the request has a system message
-// The adapter puts the rendered schema text in Conversation::fixed_overhead_text
-// (providers/openai_tools_text.hpp renders it for OpenAI); when it is empty
-// but fixed_overhead_bytes is not, those bytes are estimated at 4 per token.
+// The adapter puts the tool definitions in Conversation::fixed_overhead_text
+// (raw JSON); BillingRules::render_tools turns them into what the model sees
+// before counting (providers::billing_rules_for() sets OpenAI's renderer), and
+// the result is cached by the raw text's hash. Without a renderer the raw text
+// is counted. Generation config (fixed_overhead_bytes) is not billed as prompt
+// tokens and is not counted.
 // Opaque parts (images, files) are estimated from their JSON size, capped at
 // kOpaqueCap (a high-detail image is at most ~1.5k tokens).
 // For Gemini and Claude the same rules run over the calibrated estimator; the
@@ -23,6 +26,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "pruning/conversation.hpp"
@@ -39,6 +44,8 @@ struct BillingRules {
   std::uint32_t tools_base = 9;
   std::uint32_t tools_system_discount = 4;
   std::uint64_t opaque_cap = 1536;
+  // Raw tool definitions -> the text the model sees ("" = no function tools).
+  std::string (*render_tools)(std::string_view raw) = nullptr;
 };
 
 struct ConversationCount {

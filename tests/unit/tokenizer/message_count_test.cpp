@@ -2,7 +2,9 @@
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
+#include "providers/billing.hpp"
 #include "providers/openai_tools_text.hpp"
+#include "providers/request.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"
 
@@ -123,4 +125,30 @@ TEST_CASE("the cache makes a resent history cost only its new messages, with equ
   // Estimators are not cached (cheaper than a hash, and their ratio moves).
   EstimatingCounter est;
   CHECK(count_conversation(c, est, &cache).cache_hits == 0);
+}
+
+TEST_CASE("an OpenAI chat body through the adapter: names, tools rendered, cached by raw text") {
+  const std::string body = R"({"model":"gpt-4o","messages":[
+    {"role":"system","content":"be brief"},
+    {"role":"user","name":"ann","content":"weather in Oslo?"}],
+    "tools":[{"type":"function","function":{"name":"get_weather","description":"Get the weather",
+      "parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]})";
+  auto parsed = td::providers::parse(td::providers::Api::openai_chat, body);
+  REQUIRE(parsed.request);
+  const Conversation& c = parsed.request->conversation;
+  CHECK(c.messages[1].name == "ann");
+  const auto rules = td::providers::billing_rules_for(td::providers::Api::openai_chat);
+  const auto& o200k = exact_counter(EncodingId::O200kBase);
+  const std::string rendered =
+      "namespace functions {\n\n// Get the weather\ntype get_weather = (_: {\ncity: string,\n}) => any;\n\n"
+      "} // namespace functions";
+  CHECK(td::providers::render_openai_tools_json(c.fixed_overhead_text) == rendered);
+  CountCache cache(1024);
+  auto n = count_conversation(c, o200k, &cache, rules);
+  CHECK(n.tools == o200k.count(rendered) + 9 - 4);
+  CHECK(n.per_message[1] == 3 + 1 + o200k.count("weather in Oslo?") + o200k.count("ann") + 1);
+  auto again = count_conversation(c, o200k, &cache, rules);
+  CHECK(again.total == n.total);
+  CHECK(again.cache_hits == 2);
+  CHECK(cache.stats().hits == 3);  // the two messages and the tools
 }

@@ -1,0 +1,13 @@
+#include "providers/billing.hpp"
+
+#include "providers/openai_tools_text.hpp"
+
+namespace td::providers {
+
+tok::BillingRules billing_rules_for(Api api) {
+  tok::BillingRules rules;
+  if (api == Api::openai_chat || api == Api::openai_responses) rules.render_tools = &render_openai_tools_json;
+  return rules;
+}
+
+}  // namespace td::providers
