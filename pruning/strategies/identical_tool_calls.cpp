@@ -1,0 +1,57 @@
+#include "pruning/strategies/identical_tool_calls.hpp"
+
+#include <string>
+#include <unordered_map>
+
+#include "pruning/strategies/common.hpp"
+
+namespace td::pruning {
+
+namespace {
+
+// A JSON string literal for an id (ids are ASCII in practice; escape anyway).
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+StrategyStats dedup_tool_calls(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+  StrategyStats st{.name = "identical_tool_calls"};
+  if (!profile.dedup_tool_calls) return st;
+  auto& msgs = conv.messages;
+  if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
+  std::unordered_map<std::string, std::string> first;  // name \0 arguments -> first id
+  for (std::uint32_t i = 0; i < limit; ++i) {
+    Message& m = msgs[i];
+    if (m.role != Role::Assistant || m.removed) continue;
+    for (Part& p : m.parts) {
+      if (p.kind != PartKind::ToolCall || p.text.size() < profile.dedup_call_min_bytes) continue;
+      std::string key = p.name + '\0' + p.text;
+      auto [it, inserted] = first.try_emplace(std::move(key), p.id);
+      if (inserted || !p.editable || detail::excluded_tool(profile, p.name)) continue;
+      std::string args = "{\"same_arguments_as_call\":" + json_string(it->second) + "}";
+      if (args.size() >= p.text.size()) continue;
+      st.add(p.text.size(), args.size());
+      set_text(m, p, std::move(args));
+    }
+  }
+  return st;
+}
+
+}  // namespace td::pruning

@@ -1,0 +1,27 @@
+// Identical tool calls collapsed (F9; codetether tool_call_dedup.rs). Off by
+// default, as in codetether: replay showed the arguments it hides (paths,
+// commands) are what later turns refer to.
+//
+// Removes: the arguments of a stale tool call (before the frontier) whose
+// name and arguments (at least `dedup_call_min_bytes` bytes) equal those of
+// an earlier call. They become a JSON object that names the first call:
+//   {"same_arguments_as_call":"<first id>"}
+// so the arguments stay valid JSON for every provider (OpenAI parses the
+// string, Anthropic and Gemini require an object), unlike codetether's
+// "[REPEAT of ...]" string. The call's id and name, and its result, stay.
+// Why it is safe: the first call, with the full arguments, is still there.
+// Calls of `exclude_tools` and non-editable parts are kept.
+// Reports: hits = calls collapsed, bytes_saved = argument bytes net.
+#pragma once
+
+#include <cstdint>
+
+#include "pruning/conversation.hpp"
+#include "pruning/profile.hpp"
+#include "pruning/strategy_stats.hpp"
+
+namespace td::pruning {
+
+StrategyStats dedup_tool_calls(Conversation& conv, const Profile& profile, std::uint32_t limit);
+
+}  // namespace td::pruning

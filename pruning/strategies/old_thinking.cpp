@@ -1,0 +1,53 @@
+#include "pruning/strategies/old_thinking.hpp"
+
+#include <algorithm>
+
+#include "pruning/strategies/common.hpp"
+
+namespace td::pruning {
+
+StrategyStats prune_old_thinking(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+  StrategyStats st{.name = "old_thinking"};
+  if (!profile.prune_thinking) return st;
+  auto& msgs = conv.messages;
+  const auto size = static_cast<std::uint32_t>(msgs.size());
+
+  // Never the last assistant message (the turn the provider validates), nor
+  // the last `thinking_keep_last_messages` messages.
+  std::uint32_t last_assistant = size;
+  for (std::uint32_t i = size; i-- > 0;)
+    if (msgs[i].role == Role::Assistant && !msgs[i].removed) {
+      last_assistant = i;
+      break;
+    }
+  std::uint32_t keep_from = size > profile.thinking_keep_last_messages ? size - profile.thinking_keep_last_messages : 0;
+  limit = std::min({limit, last_assistant, keep_from});
+
+  for (std::uint32_t i = 0; i < limit; ++i) {
+    Message& m = msgs[i];
+    if (m.role != Role::Assistant || m.removed) continue;
+    bool has_other = std::any_of(m.parts.begin(), m.parts.end(),
+                                 [](const Part& p) { return p.kind != PartKind::Thinking; });
+    for (std::size_t j = 0; j < m.parts.size();) {
+      Part& p = m.parts[j];
+      if (p.kind != PartKind::Thinking || p.text.empty()) {
+        ++j;
+        continue;
+      }
+      if (p.signature.empty() && p.editable) {
+        st.add(p.text.size(), 0);
+        set_text(m, p, std::string{});
+        ++j;
+      } else if (!p.signature.empty() && has_other) {
+        st.add(p.text.size() + p.signature.size(), 0);
+        m.parts.erase(m.parts.begin() + static_cast<std::ptrdiff_t>(j));
+        m.changed = true;
+      } else {
+        ++j;
+      }
+    }
+  }
+  return st;
+}
+
+}  // namespace td::pruning

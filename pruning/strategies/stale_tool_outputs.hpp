@@ -1,0 +1,41 @@
+// Stale tool outputs (F7; codetether snippet.rs, omni-dev-fusion's archive
+// truncation), line-aware.
+//
+// Removes: the middle of a stale tool output (before the frontier) of at
+// least `snippet_threshold_bytes` bytes. Kept: whole lines from the start up
+// to `snippet_head_bytes`, whole lines from the end up to
+// `snippet_tail_bytes`, and up to `snippet_error_lines` lines of the middle
+// that look like errors (error, exception, traceback, failed, fatal, panic,
+// assert...), each gap replaced by one line
+//   [... 120 lines (5230 bytes) hidden ...]
+// A line longer than the head (tail) budget is cut inside, on a UTF-8
+// character boundary, never inside a character. Outputs already replaced by
+// identical_tool_outputs, results of `exclude_tools`, and outputs the cut would
+// not shrink are left alone (a dedup marker is far below the threshold).
+// Why it is safe: the output is stale (the agent acted on it turns ago); the
+// head says what it was, the tail how it ended, the error lines what failed;
+// the notice says how much is missing, so the model can re-run the call.
+// Reports: hits = outputs cut, bytes_saved = bytes removed net of notices.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "pruning/conversation.hpp"
+#include "pruning/profile.hpp"
+#include "pruning/strategy_stats.hpp"
+
+namespace td::pruning {
+
+StrategyStats snip_stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit);
+
+// The cut itself (exposed for tests): `text` with its middle hidden, or
+// `text` unchanged when the cut would not make it shorter.
+std::string snip_text(std::string_view text, std::uint64_t head_bytes, std::uint64_t tail_bytes,
+                      std::uint32_t max_error_lines);
+
+// Whether a line looks like an error worth keeping from a hidden middle.
+bool is_error_line(std::string_view line);
+
+}  // namespace td::pruning

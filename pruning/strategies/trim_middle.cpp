@@ -1,0 +1,76 @@
+#include "pruning/strategies/trim_middle.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "pruning/strategies/common.hpp"
+
+namespace td::pruning {
+
+namespace {
+
+std::uint64_t text_bytes(const Message& m) {
+  std::uint64_t b = 0;
+  for (const Part& p : m.parts) b += p.text.size() + p.opaque_bytes;
+  return b;
+}
+
+}  // namespace
+
+StrategyStats trim_middle(Conversation& conv, const Profile& profile, const WorkingMemory& wm,
+                          std::uint32_t stale_turns, const std::vector<std::uint64_t>& message_tokens,
+                          std::uint64_t total) {
+  StrategyStats st{.name = "trim_middle"};
+  if (!profile.trim_middle || total <= profile.trim_budget_tokens || stale_turns == 0) return st;
+  auto& msgs = conv.messages;
+  const auto size = static_cast<std::uint32_t>(msgs.size());
+
+  // Cut start: after the sinks and the tool results answering them.
+  std::uint32_t cut_start = 0, sinks = 0;
+  while (cut_start < size && (detail::is_system(msgs[cut_start]) || sinks < profile.sink_messages)) {
+    if (!detail::is_system(msgs[cut_start])) ++sinks;
+    ++cut_start;
+  }
+  while (cut_start < size && is_tool_message(msgs[cut_start])) ++cut_start;
+
+  // Cut end: a turn start on the grid, at most the frontier, leaving at
+  // least `recent_messages` messages after it.
+  const std::uint32_t step = std::max<std::uint32_t>(profile.frontier_step_turns, 1);
+  std::uint32_t cut_end = 0;
+  std::uint64_t dropped_tokens = 0;
+  std::uint32_t cursor = cut_start;
+  for (std::uint32_t g = step; g <= stale_turns; g += step) {
+    std::uint32_t end = wm.start_of(g, size);
+    if (end <= cut_start || size - end < profile.recent_messages) continue;
+    for (; cursor < end; ++cursor)
+      if (!detail::is_system(msgs[cursor])) dropped_tokens += message_tokens[cursor];
+    cut_end = end;
+    if (total - dropped_tokens <= profile.trim_budget_tokens) break;
+  }
+  if (cut_end <= cut_start + 1) return st;  // a single message is never replaced
+
+  std::uint32_t dropped = 0;
+  std::uint64_t bytes = 0;
+  for (std::uint32_t i = cut_start; i < cut_end; ++i) {
+    Message& m = msgs[i];
+    if (detail::is_system(m) || m.removed) continue;
+    bytes += text_bytes(m);
+    remove_message(m);
+    ++dropped;
+  }
+  if (dropped == 0) return st;
+  Message notice;
+  notice.role = Role::User;
+  notice.changed = true;
+  Part p;
+  p.text = "[... " + std::to_string(dropped) + " earlier messages (" + std::to_string(bytes) +
+           " bytes) omitted to fit the context window ...]";
+  p.edited = true;
+  st.hits = dropped;
+  st.bytes_saved = bytes > p.text.size() ? bytes - p.text.size() : 0;
+  notice.parts.push_back(std::move(p));
+  msgs.insert(msgs.begin() + cut_start, std::move(notice));
+  return st;
+}
+
+}  // namespace td::pruning

@@ -1,0 +1,38 @@
+// Trim-middle (F12; codetether streaming_llm.rs, StreamingLLM's attention
+// sinks). Off by default, as in codetether: replay shows what it drops is
+// referred to later (see README "Compression (replay)").
+//
+// Removes: whole stale turns between the attention sinks and the recent
+// part, while the request is still over `trim_budget_tokens` after every
+// other strategy. Kept: system messages, the first `sink_messages` other
+// messages (and the tool results answering them), and everything from the
+// cut end on: at least `recent_messages` messages and never anything past
+// the stale frontier. The cut end is the first turn on the frontier's grid
+// (multiples of `frontier_step_turns` turns) that brings the request under
+// the budget, or the frontier itself: it moves in whole steps, never turn by
+// turn. The dropped range becomes one user message
+//   [... 57 earlier messages (123456 bytes) omitted to fit the context window ...]
+// which states a fact and asks nothing (OpenHands#6634: markers must not read
+// like instructions). The cut never separates a call from its results (it
+// starts after the sinks' results and ends on a turn boundary); pairing
+// repair runs afterwards anyway.
+// Reports: hits = messages dropped, bytes_saved = their text bytes net.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "pruning/conversation.hpp"
+#include "pruning/profile.hpp"
+#include "pruning/strategies/working_memory.hpp"
+#include "pruning/strategy_stats.hpp"
+
+namespace td::pruning {
+
+// `message_tokens[i]`: tokens of message i as pruned so far; `total`: the
+// whole request's tokens; `stale_turns`: the frontier (turns before it).
+StrategyStats trim_middle(Conversation& conv, const Profile& profile, const WorkingMemory& wm,
+                          std::uint32_t stale_turns, const std::vector<std::uint64_t>& message_tokens,
+                          std::uint64_t total);
+
+}  // namespace td::pruning

@@ -1,0 +1,103 @@
+// Builders and a bytes/4 counter for the pruning unit tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pruning/conversation.hpp"
+#include "pruning/token_counter.hpp"
+
+namespace td::pruning::test {
+
+// ceil(bytes / 4): the seeds' estimator, enough to compare before and after.
+class QuarterCounter : public TokenCounter {
+ public:
+  std::uint64_t count(std::string_view text) const override { return (text.size() + 3) / 4; }
+};
+
+inline Part text_part(std::string text) {
+  Part p;
+  p.kind = PartKind::Text;
+  p.text = std::move(text);
+  return p;
+}
+inline Part call_part(std::string id, std::string name, std::string args) {
+  Part p;
+  p.kind = PartKind::ToolCall;
+  p.id = std::move(id);
+  p.name = std::move(name);
+  p.text = std::move(args);
+  return p;
+}
+inline Part result_part(std::string id, std::string text) {
+  Part p;
+  p.kind = PartKind::ToolResult;
+  p.id = std::move(id);
+  p.text = std::move(text);
+  return p;
+}
+inline Part thinking_part(std::string text, std::string signature = {}) {
+  Part p;
+  p.kind = PartKind::Thinking;
+  p.text = std::move(text);
+  p.signature = std::move(signature);
+  return p;
+}
+
+inline Message msg(Role role, std::vector<Part> parts) {
+  Message m;
+  m.role = role;
+  m.parts = std::move(parts);
+  return m;
+}
+inline Message system_msg(std::string t) { return msg(Role::System, {text_part(std::move(t))}); }
+inline Message user_msg(std::string t) { return msg(Role::User, {text_part(std::move(t))}); }
+inline Message assistant_msg(std::string t) { return msg(Role::Assistant, {text_part(std::move(t))}); }
+inline Message assistant_call(std::string id, std::string args, std::string text = "let me look",
+                              std::string name = "bash") {
+  return msg(Role::Assistant, {text_part(std::move(text)), call_part(std::move(id), std::move(name), std::move(args))});
+}
+inline Message tool_msg(std::string id, std::string text) { return msg(Role::Tool, {result_part(std::move(id), std::move(text))}); }
+
+// n numbered lines "prefix i\n".
+inline std::string numbered_lines(int n, const std::string& prefix) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += prefix + " " + std::to_string(i) + " " + std::string(20, 'x') + "\n";
+  return s;
+}
+
+// An agent loop: system, user task, then `steps` x (assistant call, tool
+// result). Step k's output is `output(k)`.
+template <class F>
+Conversation agent_loop(int steps, F output) {
+  Conversation c;
+  c.messages.push_back(system_msg("You are a helpful assistant."));
+  c.messages.push_back(user_msg("Fix the bug in src/app.py"));
+  for (int k = 0; k < steps; ++k) {
+    std::string id = "call_" + std::to_string(k);
+    c.messages.push_back(assistant_call(id, "{\"command\":\"step " + std::to_string(k) + "\"}"));
+    c.messages.push_back(tool_msg(id, output(k)));
+  }
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    c.messages[i].origin = static_cast<std::uint32_t>(i);
+    for (std::size_t j = 0; j < c.messages[i].parts.size(); ++j)
+      c.messages[i].parts[j].origin = static_cast<std::uint32_t>(j);
+  }
+  return c;
+}
+
+// A message as text, for comparing what would be sent.
+inline std::string render(const Message& m) {
+  std::string s = std::to_string(int(m.role)) + "|";
+  for (const Part& p : m.parts)
+    s += std::to_string(int(p.kind)) + "[" + p.id + "," + p.name + "," + p.signature + "]" + p.text + "\x1f";
+  return s;
+}
+inline std::vector<std::string> render(const Conversation& c) {
+  std::vector<std::string> out;
+  for (const Message& m : c.messages)
+    if (!m.removed) out.push_back(render(m));
+  return out;
+}
+
+}  // namespace td::pruning::test

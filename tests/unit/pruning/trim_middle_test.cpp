@@ -1,0 +1,75 @@
+#include <doctest/doctest.h>
+
+#include "pruning/conversation_tokens.hpp"
+#include "pruning/strategies/pairing_repair.hpp"
+#include "pruning/strategies/trim_middle.hpp"
+#include "pruning_support.hpp"
+
+using namespace td::pruning;
+using namespace td::pruning::test;
+
+namespace {
+struct Setup {
+  Conversation c;
+  WorkingMemory wm;
+  std::vector<std::uint64_t> tokens;
+  std::uint64_t total = 0;
+};
+Setup setup(int steps, const Profile& p) {
+  Setup s;
+  s.c = agent_loop(steps, [](int k) { return std::string(400, 'a' + k % 26); });
+  s.wm = working_memory(s.c, p);
+  QuarterCounter counter;
+  for (const auto& m : s.c.messages) s.tokens.push_back(message_tokens(m, counter));
+  s.total = conversation_tokens(s.c, counter);
+  return s;
+}
+Profile on(std::uint64_t budget) {
+  Profile p;
+  p.trim_middle = true;
+  p.trim_budget_tokens = budget;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("trim middle: off by default") {
+  Profile p;
+  auto s = setup(40, p);
+  CHECK(trim_middle(s.c, p, s.wm, 32, s.tokens, s.total).hits == 0);
+}
+
+TEST_CASE("trim middle: under the budget nothing is dropped") {
+  auto p = on(1'000'000);
+  auto s = setup(40, p);
+  CHECK(trim_middle(s.c, p, s.wm, 32, s.tokens, s.total).hits == 0);
+}
+
+TEST_CASE("trim middle: keeps system, sinks and recent; drops whole turns on the grid; pairs stay") {
+  auto p = on(2000);  // the 40-step loop is ~4600 tokens
+  auto s = setup(40, p);
+  auto st = trim_middle(s.c, p, s.wm, 32, s.tokens, s.total);
+  REQUIRE(st.hits > 0);
+  const auto& m = s.c.messages;
+  CHECK_FALSE(m[0].removed);  // system
+  CHECK_FALSE(m[1].removed);  // sink: the task
+  CHECK_FALSE(m[2].removed);  // sink: the first call
+  CHECK_FALSE(m[3].removed);  // ... and its result
+  REQUIRE(m[4].origin == kNewOrigin);
+  CHECK(m[4].role == Role::User);
+  CHECK(m[4].parts[0].text.find("earlier messages") != std::string::npos);
+  // Dropped: whole turns from the sinks to a grid point (multiple of 8 turns).
+  std::size_t kept_tail = 0;
+  for (std::size_t i = 5; i < m.size(); ++i)
+    if (!m[i].removed) ++kept_tail;
+  CHECK(kept_tail >= p.recent_messages);
+  auto before = render(s.c);
+  CHECK(repair_pairing(s.c).hits == 0);  // nothing orphaned
+  CHECK(render(s.c) == before);
+  // The first kept message after the cut starts a turn on the grid.
+  std::size_t first_kept = 5;
+  while (m[first_kept].removed) ++first_kept;
+  bool on_grid = false;
+  for (std::uint32_t g = 8; g <= 32; g += 8) on_grid |= s.wm.start_of(g, 1000) + 1 == first_kept;
+  CHECK(on_grid);
+  CHECK(m[first_kept].role == Role::Assistant);
+}
