@@ -3,6 +3,7 @@
 # Idempotent: packages already present are not fetched again.
 #   scripts/setup.sh          build dependencies
 #   scripts/setup.sh --test   also the test tools (redis, node SDKs)
+#   scripts/setup.sh --bench  the benchmark tools (scripts/bench/proxy/setup.sh: nginx + Lua, wrk, valgrind, Portkey)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,4 +37,8 @@ if [[ "${1:-}" == "--test" ]]; then
       (cd "$dir" && { [[ -d node_modules ]] && npm ls --silent >/dev/null 2>&1 || npm ci --no-audit --no-fund --silent; })
     fi
   done
+fi
+
+if [[ "${1:-}" == "--bench" ]]; then
+  scripts/bench/proxy/setup.sh
 fi

@@ -30,8 +30,8 @@
 //                429 | 500 | context-length | 529 (alias overloaded; Anthropic)
 //                            the calling provider's error fixture (synthesized shapes)
 //   x-fake-framing: chunked | length   body framing (default: JSON length, SSE chunked)
-//   x-fake-repeat: N         an SSE fixture's data events are cycled to N events (the last
-//                            event, e.g. [DONE] or message_stop, is kept last)
+//   x-fake-repeat: N         an SSE fixture is cycled (or cut) to N events; its last event
+//                            (e.g. [DONE] or message_stop) stays last
 import http from 'node:http';
 import https from 'node:https';
 import fs from 'node:fs';
@@ -86,7 +86,7 @@ function bodyPieces(fx, req, route) {
       return datas.map((d, i) => Buffer.from((i === 0 ? '[' : ',\r\n') + d + (i === datas.length - 1 ? ']' : '')));
     }
     const repeat = intHeader(req, 'x-fake-repeat', 0, 100_000);
-    if (repeat > events.length && events.length >= 2) {
+    if (repeat >= 2 && repeat !== events.length && events.length >= 2) {
       const body = events.slice(0, -1), last = events[events.length - 1];
       const out = [];
       for (let i = 0; out.length < repeat - 1; i++) out.push(body[i % body.length]);

@@ -121,11 +121,14 @@ test('slow mode: headers at once, first event after first-ms, one per gap-ms', a
   assert.ok(r.t.end - r.t.sent >= 150 + (n - 1) * 20 - 20, `stream took ${r.t.end - r.t.sent} ms for ${n} events`);
 });
 
-test('x-fake-repeat cycles the data events and keeps the terminator last', async () => {
+test('x-fake-repeat cycles or cuts the events and keeps the terminator last', async () => {
   const r = await post('/v1/chat/completions', {stream: true}, {'x-fake-repeat': '10'});
   const ev = sseEvents(r.body);
   assert.equal(ev.length, 10);
   assert.equal(ev[9].toString(), 'data: [DONE]\n\n');
+  const cut = sseEvents((await post('/v1/chat/completions', {stream: true}, {'x-fake-repeat': '3', 'x-fake-fixture': 'openai-chat-stream-long'})).body);
+  assert.equal(cut.length, 3);
+  assert.equal(cut[2].toString(), 'data: [DONE]\n\n');
 });
 
 test('reset mode cuts the connection after the first event', async () => {

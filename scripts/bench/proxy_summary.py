@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Tables for scripts/bench/proxy.sh.
+
+  proxy_summary.py slow SLOW_STREAMS.json    the slow-streams table (from slow_streams.mjs --json)
+  proxy_summary.py targets OUT_DIR           issue 2's targets against what OUT_DIR holds
+
+Targets: req/s >= 0.8x nginx and >= 10x Portkey at every size (wrk -c32); added
+p99 over direct at -c1 (2k, 50k; medians over rounds) <= nginx's + 50 us (and
+<= 150 us on a quiet machine); 512 slow streams with no stall; idle RSS <= 40 MB;
+instructions per request reported.
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+
+
+def runs(path):
+    cols = ["round", "size", "target", "requests", "duration_us", "connect", "read", "write", "status",
+            "timeout", "p50", "p90", "p99", "max", "mean", "rss_peak_kb"]
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [dict(zip(cols, r)) for r in csv.reader(f, delimiter="\t") if r]
+
+
+def med(rows, size, target, key):
+    vals = [r for r in rows if r["size"] == size and r["target"] == target]
+    if not vals:
+        return None
+    if key == "rps":
+        return statistics.median(int(r["requests"]) / (int(r["duration_us"]) / 1e6) for r in vals)
+    return statistics.median(float(r[key]) for r in vals)
+
+
+def sizes(rows):
+    seen = []
+    for r in rows:
+        if r["size"] not in seen:
+            seen.append(r["size"])
+    return seen
+
+
+def slow_table(path):
+    d = json.load(open(path))
+    print("| target | streams ok | events | max gap ms | p99.9 gap ms | p99 gap ms | p50 gap ms | first event p50 / max ms | RSS peak MB |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    f = lambda x: "-" if x is None else f"{x:.1f}"
+    for r in d["results"]:
+        rss = f"{r['rss_peak_kb'] / 1024:.1f}" if r.get("rss_peak_kb") else "-"
+        print(f"| {r['label']} | {r['ok']}/{r['streams']} | {r['events']}/{r['expected_events']} | {f(r['max_gap_ms'])} "
+              f"| {f(r['p999_gap_ms'])} | {f(r['p99_gap_ms'])} | {f(r['p50_gap_ms'])} "
+              f"| {f(r['first_event_p50_ms'])} / {f(r['first_event_max_ms'])} | {rss} |")
+    if d.get("idle_rss_kb"):
+        print(f"\ntokendiet idle RSS (after start, before any request): {d['idle_rss_kb'] / 1024:.1f} MB. "
+              f"The upstream sends one event every {d['results'][0]['gap_ms']} ms; the direct row is the jitter of "
+              "the client and the fake upstream themselves on this machine.")
+
+
+def targets(out):
+    rows = []
+    mark = lambda ok: "yes" if ok else "**NO**"
+    load = runs(os.path.join(out, "load", "runs.tsv"))
+    for s in sizes(load):
+        td, ng, pk = (med(load, s, t, "rps") for t in ("tokendiet", "nginx", "portkey"))
+        if td and ng:
+            rows.append((f"req/s vs nginx, body {s}", f"{td / ng:.2f}x", ">= 0.8x", mark(td / ng >= 0.8)))
+        if td and pk:
+            rows.append((f"req/s vs Portkey, body {s}", f"{td / pk:.1f}x", ">= 10x", mark(td / pk >= 10)))
+    lat = runs(os.path.join(out, "latency", "runs.tsv"))
+    for s in sizes(lat):
+        d, ng, td = (med(lat, s, t, "p99") for t in ("direct", "nginx", "tokendiet"))
+        if d is not None and ng is not None and td is not None:
+            add_td, add_ng = (td - d), (ng - d)   # microseconds
+            rows.append((f"added p99 at c=1, body {s}", f"{add_td:+.0f} us (nginx {add_ng:+.0f} us)",
+                         "<= nginx + 50 us", mark(add_td <= add_ng + 50)))
+            rows.append((f"added p99 at c=1, body {s} (quiet machine)", f"{add_td:+.0f} us", "<= 150 us", mark(add_td <= 150)))
+    slow = os.path.join(out, "slow_streams.json")
+    if os.path.exists(slow):
+        d = json.load(open(slow))
+        td = [r for r in d["results"] if r["label"].startswith("tokendiet")]
+        direct = [r for r in d["results"] if r["label"].startswith("direct")]
+        if td:
+            r = td[0]
+            base = direct[0]["max_gap_ms"] if direct else r["gap_ms"]
+            ok = r["ok"] == r["streams"] and r["max_gap_ms"] <= base + 50
+            rows.append((f"{r['streams']} slow streams, largest gap", f"{r['max_gap_ms']:.0f} ms (direct {base:.0f} ms, upstream {r['gap_ms']} ms)",
+                         "all complete, <= direct + 50 ms", mark(ok)))
+        if d.get("idle_rss_kb"):
+            mbv = d["idle_rss_kb"] / 1024
+            rows.append(("idle RSS", f"{mbv:.1f} MB", "<= 40 MB", mark(mbv <= 40)))
+    idle = os.path.join(out, "load", "idle.tsv")
+    if os.path.exists(idle):
+        for t, kb in csv.reader(open(idle), delimiter="\t"):
+            if t == "tokendiet":
+                rows.append(("idle RSS (bench.sh)", f"{int(kb) / 1024:.1f} MB", "<= 40 MB", mark(int(kb) / 1024 <= 40)))
+    cg = os.path.join(out, "callgrind", "table.md")
+    if os.path.exists(cg):
+        for line in open(cg).read().splitlines()[2:]:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows.append((f"instructions per request, {cells[0]}", cells[3], "reported", "-"))
+    print("| measure | tokendiet | target | met |")
+    print("|---|--:|---|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("slow", "targets"):
+        print(__doc__)
+        sys.exit(2)
+    slow_table(sys.argv[2]) if sys.argv[1] == "slow" else targets(sys.argv[2])
