@@ -131,8 +131,9 @@ void Metrics::record(const LedgerRow& row) {
   key += row.provider;
   key += kKeySep;
   key += row.model;
-  std::string overflow = row.provider + kKeySep + std::string(kOverflowModel);
-  ModelSeries& s = models_.get(key, overflow);
+  ModelSeries* found = models_.find(key);
+  ModelSeries& s = found ? *found
+                         : models_.insert(key, row.provider + kKeySep + std::string(kOverflowModel));
   constexpr auto relaxed = std::memory_order_relaxed;
   s.requests[status_index(row.status)].fetch_add(1, relaxed);
   s.tokens_in.fetch_add(clamp_u(row.tokens_before), relaxed);

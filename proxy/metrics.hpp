@@ -49,10 +49,18 @@ class SeriesMap {
   SeriesMap(const SeriesMap&) = delete;
   SeriesMap& operator=(const SeriesMap&) = delete;
 
+  // The series for `key` if it exists: one atomic load, no lock.
+  T* find(std::string_view key) const { return find(*current_.load(std::memory_order_acquire), key); }
+
   // The series for `key`, created on first sight; once `cap` series exist,
   // new keys share the series of `overflow_key`.
   T& get(std::string_view key, std::string_view overflow_key) {
-    if (T* t = find(*current_.load(std::memory_order_acquire), key)) return *t;
+    if (T* t = find(key)) return *t;
+    return insert(key, overflow_key);
+  }
+
+  // The slow path of get(), under the mutex.
+  T& insert(std::string_view key, std::string_view overflow_key) {
     std::lock_guard lock(mu_);
     const Snapshot& now = *current_.load(std::memory_order_acquire);
     if (T* t = find(now, key)) return *t;  // another thread made it meanwhile
