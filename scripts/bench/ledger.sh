@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Usage-ledger and metrics timings: submit() cost on an I/O thread, writer
+# throughput into SQLite (WAL), metrics record/render. Builds first.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+scripts/build.sh --target unit_ledger >/dev/null
+exec "${BUILD_DIR:-build}/tests/unit_ledger" -tc='bench*' --no-skip
