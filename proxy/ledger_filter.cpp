@@ -77,7 +77,10 @@ void LedgerFilter::logging(const RequestContext& ctx) {
   if (slot() < ctx.filter_state.size() && ctx.filter_state[slot()]) metrics.finished();
   LedgerRow row = ledger_row(ctx);
   metrics.record(row);
-  if (Ledger* ledger = telemetry_.ledger()) ledger->submit(std::move(row));
+  if (Ledger* ledger = telemetry_.ledger()) {
+    ledger->submit(std::move(row));
+    telemetry_.maybe_save_calibration(std::chrono::steady_clock::now());
+  }
 }
 
 }  // namespace td::proxy

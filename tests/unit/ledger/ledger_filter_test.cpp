@@ -131,3 +131,33 @@ TEST_CASE("ledger disabled: metrics only; a bad path is reported") {
   CHECK_FALSE(t2.open_ledger(bad).empty());
   CHECK(t2.ledger() == nullptr);
 }
+
+TEST_CASE("the estimator calibration is saved in the ledger and restored on the next start") {
+  TempDir tmp;
+  td::config::Config cfg;
+  cfg.ledger.path = tmp.file("usage.db");
+  auto t0 = std::chrono::steady_clock::time_point(std::chrono::hours(1000));
+  {
+    Telemetry t;
+    REQUIRE(t.open_ledger(cfg).empty());
+    CHECK_FALSE(t.maybe_save_calibration(t0));  // nothing learnt yet (and the interval starts)
+    t.calibration().observe("gemini-2.5-pro", 1000, 1200);
+    CHECK_FALSE(t.maybe_save_calibration(t0 + std::chrono::seconds(1)));  // not due yet
+    CHECK(t.maybe_save_calibration(t0 + Telemetry::kCalibrationSaveInterval));
+    REQUIRE(t.ledger()->flush());
+    auto ro = LedgerStore::open(cfg.ledger.path, LedgerStore::Access::ReadOnly);
+    REQUIRE(ro.store);
+    auto saved = ro.store->load_calibration();
+    REQUIRE(saved.size() == 1);
+    CHECK(saved[0].model == "gemini-2.5-pro");
+    CHECK(saved[0].ratio == doctest::Approx(1.2));
+    CHECK(saved[0].samples == 1);
+    t.calibration().observe("claude-x", 1000, 900);
+    t.close_ledger();  // saves the latest state
+  }
+  Telemetry restarted;
+  REQUIRE(restarted.open_ledger(cfg).empty());
+  CHECK(restarted.calibration().ratio("gemini-2.5-pro") == doctest::Approx(1.2));
+  CHECK(restarted.calibration().ratio("claude-x") == doctest::Approx(0.9));
+  CHECK(restarted.calibration().ratio("never-seen") == 1.0);
+}
