@@ -4,33 +4,31 @@
 
 #include "config/match.hpp"
 #include "providers/route.hpp"
+#include "proxy/cached_counter.hpp"
 #include "proxy/routing.hpp"
+#include "pruning/conversation_tokens.hpp"
+#include "pruning/pipeline.hpp"
+#include "pruning/tokenizer/calibration.hpp"
+#include "pruning/tokenizer/counter.hpp"
 
 namespace td::proxy {
 
 namespace {
 
-struct DietResult {
-  std::uint64_t tokens_before = 0;
-  std::uint64_t tokens_after = 0;
-  std::string mode = "none";
-  std::string strategies;  // comma-separated
+// What the logging phase needs to calibrate the estimator.
+struct DietState : FilterState {
+  std::uint64_t raw_estimate = 0;  // uncalibrated estimate of the prompt sent; 0: none
 };
-
-// THE PIPELINE CALL SITE (the only one). Identity for now: the pruning
-// pipeline (pruning/pipeline.hpp run_pipeline) and the tokenizer's per-model
-// counter are not on main yet. Until they are, requests go through parse and
-// write unchanged, so the adapters run on live traffic, and token counts are
-// left at 0 (unknown).
-DietResult run_diet(pruning::Conversation& conv, const pruning::Profile& profile) {
-  (void)conv;
-  (void)profile;
-  return {};
-}
 
 void fail_open(RequestContext& ctx, std::string reason) {
   ctx.fail_open = true;
   ctx.fail_open_reason = std::move(reason);
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
 }
 
 }  // namespace
@@ -56,16 +54,14 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
     ctx.stream = request.stream;
     const pruning::Profile& profile = config::profile_for(config_, ctx.model);
     ctx.profile = profile.name;
-    if (!profile.enabled) {
-      ctx.mode = "none";
-      return {};
-    }
 
-    DietResult diet = run_diet(request.conversation, profile);
+    const auto model_counter = tok::counter_for_model(ctx.model, calibration_);
+    const CachedCounter counter(*model_counter, text_count_cache());
+    const pruning::PipelineResult diet = pruning::run_pipeline(request.conversation, profile, counter);
     ctx.tokens_before = diet.tokens_before;
     ctx.tokens_after = diet.tokens_after;
-    ctx.mode = diet.mode;
-    ctx.strategies = diet.strategies;
+    ctx.mode = pruning::mode_name(diet.mode);
+    ctx.strategies = join(diet.fired);
 
     providers::WriteOutcome written = providers::write(request, body);
     if (!written.ok) {
@@ -74,12 +70,24 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
       return {};
     }
     if (written.changed) body = std::move(written.body);
+    if (!counter.exact() && calibration_) {
+      // In shadow mode the view is the request as sent, otherwise its diet.
+      state<DietState>(ctx).raw_estimate =
+          pruning::conversation_tokens(request.conversation, tok::EstimatingCounter(1.0));
+    }
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
   } catch (...) {
     fail_open(ctx, "diet: unknown exception");
   }
   return {};
+}
+
+void DietFilter::logging(const RequestContext& ctx) {
+  if (!calibration_ || !ctx.usage.present || ctx.fail_open || ctx.status < 200 || ctx.status >= 300) return;
+  if (slot() >= ctx.filter_state.size() || !ctx.filter_state[slot()]) return;
+  const auto& st = static_cast<const DietState&>(*ctx.filter_state[slot()]);
+  if (st.raw_estimate > 0 && ctx.usage.prompt > 0) calibration_->observe(ctx.model, st.raw_estimate, ctx.usage.prompt);
 }
 
 }  // namespace td::proxy

@@ -18,7 +18,7 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
   // request phase (the in-flight gauge) sees every request; it has no body
   // hooks, so the diet still sees the request body first.
   filters.push_back(std::make_unique<LedgerFilter>(telemetry()));
-  filters.push_back(std::make_unique<DietFilter>(config));  // request body: the diet
+  filters.push_back(std::make_unique<DietFilter>(config, &telemetry().calibration()));  // request body: the diet
 
   for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;
   return filters;

@@ -25,7 +25,11 @@ Message new_message(Role role, PartKind kind, std::string text, std::string id =
   Message m;
   m.role = role;
   m.changed = true;
-  m.parts.push_back(Part{.kind = kind, .text = std::move(text), .id = std::move(id), .name = std::move(name)});
+  Part& p = m.parts.emplace_back();
+  p.kind = kind;
+  p.text = std::move(text);
+  p.id = std::move(id);
+  p.name = std::move(name);
   return m;
 }
 

@@ -193,7 +193,7 @@ void check_insert(Api f, std::string_view body, ParsedRequest& r, const std::str
   Message added;
   added.role = pruning::Role::User;
   added.changed = true;
-  added.parts.push_back(Part{.kind = PartKind::Text, .text = "new message " + kTricky});
+  added.parts.emplace_back().text = "new message " + kTricky;
   r.conversation.messages.push_back(added);
   bool has_system_field = f != Api::openai_chat;
   if (has_system_field) {
@@ -203,7 +203,7 @@ void check_insert(Api f, std::string_view body, ParsedRequest& r, const std::str
     sys.role = pruning::Role::System;
     sys.system_field = true;
     sys.changed = true;
-    sys.parts.push_back(Part{.kind = PartKind::Text, .text = "new system " + kTricky});
+    sys.parts.emplace_back().text = "new system " + kTricky;
     r.conversation.messages.insert(r.conversation.messages.begin(), sys);
   }
   WriteOutcome w = write(r, body);

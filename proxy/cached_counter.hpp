@@ -1,0 +1,34 @@
+// A TokenCounter that remembers: the same text (a history is resent every
+// turn) is counted once per process, then costs a hash and a lookup
+// (DESIGN.md principle 6). Wraps the exact tokenizers; a counter whose
+// cache_salt() is 0 (the calibrated estimator, cheaper than a hash) is called
+// straight through.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "pruning/token_counter.hpp"
+#include "pruning/tokenizer/count_cache.hpp"
+
+namespace td::proxy {
+
+class CachedCounter final : public pruning::TokenCounter {
+ public:
+  CachedCounter(const pruning::TokenCounter& inner, tok::CountCache& cache) : inner_(inner), cache_(cache) {}
+  std::uint64_t count(std::string_view text) const override;
+  std::uint64_t cache_salt() const override { return inner_.cache_salt(); }
+  bool exact() const override { return inner_.exact(); }
+
+  // Shorter texts are counted directly: hashing them costs about as much.
+  static constexpr std::size_t kMinCachedBytes = 64;
+
+ private:
+  const pruning::TokenCounter& inner_;
+  tok::CountCache& cache_;
+};
+
+// The process-wide cache of text counts (bounded: 2^18 entries, 4 MB).
+tok::CountCache& text_count_cache();
+
+}  // namespace td::proxy
