@@ -7,30 +7,36 @@
 namespace td::tok {
 namespace {
 
+// tiktoken's algorithm over a piece of at most kSmallPiece bytes: a rank per
+// part (its pair with the next part), a linear scan for the lowest (leftmost
+// on a tie), merge, update the two neighbours. Parts form a linked list by
+// their first byte, so a merge moves nothing.
 // Calls part(begin, end) for every final part, left to right; returns the
 // number of parts.
 template <class Part>
 std::size_t merge_small(const Vocab& v, const unsigned char* p, std::size_t len, Part&& part) {
-  std::uint32_t start[kSmallPiece + 1];
+  static_assert(kSmallPiece < 256);
+  std::uint8_t next[kSmallPiece];
   std::uint32_t rank[kSmallPiece];
-  std::size_t m = len;  // parts; start[m] == len is the sentinel
-  for (std::size_t i = 0; i <= len; ++i) start[i] = static_cast<std::uint32_t>(i);
-  for (std::size_t i = 0; i + 1 < len; ++i) rank[i] = v.rank(p + i, 2);
-  while (m > 1) {
-    std::uint32_t best_rank = kNoRank;
-    std::size_t best = 0;
-    for (std::size_t i = 0; i + 1 < m; ++i)
-      if (rank[i] < best_rank) best_rank = rank[i], best = i;
-    if (best_rank == kNoRank) break;
-    // Parts best and best+1 become one: drop start[best+1] and rank[best+1].
-    for (std::size_t i = best + 1; i < m; ++i) start[i] = start[i + 1];
-    for (std::size_t i = best + 1; i + 2 < m; ++i) rank[i] = rank[i + 1];
-    --m;
-    rank[best] = best + 1 < m ? v.rank(p + start[best], start[best + 2] - start[best]) : kNoRank;
-    if (best > 0) rank[best - 1] = v.rank(p + start[best - 1], start[best + 1] - start[best - 1]);
+  for (std::size_t i = 0; i < len; ++i) {
+    next[i] = static_cast<std::uint8_t>(i + 1);
+    rank[i] = i + 1 < len ? v.rank(p + i, 2) : kNoRank;
   }
-  for (std::size_t i = 0; i < m; ++i) part(start[i], start[i + 1]);
-  return m;
+  std::size_t parts = len;
+  while (parts > 1) {
+    std::uint32_t best_rank = kNoRank;
+    std::size_t best = 0, best_prev = 0;
+    for (std::size_t i = 0, prev = 0; i < len; prev = i, i = next[i])
+      if (rank[i] < best_rank) best_rank = rank[i], best = i, best_prev = prev;
+    if (best_rank == kNoRank) break;
+    const std::size_t e = next[next[best]];  // the merged part ends here
+    next[best] = static_cast<std::uint8_t>(e);
+    --parts;
+    rank[best] = e < len ? v.rank(p + best, next[e] - best) : kNoRank;
+    if (best > 0) rank[best_prev] = v.rank(p + best_prev, e - best_prev);
+  }
+  for (std::size_t i = 0; i < len; i = next[i]) part(static_cast<std::uint32_t>(i), next[i]);
+  return parts;
 }
 
 template <class Part>

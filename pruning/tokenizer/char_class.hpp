@@ -16,7 +16,7 @@ inline constexpr std::uint8_t kSpace = 4;      // \s = White_Space (Rust regex)
 inline constexpr std::uint8_t kUpperish = 8;   // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
 inline constexpr std::uint8_t kLowerish = 16;  // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
 
-inline std::uint8_t class_of(std::uint32_t cp) {
+[[gnu::always_inline]] inline std::uint8_t class_of(std::uint32_t cp) {
   if (cp >= 0x110000) return 0;
   return unicode::kBlockData[unicode::kBlockIndex[cp >> 8] * 256u + (cp & 0xFFu)];
 }
@@ -32,7 +32,7 @@ struct Char {
 // shortest-form UTF-8 sequence is one character of class 0 (punctuation-like,
 // as U+FFFD would be), so invalid input is counted on its bytes,
 // deterministically.
-inline Char decode_at(const unsigned char* s, std::size_t n, std::size_t i) {
+[[gnu::always_inline]] inline Char decode_at(const unsigned char* s, std::size_t n, std::size_t i) {
   unsigned char b0 = s[i];
   if (b0 < 0x80) return {b0, 1, class_of(b0)};
   std::size_t left = n - i;

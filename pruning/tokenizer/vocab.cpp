@@ -1,5 +1,6 @@
 #include "pruning/tokenizer/vocab.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "pruning/tokenizer/hash.hpp"
@@ -78,10 +79,22 @@ bool Vocab::parse(std::string_view text, std::string* error) {
   }
   if (size() == 0) return fail(line, "no tokens");
 
-  std::size_t cap = 16;
-  while (cap < size() * 2 + size() / 2) cap <<= 1;  // load factor <= 0.4
-  slots_.assign(cap, kEmpty);
-  mask_ = cap - 1;
+  std::size_t n_short = 0, n_long = 0;
+  for (std::uint32_t r = 0; r < size(); ++r) {
+    const std::size_t len = offsets_[r + 1] - offsets_[r];
+    n_short += len >= 3 && len <= 8;
+    n_long += len > 8;
+  }
+  auto capacity = [](std::size_t n) {  // load factor <= 0.4
+    std::size_t cap = 16;
+    while (cap < n * 2 + n / 2) cap <<= 1;
+    return cap;
+  };
+  slots_.assign(capacity(n_long), kEmpty);
+  mask_ = slots_.size() - 1;
+  short_slots_.assign(capacity(n_short), ShortSlot{});
+  short_mask_ = short_slots_.size() - 1;
+  short_shift_ = 64 - __builtin_ctzll(short_slots_.size());
   std::fill(std::begin(byte_rank_), std::end(byte_rank_), kNoRank);
   pair_rank_.assign(65536, kNoRank);
   max_token_len_ = 0;
@@ -100,18 +113,35 @@ bool Vocab::insert(std::uint32_t r, std::string* error) {
   std::string_view t = token(r);
   auto p = reinterpret_cast<const unsigned char*>(t.data());
   if (t.size() > max_token_len_) max_token_len_ = t.size();
-  if (t.size() == 1) byte_rank_[p[0]] = r;
-  if (t.size() == 2) pair_rank_[(std::size_t{p[0]} << 8) | p[1]] = r;
+  auto duplicate = [&] {
+    if (error) *error = "duplicate token at rank " + std::to_string(r);
+    return false;
+  };
+  if (t.size() <= 2) {
+    // Dense tables: a second token with the same bytes is a duplicate.
+    std::uint32_t& slot = t.size() == 1 ? byte_rank_[p[0]] : pair_rank_[(std::size_t{p[0]} << 8) | p[1]];
+    if (slot != kNoRank) return duplicate();
+    slot = r;
+    return true;
+  }
+  if (t.size() <= 8) {
+    const std::uint64_t key = short_key(p, t.size());
+    for (std::size_t i = short_index(key, t.size());; i = (i + 1) & short_mask_) {
+      ShortSlot& s = short_slots_[i];
+      if (s.len == 0) {
+        s = ShortSlot{key, static_cast<std::uint32_t>(t.size()), r};
+        return true;
+      }
+      if (s.len == t.size() && s.key == key) return duplicate();
+    }
+  }
   std::uint64_t h = hash_bytes(p, t.size());
   for (std::uint64_t i = h & mask_;; i = (i + 1) & mask_) {
     if (slots_[i] == kEmpty) {
       slots_[i] = (h & 0xFFFFFFFF00000000ull) | r;
       return true;
     }
-    if ((slots_[i] >> 32) == (h >> 32) && token(static_cast<std::uint32_t>(slots_[i])) == t) {
-      if (error) *error = "duplicate token at rank " + std::to_string(r);
-      return false;
-    }
+    if ((slots_[i] >> 32) == (h >> 32) && token(static_cast<std::uint32_t>(slots_[i])) == t) return duplicate();
   }
 }
 
@@ -131,7 +161,7 @@ std::uint32_t Vocab::lookup(const unsigned char* p, std::size_t len) const {
 
 std::size_t Vocab::memory_bytes() const {
   return arena_.capacity() + offsets_.capacity() * 4 + slots_.capacity() * 8 +
-         pair_rank_.capacity() * 4 + sizeof(*this);
+         short_slots_.capacity() * sizeof(ShortSlot) + pair_rank_.capacity() * 4 + sizeof(*this);
 }
 
 }  // namespace td::tok
