@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pruning/tokenizer/huge_alloc.hpp"
+
 namespace td::tok {
 
 inline constexpr std::uint32_t kNoRank = 0xFFFFFFFFu;
@@ -41,6 +43,9 @@ class Vocab {
   std::size_t memory_bytes() const;
 
  private:
+  template <class T>
+  using Table = std::vector<T, HugePageAllocator<T>>;
+
   // Up to 8 bytes as one integer: with the length, unique (first and last
   // four bytes overlap for 4..8; bytes 0, len/2, len-1 for 1..3).
   static std::uint64_t short_key(const unsigned char* p, std::size_t len) {
@@ -71,17 +76,17 @@ class Vocab {
     std::uint32_t len = 0;  // 0 = empty
     std::uint32_t rank = kNoRank;
   };
-  std::vector<ShortSlot> short_slots_;  // tokens of 3..8 bytes
+  Table<ShortSlot> short_slots_;  // tokens of 3..8 bytes
   std::size_t short_mask_ = 0;
   int short_shift_ = 64;
 
-  std::vector<unsigned char> arena_;   // token bytes, in rank order
-  std::vector<std::uint32_t> offsets_; // size()+1 offsets into arena_
-  std::vector<std::uint64_t> slots_;   // tokens of 9+ bytes: (hash tag << 32 | rank), ~0 = empty
+  Table<unsigned char> arena_;         // token bytes, in rank order
+  Table<std::uint32_t> offsets_;       // size()+1 offsets into arena_
+  Table<std::uint64_t> slots_;   // tokens of 9+ bytes: (hash tag << 32 | rank), ~0 = empty
   std::uint64_t mask_ = 0;
   std::size_t max_token_len_ = 0;
   std::uint32_t byte_rank_[256];
-  std::vector<std::uint32_t> pair_rank_;  // 65536 two-byte strings, dense
+  Table<std::uint32_t> pair_rank_;  // 65536 two-byte strings, dense
 };
 
 }  // namespace td::tok

@@ -36,16 +36,27 @@ std::string read_file(const char* path) {
   return ss.str();
 }
 
+// Resident set size in MB (Linux /proc/self/statm).
+double rss_mb() {
+  std::ifstream in("/proc/self/statm");
+  long pages = 0, resident = 0;
+  in >> pages >> resident;
+  return resident * 4096.0 / 1e6;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
 
 int throughput(const std::string& text, int runs) {
+  const double rss0 = rss_mb();
   for (auto id : {tok::EncodingId::O200kBase, tok::EncodingId::Cl100kBase}) {
     auto t0 = Clock::now();
     const tok::Encoding& enc = tok::Encoding::get(id);
     const double load = seconds_since(t0);
+    std::printf("%-12s loaded: RSS +%.1f MB over the process before any vocabulary\n",
+                std::string(enc.name()).c_str(), rss_mb() - rss0);
     std::uint64_t n = 0;
     std::vector<double> ts;
     for (int r = 0; r < runs; ++r) {
