@@ -9,6 +9,7 @@
 #include "proxy/filter.hpp"
 #include "proxy/ledger_filter.hpp"
 #include "proxy/telemetry.hpp"
+#include "proxy/usage_filter.hpp"
 
 namespace td::proxy {
 
@@ -19,6 +20,9 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
   // hooks, so the diet still sees the request body first.
   filters.push_back(std::make_unique<LedgerFilter>(telemetry()));
   filters.push_back(std::make_unique<DietFilter>(config, &telemetry().calibration()));  // request body: the diet
+  // After the diet: include_usage is spliced into the final body; tees every
+  // response body and scrubs what the injection added.
+  filters.push_back(std::make_unique<UsageFilter>(config));
 
   for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;
   return filters;

@@ -38,9 +38,8 @@ struct Usage {
   std::uint64_t reasoning = 0;    // thinking tokens (part of completion)
 };
 
-// Rate-limit facts read from upstream headers. Defined by the rate-limit /
-// TPM-ledger code in its own header; held here by pointer so this header
-// stays small.
+// Rate-limit facts read from upstream headers: proxy/rate_limit_info.hpp
+// (filled by the usage filter); held here by pointer so this header stays small.
 struct RateLimitInfo;
 
 // Per-filter scratch state for one request (e.g. an SSE parser that must
@@ -94,6 +93,10 @@ struct RequestContext {
   std::string profile;     // name of the matched profile
   std::string strategies;  // strategies that fired, comma-separated
   Usage usage;
+  // Filled by the usage filter (proxy/usage_filter.hpp) from the response:
+  std::string response_model;  // the model the upstream says answered ("gpt-5.1-2025-11-13"); "" if unsaid
+  bool context_length_exceeded = false;  // the upstream found the prompt too long (F21)
+  std::string upstream_error_code;  // error.code / type / status of an error answer ("" if none)
   std::shared_ptr<RateLimitInfo> rate_limit;  // defined by its owner, see above
 
   // A filter may ask the proxy to hold the request this long before sending
