@@ -1,10 +1,11 @@
-// Token counts of a Conversation, close to how OpenAI bills a chat request:
-// every message costs its text plus a fixed frame (role and delimiters), a
-// tool call its name and arguments, and the request a reply primer and
-// whatever it sends besides the messages (tool definitions). Exact per-token
-// rules differ per provider; the pipeline only needs consistent counts to
-// compare a message with its pruned form, and the same counter is used for
-// both.
+// Token counts of a Conversation, as OpenAI bills a chat request: every
+// message costs its text plus a fixed frame (role and delimiters), a name its
+// tokens + 1, a tool call its name and arguments, and the request a reply
+// primer and its tool definitions. These delegate to td::tok::count_message /
+// count_conversation (pruning/tokenizer/message_count.hpp, where the rules and
+// their sources are documented). Exact per-token rules differ per provider;
+// the pipeline only needs consistent counts to compare a message with its
+// pruned form, and the same counter is used for both.
 #pragma once
 
 #include <cstdint>
