@@ -1,10 +1,13 @@
 #include "pruning/tokenizer/encoding.hpp"
 
 #include <atomic>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 
 #include "pruning/tokenizer/bpe.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 extern "C" {
 extern const char td_tok_o200k_base_begin[], td_tok_o200k_base_end[];
@@ -44,6 +47,47 @@ void for_each_piece(Pattern pattern, std::string_view text, Piece&& piece) {
   }
 }
 
+// Counts of recently seen multi-token pieces, per thread (no locks): agent
+// traffic repeats identifiers, paths and log fields, and a hit costs a short
+// hash and a compare instead of a BPE run. Direct-mapped and small (4096
+// slots of 64 bytes per thread); keyed by the piece's bytes and the encoding,
+// so a hit is always exact.
+class PieceCache {
+ public:
+  static constexpr std::size_t kMaxLen = 54;
+  static bool cacheable(std::size_t len) { return len >= 3 && len <= kMaxLen; }
+
+  // The slot for this piece; *hit says whether it holds the piece's count.
+  struct Slot {
+    std::uint8_t len = 0;  // 0 = empty
+    std::uint8_t encoding = 0;
+    std::uint32_t count = 0;
+    unsigned char bytes[kMaxLen];
+  };
+  Slot& find(EncodingId id, const unsigned char* p, std::size_t len, bool* hit) {
+    const std::uint64_t h = hash_bytes(p, len, static_cast<std::uint64_t>(id));
+    Slot& s = slots_[h & (kSlots - 1)];
+    *hit = s.len == len && s.encoding == static_cast<std::uint8_t>(id) && std::memcmp(s.bytes, p, len) == 0;
+    return s;
+  }
+  static void store(Slot& s, EncodingId id, const unsigned char* p, std::size_t len, std::uint64_t count) {
+    s.len = static_cast<std::uint8_t>(len);
+    s.encoding = static_cast<std::uint8_t>(id);
+    s.count = static_cast<std::uint32_t>(count);
+    std::memcpy(s.bytes, p, len);
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 4096;
+  Slot slots_[kSlots];
+};
+static_assert(sizeof(PieceCache::Slot) == 64);
+
+PieceCache& piece_cache() {
+  thread_local std::unique_ptr<PieceCache> cache = std::make_unique<PieceCache>();
+  return *cache;
+}
+
 }  // namespace
 
 std::string_view encoding_name(EncodingId id) {
@@ -76,8 +120,23 @@ bool Encoding::loaded(EncodingId id) { return slot(id).ready.load(std::memory_or
 
 std::uint64_t Encoding::count(std::string_view text) const {
   std::uint64_t total = 0;
+  PieceCache& cache = piece_cache();
   for_each_piece(pattern_, text, [&](const unsigned char* p, std::size_t len) {
-    total += bpe_count(vocab_, p, len);
+    if (len == 1 || vocab_.rank(p, len) != kNoRank) {
+      ++total;  // most pieces are one token
+    } else if (PieceCache::cacheable(len)) {
+      bool hit;
+      PieceCache::Slot& slot = cache.find(id_, p, len, &hit);
+      if (hit) {
+        total += slot.count;
+      } else {
+        const std::uint64_t n = bpe_count(vocab_, p, len);
+        PieceCache::store(slot, id_, p, len, n);
+        total += n;
+      }
+    } else {
+      total += bpe_count(vocab_, p, len);
+    }
   });
   return total;
 }
