@@ -4,6 +4,7 @@
 
 namespace td::cli {
 
+int serve(int argc, char** argv);
 int version(int argc, char** argv);
 int check_config(int argc, char** argv);
 int usage(int argc, char** argv);

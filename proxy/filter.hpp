@@ -66,6 +66,8 @@ class Filter {
 
   // 2. The whole request body. Replace `body` to change what goes upstream;
   // leave it untouched for a byte-identical forward. Return an answer to stop.
+  // Assign `body` only once the new bytes are complete: if the hook throws,
+  // whatever `body` holds then goes upstream (fail open).
   virtual std::optional<LocalResponse> request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                            std::string& body) {
     return {};

@@ -15,6 +15,7 @@ struct Command {
 
 // Keep in the order a user meets them.
 constexpr Command kCommands[] = {
+    {"serve", td::cli::serve, "run the proxy"},
     {"check-config", td::cli::check_config, "validate config files (file:line:column errors)"},
     {"usage", td::cli::usage, "report tokens used and saved, and their cost, from the ledger"},
     {"count", td::cli::count, "count tokens (exact o200k/cl100k, or estimate); --request: a chat body"},

@@ -1,0 +1,38 @@
+// JSON log lines on stderr, one per event:
+//   {"ts":"2025-01-01T12:00:00.123Z","event":"request",...}
+// The access line of every request is event "request" (access_line()).
+// API keys never appear: only their fingerprint, and secret query parameters
+// (?key=...) are redacted from the path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "proxy/request_context.hpp"
+
+namespace td::proxy {
+
+class LogLine {
+ public:
+  explicit LogLine(std::string_view event);
+  LogLine& str(std::string_view key, std::string_view value);
+  LogLine& num(std::string_view key, std::uint64_t value);
+  LogLine& ms(std::string_view key, double milliseconds);  // 3 decimals
+  LogLine& flag(std::string_view key, bool value);
+  const std::string& text();  // the finished line, without newline
+  void emit();                // writes the line + '\n' to stderr in one write()
+
+ private:
+  std::string out_;
+  bool closed_ = false;
+};
+
+// The access line for a finished request.
+LogLine access_line(const RequestContext& ctx);
+
+// Shorthands for operational events.
+void log_info(std::string_view event, std::string_view message);
+void log_error(std::string_view event, std::string_view message);
+
+}  // namespace td::proxy

@@ -1,0 +1,674 @@
+// One client connection: the request lifecycle of DESIGN.md, phase by phase.
+//
+//   read head (limits, timeouts) → route by path → request_filter
+//   → read body (≤ max_body_bytes) → request_body_filter
+//   → upstream request (hop-by-hop removed, Host rewritten, identity encoding)
+//   → upstream_request_filter → upstream (pool, TLS) → upstream_response_filter
+//   → relay body piece by piece through response_body_filter (one buffer in
+//     flight: never read upstream faster than the client drains)
+//   → logging phase + access line.
+//
+// While a request is upstream, a watcher notices the client going away and
+// closes the upstream connection, which cancels the upstream request.
+#include <sys/socket.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/serializer.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "proxy/beast_header_map.hpp"
+#include "proxy/body_peek.hpp"
+#include "proxy/errors.hpp"
+#include "proxy/http_rules.hpp"
+#include "proxy/log.hpp"
+#include "proxy/routing.hpp"
+#include "proxy/worker.hpp"
+
+namespace td::proxy {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using namespace asio::experimental::awaitable_operators;
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
+
+using RequestParser = http::request_parser<http::string_body>;
+using Request = http::request<http::string_body>;
+using ResponseParser = http::response_parser<http::buffer_body>;
+
+double ms_since(steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(steady_clock::now() - t).count();
+}
+
+// Runs one phase over every filter; an exception is a filter bug: the request
+// continues fail-open (the filter's change, if any, may be partial, so the
+// body filter is given a copy it can spoil).
+template <class Fn>
+void for_each_filter(const Runtime& rt, RequestContext& ctx, const char* phase, Fn&& fn) {
+  for (auto& f : rt.filters) {
+    try {
+      fn(*f);
+    } catch (const std::exception& e) {
+      ctx.fail_open = true;
+      ctx.fail_open_reason = std::string(f->name()) + " " + phase + ": " + e.what();
+      log_error("filter_error", ctx.fail_open_reason);
+    } catch (...) {
+      ctx.fail_open = true;
+      ctx.fail_open_reason = std::string(f->name()) + " " + phase + ": unknown exception";
+      log_error("filter_error", ctx.fail_open_reason);
+    }
+  }
+}
+
+bool has_body_status(unsigned status) { return !(status < 200 || status == 204 || status == 304); }
+
+class ClientSession {
+ public:
+  ClientSession(Worker& w, tcp::socket socket) : w_(w), client_(std::move(socket)) {
+    handle_.stream = &client_;
+    w_.sessions.insert(&handle_);
+    w_.server.open_connections.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~ClientSession() {
+    w_.sessions.erase(&handle_);
+    w_.server.open_connections.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  asio::awaitable<void> run();
+
+ private:
+  // Outcome of one request on this connection.
+  enum class Next { keep_alive, close, linger_close };
+
+  asio::awaitable<Next> serve_one(bool first);
+  asio::awaitable<Next> proxy_request(const Runtime& rt, RequestParser& parser, RequestContext& ctx,
+                                      bool keep_alive);
+  asio::awaitable<void> exchange(const Runtime& rt, const UpstreamTarget& target, Request& req,
+                                 RequestContext& ctx, bool head_request, bool& keep_alive);
+  asio::awaitable<void> watch_client();
+  asio::awaitable<bool> send_local(RequestContext& ctx, unsigned status, std::string_view content_type,
+                                   std::string_view body, bool keep_alive, bool head_request,
+                                   const std::vector<std::pair<std::string, std::string>>& extra);
+  asio::awaitable<bool> send_error(RequestContext& ctx, unsigned status, std::string_view message,
+                                   std::string_view code, bool keep_alive, bool head_request);
+  asio::awaitable<void> linger_close();
+  void finish(const Runtime* rt, RequestContext& ctx, bool run_filters);
+
+  Worker& w_;
+  beast::tcp_stream client_;
+  beast::flat_buffer buf_;
+  SessionHandle handle_;
+  UpstreamConn* active_upstream_ = nullptr;  // what the watcher closes
+  bool client_gone_ = false;
+  unsigned client_version_ = 11;  // HTTP version of the current request (10 or 11)
+};
+
+asio::awaitable<void> run_session_impl(Worker& w, tcp::socket socket) {
+  ClientSession s(w, std::move(socket));
+  co_await s.run();
+}
+
+asio::awaitable<void> ClientSession::run() {
+  boost::system::error_code ec;
+  client_.socket().set_option(tcp::no_delay(true), ec);
+  bool first = true;
+  Next next = Next::close;
+  while (!w_.server.draining.load(std::memory_order_relaxed)) {
+    const auto& limits = w_.current_runtime()->config.limits;
+    if (buf_.size() == 0) {
+      // Idle: wait for the first byte of the next request. A drain may
+      // cancel this wait (handle_.idle).
+      if (buf_.capacity() > 32 * 1024) buf_.shrink_to_fit();
+      handle_.idle = true;
+      client_.expires_after(milliseconds(first ? limits.client_header_timeout_ms : limits.keepalive_timeout_ms));
+      auto [rec, n] = co_await client_.async_read_some(buf_.prepare(16 * 1024), nothrow);
+      handle_.idle = false;
+      if (rec) break;
+      buf_.commit(n);
+    }
+    handle_.idle = false;
+    next = co_await serve_one(first);
+    first = false;
+    if (next != Next::keep_alive) break;
+  }
+  if (next == Next::linger_close) co_await linger_close();
+  client_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  client_.close();
+}
+
+// After refusing a request whose body we did not read: stop sending, then
+// read and drop what the client still sends for a moment, so closing does not
+// reset the connection before the client has read our answer.
+asio::awaitable<void> ClientSession::linger_close() {
+  boost::system::error_code ec;
+  client_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  auto until = steady_clock::now() + std::chrono::seconds(5);
+  std::size_t dropped = 0;
+  while (steady_clock::now() < until && dropped < (64u << 20)) {
+    client_.expires_after(std::chrono::seconds(2));
+    auto [rec, n] = co_await client_.async_read_some(buf_.prepare(16 * 1024), nothrow);
+    if (rec) break;
+    dropped += n;
+  }
+  buf_.clear();
+}
+
+asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
+  auto rt_hold = w_.current_runtime();  // this request's snapshot
+  const Runtime& rt = *rt_hold;
+  const auto& limits = rt.config.limits;
+
+  RequestParser parser;
+  parser.header_limit(limits.max_header_bytes);
+  parser.body_limit(limits.max_body_bytes);
+  client_.expires_after(milliseconds(limits.client_header_timeout_ms));
+  auto [ec, n] = co_await http::async_read_header(client_, buf_, parser, nothrow);
+
+  RequestContext ctx;
+  ctx.request_id = w_.server.next_request_id.fetch_add(1, std::memory_order_relaxed);
+  ctx.start = steady_clock::now();
+  ctx.wall_start = std::chrono::system_clock::now();
+  auto& req = parser.get();
+
+  if (ec) {
+    // A connection closed or timed out between requests is not an error.
+    if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == beast::error::timeout ||
+        ec == asio::error::connection_reset || ec == asio::error::operation_aborted)
+      co_return Next::close;
+    ctx.method = std::string(req.method_string());
+    ctx.target = std::string(req.target());
+    // Beast checks a declared Content-Length against the body limit while
+    // parsing the head.
+    unsigned status = ec == http::error::header_limit ? 431 : ec == http::error::body_limit ? 413 : 400;
+    ctx.error = "bad request head: " + ec.message();
+    auto route = route_for_path(ctx.path(), rt.config);
+    ctx.provider = route.provider;
+    std::string message =
+        status == 431   ? std::string("request header block too large")
+        : status == 413 ? "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes"
+                        : "malformed request: " + ec.message();
+    co_await send_error(ctx, status, message, status == 413 ? "request_too_large" : "bad_request", false, false);
+    finish(nullptr, ctx, false);
+    co_return Next::linger_close;
+  }
+
+  ctx.method = std::string(req.method_string());
+  ctx.target = std::string(req.target());
+  const bool head_request = req.method() == http::verb::head;
+  bool keep_alive = req.keep_alive() && !w_.server.draining.load(std::memory_order_relaxed);
+
+  // Limits and framing rules on the head.
+  RequestHeadFacts facts;
+  for (auto it = req.begin(); it != req.end(); ++it) {
+    ++facts.header_count;
+    if (it->name() == http::field::content_length) facts.has_content_length = true;
+    if (it->name() == http::field::transfer_encoding) facts.has_transfer_encoding = true;
+  }
+  if (facts.has_content_length && parser.content_length()) facts.content_length = *parser.content_length();
+  unsigned refuse = check_request_head(facts, limits);
+  std::string refuse_message;
+  if (refuse == 431) refuse_message = "too many request header fields";
+  if (refuse == 400) refuse_message = "both Content-Length and Transfer-Encoding: refused";
+  if (refuse == 413) refuse_message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
+  if (!refuse && facts.has_transfer_encoding && !parser.chunked()) {
+    refuse = 400;
+    refuse_message = "Transfer-Encoding other than chunked: refused";
+  }
+  auto origin = origin_form(ctx.target);
+  if (!refuse && !origin) {
+    refuse = 400;
+    refuse_message = "request target must be a path";
+  }
+  if (origin) ctx.target = std::string(*origin);
+
+  auto route = route_for_path(ctx.path(), rt.config);
+  ctx.provider = route.provider;
+  ctx.upstream = std::string(route.upstream);
+  ctx.model = std::string(route.model);
+
+  if (refuse) {
+    ctx.error = refuse_message;
+    co_await send_error(ctx, refuse, refuse_message, "bad_request", false, head_request);
+    finish(nullptr, ctx, false);
+    co_return Next::linger_close;
+  }
+
+  if (ctx.path() == "/healthz") {
+    const bool healthz_keep_alive = keep_alive && parser.is_done();
+    static const std::vector<std::pair<std::string, std::string>> kNoExtra;
+    bool ok = co_await send_local(ctx, 200, "text/plain", "ok", healthz_keep_alive, head_request, kNoExtra);
+    ctx.local_response = true;
+    ctx.total_ms = ms_since(ctx.start);
+    // Health probes are frequent: no access line for them.
+    co_return ok && keep_alive && parser.is_done() ? Next::keep_alive : Next::linger_close;
+  }
+
+  co_return co_await proxy_request(rt, parser, ctx, keep_alive);
+}
+
+asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime& rt, RequestParser& parser, RequestContext& ctx,
+                                                   bool keep_alive) {
+  const auto& limits = rt.config.limits;
+  auto& req = parser.get();
+  const bool head_request = req.method() == http::verb::head;
+  BeastHeaderMap headers(req);
+  ctx.session_id = std::string(req["x-tokendiet-session"]);
+  ctx.key_fingerprint = key_fingerprint(find_api_key(headers, ctx.query()));
+
+  // Phase 1: request_filter (body not read yet).
+  std::optional<LocalResponse> answer;
+  for_each_filter(rt, ctx, "request_filter", [&](Filter& f) {
+    if (!answer) answer = f.request_filter(ctx, headers);
+  });
+  if (answer) {
+    ctx.local_response = true;
+    bool body_pending = !parser.is_done();
+    const bool answer_keep_alive = keep_alive && !body_pending;
+    co_await send_local(ctx, answer->status, answer->content_type, answer->body, answer_keep_alive, head_request,
+                        answer->headers);
+    finish(&rt, ctx, true);
+    co_return body_pending ? Next::linger_close : (keep_alive ? Next::keep_alive : Next::close);
+  }
+
+  // The body, whole, within the limit.
+  if (!parser.is_done()) {
+    if (req.version() == 11 && iequals(req[http::field::expect], "100-continue")) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      client_.expires_after(milliseconds(limits.idle_timeout_ms));
+      auto [cec, cn] = co_await asio::async_write(client_, asio::buffer(kContinue), nothrow);
+      if (cec) co_return Next::close;
+    }
+    while (!parser.is_done()) {
+      client_.expires_after(milliseconds(limits.client_header_timeout_ms));
+      auto [bec, bn] = co_await http::async_read_some(client_, buf_, parser, nothrow);
+      if (bec == http::error::body_limit) {
+        ctx.error = "request body over the limit";
+        std::string message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
+        co_await send_error(ctx, 413, message, "request_too_large", false, head_request);
+        finish(nullptr, ctx, false);
+        co_return Next::linger_close;
+      }
+      if (bec) {
+        // The client went away or sent a broken body: nothing to answer.
+        if (bec != http::error::partial_message && bec != asio::error::eof &&
+            bec != asio::error::connection_reset && bec != beast::error::timeout) {
+          ctx.error = "bad request body: " + bec.message();
+          std::string message = "malformed request body: " + bec.message();
+          co_await send_error(ctx, 400, message, "bad_request", false, head_request);
+          finish(nullptr, ctx, false);
+          co_return Next::linger_close;
+        }
+        co_return Next::close;
+      }
+    }
+  }
+  const bool had_body_framing = req.find(http::field::content_length) != req.end() || parser.chunked();
+  std::string& body = req.body();
+  ctx.bytes_in = body.size();
+  if (!body.empty()) {
+    auto peek = peek_body(body);
+    if (ctx.model.empty()) ctx.model = std::string(peek.model);
+    ctx.stream = peek.stream;
+  }
+  if (ctx.provider == Provider::gemini && ctx.path().ends_with(":streamGenerateContent")) ctx.stream = true;
+
+  // Phase 2: request_body_filter.
+  for_each_filter(rt, ctx, "request_body_filter", [&](Filter& f) {
+    if (!answer) answer = f.request_body_filter(ctx, headers, body);
+  });
+  if (answer) {
+    ctx.local_response = true;
+    co_await send_local(ctx, answer->status, answer->content_type, answer->body, keep_alive, head_request,
+                        answer->headers);
+    finish(&rt, ctx, true);
+    co_return keep_alive ? Next::keep_alive : Next::close;
+  }
+
+  const UpstreamTarget* target = rt.upstream(ctx.upstream);
+  if (!target) {
+    ctx.error = "no upstream configured for '" + ctx.upstream + "'";
+    std::string message = "tokendiet: " + ctx.error;
+    co_await send_error(ctx, 502, message, "upstream_unreachable", keep_alive, head_request);
+    finish(&rt, ctx, true);
+    co_return keep_alive ? Next::keep_alive : Next::close;
+  }
+
+  // The upstream request: the client's, minus hop-by-hop fields and our own
+  // x-tokendiet-* ones, with the upstream's Host and identity encoding.
+  strip_hop_by_hop(headers);
+  {
+    std::vector<std::string> ours;
+    for (auto& field : req)
+      if (field.name_string().size() > 12 && iequals(field.name_string().substr(0, 12), "x-tokendiet-"))
+        ours.emplace_back(field.name_string());
+    for (auto& name : ours) req.erase(name);
+  }
+  req.erase(http::field::expect);  // we hold the whole body: nothing to wait for
+  req.set(http::field::host, target->host_header);
+  req.set(http::field::accept_encoding, "identity");
+  if (!target->cfg.path_prefix.empty()) req.target(target->cfg.path_prefix + ctx.target);
+  else if (req.target() != ctx.target) req.target(ctx.target);
+  client_version_ = req.version() == 10 ? 10 : 11;
+  req.version(11);
+
+  // Phase 3: upstream_request_filter.
+  for_each_filter(rt, ctx, "upstream_request_filter", [&](Filter& f) { f.upstream_request_filter(ctx, headers); });
+  if (!body.empty() || had_body_framing) req.content_length(body.size());
+  ctx.bytes_upstream = body.size();
+
+  if (ctx.delay_upstream.count() > 0) {
+    asio::steady_timer hold(co_await asio::this_coro::executor, ctx.delay_upstream);
+    auto r = co_await (hold.async_wait(nothrow) || watch_client());
+    if (client_gone_ || r.index() == 1) {
+      ctx.client_aborted = true;
+      ctx.error = "client went away while the request was held";
+      finish(&rt, ctx, true);
+      co_return Next::close;
+    }
+  }
+
+  // Phases 4-5 upstream, with the client watched for going away.
+  client_gone_ = false;
+  co_await (exchange(rt, *target, req, ctx, head_request, keep_alive) || watch_client());
+  if (client_gone_) {
+    ctx.client_aborted = true;
+    if (ctx.error.empty()) ctx.error = "client closed the connection";
+    keep_alive = false;
+  }
+  finish(&rt, ctx, true);
+  co_return keep_alive ? Next::keep_alive : Next::close;
+}
+
+// Completes when the client closes its connection (and closes the upstream
+// connection then); otherwise runs until cancelled by the end of the exchange.
+asio::awaitable<void> ClientSession::watch_client() {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  for (;;) {
+    auto [ec] = co_await client_.socket().async_wait(tcp::socket::wait_read, nothrow);
+    if (ec == asio::error::operation_aborted) co_return;
+    if (!ec) {
+      char byte;
+      ssize_t n = ::recv(client_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+      if (n > 0) {
+        // A pipelined next request: the client is still there. Stop
+        // watching until the exchange ends.
+        asio::steady_timer forever(co_await asio::this_coro::executor, steady_clock::time_point::max());
+        co_await forever.async_wait(nothrow);
+        co_return;
+      }
+    }
+    client_gone_ = true;
+    if (active_upstream_) active_upstream_->close();
+    co_return;
+  }
+}
+
+asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamTarget& target, Request& req,
+                                              RequestContext& ctx, bool head_request, bool& keep_alive) {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  const auto& limits = rt.config.limits;
+  const auto idle = milliseconds(limits.idle_timeout_ms);
+  std::unique_ptr<UpstreamConn> conn;
+  std::optional<ResponseParser> rp;
+
+  // A failure before any response byte went to the client: a provider-shaped
+  // error. (GCC 12 coroutines mishandle non-trivial temporaries inside a
+  // co_await expression, hence the named locals throughout this file.)
+  unsigned fail_status = 0;
+  std::string fail_message, fail_code;
+  auto on = [&](auto&& op) { return conn->tls ? op(*conn->tls) : op(*conn->plain); };
+
+  for (int attempt = 0;; ++attempt) {
+    conn = w_.pool.take(target.pool_key);
+    if (!conn) {
+      ConnectError ce;
+      conn = co_await connect_upstream(target, milliseconds(limits.connect_timeout_ms), ce);
+      if (client_gone_) co_return;
+      if (!conn) {
+        log_error("upstream_connect", ce.message);
+        fail_status = ce.timeout ? 504 : 502;
+        fail_message = ce.message;
+        break;
+      }
+    }
+    active_upstream_ = conn.get();
+    conn->tcp().expires_after(idle);
+    auto [wec, wn] = co_await on([&](auto& s) { return http::async_write(s, req, nothrow); });
+    if (client_gone_) co_return;
+    if (wec) {
+      // A pooled connection the upstream closed while we took it: retry once
+      // on a fresh one (the request did not get through).
+      if (conn->reused && attempt == 0 && wec != beast::error::timeout) {
+        conn->close();
+        active_upstream_ = nullptr;
+        continue;
+      }
+      fail_status = wec == beast::error::timeout ? 504 : 502;
+      fail_message = "cannot send the request: " + wec.message();
+      break;
+    }
+    // Response head; interim 1xx answers are skipped.
+    conn->tcp().expires_after(milliseconds(limits.header_timeout_ms));
+    boost::system::error_code hec;
+    for (;;) {
+      rp.emplace();
+      rp->body_limit(boost::none);
+      rp->header_limit(std::max<std::uint32_t>(limits.max_header_bytes, 64 * 1024));
+      if (head_request) rp->skip(true);
+      auto [e, hn] = co_await on([&](auto& s) { return http::async_read_header(s, conn->buffer, *rp, nothrow); });
+      hec = e;
+      if (hec || rp->get().result_int() >= 200 || rp->get().result_int() == 101) break;
+    }
+    if (client_gone_) co_return;
+    if (hec) {
+      bool timeout = hec == beast::error::timeout;
+      fail_status = timeout ? 504 : 502;
+      fail_message = timeout ? "no response headers within " + std::to_string(limits.header_timeout_ms) + " ms"
+                             : "no response: " + hec.message();
+    }
+    break;
+  }
+  if (fail_status) {
+    ctx.upstream_error = true;
+    ctx.error = fail_message;
+    if (conn) conn->close();
+    active_upstream_ = nullptr;
+    if (client_gone_) co_return;
+    fail_code = fail_status == 504 ? "upstream_timeout" : "upstream_unreachable";
+    std::string message = "tokendiet: upstream " + target.name + " (" + target.cfg.url + "): " + fail_message;
+    bool ok = co_await send_error(ctx, fail_status, message, fail_code, keep_alive, head_request);
+    if (!ok) keep_alive = false;
+    co_return;
+  }
+
+  // Phase 4: the response head, relayed as sent minus hop-by-hop fields.
+  auto& res = rp->get();
+  ctx.status = res.result_int();
+  const bool upstream_keep_alive = rp->keep_alive();
+  BeastHeaderMap rh(res);
+  strip_hop_by_hop(rh);
+  for_each_filter(rt, ctx, "upstream_response_filter", [&](Filter& f) { f.upstream_response_filter(ctx, rh); });
+
+  // Framing towards the client.
+  const bool no_body = head_request || !has_body_status(ctx.status);
+  std::optional<std::uint64_t> declared_length;
+  if (auto cl = res.find(http::field::content_length); cl != res.end() && !no_body) {
+    std::uint64_t v = 0;
+    auto s = cl->value();
+    auto [p, perr] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (perr == std::errc{} && p == s.data() + s.size()) declared_length = v;
+    else res.erase(http::field::content_length);
+  }
+  if (no_body) {
+    res.chunked(false);
+  } else if (!declared_length) {
+    if (client_version_ == 11) res.chunked(true);
+    else keep_alive = false;  // HTTP/1.0 client: the end of the body is the end of the connection
+  }
+  if (w_.server.draining.load(std::memory_order_relaxed)) keep_alive = false;
+  res.version(11);
+  res.keep_alive(keep_alive);
+
+  // Phase 5: the body, piece by piece, one buffer in flight.
+  http::response_serializer<http::buffer_body> sr{res};
+  auto buffer = w_.take_buffer();
+  char* buf = buffer.get();
+  constexpr std::size_t kBuf = Worker::kRelayBufferSize;
+  const bool filtering = !rt.filters.empty();
+  std::string chunk;
+  bool done = rp->is_done();
+  bool header_sent = false;
+  bool broken = false;
+  auto& body = res.body();
+  while (true) {
+    std::size_t n = 0;
+    if (!done) {
+      if (!header_sent && conn->buffer.size() == 0) {
+        // Nothing of the body has arrived yet (an SSE stream thinking): the
+        // client gets the head now, not with the first event.
+        client_.expires_after(idle);
+        auto [ec, wn] = co_await http::async_write_header(client_, sr, nothrow);
+        if (ec || client_gone_) {
+          client_gone_ = true;
+          broken = true;
+          break;
+        }
+        header_sent = true;
+        ctx.ttfb_ms = ms_since(ctx.start);
+      }
+      body.data = buf;
+      body.size = kBuf;
+      conn->tcp().expires_after(idle);
+      auto [ec, rn] = co_await on([&](auto& s) { return http::async_read_some(s, conn->buffer, *rp, nothrow); });
+      if (ec == http::error::need_buffer) ec = {};
+      if (client_gone_) {
+        broken = true;
+        break;
+      }
+      if (ec) {
+        ctx.upstream_error = true;
+        ctx.error = ec == beast::error::timeout ? "upstream idle for " + std::to_string(limits.idle_timeout_ms) + " ms mid-body"
+                                                : "upstream broke mid-body: " + ec.message();
+        broken = true;
+        break;
+      }
+      n = kBuf - body.size;
+      done = rp->is_done();
+    }
+    const char* data = buf;
+    std::size_t size = n;
+    if (filtering) {
+      chunk.assign(buf, n);
+      for_each_filter(rt, ctx, "response_body_filter",
+                      [&](Filter& f) { f.response_body_filter(ctx, chunk, done); });
+      data = chunk.data();
+      size = chunk.size();
+    }
+    if (size == 0 && !done) continue;
+    body.data = size ? const_cast<char*>(data) : nullptr;
+    body.size = size;
+    body.more = !done;
+    client_.expires_after(idle);
+    auto [ec, wn] = co_await http::async_write(client_, sr, nothrow);
+    if (ec == http::error::need_buffer) ec = {};
+    if (ec || client_gone_) {
+      if (ec == beast::error::timeout) ctx.error = "client did not read for " + std::to_string(limits.idle_timeout_ms) + " ms";
+      client_gone_ = true;
+      broken = true;
+      break;
+    }
+    if (!header_sent) {
+      header_sent = true;
+      ctx.ttfb_ms = ms_since(ctx.start);
+    }
+    ctx.bytes_out += size;
+    if (done) break;
+  }
+  w_.give_buffer(std::move(buffer));
+  active_upstream_ = nullptr;
+
+  if (declared_length && !broken && ctx.bytes_out != *declared_length) {
+    // A filter changed the length without dropping Content-Length: the
+    // client's framing is off, so this connection cannot be reused.
+    log_error("framing", "response body length " + std::to_string(ctx.bytes_out) + " != Content-Length " +
+                             std::to_string(*declared_length) + " for request " + std::to_string(ctx.request_id));
+    keep_alive = false;
+  }
+  if (broken) keep_alive = false;
+  if (!broken && done && upstream_keep_alive && conn->buffer.size() == 0)
+    w_.pool.put(std::move(conn), limits.pool_max_idle_per_upstream);
+  else
+    conn->close();
+}
+
+asio::awaitable<bool> ClientSession::send_local(RequestContext& ctx, unsigned status, std::string_view content_type,
+                                                std::string_view body, bool keep_alive, bool head_request,
+                                                const std::vector<std::pair<std::string, std::string>>& extra) {
+  http::response<http::string_body> res;
+  res.version(11);
+  res.result(status);
+  res.set(http::field::content_type, content_type);
+  for (auto& [name, value] : extra) res.insert(name, value);
+  ctx.status = status;
+  if (head_request) {
+    res.content_length(body.size());
+  } else {
+    ctx.bytes_out = body.size();
+    res.body().assign(body.data(), body.size());
+    res.prepare_payload();
+  }
+  res.keep_alive(keep_alive);
+  client_.expires_after(std::chrono::seconds(30));
+  auto [ec, n] = co_await http::async_write(client_, res, nothrow);
+  ctx.ttfb_ms = ms_since(ctx.start);
+  co_return !ec;
+}
+
+asio::awaitable<bool> ClientSession::send_error(RequestContext& ctx, unsigned status, std::string_view message,
+                                                std::string_view code, bool keep_alive, bool head_request) {
+  std::vector<std::pair<std::string, std::string>> extra = {{"x-tokendiet-error", std::string(code)}};
+  std::string body = provider_error_body(ctx.provider, status, message);
+  bool ok = co_await send_local(ctx, status, "application/json", body, keep_alive, head_request, extra);
+  co_return ok;
+}
+
+// The logging phase and the access line.
+void ClientSession::finish(const Runtime* rt, RequestContext& ctx, bool run_filters) {
+  ctx.total_ms = ms_since(ctx.start);
+  if (rt && run_filters)
+    for_each_filter(*rt, ctx, "logging", [&](Filter& f) { f.logging(ctx); });
+  access_line(ctx).emit();
+}
+
+}  // namespace
+
+asio::awaitable<void> run_session(Worker& worker, tcp::socket socket) {
+  return run_session_impl(worker, std::move(socket));
+}
+
+}  // namespace td::proxy
