@@ -15,6 +15,7 @@ JsonTopLevelScanner::JsonTopLevelScanner(std::initializer_list<std::string_view>
                                          bool record_all, std::size_t max_capture)
     : record_all_(record_all), max_capture_(max_capture) {
   for (auto k : capture) capture_.emplace_back(k);
+  if (record_all_) members_.reserve(16);  // a typical response chunk's top level
 }
 
 bool JsonTopLevelScanner::wanted(std::string_view key) const {

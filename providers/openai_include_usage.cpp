@@ -101,13 +101,20 @@ void OpenAiUsageScrubber::on_event(const SseEvent& ev, std::string& out) {
     return;
   }
   last_dropped_ = false;
-  reader_.on_event(ev);
   std::string_view d = ev.data;
+  // The reader only needs the events that can tell it something new: the
+  // first one (model) and the usage chunk; the rest are just scrubbed.
+  bool has_usage = ev.has_data && ::memmem(d.data(), d.size(), "\"usage\"", 7) != nullptr;
+  if (reader_.model().empty() || !has_usage) {
+    reader_.on_event(ev);
+  } else if (::memmem(d.data(), d.size(), "\"usage\":null", 12) == nullptr) {
+    reader_.on_event(ev);  // a usage value that is not the plain null
+  }
   // Only a single-line data field can be edited in place (OpenAI never sends
   // more); anything else is relayed as it came.
   bool in_place = ev.has_data && !ev.overflow && d.data() >= ev.raw.data() &&
                   d.data() + d.size() <= ev.raw.data() + ev.raw.size();
-  if (!in_place || ::memmem(d.data(), d.size(), "\"usage\"", 7) == nullptr) {
+  if (!in_place || !has_usage) {
     out.append(ev.raw);
     return;
   }

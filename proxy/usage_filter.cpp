@@ -56,6 +56,8 @@ std::optional<LocalResponse> UsageFilter::request_body_filter(RequestContext& ct
   if (st.api != Api::openai_chat) return {};
   const pruning::Profile& profile = config::profile_for(config_, ctx.model);
   if (!profile.enabled || !profile.stream_usage) return {};
+  // Most bodies are not streams: skip the scan when "stream" is not even there.
+  if (body.find("\"stream\"") == std::string::npos) return {};
   try {
     auto r = providers::inject_include_usage(body);
     if (r.outcome == providers::IncludeUsage::injected) {
