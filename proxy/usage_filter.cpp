@@ -86,6 +86,13 @@ void UsageFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& heade
       auto limits = providers::parse_rate_limits(rl, now);
       if (limits.present()) ctx.rate_limit = std::make_shared<RateLimitInfo>(RateLimitInfo{limits, now});
     }
+    // The proxy asks upstream for identity encoding; a compressed body anyway
+    // can be neither read nor scrubbed, so it is relayed as it is.
+    std::string_view encoding = headers.get("content-encoding");
+    if (!encoding.empty() && !iequals(encoding, "identity")) {
+      if (st.injected) fail_open(ctx, "compressed stream: include_usage parts not removed");
+      return;
+    }
     std::string_view content_type = headers.get("content-type");
     bool ok = ctx.status >= 200 && ctx.status < 300;
     if (st.injected && ok && content_type.find("event-stream") != std::string_view::npos) {

@@ -185,3 +185,14 @@ TEST_CASE("filter: a stream that breaks off still reports the usage seen so far"
   CHECK(ctx.usage.prompt == 34);
   CHECK(ctx.usage.completion > 0);
 }
+
+TEST_CASE("filter: a compressed body is relayed untouched and not read") {
+  config::Config cfg;
+  UsageFilter f(cfg);
+  std::string gz = std::string("\x1f\x8b\x08\x00", 4) + std::string(300, '\x01');
+  Run r = run(f, "/v1/chat/completions", kStreamBody, 200,
+              {{"content-type", "text/event-stream"}, {"content-encoding", "gzip"}}, gz, 64);
+  CHECK(r.client == gz);
+  CHECK_FALSE(r.ctx.usage.present);
+  CHECK(r.ctx.fail_open);
+}
