@@ -1,5 +1,7 @@
 #include "pruning/tokenizer/counter.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace td::tok {
@@ -35,9 +37,39 @@ const BpeCounter& exact_counter(EncodingId id) {
   return id == EncodingId::O200kBase ? o200k : cl100k;
 }
 
-std::uint64_t EstimatingCounter::estimate(std::uint64_t bytes, double ratio) {
-  if (bytes == 0) return 0;
-  return static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) / 4.0 * ratio));
+namespace {
+
+// Tokens per byte of each byte value, in 1/65536ths (see EstimateMethod).
+constexpr auto kByteWeights = [] {
+  std::array<std::int32_t, 256> w{};
+  auto fixed = [](double x) { return static_cast<std::int32_t>(x * 65536.0 + (x < 0 ? -0.5 : 0.5)); };
+  for (int b = 0; b < 256; ++b) {
+    double x;
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) x = 0.229;
+    else if (b >= '0' && b <= '9') x = 0.901;
+    else if (b == ' ' || b == '\t' || b == '\n' || b == '\r') x = 0.096;
+    else if (b < 0x80) x = 0.587;
+    else if (b >= 0xC0) x = -0.181;
+    else x = 0.552;
+    w[static_cast<std::size_t>(b)] = fixed(x);
+  }
+  return w;
+}();
+
+}  // namespace
+
+double raw_estimate(std::string_view text, EstimateMethod method) {
+  if (method == EstimateMethod::BytesOver4) return static_cast<double>(text.size()) / 4.0;
+  std::int64_t sum = 0;
+  for (unsigned char b : text) sum += kByteWeights[b];
+  return sum <= 0 ? 0.0 : static_cast<double>(sum) / 65536.0;
+}
+
+std::uint64_t EstimatingCounter::count(std::string_view text) const {
+  if (text.empty()) return 0;
+  const double raw = raw_estimate(text, method_);
+  // At least one token for any non-empty text; never negative on odd bytes.
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(raw * ratio() - 1e-9)));
 }
 
 std::optional<EncodingId> encoding_for_model(std::string_view model) {

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,14 +35,39 @@ TEST_CASE("models map to their encodings; others get the estimator") {
   CHECK(est->cache_salt() == 0);
 }
 
-TEST_CASE("the estimator counts bytes, not characters, rounding up") {
-  EstimatingCounter e;
+TEST_CASE("bytes/4 counts bytes, not characters, rounding up") {
+  EstimatingCounter e(1.0, EstimateMethod::BytesOver4);
   CHECK(e.count("") == 0);
   CHECK(e.count("a") == 1);
   CHECK(e.count("abcd") == 1);
   CHECK(e.count("abcde") == 2);
   CHECK(e.count("\xE4\xB8\x80\xE4\xB8\x80\xE4\xB8\x80\xE4\xB8\x80") == 3);  // 4 CJK chars = 12 bytes
-  CHECK(EstimatingCounter(1.5).count(std::string(400, 'x')) == 150);
+  CHECK(EstimatingCounter(1.5, EstimateMethod::BytesOver4).count(std::string(400, 'x')) == 150);
+}
+
+// Within one token (fixed-point weights round up).
+static bool near(std::uint64_t got, std::uint64_t want) { return got >= want && got <= want + 1; }
+
+TEST_CASE("the byte-class estimator weighs letters, digits, spaces, punctuation, UTF-8") {
+  EstimatingCounter e;  // ByteClass is the default
+  CHECK(e.method() == EstimateMethod::ByteClass);
+  CHECK(e.count("") == 0);
+  CHECK(e.count(" ") == 1);                             // never 0 for non-empty text
+  CHECK(near(e.count(std::string(1000, 'a')), 229));       // letters: ~4.4 bytes/token
+  CHECK(near(e.count(std::string(1000, '7')), 901));       // digits are expensive
+  CHECK(near(e.count(std::string(1000, ' ')), 96));        // white space is cheap
+  CHECK(near(e.count(std::string(1000, '{')), 587));       // punctuation
+  std::string cjk;
+  for (int i = 0; i < 100; ++i) cjk += "\xE4\xB8\x80";       // 3 bytes: ~0.92 tokens/char
+  CHECK(near(e.count(cjk), 93));
+  CHECK(e.count("\xC0\xC0\xC0") == 1);                   // odd bytes: clamped, not negative
+  // Against the exact count of real text it is within a few percent where
+  // bytes/4 is far off (a log line: digits, punctuation).
+  const std::string log = "2026-11-22 10:41:07.532 INFO [worker-3] GET /v1/chat/completions 200 1532ms id=7f3a9c";
+  const auto exact = static_cast<double>(exact_counter(EncodingId::O200kBase).count(log));
+  CHECK(std::abs(static_cast<double>(e.count(log)) - exact) / exact < 0.15);
+  CHECK(std::abs(static_cast<double>(EstimatingCounter(1.0, EstimateMethod::BytesOver4).count(log)) - exact) / exact > 0.3);
+  CHECK(raw_estimate("abcd", EstimateMethod::BytesOver4) == 1.0);
 }
 
 TEST_CASE("calibration: a moving average of billed/estimated per model") {
@@ -61,9 +87,9 @@ TEST_CASE("calibration: a moving average of billed/estimated per model") {
 
   // The estimator bound to the calibration follows it without a lock.
   auto counter = counter_for_model("claude-x", &cal);
-  const auto est = counter->count(std::string(4000, 'x'));  // 1000 * ~1.1, rounded up
-  CHECK(est >= 1100);
-  CHECK(est <= 1101);
+  const auto est = counter->count(std::string(4000, 'x'));  // 916 (4000 letters) * ~1.1, rounded up
+  CHECK(est >= 1007);
+  CHECK(est <= 1008);
   cal.observe("claude-x", 1000, 1100);
   Calibration restored;
   restored.set_state(cal.state());
