@@ -8,6 +8,7 @@
 #include "proxy/commands.hpp"
 #include "proxy/log.hpp"
 #include "proxy/server.hpp"
+#include "proxy/telemetry.hpp"
 
 namespace td::cli {
 
@@ -51,6 +52,13 @@ int serve(int argc, char** argv) {
     return 1;
   }
   proxy::raise_open_file_limit();
+  // The usage ledger (and the calibration it holds) before the first request;
+  // an unusable ledger file is a config error like a bad listen address.
+  if (auto why = proxy::telemetry().open_ledger(loaded.config); !why.empty()) {
+    proxy::log_error("ledger", why + " (set ledger.path, or ledger.enabled: false)");
+    return 1;
+  }
+  if (auto* ledger = proxy::telemetry().ledger()) proxy::log_info("ledger", "writing " + ledger->path());
 
   proxy::Server* server_ptr = nullptr;
   proxy::ServerHooks hooks;
@@ -68,7 +76,9 @@ int serve(int argc, char** argv) {
   };
   proxy::Server server(runtime, std::move(hooks));
   server_ptr = &server;
-  return server.run();
+  int status = server.run();
+  proxy::telemetry().close_ledger();  // commits the queued rows and the calibration
+  return status;
 }
 
 }  // namespace td::cli

@@ -2,7 +2,7 @@
 
 #include <pthread.h>
 
-#include <cstdio>
+#include "proxy/log.hpp"
 
 namespace td::proxy {
 
@@ -167,15 +167,13 @@ void Ledger::write(std::vector<LedgerRow>& batch, std::vector<CalibrationEntry>&
       // Keep going: a full disk may clear up; the loss is counted and said.
       std::uint64_t before = write_errors_.fetch_add(batch.size(), std::memory_order_relaxed);
       if (before == 0 || (before & (before - 1)) == 0)  // first, then at powers of two
-        std::fprintf(stderr, "tokendiet: ledger %s: %zu rows not written: %s\n",
-                     options_.path.c_str(), batch.size(), why.c_str());
+        log_error("ledger", options_.path + ": " + std::to_string(batch.size()) +
+                                " rows not written: " + why);
     }
   }
   if (!calibration.empty()) {
     std::string why = store_->save_calibration(calibration);
-    if (!why.empty())
-      std::fprintf(stderr, "tokendiet: ledger %s: calibration not saved: %s\n",
-                   options_.path.c_str(), why.c_str());
+    if (!why.empty()) log_error("ledger", options_.path + ": calibration not saved: " + why);
   }
 }
 

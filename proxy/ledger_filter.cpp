@@ -7,10 +7,14 @@
 namespace td::proxy {
 namespace {
 
-// Marks a request counted in the in-flight gauge, so logging lowers it only
-// for requests whose request phase raised it (an earlier filter may have
-// answered before this one ran).
-struct Counted : FilterState {};
+// Holds a request in the in-flight gauge from its request phase until its
+// context is destroyed: that happens on every path, including the ones that
+// end without a logging phase (client gone mid-body, body over the limit).
+struct InFlightMark : FilterState {
+  explicit InFlightMark(Metrics& m) : metrics(m) { metrics.started(); }
+  ~InFlightMark() override { metrics.finished(); }
+  Metrics& metrics;
+};
 
 std::int64_t to_i64(std::uint64_t v) {
   return v > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
@@ -67,16 +71,15 @@ LedgerRow ledger_row(const RequestContext& ctx) {
 }
 
 std::optional<LocalResponse> LedgerFilter::request_filter(RequestContext& ctx, HeaderMap&) {
-  state<Counted>(ctx);
-  telemetry_.metrics().started();
+  if (ctx.filter_state.size() <= slot()) ctx.filter_state.resize(slot() + 1);
+  auto& mark = ctx.filter_state[slot()];
+  if (!mark) mark = std::make_unique<InFlightMark>(telemetry_.metrics());
   return {};
 }
 
 void LedgerFilter::logging(const RequestContext& ctx) {
-  Metrics& metrics = telemetry_.metrics();
-  if (slot() < ctx.filter_state.size() && ctx.filter_state[slot()]) metrics.finished();
   LedgerRow row = ledger_row(ctx);
-  metrics.record(row);
+  telemetry_.metrics().record(row);
   if (Ledger* ledger = telemetry_.ledger()) {
     ledger->submit(std::move(row));
     telemetry_.maybe_save_calibration(std::chrono::steady_clock::now());

@@ -1,6 +1,6 @@
 // The logging phase's accountant: turns each finished request's context into
 // a usage-ledger row and /metrics updates. It also keeps the in-flight gauge
-// (up in the request phase, down in logging).
+// (up in the request phase, down when the request's context is destroyed).
 //
 // It does no I/O itself: Ledger::submit() only queues the row for the
 // writer thread, and the metrics are atomics.

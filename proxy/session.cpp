@@ -40,6 +40,7 @@
 #include "proxy/http_rules.hpp"
 #include "proxy/log.hpp"
 #include "proxy/routing.hpp"
+#include "proxy/telemetry.hpp"
 #include "proxy/worker.hpp"
 
 namespace td::proxy {
@@ -265,6 +266,18 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
     ctx.total_ms = ms_since(ctx.start);
     // Health probes are frequent: no access line for them.
     co_return ok && keep_alive && parser.is_done() ? Next::keep_alive : Next::linger_close;
+  }
+
+  if (ctx.path() == "/metrics") {
+    const bool metrics_keep_alive = keep_alive && parser.is_done();
+    static const std::vector<std::pair<std::string, std::string>> kNoExtra;
+    const std::string page = telemetry().metrics().render();
+    bool ok = co_await send_local(ctx, 200, Metrics::kContentType, page, metrics_keep_alive, head_request,
+                                  kNoExtra);
+    ctx.local_response = true;
+    ctx.total_ms = ms_since(ctx.start);
+    // Scrapes are periodic: no access line for them either.
+    co_return ok && metrics_keep_alive ? Next::keep_alive : Next::linger_close;
   }
 
   co_return co_await proxy_request(rt, parser, ctx, keep_alive);

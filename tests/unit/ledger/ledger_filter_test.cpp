@@ -84,9 +84,20 @@ TEST_CASE("the filter counts in flight, records metrics and queues the row") {
   SimpleHeaderMap headers;
 
   RequestContext ctx = finished_request();
-  CHECK_FALSE(filter.request_filter(ctx, headers));
-  CHECK(t.metrics().in_flight() == 1);
-  filter.logging(ctx);
+  {
+    RequestContext live = finished_request();
+    CHECK_FALSE(filter.request_filter(live, headers));
+    CHECK(t.metrics().in_flight() == 1);
+    filter.logging(live);
+    CHECK(t.metrics().in_flight() == 1);  // until the request's context is gone
+  }
+  CHECK(t.metrics().in_flight() == 0);
+  {
+    // Ended without a logging phase (client gone mid-body): still not in flight.
+    RequestContext abandoned;
+    CHECK_FALSE(filter.request_filter(abandoned, headers));
+    CHECK(t.metrics().in_flight() == 1);
+  }
   CHECK(t.metrics().in_flight() == 0);
 
   // A request some earlier filter answered: never counted up, so not down.
