@@ -115,6 +115,10 @@ LogLine access_line(const RequestContext& ctx) {
     if (ctx.usage.cache_write) l.num("usage_cache_write", ctx.usage.cache_write);
     if (ctx.usage.reasoning) l.num("usage_reasoning", ctx.usage.reasoning);
   }
+  if (!ctx.response_model.empty() && ctx.response_model != ctx.model)
+    l.str("response_model", ctx.response_model);
+  if (!ctx.upstream_error_code.empty()) l.str("upstream_error", ctx.upstream_error_code);
+  if (ctx.context_length_exceeded) l.flag("context_length_exceeded", true);
   return l;
 }
 

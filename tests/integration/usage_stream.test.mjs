@@ -73,6 +73,7 @@ test('OpenAI stream without include_usage: client bytes unchanged, usage asked f
   const log = await accessLine(td, 't=plain');
   assert.equal(log.usage_prompt, 33);
   assert.equal(log.usage_completion, 10);
+  assert.equal(log.response_model, 'gpt-5.1-2025-11-13');
 });
 
 test('the scrubbed stream is relayed event by event, not buffered', async () => {
@@ -146,4 +147,6 @@ test('an error answered to an injected request reaches the client as sent', asyn
   assert.ok(r.body.equals(loadFixture('openai-error-context-length').body));
   const log = await accessLine(td, 't=ctx');
   assert.equal(log.usage_prompt, undefined);
+  assert.equal(log.context_length_exceeded, true);
+  assert.equal(log.upstream_error, 'context_length_exceeded');
 });
