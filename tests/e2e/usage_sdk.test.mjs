@@ -1,14 +1,19 @@
 // The official SDKs of all three providers, streamed and not, through
 // tokendiet to the fake upstream: every SDK gets the answer it would get
 // directly (an OpenAI stream without include_usage shows no usage), and the
-// usage logged for each request equals what the fake upstream reported.
+// usage logged and written to the ledger for each request equals what the
+// fake upstream reported.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
+import {execFile} from 'node:child_process';
+import path from 'node:path';
+import {promisify} from 'node:util';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import {GoogleGenAI} from '@google/genai';
-import {startFakeUpstream, startTokendiet, loadFixture, usageOf} from '../support/index.mjs';
+import {startFakeUpstream, startTokendiet, tokendietBin, loadFixture, usageOf} from '../support/index.mjs';
 
+const run = promisify(execFile);
 let fake, td;
 before(async () => {
   fake = await startFakeUpstream();
@@ -110,5 +115,29 @@ test('the logged usage of every request equals what the fake upstream reported',
     const line = JSON.parse(await td.waitForLine(new RegExp(`"event":"request".*"model":"${model}"`), 5000));
     assert.deepEqual({prompt: line.usage_prompt, completion: line.usage_completion,
       cached: line.usage_cached_read ?? 0, reasoning: line.usage_reasoning ?? 0}, want, `${model} (${fixture})`);
+  }
+});
+
+test('the usage ledger rows equal what the fake upstream reported', async () => {
+  const ledger = path.join(td.stateDir, 'usage.db');
+  let report = null;
+  // Rows go through the ledger's writer thread: wait (bounded) for all of them.
+  for (let i = 0; i < 100; i++) {
+    try {
+      const {stdout} = await run(tokendietBin(), ['usage', '--json', '--by', 'model', '--ledger', ledger]);
+      report = JSON.parse(stdout);
+      if (report.total.requests >= served.size) break;
+    } catch { /* not created yet */ }
+    await new Promise(r => setTimeout(r, 50));
+  }
+  assert.ok(report, 'no ledger');
+  for (const [model, fixture] of served) {
+    const fx = loadFixture(fixture);
+    const want = normalised(usageOf(fx.body, fx.kind));
+    const row = report.groups.find(g => g.key === model);
+    assert.ok(row, `no ledger group for ${model}: ${JSON.stringify(report.groups.map(g => g.key))}`);
+    assert.equal(row.requests, 1, model);
+    assert.deepEqual({prompt: row.upstream_prompt_tokens, completion: row.upstream_completion_tokens,
+      cached: row.upstream_cached_tokens, reasoning: row.upstream_reasoning_tokens}, want, `${model} (${fixture})`);
   }
 });
