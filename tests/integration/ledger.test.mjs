@@ -5,7 +5,7 @@ import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {execFileSync} from 'node:child_process';
 import path from 'node:path';
-import {startFakeUpstream, startTokendiet, rawRequest, tokendietBin} from '../support/index.mjs';
+import {startFakeUpstream, startTokendiet, rawRequest, tokendietBin, loadFixture, usageOf} from '../support/index.mjs';
 
 let fake;
 before(async () => { fake = await startFakeUpstream(); });
@@ -95,6 +95,65 @@ test('kill -9 loses no committed row', async () => {
     const report = usageReport(td);
     assert.equal(report.total.requests, 20);
     assert.equal(report.groups[0].key, 'gpt-ledger-kill');
+  } finally {
+    await td.stop();
+  }
+});
+
+// The fixture's usage in the ledger's meanings (providers/usage.hpp).
+function expectedUsage(fixture, provider) {
+  const fx = loadFixture(fixture);
+  const u = usageOf(fx.body, fx.kind);
+  if (provider === 'openai') return {prompt: u.prompt_tokens, completion: u.completion_tokens,
+    cached: u.prompt_tokens_details?.cached_tokens ?? 0, cache_write: 0,
+    reasoning: u.completion_tokens_details?.reasoning_tokens ?? 0};
+  if (provider === 'anthropic') return {
+    prompt: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
+    completion: u.output_tokens, cached: u.cache_read_input_tokens ?? 0,
+    cache_write: u.cache_creation_input_tokens ?? 0, reasoning: 0};
+  return {prompt: u.promptTokenCount + (u.toolUsePromptTokenCount ?? 0),
+    completion: (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0),
+    cached: u.cachedContentTokenCount ?? 0, cache_write: 0, reasoning: u.thoughtsTokenCount ?? 0};
+}
+
+test('ledger rows carry the usage the upstream reported, streamed or not, for every provider', async () => {
+  const td = await serve();
+  const cases = [
+    {model: 'gpt-u-json', provider: 'openai', fixture: 'openai-chat-nonstream', path: '/v1/chat/completions',
+      body: {model: 'gpt-u-json', messages: [{role: 'user', content: 'hi'}]}},
+    // The client did not ask for include_usage: tokendiet asks and still records it.
+    {model: 'gpt-u-stream', provider: 'openai', fixture: 'openai-chat-stream-include-usage', path: '/v1/chat/completions',
+      body: {model: 'gpt-u-stream', stream: true, messages: [{role: 'user', content: 'hi'}]}},
+    {model: 'claude-u-json', provider: 'anthropic', fixture: 'anthropic-messages-nonstream', path: '/v1/messages',
+      body: {model: 'claude-u-json', max_tokens: 64, messages: [{role: 'user', content: 'hi'}]}},
+    {model: 'claude-u-stream', provider: 'anthropic', fixture: 'anthropic-stream-thinking', path: '/v1/messages',
+      body: {model: 'claude-u-stream', max_tokens: 64, stream: true, messages: [{role: 'user', content: 'hi'}]}},
+    {model: 'gemini-u-json', provider: 'gemini', fixture: 'gemini-generatecontent-verbatim',
+      path: '/v1beta/models/gemini-u-json:generateContent', body: {contents: [{role: 'user', parts: [{text: 'hi'}]}]}},
+    {model: 'gemini-u-stream', provider: 'gemini', fixture: 'gemini-stream-functioncall-verbatim',
+      path: '/v1beta/models/gemini-u-stream:streamGenerateContent?alt=sse', body: {contents: [{role: 'user', parts: [{text: 'hi'}]}]}},
+  ];
+  try {
+    for (const c of cases) {
+      const r = await rawRequest({port: td.port, method: 'POST', path: c.path,
+        headers: {'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01',
+          'x-goog-api-key': 'k', 'x-tokendiet-session': 'usage-rows'}, body: c.body});
+      assert.equal(r.status, 200, `${c.model}: ${r.body}`);
+    }
+    td.proc.kill('SIGTERM');
+    assert.equal((await td.exit).code, 0);
+    const groups = new Map(usageReport(td).groups.map(g => [g.key, g]));
+    for (const c of cases) {
+      const g = groups.get(c.model);
+      assert.ok(g, `no ledger row for ${c.model}`);
+      const want = expectedUsage(c.fixture, c.provider);
+      assert.deepEqual({prompt: g.upstream_prompt_tokens, completion: g.upstream_completion_tokens,
+        cached: g.upstream_cached_tokens, cache_write: g.upstream_cache_write_tokens,
+        reasoning: g.upstream_reasoning_tokens}, want, c.model);
+      assert.ok(want.prompt > 0 && want.completion > 0, `${c.fixture} has usage`);
+    }
+    const byProvider = new Map(usageReport(td, ['--by', 'provider']).groups.map(g => [g.key, g.requests]));
+    assert.deepEqual(Object.fromEntries(byProvider), {openai: 2, anthropic: 2, gemini: 2});
   } finally {
     await td.stop();
   }
