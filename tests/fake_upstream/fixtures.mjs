@@ -106,3 +106,18 @@ export function usageOf(body, kind) {
   }
   return usage;
 }
+
+// What OpenAI sends for a chat stream whose request did not ask for usage,
+// given the recording of one that did (stream_options.include_usage): the same
+// events without their `"usage":null` members and without the usage-only chunk
+// (`"choices":[]` + usage) before [DONE]. This is the documented difference
+// (shared/reference/landscape.md 4.1); the obfuscation padding stays as recorded.
+export function stripOpenAIUsage(events) {
+  const out = [];
+  for (const ev of events) {
+    const text = ev.toString('latin1');
+    if (/^data: \{.*"choices":\[\],"usage":\{/m.test(text)) continue;
+    out.push(Buffer.from(text.replaceAll(',"usage":null', ''), 'latin1'));
+  }
+  return out;
+}

@@ -10,7 +10,11 @@
 // Or in-process: `const fake = await startFakeUpstream(); fake.port; fake.requests; await fake.close()`.
 //
 // Routes (method POST unless noted):
-//   /v1/chat/completions                       openai-chat-stream[-include-usage] | openai-chat-nonstream
+//   /v1/chat/completions                       openai-chat-stream-include-usage | openai-chat-nonstream; like
+//                                              OpenAI, a chat stream whose request has no
+//                                              stream_options.include_usage gets no usage parts: the
+//                                              "usage":null members and the usage chunk are cut from
+//                                              whatever fixture is served (x-fake-usage: as-recorded keeps them)
 //   /v1/responses                              openai-responses-stream | -nonstream (synthesized)
 //   /v1/messages                               anthropic-stream-thinking | anthropic-messages-nonstream (synth.)
 //   /v1beta/models/{m}:generateContent         gemini-generatecontent-verbatim
@@ -36,7 +40,7 @@ import http from 'node:http';
 import https from 'node:https';
 import fs from 'node:fs';
 import url from 'node:url';
-import {loadFixture, sseEvents, usageOf} from './fixtures.mjs';
+import {loadFixture, sseEvents, usageOf, stripOpenAIUsage} from './fixtures.mjs';
 
 const ERROR_FIXTURES = {
   openai: {'429': 'openai-error-rate-limit', '500': 'openai-error-server', 'context-length': 'openai-error-context-length'},
@@ -49,7 +53,7 @@ const ERROR_FIXTURES = {
 export function classify(pathname, body, query) {
   let wantsStream = false;
   try { wantsStream = JSON.parse(body.toString('utf8'))?.stream === true; } catch { /* not JSON */ }
-  if (pathname === '/v1/chat/completions') return {provider: 'openai', op: 'chat', stream: wantsStream};
+  if (pathname === '/v1/chat/completions') return {provider: 'openai', op: 'chat', stream: wantsStream, body};
   if (pathname === '/v1/responses') return {provider: 'openai', op: 'responses', stream: wantsStream};
   if (pathname === '/v1/messages') return {provider: 'anthropic', op: 'messages', stream: wantsStream};
   const g = /^\/(v1beta|v1|v1alpha)\/models\/[^/:]+:(generateContent|streamGenerateContent)$/.exec(pathname);
@@ -57,12 +61,14 @@ export function classify(pathname, body, query) {
   return null;
 }
 
+function asksUsage(body) {
+  try { return JSON.parse(body.toString('utf8'))?.stream_options?.include_usage === true; } catch { return false; }
+}
+
 function defaultFixture(route, body) {
   if (route.op === 'chat') {
-    if (!route.stream) return 'openai-chat-nonstream';
-    let usage = false;
-    try { usage = JSON.parse(body.toString('utf8'))?.stream_options?.include_usage === true; } catch { /* */ }
-    return usage ? 'openai-chat-stream-include-usage' : 'openai-chat-stream';
+    // One recording for both: without include_usage its usage parts are cut (see bodyPieces).
+    return route.stream ? 'openai-chat-stream-include-usage' : 'openai-chat-nonstream';
   }
   if (route.op === 'responses') return route.stream ? 'openai-responses-stream' : 'openai-responses-nonstream';
   if (route.op === 'messages') return route.stream ? 'anthropic-stream-thinking' : 'anthropic-messages-nonstream';
@@ -85,7 +91,10 @@ function bodyPieces(fx, req, route) {
       const datas = events.map(e => e.toString('utf8').replace(/^data: ?/, '').trim()).filter(Boolean);
       return datas.map((d, i) => Buffer.from((i === 0 ? '[' : ',\r\n') + d + (i === datas.length - 1 ? ']' : '')));
     }
-    const repeat = intHeader(req, 'x-fake-repeat', 0, 100_000);
+    // Like OpenAI: usage parts in a chat stream only when the request asked for them.
+    if (route?.op === 'chat' && route.stream && !asksUsage(route.body) && req.headers['x-fake-usage'] !== 'as-recorded')
+      events = stripOpenAIUsage(events);
+    const repeat = intHeader(req, 'x-fake-repeat', 0, 1_000_000);
     if (repeat >= 2 && repeat !== events.length && events.length >= 2) {
       const body = events.slice(0, -1), last = events[events.length - 1];
       const out = [];
@@ -101,6 +110,16 @@ function bodyPieces(fx, req, route) {
 }
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+// Waits ms, or less if the response goes away first (so a closed fake leaves no timers behind).
+function pause(ms, res) {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise(resolve => {
+    const done = () => { clearTimeout(t); res.off('close', done); resolve(); };
+    const t = setTimeout(done, ms);
+    res.on('close', done);
+  });
+}
 
 // Resolves when the response can take more bytes, or is gone.
 function drained(res) {
@@ -138,7 +157,7 @@ export async function startFakeUpstream(opts = {}) {
       query: u.search.replace(/^\?/, ''), httpVersion: req.httpVersion,
       rawHeaders: req.rawHeaders, headers: req.headers, body, bodyBytes: body.length,
       remotePort: req.socket.remotePort, provider: route?.provider ?? null, mode,
-      fixture: null, status: null, usage: null, finished: false, aborted: false,
+      fixture: null, status: null, usage: null, bytesSent: 0, finished: false, aborted: false,
     };
     if (record) requests.push(entry);
     res.on('finish', () => { entry.finished = true; });
@@ -189,14 +208,16 @@ export async function startFakeUpstream(opts = {}) {
       if (res.destroyed) return;
       if (i === resetAfter) {
         // Let the bytes already written leave, then abort with a TCP RST.
-        await sleep(Math.min(gapMs, 50));
+        await pause(Math.min(gapMs, 50), res);
         res.socket?.resetAndDestroy();
         return;
       }
-      if (slow) await sleep(i === 0 ? firstMs : gapMs);
+      if (slow) await pause(i === 0 ? firstMs : gapMs, res);
       if (res.destroyed) return;
       // Backpressure: a slow reader must not make the fake buffer unboundedly.
-      if (!res.write(pieces[i])) await drained(res);
+      const more = res.write(pieces[i]);
+      entry.bytesSent += pieces[i].length;
+      if (!more) await drained(res);
     }
     res.end();
   }

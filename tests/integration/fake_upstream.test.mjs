@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  startFakeUpstream, startFakeProcess, loadFixture, fixtureNames, sseEvents, usageOf,
+  startFakeUpstream, startFakeProcess, loadFixture, fixtureNames, sseEvents, usageOf, stripOpenAIUsage, sseData,
   rawRequest, Connection, makeTestCA, tempDir,
 } from '../support/index.mjs';
 
@@ -29,7 +29,6 @@ test('every SSE fixture splits into events that concatenate back to the file', (
 test('default routes serve the recorded fixture byte for byte', async () => {
   const cases = [
     ['/v1/chat/completions', {model: 'gpt-5.1', messages: []}, 'openai-chat-nonstream', 'length'],
-    ['/v1/chat/completions', {model: 'gpt-5.1', stream: true}, 'openai-chat-stream', 'chunked'],
     ['/v1/chat/completions', {stream: true, stream_options: {include_usage: true}}, 'openai-chat-stream-include-usage', 'chunked'],
     ['/v1/responses', {model: 'gpt-5.1'}, 'openai-responses-nonstream', 'length'],
     ['/v1/responses', {model: 'gpt-5.1', stream: true}, 'openai-responses-stream', 'chunked'],
@@ -57,12 +56,30 @@ test('default routes serve the recorded fixture byte for byte', async () => {
   }
 });
 
+test('an OpenAI chat stream without include_usage carries no usage parts, as OpenAI sends it', async () => {
+  const full = loadFixture('openai-chat-stream-include-usage').body;
+  const r = await post('/v1/chat/completions', {model: 'gpt-5.1', stream: true});
+  assert.equal(fake.last().fixture, 'openai-chat-stream-include-usage');
+  const text = r.body.toString();
+  assert.ok(!text.includes('"usage"'), text);
+  assert.equal(sseEvents(r.body).length, sseEvents(full).length - 1);
+  assert.equal(text, full.toString().replaceAll(',"usage":null', '').replace(/data: [^\n]*"choices":\[\],"usage":\{[^\n]*\n\n/, ''));
+  assert.ok(Buffer.concat(stripOpenAIUsage(sseEvents(full))).equals(r.body));
+  // Same shape as a real stream recorded without include_usage.
+  const keys = b => sseData(b).map(d => Object.keys(JSON.parse(d)).join());
+  const real = keys(loadFixture('openai-chat-stream').body), ours = keys(r.body);
+  assert.deepEqual(ours, real.slice(0, ours.length));
+  // Asked for, or with x-fake-usage: as-recorded, the usage parts stay.
+  assert.ok((await post('/v1/chat/completions', {stream: true, stream_options: {include_usage: true}})).body.equals(full));
+  assert.ok((await post('/v1/chat/completions', {stream: true}, {'x-fake-usage': 'as-recorded'})).body.equals(full));
+});
+
 test('framing on demand: chunked JSON and content-length SSE', async () => {
   const json = await post('/v1/chat/completions', {}, {'x-fake-framing': 'chunked'});
   assert.equal(json.framing, 'chunked');
   assert.ok(json.parts.length >= 1);
   assert.ok(json.body.equals(loadFixture('openai-chat-nonstream').body));
-  const sse = await post('/v1/chat/completions', {stream: true}, {'x-fake-framing': 'length'});
+  const sse = await post('/v1/chat/completions', {stream: true}, {'x-fake-framing': 'length', 'x-fake-fixture': 'openai-chat-stream'});
   assert.equal(sse.framing, 'length');
   assert.equal(Number(sse.headers['content-length']), loadFixture('openai-chat-stream').body.length);
   assert.ok(sse.body.equals(loadFixture('openai-chat-stream').body));
@@ -112,7 +129,7 @@ test('Gemini streamGenerateContent without alt=sse answers one JSON array', asyn
 });
 
 test('slow mode: headers at once, first event after first-ms, one per gap-ms', async () => {
-  const r = await post('/v1/chat/completions', {stream: true},
+  const r = await post('/v1/chat/completions', {stream: true, stream_options: {include_usage: true}},
     {'x-fake-mode': 'slow', 'x-fake-first-ms': '150', 'x-fake-gap-ms': '20', 'x-fake-fixture': 'openai-chat-stream-long'});
   assert.ok(r.body.equals(loadFixture('openai-chat-stream-long').body));
   const n = sseEvents(r.body).length;

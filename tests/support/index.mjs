@@ -1,7 +1,7 @@
 // Everything the integration and e2e tests share: the fake upstream (in
 // process or as a child), the tokendiet process, a raw HTTP client, fixtures.
 export {startFakeUpstream, classify} from '../fake_upstream/server.mjs';
-export {loadFixture, fixtureNames, sseEvents, sseData, usageOf, FIXTURES_DIR} from '../fake_upstream/fixtures.mjs';
+export {loadFixture, fixtureNames, sseEvents, sseData, usageOf, stripOpenAIUsage, FIXTURES_DIR} from '../fake_upstream/fixtures.mjs';
 export {rawRequest, Connection, buildRequest, endToEndHeaders, HOP_BY_HOP} from './http.mjs';
 export {startTokendiet, startFakeProcess, tokendietBin, freePort, tempDir, SOURCE_DIR, FAKE_SERVER} from './processes.mjs';
 export {makeTestCA} from './tls.mjs';
