@@ -10,7 +10,7 @@
 // Or in-process: `const fake = await startFakeUpstream(); fake.port; fake.requests; await fake.close()`.
 //
 // Routes (method POST unless noted):
-//   /v1/chat/completions                       openai-chat-stream-include-usage | openai-chat-nonstream; like
+//   /v1/chat/completions                       openai-chat-stream[-include-usage] | openai-chat-nonstream; like
 //                                              OpenAI, a chat stream whose request has no
 //                                              stream_options.include_usage gets no usage parts: the
 //                                              "usage":null members and the usage chunk are cut from
@@ -67,8 +67,8 @@ function asksUsage(body) {
 
 function defaultFixture(route, body) {
   if (route.op === 'chat') {
-    // One recording for both: without include_usage its usage parts are cut (see bodyPieces).
-    return route.stream ? 'openai-chat-stream-include-usage' : 'openai-chat-nonstream';
+    if (!route.stream) return 'openai-chat-nonstream';
+    return asksUsage(body) ? 'openai-chat-stream-include-usage' : 'openai-chat-stream';
   }
   if (route.op === 'responses') return route.stream ? 'openai-responses-stream' : 'openai-responses-nonstream';
   if (route.op === 'messages') return route.stream ? 'anthropic-stream-thinking' : 'anthropic-messages-nonstream';

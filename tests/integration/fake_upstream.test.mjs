@@ -29,6 +29,7 @@ test('every SSE fixture splits into events that concatenate back to the file', (
 test('default routes serve the recorded fixture byte for byte', async () => {
   const cases = [
     ['/v1/chat/completions', {model: 'gpt-5.1', messages: []}, 'openai-chat-nonstream', 'length'],
+    ['/v1/chat/completions', {model: 'gpt-5.1', stream: true}, 'openai-chat-stream', 'chunked'],
     ['/v1/chat/completions', {stream: true, stream_options: {include_usage: true}}, 'openai-chat-stream-include-usage', 'chunked'],
     ['/v1/responses', {model: 'gpt-5.1'}, 'openai-responses-nonstream', 'length'],
     ['/v1/responses', {model: 'gpt-5.1', stream: true}, 'openai-responses-stream', 'chunked'],
@@ -58,8 +59,7 @@ test('default routes serve the recorded fixture byte for byte', async () => {
 
 test('an OpenAI chat stream without include_usage carries no usage parts, as OpenAI sends it', async () => {
   const full = loadFixture('openai-chat-stream-include-usage').body;
-  const r = await post('/v1/chat/completions', {model: 'gpt-5.1', stream: true});
-  assert.equal(fake.last().fixture, 'openai-chat-stream-include-usage');
+  const r = await post('/v1/chat/completions', {model: 'gpt-5.1', stream: true}, {'x-fake-fixture': 'openai-chat-stream-include-usage'});
   const text = r.body.toString();
   assert.ok(!text.includes('"usage"'), text);
   assert.equal(sseEvents(r.body).length, sseEvents(full).length - 1);
@@ -71,7 +71,7 @@ test('an OpenAI chat stream without include_usage carries no usage parts, as Ope
   assert.deepEqual(ours, real.slice(0, ours.length));
   // Asked for, or with x-fake-usage: as-recorded, the usage parts stay.
   assert.ok((await post('/v1/chat/completions', {stream: true, stream_options: {include_usage: true}})).body.equals(full));
-  assert.ok((await post('/v1/chat/completions', {stream: true}, {'x-fake-usage': 'as-recorded'})).body.equals(full));
+  assert.ok((await post('/v1/chat/completions', {stream: true}, {'x-fake-usage': 'as-recorded', 'x-fake-fixture': 'openai-chat-stream-include-usage'})).body.equals(full));
 });
 
 test('framing on demand: chunked JSON and content-length SSE', async () => {
