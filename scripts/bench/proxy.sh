@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 HARNESS=$ROOT/scripts/bench/proxy
-BIN=${TOKENDIET_BIN:-$ROOT/${BUILD_DIR:-build}/tokendiet}
+BIN=${TOKENDIET_BIN:-$ROOT/${BUILD_DIR:-build}/proxy/tokendiet}
 ROUNDS=${ROUNDS:-2}
 LAT_ROUNDS=${LAT_ROUNDS:-3}
 PHASES=load,latency,slow,callgrind
@@ -79,7 +79,7 @@ targets=(direct nginx)
 {
   echo "# tokendiet proxy benchmark, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
-  echo "$(nproc) cores, $(uname -r), tokendiet $("$BIN" version 2>/dev/null || echo '?') ($(git rev-parse --short HEAD 2>/dev/null || echo '?')), $(nginx -v 2>&1 | sed 's|.*/|nginx |'), node $(node -v)$( ((QUICK)) && echo ', QUICK SMOKE RUN: not numbers to quote')."
+  echo "$(nproc) cores, $(uname -r), $("$BIN" version 2>/dev/null || echo 'tokendiet ?') ($(git rev-parse --short HEAD 2>/dev/null || echo '?')), $(nginx -v 2>&1 | sed 's|.*/|nginx |'), node $(node -v)$( ((QUICK)) && echo ', QUICK SMOKE RUN: not numbers to quote')."
 } >"$OUT/summary.md"
 
 if has load; then
@@ -121,30 +121,38 @@ if has callgrind; then
   for _ in $(seq 100); do [[ -s $CG/fake.port ]] && break; sleep 0.1; done
   fake_port=$(cat "$CG/fake.port")
   cg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  XDG_STATE_HOME=$CG valgrind --tool=callgrind --callgrind-out-file="$CG/callgrind.out" \
-    "$BIN" serve --threads 1 --listen 127.0.0.1:$cg_port --upstream openai=http://127.0.0.1:$fake_port >"$CG/tokendiet.log" 2>&1 &
-  vg_pid=$!
-  for _ in $(seq 600); do curl -fs "http://127.0.0.1:$cg_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-  curl -fs "http://127.0.0.1:$cg_port/healthz" >/dev/null || { log "tokendiet under valgrind did not start"; tail "$CG/tokendiet.log" >&2; exit 1; }
-  url=http://127.0.0.1:$cg_port/v1/chat/completions
-  printf '| request kind | requests | instructions (Ir) | Ir per request |\n|---|--:|--:|--:|\n' >"$CG/table.md"
+  # Twice: as shipped (the diet parses and counts every chat request) and with
+  # a profile with enabled: false (requests forwarded unchanged).
+  printf 'profiles:\n  - name: off\n    models: ["*"]\n    enabled: false\n' >"$CG/diet-off.yaml"
+  printf '| config | request kind | requests | instructions (Ir) | Ir per request |\n|---|---|--:|--:|--:|\n' >"$CG/table.md"
   n=0
-  for kind in "json 2k:body-2k.json" "json 50k:body-50k.json" "sse 2k:body-2k-stream.json"; do
-    label=${kind%%:*}; body=$CG/bodies/${kind#*:}
-    node "$ROOT/scripts/bench/load.mjs" "$url" "$body" 50 >/dev/null     # warm-up: pools, caches
-    callgrind_control -z "$vg_pid" >/dev/null
-    node "$ROOT/scripts/bench/load.mjs" "$url" "$body" "$CG_REQUESTS" >"$CG/load-$n.txt"
-    callgrind_control --dump="kind$n" "$vg_pid" >/dev/null
-    n=$((n + 1))
-    sleep 0.5
-    dump=$(ls -t "$CG"/callgrind.out.* 2>/dev/null | head -1)
-    ir=$(grep -E '^(summary|totals):' "$dump" | head -1 | awk '{print $2}')
-    printf '| %s | %s | %s | %s |\n' "$label" "$CG_REQUESTS" "$ir" "$((ir / CG_REQUESTS))" >>"$CG/table.md"
+  for variant in default diet-off; do
+    cfg=(); [[ $variant == diet-off ]] && cfg=(--config "$CG/diet-off.yaml")
+    cg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    XDG_STATE_HOME=$CG valgrind --tool=callgrind --callgrind-out-file="$CG/callgrind-$variant.out" \
+      "$BIN" serve "${cfg[@]}" --threads 1 --listen 127.0.0.1:$cg_port --upstream openai=http://127.0.0.1:$fake_port >"$CG/tokendiet-$variant.log" 2>&1 &
+    vg_pid=$!
+    for _ in $(seq 600); do curl -fs "http://127.0.0.1:$cg_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+    curl -fs "http://127.0.0.1:$cg_port/healthz" >/dev/null || { log "tokendiet under valgrind did not start"; tail "$CG/tokendiet-$variant.log" >&2; exit 1; }
+    url=http://127.0.0.1:$cg_port/v1/chat/completions
+    for kind in "json 2k:body-2k.json" "json 50k:body-50k.json" "sse 2k:body-2k-stream.json"; do
+      label=${kind%%:*}; body=$CG/bodies/${kind#*:}
+      node "$ROOT/scripts/bench/load.mjs" "$url" "$body" 50 >/dev/null     # warm-up: pools, caches
+      callgrind_control -z "$vg_pid" >/dev/null
+      node "$ROOT/scripts/bench/load.mjs" "$url" "$body" "$CG_REQUESTS" >"$CG/load-$n.txt"
+      callgrind_control --dump="kind$n" "$vg_pid" >/dev/null
+      n=$((n + 1))
+      sleep 0.5
+      dump=$(ls -t "$CG"/callgrind-$variant.out.* 2>/dev/null | head -1)
+      ir=$(grep -E '^(summary|totals):' "$dump" | head -1 | awk '{print $2}')
+      printf '| %s | %s | %s | %s | %s |\n' "$variant" "$label" "$CG_REQUESTS" "$ir" "$((ir / CG_REQUESTS))" >>"$CG/table.md"
+    done
+    kill -TERM "$vg_pid" 2>/dev/null; wait "$vg_pid" 2>/dev/null || true; vg_pid=""
   done
   cg_cleanup; vg_pid=""; fake_pid=""
   trap - EXIT
   { echo; echo "## Instructions per proxied request (callgrind, tokendiet --threads 1, all threads)"; echo
-    echo "Counters zeroed after 50 warm-up requests; then $CG_REQUESTS sequential keep-alive requests (scripts/bench/load.mjs) to the fake upstream's recorded chat completion / stream."
+    echo "Counters zeroed after 50 warm-up requests; then $CG_REQUESTS sequential keep-alive requests (scripts/bench/load.mjs) to the fake upstream's recorded chat completion / stream. \`default\` = as shipped (the diet parses and counts each chat request); \`diet-off\` = a profile with \`enabled: false\` (requests forwarded unchanged; the diet may still read them)."
     echo; cat "$CG/table.md"; } >>"$OUT/summary.md"
 fi
 

@@ -99,7 +99,7 @@ def targets(out):
     if os.path.exists(cg):
         for line in open(cg).read().splitlines()[2:]:
             cells = [c.strip() for c in line.strip("|").split("|")]
-            rows.append((f"instructions per request, {cells[0]}", cells[3], "reported", "-"))
+            rows.append((f"instructions per request, {cells[1]} ({cells[0]})", cells[4], "reported", "-"))
     print("| measure | tokendiet | target | met |")
     print("|---|--:|---|---|")
     for r in rows:
