@@ -175,6 +175,7 @@ try {
   if (opt.tokendiet) {
     proxyPort = await freePort();
     const stateDir = fs.mkdtempSync('/tmp/td-slow-');
+    process.on('exit', () => fs.rmSync(stateDir, {recursive: true, force: true}));
     const td = start(opt.tokendiet, ['serve', '--listen', `127.0.0.1:${proxyPort}`, '--threads', String(opt.threads),
       '--upstream', `openai=http://127.0.0.1:${fakePort}`], {XDG_STATE_HOME: stateDir});
     tdPid = td.proc.pid;
