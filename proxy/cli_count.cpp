@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -41,10 +42,17 @@ constexpr const char* kUsage =
     "  --model M       pick the counter the proxy would use for model M\n"
     "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
 
+// Reads straight into the string (no bounce buffer), growing it geometrically.
 bool read_all(std::FILE* f, std::string& out) {
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::size_t used = out.size();
+  out.resize(std::max<std::size_t>(used + (1 << 20), out.capacity()));
+  while (true) {
+    const std::size_t n = std::fread(out.data() + used, 1, out.size() - used, f);
+    used += n;
+    if (used < out.size()) break;  // short read: end of file or error
+    out.resize(out.size() * 2);
+  }
+  out.resize(used);
   return !std::ferror(f);
 }
 
