@@ -69,21 +69,43 @@ const std::string& LogLine::text() {
   return out_;
 }
 
-void LogLine::emit() {
-  text();
-  out_.push_back('\n');
-  const char* p = out_.data();
-  std::size_t left = out_.size();
+namespace {
+
+void write_all(const char* p, std::size_t left) {
   while (left > 0) {
     ssize_t n = ::write(STDERR_FILENO, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      break;  // nowhere to report a broken stderr
+      return;  // nowhere to report a broken stderr
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
+}
+
+thread_local std::string t_batch;
+constexpr std::size_t kBatchBytes = 16 * 1024;
+
+}  // namespace
+
+void LogLine::emit() {
+  text();
+  out_.push_back('\n');
+  flush_thread_log();  // keep this thread's earlier lines first
+  write_all(out_.data(), out_.size());
   out_.pop_back();
+}
+
+void LogLine::emit_batched() {
+  t_batch += text();
+  t_batch.push_back('\n');
+  if (t_batch.size() >= kBatchBytes) flush_thread_log();
+}
+
+void flush_thread_log() {
+  if (t_batch.empty()) return;
+  write_all(t_batch.data(), t_batch.size());
+  t_batch.clear();
 }
 
 LogLine access_line(const RequestContext& ctx) {

@@ -22,11 +22,19 @@ class LogLine {
   LogLine& flag(std::string_view key, bool value);
   const std::string& text();  // the finished line, without newline
   void emit();                // writes the line + '\n' to stderr in one write()
+  // Appends the line to this thread's batch (the access lines of an I/O
+  // thread: one write() per batch instead of one per request). The batch is
+  // written when it passes 16 KiB and by flush_thread_log(), which each I/O
+  // thread calls every kSweepPeriod and when it stops.
+  void emit_batched();
 
  private:
   std::string out_;
   bool closed_ = false;
 };
+
+// Writes this thread's batch of lines (see LogLine::emit_batched()).
+void flush_thread_log();
 
 // The access line for a finished request.
 LogLine access_line(const RequestContext& ctx);

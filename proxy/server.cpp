@@ -31,6 +31,30 @@ std::string endpoint_text(const tcp::endpoint& ep) {
 }
 }  // namespace
 
+asio::awaitable<void> sweep_timeouts(Worker& w) {
+  asio::steady_timer tick(w.ioc);
+  for (;;) {
+    tick.expires_after(kSweepPeriod);
+    auto [ec] = co_await tick.async_wait(nothrow);
+    if (ec) co_return;
+    flush_thread_log();
+    auto now = SessionHandle::clock::now();
+    for (auto* s : w.sessions) {
+      boost::system::error_code ignored;
+      if (now >= s->client_deadline) {
+        s->client_deadline = SessionHandle::kNever;
+        s->client_timed_out = true;
+        s->stream->socket().cancel(ignored);
+      }
+      if (now >= s->upstream_deadline) {
+        s->upstream_deadline = SessionHandle::kNever;
+        s->upstream_timed_out = true;
+        if (s->upstream) s->upstream->tcp().socket().cancel(ignored);
+      }
+    }
+  }
+}
+
 unsigned long raise_open_file_limit() {
   rlimit rl{};
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
@@ -170,9 +194,14 @@ int Server::run() {
   };
   wait_signal();
 
+  for (auto& w : workers_) asio::co_spawn(w->ioc, sweep_timeouts(*w), asio::detached);
   for (std::size_t i = 1; i < workers_.size(); ++i)
-    workers_[i]->thread = std::thread([w = workers_[i].get()] { w->ioc.run(); });
+    workers_[i]->thread = std::thread([w = workers_[i].get()] {
+      w->ioc.run();
+      flush_thread_log();
+    });
   main.ioc.run();
+  flush_thread_log();
   for (std::size_t i = 1; i < workers_.size(); ++i)
     if (workers_[i]->thread.joinable()) workers_[i]->thread.join();
   if (reload_thread.joinable()) reload_thread.join();

@@ -14,7 +14,6 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -49,7 +48,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-using namespace asio::experimental::awaitable_operators;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
@@ -85,6 +83,49 @@ void for_each_filter(const Runtime& rt, RequestContext& ctx, const char* phase, 
   }
 }
 
+// Feeds bytes already in `buffer` to the parser, without any I/O: a request
+// (or response) that arrived whole is parsed with no further async operation,
+// each of which would cost a trip through the scheduler. Stops at the end of
+// the header when the header is not complete yet (the caller acts on it
+// first), at the end of the message, or when more bytes are needed.
+// Returns the parse error, or {} (need_more is not an error).
+template <class Parser>
+boost::system::error_code parse_buffered(Parser& parser, beast::flat_buffer& buffer) {
+  boost::system::error_code ec;
+  const bool header_pending = !parser.is_header_done();
+  while (buffer.size() > 0 && !parser.is_done()) {
+    auto n = parser.put(buffer.data(), ec);
+    buffer.consume(n);
+    if (ec == http::error::need_more) return {};
+    if (ec) return ec;
+    if (header_pending && parser.is_header_done()) break;
+    if (n == 0) break;
+  }
+  return {};
+}
+
+// Writes what the socket takes at once with a plain non-blocking send, and
+// only the rest (if any) asynchronously: a write that completes immediately
+// then costs no trip through the scheduler. The socket must be in
+// non-blocking mode. Returns {} or the error (need_buffer is not one).
+template <class Stream, class Serializer>
+asio::awaitable<boost::system::error_code> write_now(Stream& stream, Serializer& sr, bool header_only) {
+  boost::system::error_code ec;
+  if (header_only) http::write_header(stream, sr, ec);
+  else http::write(stream, sr, ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) {
+    if (header_only) {
+      auto [aec, n] = co_await http::async_write_header(stream, sr, nothrow);
+      ec = aec;
+    } else {
+      auto [aec, n] = co_await http::async_write(stream, sr, nothrow);
+      ec = aec;
+    }
+  }
+  if (ec == http::error::need_buffer) ec = {};
+  co_return ec;
+}
+
 bool has_body_status(unsigned status) { return !(status < 200 || status == 204 || status == 304); }
 
 class ClientSession {
@@ -95,6 +136,7 @@ class ClientSession {
     w_.server.open_connections.fetch_add(1, std::memory_order_relaxed);
   }
   ~ClientSession() {
+    *alive_ = false;
     w_.sessions.erase(&handle_);
     w_.server.open_connections.fetch_sub(1, std::memory_order_relaxed);
   }
@@ -110,7 +152,10 @@ class ClientSession {
                                       bool keep_alive);
   asio::awaitable<void> exchange(const Runtime& rt, const UpstreamTarget& target, Request& req,
                                  RequestContext& ctx, bool head_request, bool& keep_alive);
-  asio::awaitable<void> watch_client();
+  void start_watch();
+  void on_watch(const boost::system::error_code& ec);
+  void stop_watch();
+  void client_went_away();
   asio::awaitable<bool> send_local(RequestContext& ctx, unsigned status, std::string_view content_type,
                                    std::string_view body, bool keep_alive, bool head_request,
                                    const std::vector<std::pair<std::string, std::string>>& extra);
@@ -123,8 +168,13 @@ class ClientSession {
   beast::tcp_stream client_;
   beast::flat_buffer buf_;
   SessionHandle handle_;
-  UpstreamConn* active_upstream_ = nullptr;  // what the watcher closes
+  // The client watcher: while a request is upstream, a wait for the client
+  // socket to become readable notices it closing (see start_watch()).
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // outlives us in a pending handler
+  bool watching_ = false;
+  bool watch_pending_ = false;
   bool client_gone_ = false;
+  asio::steady_timer* hold_timer_ = nullptr;  // the delay_upstream wait, if running
   unsigned client_version_ = 11;  // HTTP version of the current request (10 or 11)
 };
 
@@ -136,6 +186,7 @@ asio::awaitable<void> run_session_impl(Worker& w, tcp::socket socket) {
 asio::awaitable<void> ClientSession::run() {
   boost::system::error_code ec;
   client_.socket().set_option(tcp::no_delay(true), ec);
+  client_.socket().non_blocking(true, ec);  // for write_now()
   bool first = true;
   Next next = Next::close;
   while (!w_.server.draining.load(std::memory_order_relaxed)) {
@@ -145,9 +196,10 @@ asio::awaitable<void> ClientSession::run() {
       // cancel this wait (handle_.idle).
       if (buf_.capacity() > 32 * 1024) buf_.shrink_to_fit();
       handle_.idle = true;
-      client_.expires_after(milliseconds(first ? limits.client_header_timeout_ms : limits.keepalive_timeout_ms));
+      handle_.client_timeout(milliseconds(first ? limits.client_header_timeout_ms : limits.keepalive_timeout_ms));
       auto [rec, n] = co_await client_.async_read_some(buf_.prepare(16 * 1024), nothrow);
       handle_.idle = false;
+      handle_.no_client_timeout();
       if (rec) break;
       buf_.commit(n);
     }
@@ -170,11 +222,12 @@ asio::awaitable<void> ClientSession::linger_close() {
   auto until = steady_clock::now() + std::chrono::seconds(5);
   std::size_t dropped = 0;
   while (steady_clock::now() < until && dropped < (64u << 20)) {
-    client_.expires_after(std::chrono::seconds(2));
+    handle_.client_timeout(std::chrono::seconds(2));
     auto [rec, n] = co_await client_.async_read_some(buf_.prepare(16 * 1024), nothrow);
     if (rec) break;
     dropped += n;
   }
+  handle_.no_client_timeout();
   buf_.clear();
 }
 
@@ -186,8 +239,13 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
   RequestParser parser;
   parser.header_limit(limits.max_header_bytes);
   parser.body_limit(limits.max_body_bytes);
-  client_.expires_after(milliseconds(limits.client_header_timeout_ms));
-  auto [ec, n] = co_await http::async_read_header(client_, buf_, parser, nothrow);
+  boost::system::error_code ec = parse_buffered(parser, buf_);
+  if (!ec && !parser.is_header_done()) {
+    handle_.client_timeout(milliseconds(limits.client_header_timeout_ms));
+    auto [rec, rn] = co_await http::async_read_header(client_, buf_, parser, nothrow);
+    handle_.no_client_timeout();
+    ec = rec;
+  }
 
   RequestContext ctx;
   ctx.request_id = w_.server.next_request_id.fetch_add(1, std::memory_order_relaxed);
@@ -197,7 +255,7 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
 
   if (ec) {
     // A connection closed or timed out between requests is not an error.
-    if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == beast::error::timeout ||
+    if (ec == http::error::end_of_stream || ec == asio::error::eof || handle_.client_timed_out ||
         ec == asio::error::connection_reset || ec == asio::error::operation_aborted)
       co_return Next::close;
     ctx.method = std::string(req.method_string());
@@ -311,13 +369,21 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   if (!parser.is_done()) {
     if (req.version() == 11 && iequals(req[http::field::expect], "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      client_.expires_after(milliseconds(limits.idle_timeout_ms));
+      handle_.client_timeout(milliseconds(limits.idle_timeout_ms));
       auto [cec, cn] = co_await asio::async_write(client_, asio::buffer(kContinue), nothrow);
+      handle_.no_client_timeout();
       if (cec) co_return Next::close;
     }
+    if (buf_.capacity() < 64 * 1024 && parser.content_length().value_or(64 * 1024) > 16 * 1024)
+      buf_.reserve(64 * 1024);
     while (!parser.is_done()) {
-      client_.expires_after(milliseconds(limits.client_header_timeout_ms));
-      auto [bec, bn] = co_await http::async_read_some(client_, buf_, parser, nothrow);
+      boost::system::error_code bec = parse_buffered(parser, buf_);
+      if (!bec && !parser.is_done()) {
+        handle_.client_timeout(milliseconds(limits.client_header_timeout_ms));
+        auto [rec, rn] = co_await http::async_read_some(client_, buf_, parser, nothrow);
+        handle_.no_client_timeout();
+        bec = rec;
+      }
       if (bec == http::error::body_limit) {
         ctx.error = "request body over the limit";
         std::string message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
@@ -328,7 +394,8 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
       if (bec) {
         // The client went away or sent a broken body: nothing to answer.
         if (bec != http::error::partial_message && bec != asio::error::eof &&
-            bec != asio::error::connection_reset && bec != beast::error::timeout) {
+            bec != asio::error::connection_reset && !handle_.client_timed_out &&
+            bec != asio::error::operation_aborted) {
           ctx.error = "bad request body: " + bec.message();
           std::string message = "malformed request body: " + bec.message();
           co_await send_error(ctx, 400, message, "bad_request", false, head_request);
@@ -393,10 +460,15 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   if (!body.empty() || had_body_framing) req.content_length(body.size());
   ctx.bytes_upstream = body.size();
 
+  // From here on the request is upstream's: watch the client for going away.
+  start_watch();
   if (ctx.delay_upstream.count() > 0) {
     asio::steady_timer hold(co_await asio::this_coro::executor, ctx.delay_upstream);
-    auto r = co_await (hold.async_wait(nothrow) || watch_client());
-    if (client_gone_ || r.index() == 1) {
+    hold_timer_ = &hold;
+    co_await hold.async_wait(nothrow);
+    hold_timer_ = nullptr;
+    if (client_gone_) {
+      stop_watch();
       ctx.client_aborted = true;
       ctx.error = "client went away while the request was held";
       finish(&rt, ctx, true);
@@ -404,9 +476,9 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
     }
   }
 
-  // Phases 4-5 upstream, with the client watched for going away.
-  client_gone_ = false;
-  co_await (exchange(rt, *target, req, ctx, head_request, keep_alive) || watch_client());
+  // Phases 4-5: upstream.
+  co_await exchange(rt, *target, req, ctx, head_request, keep_alive);
+  stop_watch();
   if (client_gone_) {
     ctx.client_aborted = true;
     if (ctx.error.empty()) ctx.error = "client closed the connection";
@@ -416,51 +488,72 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   co_return keep_alive ? Next::keep_alive : Next::close;
 }
 
-// Completes when the client closes its connection (and closes the upstream
-// connection then); otherwise runs until cancelled by the end of the exchange.
-asio::awaitable<void> ClientSession::watch_client() {
-  co_await asio::this_coro::throw_if_cancelled(false);
-  for (;;) {
-    auto [ec] = co_await client_.socket().async_wait(tcp::socket::wait_read, nothrow);
-    if (ec == asio::error::operation_aborted) co_return;
-    if (!ec) {
-      char byte;
-      ssize_t n = ::recv(client_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
-      if (n > 0) {
-        // A pipelined next request: the client is still there. Stop
-        // watching until the exchange ends.
-        asio::steady_timer forever(co_await asio::this_coro::executor, steady_clock::time_point::max());
-        co_await forever.async_wait(nothrow);
-        co_return;
-      }
+// The client watcher. A wait for readability on the client socket: the
+// request was read whole, so readable means the client closed (EOF or an
+// error: it went away, and the upstream request is cancelled by closing its
+// connection) or pipelined its next request (then stop watching). A plain
+// handler, not a coroutine: it costs one reactor registration per request.
+void ClientSession::start_watch() {
+  client_gone_ = false;
+  watching_ = true;
+  if (watch_pending_) return;
+  watch_pending_ = true;
+  client_.socket().async_wait(tcp::socket::wait_read, [this, alive = alive_](const boost::system::error_code& ec) {
+    if (*alive) on_watch(ec);
+  });
+}
+
+void ClientSession::on_watch(const boost::system::error_code& ec) {
+  watch_pending_ = false;
+  if (!watching_ || ec == asio::error::operation_aborted) return;
+  if (!ec) {
+    char byte;
+    ssize_t n = ::recv(client_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      start_watch();  // not really readable: keep watching
+      return;
     }
-    client_gone_ = true;
-    if (active_upstream_) active_upstream_->close();
-    co_return;
+    if (n > 0) return;  // a pipelined request: the client is still there
+  }
+  client_went_away();
+}
+
+void ClientSession::client_went_away() {
+  client_gone_ = true;
+  watching_ = false;
+  if (handle_.upstream) handle_.upstream->close();
+  if (hold_timer_) hold_timer_->cancel();
+}
+
+void ClientSession::stop_watch() {
+  watching_ = false;
+  if (watch_pending_) {
+    boost::system::error_code ignored;
+    client_.socket().cancel(ignored);  // the handler runs with operation_aborted
   }
 }
 
 asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamTarget& target, Request& req,
                                               RequestContext& ctx, bool head_request, bool& keep_alive) {
-  co_await asio::this_coro::throw_if_cancelled(false);
   const auto& limits = rt.config.limits;
   const auto idle = milliseconds(limits.idle_timeout_ms);
   std::unique_ptr<UpstreamConn> conn;
   std::optional<ResponseParser> rp;
-
-  // A failure before any response byte went to the client: a provider-shaped
-  // error. (GCC 12 coroutines mishandle non-trivial temporaries inside a
-  // co_await expression, hence the named locals throughout this file.)
-  unsigned fail_status = 0;
-  std::string fail_message, fail_code;
   auto on = [&](auto&& op) { return conn->tls ? op(*conn->tls) : op(*conn->plain); };
 
+  // A failure before any response byte went to the client becomes a
+  // provider-shaped error. (GCC 12 coroutines mishandle non-trivial
+  // temporaries inside a co_await expression, hence named locals throughout.)
+  unsigned fail_status = 0;
+  std::string fail_message;
   for (int attempt = 0;; ++attempt) {
     conn = w_.pool.take(target.pool_key);
-    if (!conn) {
+    if (conn) {
+      handle_.upstream = conn.get();
+    } else {
       ConnectError ce;
-      conn = co_await connect_upstream(target, milliseconds(limits.connect_timeout_ms), ce);
+      conn = co_await connect_upstream(target, milliseconds(limits.connect_timeout_ms), ce, handle_.upstream);
+      handle_.upstream = conn.get();
       if (client_gone_) co_return;
       if (!conn) {
         log_error("upstream_connect", ce.message);
@@ -469,24 +562,35 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
         break;
       }
     }
-    active_upstream_ = conn.get();
-    conn->tcp().expires_after(idle);
-    auto [wec, wn] = co_await on([&](auto& s) { return http::async_write(s, req, nothrow); });
+    handle_.upstream_timeout(idle);
+    boost::system::error_code wec;
+    if (conn->tls) {
+      auto [e, wn] = co_await http::async_write(*conn->tls, req, nothrow);
+      wec = e;
+    } else {
+      http::request_serializer<http::string_body> rs{req};
+      wec = co_await write_now(*conn->plain, rs, false);
+    }
+    handle_.no_upstream_timeout();
     if (client_gone_) co_return;
     if (wec) {
+      bool timeout = handle_.upstream_timed_out;
       // A pooled connection the upstream closed while we took it: retry once
       // on a fresh one (the request did not get through).
-      if (conn->reused && attempt == 0 && wec != beast::error::timeout) {
+      if (conn->reused && attempt == 0 && !timeout) {
         conn->close();
-        active_upstream_ = nullptr;
+        handle_.upstream = nullptr;
         continue;
       }
-      fail_status = wec == beast::error::timeout ? 504 : 502;
-      fail_message = "cannot send the request: " + wec.message();
+      fail_status = timeout ? 504 : 502;
+      fail_message = timeout ? "cannot send the request within " + std::to_string(limits.idle_timeout_ms) + " ms"
+                             : "cannot send the request: " + wec.message();
       break;
     }
-    // Response head; interim 1xx answers are skipped.
-    conn->tcp().expires_after(milliseconds(limits.header_timeout_ms));
+    // Response head; interim 1xx answers are skipped. Beast reads into the
+    // free capacity of the buffer: give it room for large pieces.
+    if (conn->buffer.capacity() < Worker::kRelayBufferSize) conn->buffer.reserve(Worker::kRelayBufferSize);
+    handle_.upstream_timeout(milliseconds(limits.header_timeout_ms));
     boost::system::error_code hec;
     for (;;) {
       rp.emplace();
@@ -497,9 +601,10 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
       hec = e;
       if (hec || rp->get().result_int() >= 200 || rp->get().result_int() == 101) break;
     }
+    handle_.no_upstream_timeout();
     if (client_gone_) co_return;
     if (hec) {
-      bool timeout = hec == beast::error::timeout;
+      bool timeout = handle_.upstream_timed_out;
       fail_status = timeout ? 504 : 502;
       fail_message = timeout ? "no response headers within " + std::to_string(limits.header_timeout_ms) + " ms"
                              : "no response: " + hec.message();
@@ -510,11 +615,11 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
     ctx.upstream_error = true;
     ctx.error = fail_message;
     if (conn) conn->close();
-    active_upstream_ = nullptr;
+    handle_.upstream = nullptr;
     if (client_gone_) co_return;
-    fail_code = fail_status == 504 ? "upstream_timeout" : "upstream_unreachable";
+    std::string code = fail_status == 504 ? "upstream_timeout" : "upstream_unreachable";
     std::string message = "tokendiet: upstream " + target.name + " (" + target.cfg.url + "): " + fail_message;
-    bool ok = co_await send_error(ctx, fail_status, message, fail_code, keep_alive, head_request);
+    bool ok = co_await send_error(ctx, fail_status, message, code, keep_alive, head_request);
     if (!ok) keep_alive = false;
     co_return;
   }
@@ -532,9 +637,9 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
   std::optional<std::uint64_t> declared_length;
   if (auto cl = res.find(http::field::content_length); cl != res.end() && !no_body) {
     std::uint64_t v = 0;
-    auto s = cl->value();
-    auto [p, perr] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (perr == std::errc{} && p == s.data() + s.size()) declared_length = v;
+    auto text = cl->value();
+    auto [p, perr] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (perr == std::errc{} && p == text.data() + text.size()) declared_length = v;
     else res.erase(http::field::content_length);
   }
   if (no_body) {
@@ -547,7 +652,8 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
   res.version(11);
   res.keep_alive(keep_alive);
 
-  // Phase 5: the body, piece by piece, one buffer in flight.
+  // Phase 5: the body, piece by piece, one buffer in flight: the next piece
+  // is read from upstream only after the previous one was written.
   http::response_serializer<http::buffer_body> sr{res};
   auto buffer = w_.take_buffer();
   char* buf = buffer.get();
@@ -561,32 +667,46 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
   while (true) {
     std::size_t n = 0;
     if (!done) {
-      if (!header_sent && conn->buffer.size() == 0) {
-        // Nothing of the body has arrived yet (an SSE stream thinking): the
-        // client gets the head now, not with the first event.
-        client_.expires_after(idle);
-        auto [ec, wn] = co_await http::async_write_header(client_, sr, nothrow);
-        if (ec || client_gone_) {
-          client_gone_ = true;
-          broken = true;
-          break;
-        }
-        header_sent = true;
-        ctx.ttfb_ms = ms_since(ctx.start);
-      }
       body.data = buf;
       body.size = kBuf;
-      conn->tcp().expires_after(idle);
-      auto [ec, rn] = co_await on([&](auto& s) { return http::async_read_some(s, conn->buffer, *rp, nothrow); });
-      if (ec == http::error::need_buffer) ec = {};
+      // Bytes that came with the head (or a previous read) first, no I/O.
+      boost::system::error_code ec;
+      while (conn->buffer.size() > 0 && body.size > 0 && !rp->is_done()) {
+        auto used = rp->put(conn->buffer.data(), ec);
+        conn->buffer.consume(used);
+        if (ec == http::error::need_buffer || ec == http::error::need_more) ec = {};
+        if (ec || used == 0) break;
+      }
+      if (!ec && body.size == kBuf && !rp->is_done()) {
+        if (!header_sent) {
+          // Nothing of the body has arrived yet (a model thinking before its
+          // first event): the client gets the head now, not with that event.
+          handle_.client_timeout(idle);
+          auto wec = co_await write_now(client_, sr, true);
+          handle_.no_client_timeout();
+          if (wec || client_gone_) {
+            if (handle_.client_timed_out) ctx.error = "client did not read for " + std::to_string(limits.idle_timeout_ms) + " ms";
+            client_gone_ = true;
+            broken = true;
+            break;
+          }
+          header_sent = true;
+          ctx.ttfb_ms = ms_since(ctx.start);
+        }
+        handle_.upstream_timeout(idle);
+        auto [rec, rn] = co_await on([&](auto& s) { return http::async_read_some(s, conn->buffer, *rp, nothrow); });
+        handle_.no_upstream_timeout();
+        ec = rec == http::error::need_buffer ? boost::system::error_code{} : rec;
+      }
       if (client_gone_) {
         broken = true;
         break;
       }
       if (ec) {
         ctx.upstream_error = true;
-        ctx.error = ec == beast::error::timeout ? "upstream idle for " + std::to_string(limits.idle_timeout_ms) + " ms mid-body"
-                                                : "upstream broke mid-body: " + ec.message();
+        ctx.error = handle_.upstream_timed_out
+                        ? "upstream idle for " + std::to_string(limits.idle_timeout_ms) + " ms mid-body"
+                        : "upstream broke mid-body: " + ec.message();
         broken = true;
         break;
       }
@@ -606,11 +726,11 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
     body.data = size ? const_cast<char*>(data) : nullptr;
     body.size = size;
     body.more = !done;
-    client_.expires_after(idle);
-    auto [ec, wn] = co_await http::async_write(client_, sr, nothrow);
-    if (ec == http::error::need_buffer) ec = {};
-    if (ec || client_gone_) {
-      if (ec == beast::error::timeout) ctx.error = "client did not read for " + std::to_string(limits.idle_timeout_ms) + " ms";
+    handle_.client_timeout(idle);
+    auto wec = co_await write_now(client_, sr, false);
+    handle_.no_client_timeout();
+    if (wec || client_gone_) {
+      if (handle_.client_timed_out) ctx.error = "client did not read for " + std::to_string(limits.idle_timeout_ms) + " ms";
       client_gone_ = true;
       broken = true;
       break;
@@ -623,7 +743,7 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
     if (done) break;
   }
   w_.give_buffer(std::move(buffer));
-  active_upstream_ = nullptr;
+  handle_.upstream = nullptr;
 
   if (declared_length && !broken && ctx.bytes_out != *declared_length) {
     // A filter changed the length without dropping Content-Length: the
@@ -656,8 +776,10 @@ asio::awaitable<bool> ClientSession::send_local(RequestContext& ctx, unsigned st
     res.prepare_payload();
   }
   res.keep_alive(keep_alive);
-  client_.expires_after(std::chrono::seconds(30));
-  auto [ec, n] = co_await http::async_write(client_, res, nothrow);
+  handle_.client_timeout(std::chrono::seconds(30));
+  http::response_serializer<http::string_body> rs{res};
+  auto ec = co_await write_now(client_, rs, false);
+  handle_.no_client_timeout();
   ctx.ttfb_ms = ms_since(ctx.start);
   co_return !ec;
 }
@@ -675,7 +797,7 @@ void ClientSession::finish(const Runtime* rt, RequestContext& ctx, bool run_filt
   ctx.total_ms = ms_since(ctx.start);
   if (rt && run_filters)
     for_each_filter(*rt, ctx, "logging", [&](Filter& f) { f.logging(ctx); });
-  access_line(ctx).emit();
+  access_line(ctx).emit_batched();
 }
 
 }  // namespace

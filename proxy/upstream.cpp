@@ -50,7 +50,8 @@ void UpstreamConn::close() {
 
 asio::awaitable<std::unique_ptr<UpstreamConn>> connect_upstream(const UpstreamTarget& target,
                                                                std::chrono::milliseconds timeout,
-                                                               ConnectError& error) {
+                                                               ConnectError& error,
+                                                               UpstreamConn*& in_progress) {
   auto ex = co_await asio::this_coro::executor;
   const auto& u = target.cfg;
   auto conn = std::make_unique<UpstreamConn>();
@@ -60,6 +61,7 @@ asio::awaitable<std::unique_ptr<UpstreamConn>> connect_upstream(const UpstreamTa
   else
     conn->plain.emplace(ex);
   auto& stream = conn->tcp();
+  in_progress = conn.get();
 
   tcp::resolver resolver(ex);
   auto [rec, endpoints] = co_await resolver.async_resolve(u.host, std::to_string(u.port), nothrow);
@@ -76,6 +78,7 @@ asio::awaitable<std::unique_ptr<UpstreamConn>> connect_upstream(const UpstreamTa
     co_return nullptr;
   }
   stream.socket().set_option(tcp::no_delay(true));
+  if (!u.tls) stream.socket().non_blocking(true);  // for the session's write_now()
 
   if (u.tls) {
     SSL* ssl = conn->tls->native_handle();

@@ -41,9 +41,12 @@ struct ConnectError {
 
 // Opens a new connection (DNS, TCP, TLS handshake with verification), all
 // within limits.connect_timeout_ms except DNS, which has the resolver's own.
+// `in_progress` points at the connection while it is being made, so a caller
+// whose client went away can close it to abort the attempt.
 boost::asio::awaitable<std::unique_ptr<UpstreamConn>> connect_upstream(const UpstreamTarget& target,
                                                                        std::chrono::milliseconds timeout,
-                                                                       ConnectError& error);
+                                                                       ConnectError& error,
+                                                                       UpstreamConn*& in_progress);
 
 class UpstreamPool {
  public:

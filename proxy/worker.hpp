@@ -8,6 +8,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 
+#include <chrono>
 #include <memory>
 #include <thread>
 #include <unordered_set>
@@ -18,10 +19,35 @@
 
 namespace td::proxy {
 
-// What a drain needs to know about a client connection.
+class UpstreamConn;
+
+// What the worker's drain and timeout sweep need to know about a client
+// connection. Timeouts are deadlines checked by one sweep per worker every
+// kSweepPeriod rather than a timer per I/O operation: re-arming timers costs
+// syscalls on every read and write, a stored time point costs nothing.
 struct SessionHandle {
+  using clock = std::chrono::steady_clock;
+  static constexpr clock::time_point kNever = clock::time_point::max();
+
   boost::beast::tcp_stream* stream = nullptr;
   bool idle = true;  // waiting for the next request (safe to close)
+
+  clock::time_point client_deadline = kNever;    // for the pending client read/write
+  clock::time_point upstream_deadline = kNever;  // for the pending upstream read/write
+  UpstreamConn* upstream = nullptr;              // the connection in use, if any
+  bool client_timed_out = false;    // the sweep cancelled the client operation
+  bool upstream_timed_out = false;  // the sweep cancelled the upstream operation
+
+  void client_timeout(std::chrono::milliseconds d) {
+    client_deadline = clock::now() + d;
+    client_timed_out = false;
+  }
+  void upstream_timeout(std::chrono::milliseconds d) {
+    upstream_deadline = clock::now() + d;
+    upstream_timed_out = false;
+  }
+  void no_client_timeout() { client_deadline = kNever; }
+  void no_upstream_timeout() { upstream_deadline = kNever; }
 };
 
 struct Worker {
@@ -62,6 +88,11 @@ struct Worker {
   std::uint64_t generation_ = ~0ull;
   std::vector<std::unique_ptr<char[]>> free_buffers_;
 };
+
+// Cancels the operations whose deadline passed, every kSweepPeriod, until
+// the worker stops (proxy/server.cpp).
+inline constexpr std::chrono::milliseconds kSweepPeriod{250};
+boost::asio::awaitable<void> sweep_timeouts(Worker& worker);
 
 // Serves one client connection until it closes (proxy/session.cpp).
 boost::asio::awaitable<void> run_session(Worker& worker, boost::asio::ip::tcp::socket socket);
