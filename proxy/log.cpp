@@ -96,10 +96,12 @@ void LogLine::emit() {
   out_.pop_back();
 }
 
-void LogLine::emit_batched() {
+bool LogLine::emit_batched() {
+  const bool first = t_batch.empty();
   t_batch += text();
   t_batch.push_back('\n');
   if (t_batch.size() >= kBatchBytes) flush_thread_log();
+  return first;
 }
 
 void flush_thread_log() {

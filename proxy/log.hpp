@@ -24,9 +24,10 @@ class LogLine {
   void emit();                // writes the line + '\n' to stderr in one write()
   // Appends the line to this thread's batch (the access lines of an I/O
   // thread: one write() per batch instead of one per request). The batch is
-  // written when it passes 16 KiB and by flush_thread_log(), which each I/O
-  // thread calls every kSweepPeriod and when it stops.
-  void emit_batched();
+  // written when it passes 16 KiB and by flush_thread_log(). Returns true
+  // when the batch was empty: the caller then schedules a flush behind the
+  // work already queued (at low load at once, under load after many lines).
+  bool emit_batched();
 
  private:
   std::string out_;

@@ -14,6 +14,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -797,7 +798,7 @@ void ClientSession::finish(const Runtime* rt, RequestContext& ctx, bool run_filt
   ctx.total_ms = ms_since(ctx.start);
   if (rt && run_filters)
     for_each_filter(*rt, ctx, "logging", [&](Filter& f) { f.logging(ctx); });
-  access_line(ctx).emit_batched();
+  if (access_line(ctx).emit_batched()) asio::post(w_.ioc, [] { flush_thread_log(); });
 }
 
 }  // namespace
