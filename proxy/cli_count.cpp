@@ -26,7 +26,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: tokendiet count [--encoding o200k_base|cl100k_base|estimate] [FILE|-]\n"
     "       tokendiet count [--encoding ...] --jsonl\n"
-    "       tokendiet count --request FILE.json [--json] [--encoding ...|--model MODEL]\n\n"
+    "       tokendiet count --request FILE.json [--json] [--format F] [--encoding ...|--model MODEL]\n\n"
     "Counts tokens exactly as OpenAI's tiktoken (encode_ordinary), or estimates\n"
     "them (a weight per byte class, uncalibrated) for models without a local\n"
     "tokenizer.\n\n"
@@ -40,6 +40,9 @@ constexpr const char* kUsage =
     "  --json          with --request: the breakdown as JSON\n"
     "  --encoding E    o200k_base (default), cl100k_base, or estimate\n"
     "  --model M       pick the counter the proxy would use for model M\n"
+    "  --format F      the request body's wire format: openai_chat (default),\n"
+    "                  openai_responses, anthropic, gemini (Gemini names its model\n"
+    "                  in the URL: pass --model)\n"
     "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
 
 // Reads straight into the string (no bounce buffer), growing it geometrically.
@@ -80,6 +83,7 @@ const char* role_name(pruning::Role r) {
 }
 
 struct Options {
+  providers::Api format = providers::Api::openai_chat;
   std::string encoding;  // "", o200k_base, cl100k_base, estimate
   std::string model;
   std::string request;
@@ -135,11 +139,11 @@ int run_jsonl(const pruning::TokenCounter& counter) {
 int run_request(const Options& o) {
   std::string body;
   if (!read_path(o.request, body)) return std::perror(("count: " + o.request).c_str()), 1;
-  providers::ParseOutcome parsed = providers::parse(providers::Api::openai_chat, body);
+  providers::ParseOutcome parsed = providers::parse(o.format, body);
   if (!parsed.request)
     return std::fprintf(stderr, "count: %s: %s\n", o.request.c_str(), parsed.error.c_str()), 1;
   const pruning::Conversation* conv = &parsed.request->conversation;
-  const tok::BillingRules rules = providers::billing_rules_for(providers::Api::openai_chat);
+  const tok::BillingRules rules = providers::billing_rules_for(o.format);
   auto counter = make_counter(o, conv->model);
   const tok::ConversationCount c = tok::count_conversation(*conv, *counter, nullptr, rules);
   const std::string label = counter_label(*counter);
@@ -193,6 +197,14 @@ int run(int argc, char** argv) {
       if (!value(o.encoding)) return std::fputs("count: --encoding needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
       if (o.encoding != "estimate" && !tok::encoding_from_name(o.encoding))
         return std::fprintf(stderr, "count: unknown encoding '%s'\n\n%s", o.encoding.c_str(), kUsage), 2;
+    } else if (a == "--format") {
+      std::string f;
+      if (!value(f)) return std::fputs("count: --format needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
+      bool known = false;
+      for (auto api : {providers::Api::openai_chat, providers::Api::openai_responses, providers::Api::anthropic,
+                       providers::Api::gemini})
+        if (providers::name(api) == f) o.format = api, known = true;
+      if (!known) return std::fprintf(stderr, "count: unknown format '%s'\n\n%s", f.c_str(), kUsage), 2;
     } else if (a == "--model") {
       if (!value(o.model)) return std::fputs("count: --model needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
     } else if (a == "--request") {

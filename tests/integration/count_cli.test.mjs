@@ -79,6 +79,17 @@ test('--request: the billed total and a per-message breakdown', () => {
     assert.equal(est.encoding, 'estimate');
     fs.writeFileSync(file, '{"messages": 5}');
     assert.equal(count(['--request', file]).status, 1);
+    // Other wire formats through their adapters (estimated: no local tokenizer).
+    fs.writeFileSync(file, JSON.stringify({model: 'claude-sonnet-4-5', system: 'Be terse.',
+      messages: [{role: 'user', content: [{type: 'text', text: 'hello there'}]}]}));
+    const anth = JSON.parse(count(['--request', file, '--format', 'anthropic', '--json']).stdout);
+    assert.deepEqual(anth.messages.map((m) => m.role), ['system', 'user']);
+    assert.equal(anth.exact, false);
+    fs.writeFileSync(file, JSON.stringify({contents: [{role: 'user', parts: [{text: 'hello there'}]}]}));
+    const gem = JSON.parse(count(['--request', file, '--format', 'gemini', '--model', 'gpt-4o', '--json']).stdout);
+    assert.equal(gem.encoding, 'o200k_base');  // --model picks the counter
+    assert.equal(gem.messages.length, 1);
+    assert.equal(count(['--request', file, '--format', 'bogus']).status, 2);
   } finally { cleanup(); }
 });
 
