@@ -2,9 +2,11 @@
 // the adjacent pair whose concatenation has the lowest rank, the leftmost on a
 // tie, until no adjacent pair is a token.
 //
-// Short pieces use tiktoken's own rank array (quadratic but tiny); long ones a
-// min-heap of (rank, position) over a linked list of parts, O(n log n), so a
-// megabyte without a space stays fast. Both give the same tokens.
+// Three algorithms, one result (tests/unit/tokenizer/bpe_algo_test.cpp):
+// short pieces use tiktoken's own rank array (quadratic but tiny), long ones a
+// min-heap of (rank, position) over a linked list of parts, O(n log n), and
+// huge ones (a megabyte without a space) rank buckets, which keep the heap's
+// order with mostly sequential memory access.
 #pragma once
 
 #include <cstddef>

@@ -20,7 +20,7 @@
 // is counted. Generation config (fixed_overhead_bytes) is not billed as prompt
 // tokens and is not counted.
 // Opaque parts (images, files) are estimated from their JSON size, capped at
-// kOpaqueCap (a high-detail image is at most ~1.5k tokens).
+// BillingRules::opaque_cap (a high-detail image is at most ~1.5k tokens).
 // For Gemini and Claude the same rules run over the calibrated estimator; the
 // calibration absorbs their different per-message overheads.
 #pragma once
