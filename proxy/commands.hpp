@@ -9,5 +9,6 @@ int version(int argc, char** argv);
 int check_config(int argc, char** argv);
 int usage(int argc, char** argv);
 int count(int argc, char** argv);
+int replay(int argc, char** argv);
 
 }  // namespace td::cli

@@ -2,14 +2,10 @@
 
 #include <exception>
 
-#include "config/match.hpp"
 #include "providers/route.hpp"
-#include "proxy/cached_counter.hpp"
+#include "proxy/diet.hpp"
 #include "proxy/routing.hpp"
-#include "pruning/conversation_tokens.hpp"
-#include "pruning/pipeline.hpp"
 #include "pruning/tokenizer/calibration.hpp"
-#include "pruning/tokenizer/counter.hpp"
 
 namespace td::proxy {
 
@@ -25,12 +21,6 @@ void fail_open(RequestContext& ctx, std::string reason) {
   ctx.fail_open_reason = std::move(reason);
 }
 
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
-  return out;
-}
-
 }  // namespace
 
 std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx, const HeaderMap& headers,
@@ -44,37 +34,25 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
     std::string_view encoding = headers.get("content-encoding");
     if (!encoding.empty() && !iequals(encoding, "identity")) return {};
 
-    providers::ParseOutcome parsed = providers::parse_request(*route, body);
-    if (!parsed.request) {
-      fail_open(ctx, "parse: " + parsed.error);
+    // THE PIPELINE CALL SITE: parse -> run_pipeline -> write (proxy/diet.hpp),
+    // the same function `tokendiet replay` measures.
+    DietOutcome diet = diet_body(*route, body, config_, DietOptions{.calibration = calibration_});
+    if (!diet.parsed) {
+      fail_open(ctx, diet.error);
       return {};
     }
-    providers::ParsedRequest& request = *parsed.request;
-    if (!request.model.empty()) ctx.model = request.model;
-    ctx.stream = request.stream;
-    const pruning::Profile& profile = config::profile_for(config_, ctx.model);
-    ctx.profile = profile.name;
-
-    const auto model_counter = tok::counter_for_model(ctx.model, calibration_);
-    const CachedCounter counter(*model_counter, text_count_cache());
-    const pruning::PipelineResult diet = pruning::run_pipeline(request.conversation, profile, counter);
-    ctx.tokens_before = diet.tokens_before;
-    ctx.tokens_after = diet.tokens_after;
-    ctx.mode = pruning::mode_name(diet.mode);
-    ctx.strategies = join(diet.fired);
-
-    providers::WriteOutcome written = providers::write(request, body);
-    if (!written.ok) {
-      ctx.tokens_after = ctx.tokens_before;  // nothing was cut after all
-      fail_open(ctx, "write: " + written.error);
+    if (!diet.model.empty()) ctx.model = diet.model;
+    ctx.stream = diet.stream;
+    ctx.profile = diet.profile;
+    ctx.tokens_before = diet.result.tokens_before;
+    ctx.tokens_after = diet.result.tokens_after;
+    ctx.mode = pruning::mode_name(diet.result.mode);
+    ctx.strategies = fired_list(diet.result);
+    if (diet.fail_open) {
+      fail_open(ctx, diet.error);
       return {};
     }
-    if (written.changed) body = std::move(written.body);
-    if (!counter.exact() && calibration_) {
-      // In shadow mode the view is the request as sent, otherwise its diet.
-      state<DietState>(ctx).raw_estimate =
-          pruning::conversation_tokens(request.conversation, tok::EstimatingCounter(1.0));
-    }
+    if (diet.raw_estimate > 0) state<DietState>(ctx).raw_estimate = diet.raw_estimate;
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
   } catch (...) {

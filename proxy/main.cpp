@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"check-config", td::cli::check_config, "validate config files (file:line:column errors)"},
     {"usage", td::cli::usage, "report tokens used and saved, and their cost, from the ledger"},
     {"count", td::cli::count, "count tokens (exact o200k/cl100k, or estimate); --request: a chat body"},
+    {"replay", td::cli::replay, "replay recorded agent trajectories through the diet and measure it"},
     {"version", td::cli::version, "print the version"},
 };
 

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 
-#include "pruning/conversation_tokens.hpp"
+#include "pruning/tokenizer/message_count.hpp"
 #include "pruning/strategies/identical_tool_calls.hpp"
 #include "pruning/strategies/identical_tool_outputs.hpp"
 #include "pruning/strategies/low_entropy.hpp"
 #include "pruning/strategies/old_thinking.hpp"
 #include "pruning/strategies/pairing_repair.hpp"
+#include "pruning/strategies/stale_assistant_text.hpp"
 #include "pruning/strategies/stale_tool_outputs.hpp"
 #include "pruning/strategies/trim_middle.hpp"
 #include "pruning/strategies/working_memory.hpp"
@@ -24,7 +25,39 @@ const char* mode_name(Mode m) {
 
 namespace {
 
-// Steps 2-6: the lossy strategies, on messages [0, limit), in order.
+// Counts messages, through the count cache when there is one.
+class Tally {
+ public:
+  Tally(const TokenCounter& counter, tok::CountCache* cache)
+      : counter_(counter), cache_(cache), salt_(cache ? counter.cache_salt() : 0) {}
+
+  std::uint64_t message(const Message& m) const {
+    if (m.removed) return 0;
+    if (salt_ == 0) return tok::count_message(m, counter_);
+    const std::uint64_t key = tok::message_hash(m, salt_);
+    if (auto hit = cache_->get(key)) return *hit;
+    const std::uint64_t n = tok::count_message(m, counter_);
+    cache_->put(key, n);
+    return n;
+  }
+  // Everything but the messages: the reply primer and the tool definitions.
+  std::uint64_t fixed(const Conversation& conv) const {
+    if (conv.fixed_overhead_text.empty()) return tok::BillingRules{}.reply_priming;
+    return tok::BillingRules{}.reply_priming + counter_.count(conv.fixed_overhead_text);
+  }
+  std::uint64_t conversation(const Conversation& conv) const {
+    std::uint64_t n = fixed(conv);
+    for (const Message& m : conv.messages) n += message(m);
+    return n;
+  }
+
+ private:
+  const TokenCounter& counter_;
+  tok::CountCache* cache_;
+  std::uint64_t salt_;
+};
+
+// Steps 2-7: the lossy strategies, on messages [0, limit), in order.
 void run_lossy(Conversation& conv, const Profile& profile, std::uint32_t limit, std::vector<StrategyStats>* out) {
   StrategyStats s[] = {
       prune_old_thinking(conv, profile, limit),
@@ -32,6 +65,7 @@ void run_lossy(Conversation& conv, const Profile& profile, std::uint32_t limit, 
       dedup_tool_outputs(conv, profile, limit),
       fold_low_entropy(conv, profile, limit),
       snip_stale_tool_outputs(conv, profile, limit),
+      snip_stale_assistant_text(conv, profile, limit),
   };
   if (out) out->insert(out->end(), std::begin(s), std::end(s));
 }
@@ -79,24 +113,47 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const double rewritten = double(plan_ps[gm] - plan_ps[first]) + double(orig_ps[end] - orig_ps[gm]);
     const double was_cached = double(orig_ps[end] - orig_ps[first]);
     const double cost = profile.cache_write_price * rewritten - profile.cache_read_price * was_cached;
-    const double gain = profile.cache_read_price * double(saved) * double(profile.payback_requests);
+    // Requests it may count on to pay back: the profile's cap, and no more
+    // than a fraction of the turns the conversation had when the step became
+    // possible (g + window: the longer it has run, the longer it will).
+    const double turns_then = double(g + std::max<std::uint32_t>(profile.window_turns, 1));
+    const double horizon = std::min(double(profile.payback_requests), profile.payback_turn_fraction * turns_then);
+    const double gain = profile.cache_read_price * double(saved) * horizon;
     if (gain >= cost) f = {g, gm};
   }
   return f;
 }
 
-void run_on(Conversation& conv, const Profile& profile, const TokenCounter& counter, PipelineResult& r) {
+void run_on(Conversation& conv, const Profile& profile, const Tally& tally, PipelineResult& r) {
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
   std::vector<std::uint64_t> orig(size);
-  for (std::uint32_t i = 0; i < size; ++i) orig[i] = message_tokens(msgs[i], counter);
+  std::uint64_t messages_total = 0;
+  for (std::uint32_t i = 0; i < size; ++i) messages_total += orig[i] = tally.message(msgs[i]);
+  r.tokens_before = tally.fixed(conv) + messages_total;
 
-  const WorkingMemory wm = working_memory(conv, profile);
+  WorkingMemory wm = working_memory(conv, profile);
+  // Grid points whose history had reached the trigger: only those can be
+  // stepped to (the rest never will be in this request).
+  {
+    std::uint64_t running = 0;
+    std::uint32_t counted = 0, keep = 0;
+    for (std::size_t k = 0; k < wm.grid.size(); ++k) {
+      for (; counted < wm.grid_eligible_end[k]; ++counted) running += orig[counted];
+      if (running >= profile.trigger_tokens) keep = static_cast<std::uint32_t>(k) + 1;
+    }
+    wm.grid.resize(keep);
+    wm.grid_eligible_end.resize(keep);
+  }
+
   Frontier f;
-  std::vector<std::uint64_t> now = orig;  // per-message tokens as pruned so far
+  std::vector<std::uint64_t> now = orig;  // per-message tokens as pruned
+  std::vector<StrategyStats> lossy;
   if (!wm.grid.empty()) {
-    // Plan on a copy of everything the largest step could prune; later
-    // messages only lend their roles (the strategies never look ahead).
+    // Prune a copy of everything the largest step could reach (later
+    // messages only lend their roles: the strategies never look ahead), pick
+    // the frontier from what each step would save, then keep the pruned
+    // forms before it.
     const std::uint32_t plan_limit = wm.start_of(wm.grid.back(), size);
     Conversation plan;
     plan.messages.reserve(size);
@@ -106,40 +163,55 @@ void run_on(Conversation& conv, const Profile& profile, const TokenCounter& coun
       role_only.role = msgs[i].role;
       plan.messages.push_back(std::move(role_only));
     }
-    run_lossy(plan, profile, plan_limit, nullptr);
+    run_lossy(plan, profile, plan_limit, &lossy);
     std::vector<std::uint64_t> planned = orig;
     for (std::uint32_t i = 0; i < plan_limit; ++i)
-      if (plan.messages[i].changed) planned[i] = message_tokens(plan.messages[i], counter);
+      if (plan.messages[i].changed) planned[i] = tally.message(plan.messages[i]);
     f = choose_frontier(conv, profile, wm, orig, planned, plan);
-    for (std::uint32_t i = 0; i < f.messages; ++i) now[i] = planned[i];
+    for (std::uint32_t i = 0; i < f.messages; ++i) {
+      if (!plan.messages[i].changed) continue;
+      msgs[i] = std::move(plan.messages[i]);
+      now[i] = planned[i];
+    }
+    for (auto& s : lossy) s = s.before(f.messages);
+  } else {
+    Conversation none;
+    run_lossy(none, profile, 0, &lossy);  // their names, with nothing done
   }
   r.stale_turns = f.turns;
   r.stale_messages = f.messages;
-  run_lossy(conv, profile, f.messages, &r.strategies);
+  r.strategies = std::move(lossy);
 
   std::uint64_t total = r.tokens_before;
   for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
-  r.strategies.push_back(trim_middle(conv, profile, wm, f.turns, now, total));
+  r.strategies.push_back(trim_middle(conv, profile, wm, f.turns, now, total, &r.trimmed_until));
   r.strategies.push_back(repair_pairing(conv));
-  for (const auto& s : r.strategies)
+  for (auto& s : r.strategies) {
+    s.edits.clear();
+    s.edits.shrink_to_fit();
     if (s.fired()) r.fired.emplace_back(s.name);
-  r.tokens_after = conversation_tokens(conv, counter);
+  }
+  bool edited = r.stale_messages > 0 || !r.fired.empty();
+  r.tokens_after = edited ? tally.conversation(conv) : r.tokens_before;
 }
 
 }  // namespace
 
-PipelineResult run_pipeline(Conversation& conv, const Profile& profile, const TokenCounter& counter) {
+PipelineResult run_pipeline(Conversation& conv, const Profile& profile, const TokenCounter& counter,
+                            tok::CountCache* cache) {
+  const Tally tally(counter, cache);
   PipelineResult r;
-  r.tokens_before = conversation_tokens(conv, counter);
-  r.tokens_after = r.tokens_before;
-  if (!profile.enabled) return r;
+  if (!profile.enabled) {
+    r.tokens_before = r.tokens_after = tally.conversation(conv);
+    return r;
+  }
   r.mode = Mode::Standard;
   r.shadow = profile.shadow;
   if (profile.shadow) {
     Conversation copy = conv;
-    run_on(copy, profile, counter, r);
+    run_on(copy, profile, tally, r);
   } else {
-    run_on(conv, profile, counter, r);
+    run_on(conv, profile, tally, r);
   }
   return r;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace td::pruning {
 
@@ -10,10 +11,27 @@ struct StrategyStats {
   std::uint32_t hits = 0;       // parts or messages it changed, removed or added
   std::uint64_t bytes_saved = 0;  // text bytes it removed (net of markers it wrote)
 
+  // Each change, by message (the pipeline keeps only those before the
+  // frontier it settles on).
+  struct Edit {
+    std::uint32_t message;
+    std::uint64_t bytes_saved;
+  };
+  std::vector<Edit> edits;
+
   bool fired() const { return hits > 0; }
-  void add(std::uint64_t before, std::uint64_t after) {
+  void add(std::uint32_t message, std::uint64_t before, std::uint64_t after) {
+    const std::uint64_t saved = before > after ? before - after : 0;
     ++hits;
-    if (before > after) bytes_saved += before - after;
+    bytes_saved += saved;
+    edits.push_back({message, saved});
+  }
+  // The same stats counting only the changes to messages before `end`.
+  StrategyStats before(std::uint32_t end) const {
+    StrategyStats s{.name = name};
+    for (const Edit& e : edits)
+      if (e.message < end) s.add(e.message, e.bytes_saved, 0);
+    return s;
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning::detail {
 
@@ -23,7 +24,10 @@ inline bool excluded_tool(const Profile& p, std::string_view name) {
 // (ids may be reused once answered, so the latest one is the right one).
 class ToolNames {
  public:
+  // Names are only needed to honour exclude_tools: without any, learn nothing.
+  explicit ToolNames(const Profile& p) : active_(!p.exclude_tools.empty()) {}
   void learn(const Message& m) {
+    if (!active_) return;
     for (const Part& p : m.parts)
       if (p.kind == PartKind::ToolCall && !p.id.empty()) names_[p.id] = p.name;
   }
@@ -34,7 +38,13 @@ class ToolNames {
   }
 
  private:
+  bool active_;
   std::unordered_map<std::string, std::string> names_;
+};
+
+// A fast hash for maps keyed by whole texts (tool outputs can be 100 KB).
+struct TextHash {
+  std::size_t operator()(std::string_view s) const { return static_cast<std::size_t>(tok::hash_bytes(s.data(), s.size())); }
 };
 
 }  // namespace td::pruning::detail

@@ -47,7 +47,7 @@ StrategyStats dedup_tool_calls(Conversation& conv, const Profile& profile, std::
       if (inserted || !p.editable || detail::excluded_tool(profile, p.name)) continue;
       std::string args = "{\"same_arguments_as_call\":" + json_string(it->second) + "}";
       if (args.size() >= p.text.size()) continue;
-      st.add(p.text.size(), args.size());
+      st.add(i, p.text.size(), args.size());
       set_text(m, p, std::move(args));
     }
   }

@@ -24,9 +24,9 @@ StrategyStats dedup_tool_outputs(Conversation& conv, const Profile& profile, std
 
   // Keys are views into the first copies' texts, which are never edited here
   // (a first copy is never a later copy) and the vector is not resized.
-  std::unordered_map<std::string_view, FirstCopy> first;
-  std::unordered_map<std::string_view, std::uint32_t> answers;  // results seen per call id
-  detail::ToolNames names;
+  std::unordered_map<std::string_view, FirstCopy, detail::TextHash> first;
+  std::unordered_map<std::string_view, std::uint32_t, detail::TextHash> answers;  // results seen per call id
+  detail::ToolNames names(profile);
 
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
@@ -43,7 +43,7 @@ StrategyStats dedup_tool_outputs(Conversation& conv, const Profile& profile, std
       if (answers[*f.id] > 1) marker += " (message " + std::to_string(f.message + 1) + ")";
       marker += ": " + std::to_string(p.text.size()) + " bytes omitted]";
       if (marker.size() >= p.text.size()) continue;
-      st.add(p.text.size(), marker.size());
+      st.add(i, p.text.size(), marker.size());
       set_text(m, p, std::move(marker));
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "pruning/memo.hpp"
 #include "pruning/strategies/common.hpp"
 #include "pruning/text.hpp"
 
@@ -139,7 +140,8 @@ StrategyStats fold_low_entropy(Conversation& conv, const Profile& profile, std::
   if (!profile.fold_low_entropy) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
-  detail::ToolNames names;
+  const std::uint64_t salt = memo_salt("fold_text", {profile.fold_min_run, profile.fold_blob_min_bytes});
+  detail::ToolNames names(profile);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
     names.learn(m);
@@ -147,10 +149,14 @@ StrategyStats fold_low_entropy(Conversation& conv, const Profile& profile, std::
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable || p.text.size() < 64) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
-      std::string folded = fold_text(p.text, profile.fold_min_run, profile.fold_blob_min_bytes);
-      if (folded.size() >= p.text.size()) continue;
-      st.add(p.text.size(), folded.size());
-      set_text(m, p, std::move(folded));
+      auto folded = text_memo().get_or(salt, p.text, [&](std::string_view t) -> std::optional<std::string> {
+        std::string f = fold_text(t, profile.fold_min_run, profile.fold_blob_min_bytes);
+        if (f.size() >= t.size()) return std::nullopt;
+        return f;
+      });
+      if (!folded) continue;
+      st.add(i, p.text.size(), folded->size());
+      set_text(m, p, *folded);
     }
   }
   return st;

@@ -35,11 +35,11 @@ StrategyStats prune_old_thinking(Conversation& conv, const Profile& profile, std
         continue;
       }
       if (p.signature.empty() && p.editable) {
-        st.add(p.text.size(), 0);
+        st.add(i, p.text.size(), 0);
         set_text(m, p, std::string{});
         ++j;
       } else if (!p.signature.empty() && has_other) {
-        st.add(p.text.size() + p.signature.size(), 0);
+        st.add(i, p.text.size() + p.signature.size(), 0);
         m.parts.erase(m.parts.begin() + static_cast<std::ptrdiff_t>(j));
         m.changed = true;
       } else {

@@ -36,7 +36,7 @@ void match_results(Message& m, std::vector<Call>& calls, StrategyStats& st) {
       ++j;
       continue;
     }
-    st.add(p.text.size(), 0);
+    st.add(0, p.text.size(), 0);
     m.parts.erase(m.parts.begin() + static_cast<std::ptrdiff_t>(j));
     touched = true;
   }

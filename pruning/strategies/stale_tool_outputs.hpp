@@ -8,19 +8,23 @@
 // that look like errors (error, exception, traceback, failed, fatal, panic,
 // assert...), each gap replaced by one line
 //   [... 120 lines (5230 bytes) hidden ...]
+// and, after the last gap, up to `snippet_names` names the hidden lines
+// mention (paths, identifiers, numbers, error codes; pruning/snip.hpp) that
+// no earlier stale output listed already (a function of earlier messages
+// only, so the rendering is stable):
+//   [names in the hidden lines: src/app.py parse_args E1234]
 // A line longer than the head (tail) budget is cut inside, on a UTF-8
 // character boundary, never inside a character. Outputs already replaced by
 // identical_tool_outputs, results of `exclude_tools`, and outputs the cut would
 // not shrink are left alone (a dedup marker is far below the threshold).
 // Why it is safe: the output is stale (the agent acted on it turns ago); the
-// head says what it was, the tail how it ended, the error lines what failed;
-// the notice says how much is missing, so the model can re-run the call.
+// head says what it was, the tail how it ended, the error lines what failed,
+// the names what it was about; the notice says how much is missing, so the
+// model can re-run the call.
 // Reports: hits = outputs cut, bytes_saved = bytes removed net of notices.
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <string_view>
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
@@ -29,13 +33,5 @@
 namespace td::pruning {
 
 StrategyStats snip_stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit);
-
-// The cut itself (exposed for tests): `text` with its middle hidden, or
-// `text` unchanged when the cut would not make it shorter.
-std::string snip_text(std::string_view text, std::uint64_t head_bytes, std::uint64_t tail_bytes,
-                      std::uint32_t max_error_lines);
-
-// Whether a line looks like an error worth keeping from a hidden middle.
-bool is_error_line(std::string_view line);
 
 }  // namespace td::pruning

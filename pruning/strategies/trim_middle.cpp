@@ -19,8 +19,9 @@ std::uint64_t text_bytes(const Message& m) {
 
 StrategyStats trim_middle(Conversation& conv, const Profile& profile, const WorkingMemory& wm,
                           std::uint32_t stale_turns, const std::vector<std::uint64_t>& message_tokens,
-                          std::uint64_t total) {
+                          std::uint64_t total, std::uint32_t* cut_end_out) {
   StrategyStats st{.name = "trim_middle"};
+  if (cut_end_out) *cut_end_out = 0;
   if (!profile.trim_middle || total <= profile.trim_budget_tokens || stale_turns == 0) return st;
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
@@ -59,6 +60,7 @@ StrategyStats trim_middle(Conversation& conv, const Profile& profile, const Work
     ++dropped;
   }
   if (dropped == 0) return st;
+  if (cut_end_out) *cut_end_out = cut_end;
   Message notice;
   notice.role = Role::User;
   notice.changed = true;

@@ -31,8 +31,9 @@ namespace td::pruning {
 
 // `message_tokens[i]`: tokens of message i as pruned so far; `total`: the
 // whole request's tokens; `stale_turns`: the frontier (turns before it).
+// `*cut_end` (if given) is set to the end of the dropped range, 0 if none.
 StrategyStats trim_middle(Conversation& conv, const Profile& profile, const WorkingMemory& wm,
                           std::uint32_t stale_turns, const std::vector<std::uint64_t>& message_tokens,
-                          std::uint64_t total);
+                          std::uint64_t total, std::uint32_t* cut_end_out = nullptr);
 
 }  // namespace td::pruning

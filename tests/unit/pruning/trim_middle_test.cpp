@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "pruning/conversation_tokens.hpp"
+#include "pruning/tokenizer/message_count.hpp"
 #include "pruning/strategies/pairing_repair.hpp"
 #include "pruning/strategies/trim_middle.hpp"
 #include "pruning_support.hpp"
@@ -20,8 +20,8 @@ Setup setup(int steps, const Profile& p) {
   s.c = agent_loop(steps, [](int k) { return std::string(400, 'a' + k % 26); });
   s.wm = working_memory(s.c, p);
   QuarterCounter counter;
-  for (const auto& m : s.c.messages) s.tokens.push_back(message_tokens(m, counter));
-  s.total = conversation_tokens(s.c, counter);
+  for (const auto& m : s.c.messages) s.tokens.push_back(td::tok::count_message(m, counter));
+  s.total = td::tok::count_conversation(s.c, counter).total;
   return s;
 }
 Profile on(std::uint64_t budget) {

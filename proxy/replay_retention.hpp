@@ -1,0 +1,65 @@
+// Retention, the measure `tokendiet replay` uses for "did the diet keep what
+// the agent needed" (issue 5):
+//   A reference is a maximal run of [A-Za-z0-9_./:-], at least 6 characters
+//   long, containing a digit or one of _ . / : (paths, identifiers, numbers,
+//   error codes). A reference found in assistant message k counts when it was
+//   first seen in a tool output before k (the earliest message before k that
+//   contains it is a tool result) and in no system or user message before k.
+//   It is retained when request k, as tokendiet sent it, still contains it.
+//   Retention = retained / counted.
+// "Contains" is a substring test on the texts of a message: its content, the
+// string values of its tool-call arguments (decoded from their JSON), its
+// reasoning. Each reference counts once per assistant message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace td::proxy::replay {
+
+// The references of `text`, in order of first appearance, without repeats.
+std::vector<std::string> extract_references(std::string_view text);
+
+enum class Speaker : std::uint8_t { System, User, Assistant, Tool };
+
+// One message of the original trajectory, as text.
+struct MessageText {
+  Speaker speaker = Speaker::User;
+  std::string text;  // every text of the message, separated by '\n'
+};
+
+struct RetentionCount {
+  std::uint64_t counted = 0;
+  std::uint64_t retained = 0;
+  double ratio() const { return counted ? double(retained) / double(counted) : 1.0; }
+};
+
+// The references of assistant message `k` that count (see above), given the
+// trajectory's messages. Where each reference was first seen is remembered,
+// so asking for every k of a trajectory scans each message once per reference.
+class ReferenceIndex {
+ public:
+  explicit ReferenceIndex(const std::vector<MessageText>& messages) : messages_(messages) {}
+  std::vector<std::string> counted(std::size_t k);
+
+ private:
+  struct Seen {
+    std::size_t first;       // first message containing it (size(): none)
+    std::size_t first_user;  // first system/user message containing it (size(): none)
+  };
+  const Seen& seen(const std::string& ref);
+
+  const std::vector<MessageText>& messages_;
+  std::unordered_map<std::string, Seen> memo_;
+};
+
+// One-off form of ReferenceIndex::counted.
+std::vector<std::string> counted_references(const std::vector<MessageText>& messages, std::size_t k);
+
+// How many of `refs` the sent request (all its texts, concatenated) retains.
+RetentionCount retained(const std::vector<std::string>& refs, std::string_view sent_text);
+
+}  // namespace td::proxy::replay

@@ -1,0 +1,41 @@
+#include "pruning/memo.hpp"
+
+#include "pruning/tokenizer/hash.hpp"
+
+namespace td::pruning {
+
+namespace memo_detail {
+
+Key key_of(std::uint64_t salt, std::string_view input) {
+  XXH128_hash_t h = XXH3_128bits_withSeed(input.data(), input.size(), salt);
+  return Key{h.low64, h.high64};
+}
+
+std::size_t bytes_of(const Snipped& s) {
+  std::size_t n = 0;
+  for (const auto& p : s.pieces) {
+    n += p.text.size() + 48;
+    for (const auto& name : p.names) n += name.size() + 32;
+  }
+  return n;
+}
+
+}  // namespace memo_detail
+
+Memo<std::string>& text_memo() {
+  static Memo<std::string> memo(std::size_t{64} << 20);
+  return memo;
+}
+
+Memo<Snipped>& snip_memo() {
+  static Memo<Snipped> memo(std::size_t{64} << 20);
+  return memo;
+}
+
+std::uint64_t memo_salt(std::string_view transform, std::initializer_list<std::uint64_t> constants) {
+  std::uint64_t h = tok::hash_bytes(transform.data(), transform.size(), 0x6d656d6fULL);
+  for (std::uint64_t c : constants) h = tok::hash_bytes(&c, sizeof c, h);
+  return h;
+}
+
+}  // namespace td::pruning

@@ -1,0 +1,113 @@
+// A bounded, thread-safe memo of the strategies' pure text transforms
+// (folding, snipping): the pruned form of a message depends only on its text
+// and the profile's constants, and a resent history asks for the same forms
+// every turn, so each is computed once and then looked up by a 128-bit hash
+// of (transform, constants, text). It changes how fast the pipeline runs,
+// never what it decides: a miss recomputes the same result.
+//
+// Sharded (16 shards, each behind its own mutex); each shard holds at most
+// 1/16 of `max_bytes` of results and evicts its oldest entries first.
+// Results are shared, immutable and reference-counted: a result evicted while
+// a request still uses it lives until that request lets go.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "pruning/snip.hpp"
+
+namespace td::pruning {
+
+namespace memo_detail {
+struct Key {
+  std::uint64_t lo = 0, hi = 0;
+  bool operator==(const Key& o) const { return lo == o.lo && hi == o.hi; }
+};
+struct KeyHash {
+  std::size_t operator()(const Key& k) const { return static_cast<std::size_t>(k.lo); }
+};
+Key key_of(std::uint64_t salt, std::string_view input);
+inline std::size_t bytes_of(const std::string& s) { return s.size(); }
+std::size_t bytes_of(const Snipped& s);
+}  // namespace memo_detail
+
+template <class V>
+class Memo {
+ public:
+  explicit Memo(std::size_t max_bytes) : shard_budget_(max_bytes / kShards) {}
+
+  // The result of transform `fn` on `input` (`salt` names the transform and
+  // its constants): `fn` returns std::optional<V>, nullopt meaning "leave the
+  // input as it is", which comes back as nullptr.
+  template <class Fn>
+  std::shared_ptr<const V> get_or(std::uint64_t salt, std::string_view input, Fn&& fn) {
+    const memo_detail::Key key = memo_detail::key_of(salt, input);
+    Shard& s = shards_[key.hi % kShards];
+    {
+      std::lock_guard lock(s.mu);
+      auto it = s.map.find(key);
+      if (it != s.map.end()) {
+        ++s.hits;
+        return it->second;
+      }
+      ++s.misses;
+    }
+    std::optional<V> out = fn(input);
+    std::shared_ptr<const V> value = out ? std::make_shared<const V>(std::move(*out)) : nullptr;
+    const std::size_t cost = (value ? memo_detail::bytes_of(*value) : 0) + kOverhead;
+    if (cost > shard_budget_) return value;
+    std::lock_guard lock(s.mu);
+    if (s.map.count(key)) return value;
+    while (s.bytes + cost > shard_budget_ && !s.order.empty()) {
+      auto old = s.map.find(s.order.front().first);
+      s.bytes -= s.order.front().second;
+      s.order.pop_front();
+      if (old != s.map.end()) s.map.erase(old);
+    }
+    s.map.emplace(key, value);
+    s.order.emplace_back(key, cost);
+    s.bytes += cost;
+    return value;
+  }
+
+  std::uint64_t hits() const { return sum(&Shard::hits); }
+  std::uint64_t misses() const { return sum(&Shard::misses); }
+
+ private:
+  static constexpr std::size_t kShards = 16, kOverhead = 96;
+  struct Shard {
+    mutable std::mutex mu;
+    std::unordered_map<memo_detail::Key, std::shared_ptr<const V>, memo_detail::KeyHash> map;
+    std::deque<std::pair<memo_detail::Key, std::size_t>> order;  // insertion order, for eviction
+    std::size_t bytes = 0;
+    std::uint64_t hits = 0, misses = 0;
+  };
+  std::uint64_t sum(std::uint64_t Shard::*field) const {
+    std::uint64_t n = 0;
+    for (const Shard& s : shards_) {
+      std::lock_guard lock(s.mu);
+      n += s.*field;
+    }
+    return n;
+  }
+
+  std::size_t shard_budget_;
+  Shard shards_[kShards];
+};
+
+// The process-wide memos the strategies use (64 MiB of results each at most).
+Memo<std::string>& text_memo();
+Memo<Snipped>& snip_memo();
+
+// A salt for a transform and its constants.
+std::uint64_t memo_salt(std::string_view transform, std::initializer_list<std::uint64_t> constants);
+
+}  // namespace td::pruning

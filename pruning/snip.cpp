@@ -1,0 +1,145 @@
+#include "pruning/snip.hpp"
+
+#include <algorithm>
+#include <array>
+#include <unordered_set>
+
+#include "pruning/text.hpp"
+
+namespace td::pruning {
+
+namespace {
+
+// Keywords, matched case-sensitively as they appear in compiler, test-runner
+// and shell output (lower-case "error" catches "error:" and "errors").
+constexpr std::array<std::string_view, 14> kErrorWords = {
+    "error",  "Error", "ERROR",   "Traceback", "Exception", "FAILED", "FAIL:",
+    "failed", "fatal", "Fatal",   "panic",     "assert",    "Assert", "No such file"};
+
+std::string hidden_notice(std::size_t lines, std::size_t bytes) {
+  return "[... " + text::count_noun(lines, "line", "lines") + " (" + std::to_string(bytes) +
+         " bytes) hidden ...]\n";
+}
+
+bool name_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+         c == '/' || c == ':' || c == '-';
+}
+
+bool is_name(std::string_view run) {
+  if (run.size() < 6) return false;
+  return std::any_of(run.begin(), run.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == ':';
+  });
+}
+
+}  // namespace
+
+bool is_error_line(std::string_view line) {
+  for (std::string_view w : kErrorWords)
+    if (line.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
+std::vector<std::string_view> names_in(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::unordered_set<std::string_view> seen;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!name_char(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && name_char(text[j])) ++j;
+    std::string_view run = text.substr(i, j - i);
+    if (is_name(run) && seen.insert(run).second) out.push_back(run);
+    i = j;
+  }
+  return out;
+}
+
+Snipped snip(std::string_view text, const SnipOptions& o) {
+  Snipped s;
+  std::vector<std::string_view> ls = text::lines(text);
+  const std::size_t n = ls.size();
+
+  // Head: whole lines within the budget; a first line over it is cut inside.
+  std::size_t head_lines = 0, head_len = 0;
+  while (head_lines < n && head_len + ls[head_lines].size() <= o.head_bytes) head_len += ls[head_lines++].size();
+  std::size_t head_cut = head_len;  // bytes of text kept at the start
+  if (head_lines == 0 && n > 0) head_cut = text::floor_boundary(text, o.head_bytes);
+
+  // Tail: whole lines within the budget, not overlapping the head.
+  std::size_t tail_lines = 0, tail_len = 0;
+  while (tail_lines + head_lines < n && tail_len + ls[n - 1 - tail_lines].size() <= o.tail_bytes)
+    tail_len += ls[n - 1 - tail_lines++].size();
+  std::size_t tail_cut = text.size() - tail_len;  // first byte of text kept at the end
+  if (tail_lines == 0 && head_lines < n) {
+    std::size_t want = text.size() > o.tail_bytes ? text.size() - o.tail_bytes : 0;
+    tail_cut = std::max(text::ceil_boundary(text, want), head_cut);
+  }
+  if (tail_cut <= head_cut) return s;
+
+  // The middle, [head_cut, tail_cut): keep error lines, hide the rest.
+  std::string kept{text.substr(0, head_cut)};
+  if (!kept.empty() && kept.back() != '\n') kept += '\n';
+  std::string_view middle = text.substr(head_cut, tail_cut - head_cut);
+  std::string hidden;  // what is dropped, for its names
+  std::size_t gap_lines = 0, gap_bytes = 0, errors = 0;
+  for (std::string_view line : text::lines(middle)) {
+    if (errors < o.max_error_lines && line.size() <= 512 && line.back() == '\n' && is_error_line(line)) {
+      if (gap_lines > 0) kept += hidden_notice(gap_lines, gap_bytes);
+      gap_lines = gap_bytes = 0;
+      kept += line;
+      ++errors;
+    } else {
+      ++gap_lines;
+      gap_bytes += line.size();
+      if (o.max_names > 0) hidden += line;
+    }
+  }
+  if (gap_lines > 0) kept += hidden_notice(gap_lines, gap_bytes);
+  std::string_view tail = text.substr(tail_cut);
+  Snipped::Piece first{std::move(kept), o.max_names > 0, {}};
+  if (first.slot)
+    for (std::string_view name : names_in(hidden))
+      if (first.text.find(name) == std::string::npos && tail.find(name) == std::string_view::npos)
+        first.names.emplace_back(name);
+  s.pieces.push_back(std::move(first));
+  s.pieces.push_back(Snipped::Piece{std::string{tail}, false, {}});
+  s.cut = true;
+  return s;
+}
+
+std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* listed,
+                   std::vector<std::string_view>* used, bool json_escaped) {
+  std::string out;
+  for (const auto& piece : s.pieces) {
+    out += piece.text;
+    if (!piece.slot || max_names == 0) continue;
+    std::string line;
+    std::uint32_t count = 0;
+    for (const auto& name : piece.names) {
+      if (count == max_names) break;
+      if (listed && listed->count(name)) continue;
+      line += count++ ? " " : "";
+      line += name;
+      if (used) used->push_back(name);
+    }
+    if (count == 0) continue;
+    out += "[names in the hidden lines: " + line + "]";
+    out += json_escaped ? "\\n" : "\n";
+  }
+  return out;
+}
+
+std::string snip_text(std::string_view text, const SnipOptions& o) {
+  Snipped s = snip(text, o);
+  if (!s.cut) return std::string{text};
+  std::string out = render(s, o.max_names, nullptr);
+  if (out.size() >= text.size()) return std::string{text};
+  return out;
+}
+
+}  // namespace td::pruning

@@ -1,0 +1,76 @@
+// Head + tail of a long text, line-aware, with what the hidden middle held
+// that matters most kept: error lines, and the names it mentioned. Shared by
+// the strategies that shorten stale text (stale tool outputs, stale
+// assistant text).
+//
+// Snipping is split in two so that the expensive part is memoised by text
+// and the cheap part can depend on the rest of the request: snip() turns a
+// text into a Snipped (kept pieces, and between them a slot with the names
+// the hidden lines mention); render() lists in each slot the names not
+// already listed earlier in the request (NameSet), up to a cap.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+namespace td::pruning {
+
+struct SnipOptions {
+  std::uint64_t head_bytes = 1024;
+  std::uint64_t tail_bytes = 1024;
+  std::uint32_t max_error_lines = 8;  // error lines of the middle kept, in order
+  std::uint32_t max_names = 0;        // names of the middle listed (0: none)
+};
+
+// Kept text with name slots: render = pieces[0].text, slot 0, pieces[1].text, ...
+struct Snipped {
+  struct Piece {
+    std::string text;
+    bool slot = false;               // a names line may follow the text
+    std::vector<std::string> names;  // the slot's candidates, in order of appearance
+  };
+  std::vector<Piece> pieces;
+  bool cut = false;  // false: nothing hidden; the text stays as it is
+};
+
+// Names already listed in this request, so a later slot does not repeat them
+// (views into Snipped names, which must outlive the set).
+using NameSet = std::unordered_set<std::string_view>;
+
+// The cut (see snip_text); names are every name of the hidden lines that the
+// kept text does not contain, uncapped.
+Snipped snip(std::string_view text, const SnipOptions& options);
+
+// The text of `s`: each slot lists up to `max_names` of its names that are
+// not in `listed`, as one line
+//   "[names in the hidden lines: src/app.py parse_args E1234]"
+// ended by "\n", or by the two characters "\n" when `json_escaped` (the text
+// is the inside of a JSON string). The names it lists are appended to `used`.
+std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* listed,
+                   std::vector<std::string_view>* used = nullptr, bool json_escaped = false);
+
+// snip() + render() with nothing listed before:
+//   - whole lines from the start within head_bytes, whole lines from the end
+//     within tail_bytes; a line longer than the budget is cut inside, on a
+//     UTF-8 character boundary, never inside a character;
+//   - up to max_error_lines middle lines that look like errors, in order,
+//     each gap replaced by "[... 120 lines (5230 bytes) hidden ...]";
+//   - up to max_names names the hidden lines mention and the kept text does
+//     not, in order of appearance, on one line after the last gap.
+// Returns `text` unchanged when the result would not be shorter.
+std::string snip_text(std::string_view text, const SnipOptions& options);
+
+// Whether a line looks like an error worth keeping from a hidden middle
+// (error, exception, traceback, failed, fatal, panic, assert, ...).
+bool is_error_line(std::string_view line);
+
+// The names `text` mentions, in order of first appearance, without repeats:
+// maximal runs of [A-Za-z0-9_./:-] at least 6 characters long that contain a
+// digit or one of _ . / : (paths, identifiers, numbers, error codes: what an
+// agent refers back to exactly, and what prose around them does not carry).
+std::vector<std::string_view> names_in(std::string_view text);
+
+}  // namespace td::pruning

@@ -1,0 +1,139 @@
+#include "pruning/strategies/stale_assistant_text.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "pruning/memo.hpp"
+#include "pruning/snip.hpp"
+#include "pruning/strategies/common.hpp"
+
+namespace td::pruning {
+
+namespace {
+
+SnipOptions options_of(const Profile& p) {
+  return SnipOptions{p.assistant_head_bytes, p.assistant_tail_bytes, 0, p.snippet_names};
+}
+
+// A string as it appears inside a JSON string literal (no quotes).
+std::string json_inside(std::string_view s) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  return std::string(buf.GetString() + 1, buf.GetSize() - 2);
+}
+
+// Replaces every long string value by a placeholder "\u0001<k>\u0001" and
+// collects the snips of the originals.
+void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc, const Profile& p,
+                       std::vector<Snipped>& snips) {
+  if (v.IsString()) {
+    if (v.GetStringLength() < p.assistant_threshold_bytes) return;
+    Snipped s = snip({v.GetString(), v.GetStringLength()}, options_of(p));
+    if (!s.cut) return;
+    std::string marker = "\x01" + std::to_string(snips.size()) + "\x01";
+    snips.push_back(std::move(s));
+    v.SetString(marker.data(), static_cast<rapidjson::SizeType>(marker.size()), alloc);
+  } else if (v.IsArray()) {
+    for (auto& e : v.GetArray()) take_long_strings(e, alloc, p, snips);
+  } else if (v.IsObject()) {
+    for (auto& m : v.GetObject()) take_long_strings(m.value, alloc, p, snips);
+  }
+}
+
+}  // namespace
+
+Snipped snip_arguments_template(std::string_view args, const Profile& profile) {
+  Snipped out;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseStopWhenDoneFlag>(args.data(), args.size());
+  if (d.HasParseError() || !d.IsObject()) return out;
+  std::vector<Snipped> snips;
+  take_long_strings(d, d.GetAllocator(), profile, snips);
+  if (snips.empty()) return out;
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  d.Accept(w);
+  // Splice each snip back where its placeholder was written, escaped for
+  // the inside of a JSON string, its names slot included.
+  std::string_view json(buf.GetString(), buf.GetSize());
+  std::string pending;  // literal text before the next slot
+  for (std::size_t k = 0; k < snips.size(); ++k) {
+    const std::string marker = "\\u0001" + std::to_string(k) + "\\u0001";
+    std::size_t at = json.find(marker);
+    if (at == std::string_view::npos) return Snipped{};  // cannot happen; stay safe
+    pending += json.substr(0, at);
+    json.remove_prefix(at + marker.size());
+    for (auto& piece : snips[k].pieces) {
+      pending += json_inside(piece.text);
+      if (!piece.slot) continue;
+      out.pieces.push_back(Snipped::Piece{std::move(pending), true, std::move(piece.names)});
+      pending.clear();
+    }
+  }
+  pending += json;
+  out.pieces.push_back(Snipped::Piece{std::move(pending), false, {}});
+  out.cut = true;
+  return out;
+}
+
+std::string snip_arguments(std::string_view args, const Profile& profile) {
+  Snipped s = snip_arguments_template(args, profile);
+  if (!s.cut) return std::string{args};
+  std::string out = render(s, profile.snippet_names, nullptr, nullptr, true);
+  return out.size() < args.size() ? out : std::string{args};
+}
+
+StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+  StrategyStats st{.name = "stale_assistant_text"};
+  if (!profile.snip_assistant_text && !profile.snip_tool_arguments) return st;
+  auto& msgs = conv.messages;
+  if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
+  const SnipOptions options = options_of(profile);
+  const std::uint64_t text_salt =
+      memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
+  const std::uint64_t args_salt = memo_salt(
+      "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, profile.assistant_threshold_bytes});
+  NameSet listed;  // names listed by earlier messages are not listed again
+  std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
+  auto snip_of = [&](std::string_view t) -> std::optional<Snipped> {
+    Snipped s = snip(t, options);
+    if (!s.cut) return std::nullopt;
+    return s;
+  };
+  auto args_of = [&](std::string_view t) -> std::optional<Snipped> {
+    Snipped s = snip_arguments_template(t, profile);
+    if (!s.cut) return std::nullopt;
+    return s;
+  };
+  for (std::uint32_t i = 0; i < limit; ++i) {
+    Message& m = msgs[i];
+    if (m.role != Role::Assistant || m.removed) continue;
+    for (Part& p : m.parts) {
+      if (!p.editable || p.text.size() < profile.assistant_threshold_bytes) continue;
+      std::shared_ptr<const Snipped> snipped;
+      bool json = false;
+      if (p.kind == PartKind::Text && profile.snip_assistant_text) {
+        snipped = snip_memo().get_or(text_salt, p.text, snip_of);
+      } else if (p.kind == PartKind::ToolCall && profile.snip_tool_arguments &&
+                 !detail::excluded_tool(profile, p.name)) {
+        snipped = snip_memo().get_or(args_salt, p.text, args_of);
+        json = true;
+      } else {
+        continue;
+      }
+      if (!snipped) continue;
+      std::vector<std::string_view> used;
+      std::string cut = render(*snipped, options.max_names, &listed, &used, json);
+      if (cut.size() >= p.text.size()) continue;
+      listed.insert(used.begin(), used.end());
+      alive.push_back(std::move(snipped));
+      st.add(i, p.text.size(), cut.size());
+      set_text(m, p, std::move(cut));
+    }
+  }
+  return st;
+}
+
+}  // namespace td::pruning

@@ -1,0 +1,45 @@
+// Stale assistant text: what the model itself wrote turns ago, its prose and
+// the arguments of its tool calls, when long.
+//
+// Removes: the middle of a Text part of a stale assistant message (before the
+// frontier) of at least `assistant_threshold_bytes` bytes (with
+// `snip_assistant_text`), and the middle of every string value of at least
+// that size inside a stale tool call's arguments (with `snip_tool_arguments`:
+// heredocs, scripts, file contents the agent wrote). Kept: whole lines from
+// the start up to `assistant_head_bytes`, from the end up to
+// `assistant_tail_bytes`, and the names the hidden part mentions (up to
+// `snippet_names`; a name an earlier stale assistant message already listed
+// is not listed again), as in stale tool outputs (pruning/snip.hpp). Arguments
+// are re-serialised compactly and stay a valid JSON object, as every
+// provider requires; they are changed only when that makes them shorter.
+// Never touched: thinking (old_thinking's job), the call's id and name, calls
+// of `exclude_tools`, non-editable parts, any message that is not stale
+// (the last assistant turn never is).
+// Why it is safe: the agent acted on this long ago, and the results of its
+// calls, its later messages and the recent turns carry on what followed; the
+// head keeps the intent, the tail the conclusion, the names the specifics.
+// Reports: hits = parts shortened, bytes_saved = bytes removed net.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "pruning/conversation.hpp"
+#include "pruning/profile.hpp"
+#include "pruning/snip.hpp"
+#include "pruning/strategy_stats.hpp"
+
+namespace td::pruning {
+
+StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit);
+
+// Tool-call arguments with their long string values snipped (exposed for
+// tests); `args` unchanged if it is not a JSON object or would not shrink.
+std::string snip_arguments(std::string_view args, const Profile& profile);
+
+// The same as a Snipped (its slots inside JSON strings), memoised by the
+// strategy and rendered with the names the request already listed.
+Snipped snip_arguments_template(std::string_view args, const Profile& profile);
+
+}  // namespace td::pruning

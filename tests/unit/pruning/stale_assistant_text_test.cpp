@@ -1,0 +1,105 @@
+#include <doctest/doctest.h>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "pruning/strategies/stale_assistant_text.hpp"
+#include "pruning_support.hpp"
+
+using namespace td::pruning;
+using namespace td::pruning::test;
+
+namespace {
+std::string prose() {
+  std::string s = "I will look at the parser first.\n";
+  for (int i = 0; i < 40; ++i) s += "Thinking about it some more, line after line of reasoning.\n";
+  s += "The bug is in parse_header of src/http/parser.c.\n";
+  for (int i = 0; i < 40; ++i) s += "More reasoning that says little.\n";
+  s += "So the fix is to check the length first.\n";
+  return s;
+}
+std::string heredoc_args() {
+  std::string script = "cat > /testbed/reproduce.py << 'EOF'\nimport sys\n";
+  for (int i = 0; i < 60; ++i) script += "print('case " + std::to_string(i) + "', check_value_" + std::to_string(i) + "())\n";
+  return script + "EOF\npython /testbed/reproduce.py";
+}
+bool is_json_object(const std::string& s) {
+  rapidjson::Document d;
+  d.Parse(s.c_str(), s.size());
+  return !d.HasParseError() && d.IsObject();
+}
+std::string args_of(const std::string& script) {
+  rapidjson::Document d(rapidjson::kObjectType);
+  d.AddMember("command", rapidjson::Value(script.c_str(), d.GetAllocator()), d.GetAllocator());
+  d.AddMember("timeout", 30, d.GetAllocator());
+  rapidjson::StringBuffer b;
+  rapidjson::Writer<rapidjson::StringBuffer> w(b);
+  d.Accept(w);
+  return b.GetString();
+}
+}  // namespace
+
+TEST_CASE("stale assistant text: long prose keeps its start, its end and its names") {
+  Conversation c;
+  c.messages = {user_msg("task"), assistant_msg(prose()), user_msg("go on"), assistant_msg("ok")};
+  auto st = snip_stale_assistant_text(c, Profile{}, 2);
+  CHECK(st.hits == 1);
+  const std::string& t = c.messages[1].parts[0].text;
+  CHECK(t.size() < prose().size() / 4);
+  CHECK(t.rfind("I will look at the parser first.\n", 0) == 0);
+  CHECK(t.find("So the fix is to check the length first.\n") != std::string::npos);
+  CHECK(t.find("parse_header") != std::string::npos);
+  CHECK(t.find("src/http/parser.c.") != std::string::npos);
+  CHECK(c.messages[1].changed);
+}
+
+TEST_CASE("stale assistant text: tool-call arguments stay a valid JSON object with id and name") {
+  std::string script = heredoc_args();
+  std::string args = args_of(script);
+  Conversation c;
+  c.messages = {user_msg("task"), assistant_call("call_7", args), tool_msg("call_7", "ok"), assistant_msg("done")};
+  auto st = snip_stale_assistant_text(c, Profile{}, 3);
+  CHECK(st.hits == 1);
+  const Part& call = c.messages[1].parts[1];
+  CHECK(call.id == "call_7");
+  CHECK(call.name == "bash");
+  CHECK(call.text.size() < args.size() * 3 / 4);
+  CHECK(is_json_object(call.text));
+  rapidjson::Document d;
+  d.Parse(call.text.c_str());
+  CHECK(d["timeout"].GetInt() == 30);
+  std::string cmd = d["command"].GetString();
+  CHECK(cmd.rfind("cat > /testbed/reproduce.py << 'EOF'\n", 0) == 0);
+  CHECK(cmd.find("python /testbed/reproduce.py") != std::string::npos);
+  CHECK(cmd.find("check_value_5") != std::string::npos);  // a name of the hidden part
+}
+
+TEST_CASE("snip_arguments: not an object, or nothing long, is returned as is") {
+  Profile p;
+  CHECK(snip_arguments("[1,2,3]", p) == "[1,2,3]");
+  CHECK(snip_arguments("not json", p) == "not json");
+  CHECK(snip_arguments("{\"command\": \"ls -la\"}", p) == "{\"command\": \"ls -la\"}");
+}
+
+TEST_CASE("stale assistant text: never past the limit, never other roles, thinking, excluded tools or when off") {
+  std::string args = args_of(heredoc_args());
+  Conversation c;
+  Message a = msg(Role::Assistant, {thinking_part(prose()), text_part(prose()), call_part("x", "write", args)});
+  c.messages = {user_msg(prose()), a, tool_msg("x", prose()), assistant_msg(prose())};
+  Profile p;
+  p.exclude_tools = {"write"};
+  auto st = snip_stale_assistant_text(c, p, 3);
+  CHECK(st.hits == 1);  // only the prose
+  CHECK(c.messages[0].parts[0].text == prose());
+  CHECK(c.messages[1].parts[0].text == prose());  // thinking
+  CHECK(c.messages[1].parts[2].text == args);     // excluded tool
+  CHECK(c.messages[2].parts[0].text == prose());  // tool output: not this strategy's
+  CHECK(c.messages[3].parts[0].text == prose());  // past the limit
+  Profile off;
+  off.snip_assistant_text = false;
+  off.snip_tool_arguments = false;
+  Conversation d;
+  d.messages = {user_msg("q"), assistant_msg(prose()), user_msg("q")};
+  CHECK(snip_stale_assistant_text(d, off, 3).hits == 0);
+}
