@@ -17,7 +17,7 @@ struct StrategyStats {
     std::uint32_t message;
     std::uint64_t bytes_saved;
   };
-  std::vector<Edit> edits;
+  std::vector<Edit> edits = {};
 
   bool fired() const { return hits > 0; }
   void add(std::uint32_t message, std::uint64_t before, std::uint64_t after) {
@@ -28,7 +28,8 @@ struct StrategyStats {
   }
   // The same stats counting only the changes to messages before `end`.
   StrategyStats before(std::uint32_t end) const {
-    StrategyStats s{.name = name};
+    StrategyStats s;
+    s.name = name;
     for (const Edit& e : edits)
       if (e.message < end) s.add(e.message, e.bytes_saved, 0);
     return s;
