@@ -155,13 +155,20 @@ void run_on(Conversation& conv, const Profile& profile, const Tally& tally, Pipe
     // the frontier from what each step would save, then keep the pruned
     // forms before it.
     const std::uint32_t plan_limit = wm.start_of(wm.grid.back(), size);
+    // System and user text messages are never pruned: they lend their role.
     Conversation plan;
     plan.messages.reserve(size);
-    plan.messages.assign(msgs.begin(), msgs.begin() + plan_limit);
-    for (std::uint32_t i = plan_limit; i < size; ++i) {
-      Message role_only;
-      role_only.role = msgs[i].role;
-      plan.messages.push_back(std::move(role_only));
+    for (std::uint32_t i = 0; i < size; ++i) {
+      const Message& m = msgs[i];
+      if (i < plan_limit && ((m.role != Role::System && m.role != Role::User) || is_tool_message(m))) {
+        plan.messages.push_back(m);
+      } else {
+        Message role_only;
+        role_only.role = m.role;
+        role_only.system_field = m.system_field;
+        role_only.removed = m.removed;
+        plan.messages.push_back(std::move(role_only));
+      }
     }
     run_lossy(plan, profile, plan_limit, &lossy);
     std::vector<std::uint64_t> planned = orig;
@@ -191,8 +198,10 @@ void run_on(Conversation& conv, const Profile& profile, const Tally& tally, Pipe
     s.edits.shrink_to_fit();
     if (s.fired()) r.fired.emplace_back(s.name);
   }
-  bool edited = r.stale_messages > 0 || !r.fired.empty();
-  r.tokens_after = edited ? tally.conversation(conv) : r.tokens_before;
+  // Only trim-middle and pairing repair change messages after `now` was
+  // counted; otherwise the total is known already.
+  const bool restructured = r.strategies[r.strategies.size() - 2].fired() || r.strategies.back().fired();
+  r.tokens_after = restructured ? tally.conversation(conv) : total;
 }
 
 }  // namespace

@@ -65,20 +65,20 @@ struct Profile {
   std::uint64_t fold_blob_min_bytes = 256;  // base64 / hex runs at least this long
 
   // --- Stale tool outputs (F7; codetether snippet: 1 KiB + 1 KiB over 4 KiB;
-  // replay measured 128 + 128 over 512, with error lines and names kept) ---
+  // replay measured 96 + 96 over 384, with error lines and names kept) ---
   bool snip_stale_outputs = true;
-  std::uint64_t snippet_threshold_bytes = 512;
-  std::uint64_t snippet_head_bytes = 128;
-  std::uint64_t snippet_tail_bytes = 128;
+  std::uint64_t snippet_threshold_bytes = 384;
+  std::uint64_t snippet_head_bytes = 96;
+  std::uint64_t snippet_tail_bytes = 96;
   std::uint32_t snippet_error_lines = 8;  // error lines kept from the hidden middle
   std::uint32_t snippet_names = 16;      // names of the hidden middle listed (0: none)
 
   // --- Stale assistant text (prose and tool-call arguments) ---
   bool snip_assistant_text = true;
   bool snip_tool_arguments = true;
-  std::uint64_t assistant_threshold_bytes = 256;
-  std::uint64_t assistant_head_bytes = 96;
-  std::uint64_t assistant_tail_bytes = 96;
+  std::uint64_t assistant_threshold_bytes = 192;
+  std::uint64_t assistant_head_bytes = 80;
+  std::uint64_t assistant_tail_bytes = 80;
 
   // --- Trim-middle (F12; codetether streaming_llm, off there too) ---
   bool trim_middle = false;
