@@ -96,6 +96,7 @@ StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profi
   const std::uint64_t args_salt = memo_salt(
       "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, profile.assistant_threshold_bytes});
   NameSet listed;  // names listed by earlier messages are not listed again
+  listed.reserve(1024);
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   auto snip_of = [&](std::string_view t) -> std::optional<Snipped> {
     Snipped s = snip(t, options);

@@ -16,6 +16,7 @@ StrategyStats snip_stale_tool_outputs(Conversation& conv, const Profile& profile
   const std::uint64_t salt = memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines,
                                                 options.max_names > 0});
   NameSet listed;  // names listed by earlier outputs are not listed again
+  listed.reserve(1024);
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(profile);
   for (std::uint32_t i = 0; i < limit; ++i) {
