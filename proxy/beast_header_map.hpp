@@ -4,7 +4,11 @@
 
 #include <boost/beast/http/fields.hpp>
 
+#include <string>
+#include <vector>
+
 #include "proxy/header_map.hpp"
+#include "proxy/http_rules.hpp"
 
 namespace td::proxy {
 
@@ -26,5 +30,43 @@ class BeastHeaderMap final : public HeaderMap {
  private:
   boost::beast::http::fields& f_;
 };
+
+// Whether a field never goes to the other side: hop-by-hop (RFC 9110 §7.6.1)
+// or, when `ours` is set, one of our own x-tokendiet-* request headers.
+inline bool is_dropped_field(const boost::beast::http::fields::value_type& f, bool ours) {
+  using boost::beast::http::field;
+  switch (f.name()) {
+    case field::connection: case field::keep_alive: case field::te: case field::trailer:
+    case field::transfer_encoding: case field::upgrade: case field::proxy_authenticate:
+    case field::proxy_authorization: case field::proxy_connection:
+      return true;
+    case field::unknown: break;
+    default: return false;  // a known field that is not hop-by-hop
+  }
+  std::string_view n(f.name_string());
+  if (is_hop_by_hop(n)) return true;
+  return ours && n.size() > 12 && iequals(n.substr(0, 12), "x-tokendiet-");
+}
+
+// Removes hop-by-hop fields (and the ones Connection names; with `ours`, our
+// own x-tokendiet-* ones). One pass over the fields and nothing allocated when
+// there is nothing to remove, the common case.
+inline void strip_dropped_fields(boost::beast::http::fields& f, bool ours) {
+  bool any = false;
+  for (auto& field : f)
+    if (is_dropped_field(field, ours)) {
+      any = true;
+      break;
+    }
+  if (!any) return;
+  BeastHeaderMap view(f);
+  strip_hop_by_hop(view);  // also the names Connection lists
+  if (ours) {
+    std::vector<std::string> names;
+    for (auto& field : f)
+      if (is_dropped_field(field, true)) names.emplace_back(field.name_string());
+    for (auto& n : names) f.erase(n);
+  }
+}
 
 }  // namespace td::proxy

@@ -12,8 +12,11 @@ bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 std::size_t value_of(std::string_view body, std::string_view quoted_key) {
   std::size_t from = 0;
   while (from < body.size()) {
-    auto hit = body.find(quoted_key, from);
-    if (hit == std::string_view::npos) return hit;
+    // memmem, not find(): find() stops at every '"' of the JSON.
+    auto* p = static_cast<const char*>(
+        memmem(body.data() + from, body.size() - from, quoted_key.data(), quoted_key.size()));
+    if (!p) return std::string_view::npos;
+    std::size_t hit = static_cast<std::size_t>(p - body.data());
     auto i = hit + quoted_key.size();
     while (i < body.size() && is_ws(body[i])) ++i;
     if (i < body.size() && body[i] == ':') {
@@ -28,8 +31,23 @@ std::size_t value_of(std::string_view body, std::string_view quoted_key) {
 
 }  // namespace
 
-BodyPeek peek_body(std::string_view body) {
+BodyPeek peek_body(std::string_view whole) {
   BodyPeek out;
+  // Only the ends: SDKs put "model" (and "stream") first or last, and the
+  // middle of a large body (the messages) is the expensive part to scan.
+  constexpr std::size_t kEnd = 4096;
+  if (whole.size() > 2 * kEnd) {
+    out = peek_body(whole.substr(0, kEnd));
+    if (out.model.empty()) {
+      auto tail = peek_body(whole.substr(whole.size() - kEnd));
+      out.model = tail.model;
+      out.stream = out.stream || tail.stream;
+    } else if (!out.stream) {
+      out.stream = peek_body(whole.substr(whole.size() - kEnd)).stream;
+    }
+    return out;
+  }
+  std::string_view body = whole;
   std::size_t from = 0;
   // The first "model" key whose value is a string (a nested schema property
   // called "model" has an object value and is skipped).

@@ -3,7 +3,8 @@
 // exact values. Safe because the bytes `"model"` followed by `:` can only be
 // an object key in valid JSON (inside a string the quotes would be escaped);
 // the first such key with a string value wins, which is the top-level one in
-// every provider's request shape.
+// every provider's request shape. A body over 8 KiB is only looked at in its
+// first and last 4 KiB, where SDKs put these keys.
 #pragma once
 
 #include <string_view>

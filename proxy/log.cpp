@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -12,52 +13,84 @@
 
 namespace td::proxy {
 
+namespace {
+
+// "YYYY-MM-DDTHH:MM:SS" of the current second, formatted once per second per
+// thread: a log line costs no gmtime/printf.
+std::string_view second_text(std::time_t secs) {
+  thread_local std::time_t cached = -1;
+  thread_local char text[64];
+  if (secs != cached) {
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    cached = secs;
+  }
+  return text;
+}
+
+void append_key(std::string& out, std::string_view key) {  // keys are our own literals: no escaping
+  out.push_back(',');
+  out.push_back('"');
+  out.append(key);
+  out.append("\":");
+}
+
+void append_uint(std::string& out, std::uint64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+
+}  // namespace
+
 LogLine::LogLine(std::string_view event) {
-  out_.reserve(384);
+  out_.reserve(448);
   auto now = std::chrono::system_clock::now();
-  auto secs = std::chrono::system_clock::to_time_t(now);
-  auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char ts[64];
-  std::snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis));
+  auto ms_since_epoch = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  auto millis = static_cast<unsigned>(ms_since_epoch % 1000);
   out_ += R"({"ts":")";
-  out_ += ts;
-  out_ += R"(","event":)";
+  out_ += second_text(static_cast<std::time_t>(ms_since_epoch / 1000));
+  char frac[6] = {'.', static_cast<char>('0' + millis / 100), static_cast<char>('0' + millis / 10 % 10),
+                  static_cast<char>('0' + millis % 10), 'Z', '"'};
+  out_.append(frac, sizeof frac);
+  out_ += R"(,"event":)";
   append_json_string(out_, event);
 }
 
 LogLine& LogLine::str(std::string_view key, std::string_view value) {
-  out_.push_back(',');
-  append_json_string(out_, key);
-  out_.push_back(':');
+  append_key(out_, key);
   append_json_string(out_, value);
   return *this;
 }
 
 LogLine& LogLine::num(std::string_view key, std::uint64_t value) {
-  out_.push_back(',');
-  append_json_string(out_, key);
-  out_.push_back(':');
-  out_ += std::to_string(value);
+  append_key(out_, key);
+  append_uint(out_, value);
   return *this;
 }
 
 LogLine& LogLine::ms(std::string_view key, double value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", value);
-  out_.push_back(',');
-  append_json_string(out_, key);
-  out_.push_back(':');
-  out_ += buf;
+  append_key(out_, key);
+  if (!(value >= 0) || value > 1e15) {  // negative or absurd: say so plainly, as printf would
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", value);
+    out_ += buf;
+    return *this;
+  }
+  auto micros = static_cast<std::uint64_t>(value * 1000.0 + 0.5);
+  append_uint(out_, micros / 1000);
+  unsigned f = static_cast<unsigned>(micros % 1000);
+  char frac[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                  static_cast<char>('0' + f % 10)};
+  out_.append(frac, sizeof frac);
   return *this;
 }
 
 LogLine& LogLine::flag(std::string_view key, bool value) {
-  out_.push_back(',');
-  append_json_string(out_, key);
-  out_ += value ? ":true" : ":false";
+  append_key(out_, key);
+  out_ += value ? "true" : "false";
   return *this;
 }
 

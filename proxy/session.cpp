@@ -39,6 +39,7 @@
 #include "proxy/errors.hpp"
 #include "proxy/http_rules.hpp"
 #include "proxy/log.hpp"
+#include "proxy/request_body.hpp"
 #include "proxy/routing.hpp"
 #include "proxy/telemetry.hpp"
 #include "proxy/worker.hpp"
@@ -56,8 +57,8 @@ namespace {
 
 constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
 
-using RequestParser = http::request_parser<http::string_body>;
-using Request = http::request<http::string_body>;
+using RequestParser = http::request_parser<RequestBody>;
+using Request = http::request<RequestBody>;
 using ResponseParser = http::response_parser<http::buffer_body>;
 
 double ms_since(steady_clock::time_point t) {
@@ -176,6 +177,7 @@ class ClientSession {
   bool watch_pending_ = false;
   bool client_gone_ = false;
   asio::steady_timer* hold_timer_ = nullptr;  // the delay_upstream wait, if running
+  std::string last_key_, last_key_fingerprint_;  // see proxy_request()
   unsigned client_version_ = 11;  // HTTP version of the current request (10 or 11)
 };
 
@@ -349,7 +351,13 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   const bool head_request = req.method() == http::verb::head;
   BeastHeaderMap headers(req);
   ctx.session_id = std::string(req["x-tokendiet-session"]);
-  ctx.key_fingerprint = key_fingerprint(find_api_key(headers, ctx.query()));
+  // The key's fingerprint, remembered for the connection: an agent sends the
+  // same key on every request of a keep-alive connection.
+  if (auto key = find_api_key(headers, ctx.query()); key != last_key_) {
+    last_key_ = key;
+    last_key_fingerprint_ = key_fingerprint(key);
+  }
+  ctx.key_fingerprint = last_key_fingerprint_;
 
   // Phase 1: request_filter (body not read yet).
   std::optional<LocalResponse> answer;
@@ -410,17 +418,18 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   const bool had_body_framing = req.find(http::field::content_length) != req.end() || parser.chunked();
   std::string& body = req.body();
   ctx.bytes_in = body.size();
-  if (!body.empty()) {
-    auto peek = peek_body(body);
-    if (ctx.model.empty()) ctx.model = std::string(peek.model);
-    ctx.stream = peek.stream;
-  }
   if (ctx.provider == Provider::gemini && ctx.path().ends_with(":streamGenerateContent")) ctx.stream = true;
 
   // Phase 2: request_body_filter.
   for_each_filter(rt, ctx, "request_body_filter", [&](Filter& f) {
     if (!answer) answer = f.request_body_filter(ctx, headers, body);
   });
+  // The log line's model and stream flag when no filter read them.
+  if (ctx.model.empty() && !body.empty()) {
+    auto peek = peek_body(body);
+    ctx.model = std::string(peek.model);
+    ctx.stream = ctx.stream || peek.stream;
+  }
   if (answer) {
     ctx.local_response = true;
     co_await send_local(ctx, answer->status, answer->content_type, answer->body, keep_alive, head_request,
@@ -440,14 +449,7 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
 
   // The upstream request: the client's, minus hop-by-hop fields and our own
   // x-tokendiet-* ones, with the upstream's Host and identity encoding.
-  strip_hop_by_hop(headers);
-  {
-    std::vector<std::string> ours;
-    for (auto& field : req)
-      if (field.name_string().size() > 12 && iequals(field.name_string().substr(0, 12), "x-tokendiet-"))
-        ours.emplace_back(field.name_string());
-    for (auto& name : ours) req.erase(name);
-  }
+  strip_dropped_fields(req, true);
   req.erase(http::field::expect);  // we hold the whole body: nothing to wait for
   req.set(http::field::host, target->host_header);
   req.set(http::field::accept_encoding, "identity");
@@ -569,7 +571,7 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
       auto [e, wn] = co_await http::async_write(*conn->tls, req, nothrow);
       wec = e;
     } else {
-      http::request_serializer<http::string_body> rs{req};
+      http::request_serializer<RequestBody> rs{req};
       wec = co_await write_now(*conn->plain, rs, false);
     }
     handle_.no_upstream_timeout();
@@ -630,7 +632,7 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
   ctx.status = res.result_int();
   const bool upstream_keep_alive = rp->keep_alive();
   BeastHeaderMap rh(res);
-  strip_hop_by_hop(rh);
+  strip_dropped_fields(res, false);
   for_each_filter(rt, ctx, "upstream_response_filter", [&](Filter& f) { f.upstream_response_filter(ctx, rh); });
 
   // Framing towards the client.

@@ -84,6 +84,14 @@ TEST_CASE("body peek finds the top-level model and stream flag") {
   p = peek_body(R"({"tools":[{"input_schema":{"properties":{"model":{"type":"string"}}}}],"model":"claude","stream_options":{},"stream":false})");
   CHECK(p.model == "claude");
   CHECK_FALSE(p.stream);
+  std::string big = R"({"messages":[{"role":"user","content":")" + std::string(20000, 'x') + R"("}],"model":"gpt-4o-mini","stream":true})";
+  p = peek_body(big);
+  CHECK(p.model == "gpt-4o-mini");
+  CHECK(p.stream);
+  big = R"({"model":"claude","messages":[{"role":"user","content":")" + std::string(20000, 'x') + R"("}]})";
+  p = peek_body(big);
+  CHECK(p.model == "claude");
+  CHECK_FALSE(p.stream);
   p = peek_body("not json");
   CHECK(p.model == "");
   CHECK_FALSE(p.stream);
