@@ -17,8 +17,10 @@ test('backpressure: a client that stops reading stops the upstream, nothing is b
   const td = await startTokendiet({upstreams: {openai: fake.url}});
   try {
     fake.clear();
-    // ~16 MB of SSE, as fast as the fake can write it.
-    const events = 53500;
+    // ~48 MB of SSE, as fast as the fake can write it: several times what the
+    // kernel's socket buffers on the way can hold (loopback autotuning grows
+    // them to 10-15 MB in all on some machines).
+    const events = 160000;
     const body = '{"stream":true,"stream_options":{"include_usage":true}}';
     const sock = net.connect(td.port, '127.0.0.1');
     await new Promise((res, rej) => { sock.once('connect', res); sock.once('error', rej); });
@@ -29,15 +31,19 @@ test('backpressure: a client that stops reading stops the upstream, nothing is b
     sock.pause();  // read nothing for a while
     const rss0 = rssMb(td.proc.pid);
     await fake.waitForRequests(1);
-    await sleep(1000);
-    const sent = fake.last().bytesSent, rss1 = rssMb(td.proc.pid);
-    if (process.env.TD_DEBUG) console.error(`paused: upstream wrote ${(sent / 1048576).toFixed(1)} MB, RSS +${(rss1 - rss0).toFixed(1)} MB`);
-    // Kernel socket buffers on both sides hold some (~7 MB here); user space must not.
-    assert.ok(sent < 13 * 1024 * 1024, `the upstream wrote ${(sent / 1048576).toFixed(1)} of ~16 MB while the client read nothing`);
+    // Wait until the upstream stalls: no byte written for 400 ms (or 8 s pass).
+    let sent = -1;
+    for (let i = 0; i < 20 && fake.last().bytesSent !== sent; i++) { sent = fake.last().bytesSent; await sleep(400); }
+    const rss1 = rssMb(td.proc.pid);
+    if (process.env.TD_DEBUG) console.error(`paused: upstream wrote ${(sent / 1048576).toFixed(1)} of ~48 MB, RSS +${(rss1 - rss0).toFixed(1)} MB`);
+    // Kernel socket buffers on both sides hold some; user space must not.
+    assert.ok(!fake.last().finished && sent < 24 * 1024 * 1024,
+      `the upstream wrote ${(sent / 1048576).toFixed(1)} MB of ~48 MB while the client read nothing`);
+    assert.equal(fake.last().bytesSent, sent, 'the upstream kept writing while the client read nothing');
     assert.ok(rss1 - rss0 < 10, `tokendiet's RSS grew by ${(rss1 - rss0).toFixed(1)} MB while the client read nothing`);
     // Then the client drains and gets everything, up to the data: [DONE] event.
     sock.resume();
-    for (let i = 0; i < 2000 && !/data: \[DONE\]\n\n(\r\n0\r\n\r\n)?$/.test(tail); i++) await sleep(10);
+    for (let i = 0; i < 3000 && !/data: \[DONE\]\n\n(\r\n0\r\n\r\n)?$/.test(tail); i++) await sleep(10);
     assert.ok(fake.last().finished, 'the upstream did not finish after the client resumed');
     assert.match(tail, /data: \[DONE\]\n\n(\r\n0\r\n\r\n)?$/, `stream incomplete: ${received} bytes received of ${fake.last().bytesSent}`);
     assert.ok(received > fake.last().bytesSent, `client got ${received} bytes of ${fake.last().bytesSent}`);
