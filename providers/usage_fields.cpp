@@ -38,7 +38,13 @@ std::string to_string(const Usage& u) {
 }
 
 std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
-  rapidjson::Document doc;
+  // A usage object is a few hundred bytes: parse it in stack memory, no malloc
+  // (the pools fall back to the heap for a larger one).
+  char value_buffer[2048], stack_buffer[512];
+  rapidjson::MemoryPoolAllocator<> values(value_buffer, sizeof value_buffer);
+  rapidjson::MemoryPoolAllocator<> stack(stack_buffer, sizeof stack_buffer);
+  rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>>
+      doc(&values, sizeof stack_buffer, &stack);
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
   RawUsage r;

@@ -192,7 +192,9 @@ void JsonUsageReader::feed(std::string_view bytes) {
 }
 
 void JsonUsageReader::finish() {
-  if (shape_ == Shape::object && scan_) harvest(*scan_);  // also a truncated body's members
+  // A complete body was harvested as it completed; a truncated one is
+  // harvested here, for the members it did finish.
+  if (shape_ == Shape::object && scan_ && !scan_->complete()) harvest(*scan_);
   scan_.reset();
 }
 

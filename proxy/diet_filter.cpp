@@ -2,7 +2,9 @@
 
 #include <exception>
 
+#include "config/match.hpp"
 #include "providers/route.hpp"
+#include "proxy/body_peek.hpp"
 #include "proxy/diet.hpp"
 #include "proxy/routing.hpp"
 #include "pruning/tokenizer/calibration.hpp"
@@ -33,6 +35,24 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
     // A compressed body is forwarded as it came: we do not inflate requests.
     std::string_view encoding = headers.get("content-encoding");
     if (!encoding.empty() && !iequals(encoding, "identity")) return {};
+
+    // A disabled profile keeps tokendiet out of the body altogether: neither
+    // parsed nor counted. The model comes from the path (Gemini) or a cheap
+    // peek (proxy/body_peek.hpp); a peek that found some nested "model" key
+    // can only skip a diet (the request goes as sent), never change one,
+    // because an enabled profile still parses and uses the body's own model.
+    BodyPeek peek;
+    if (route->model.empty()) peek = peek_body(body);
+    std::string_view model = route->model.empty() ? peek.model : std::string_view(route->model);
+    if (!model.empty()) {
+      if (const pruning::Profile& p = config::profile_for(config_, model); !p.enabled) {
+        ctx.model = std::string(model);
+        ctx.stream = ctx.stream || route->stream || peek.stream;
+        ctx.profile = p.name;
+        ctx.mode = pruning::mode_name(pruning::Mode::None);
+        return {};
+      }
+    }
 
     // THE PIPELINE CALL SITE: parse -> run_pipeline -> write (proxy/diet.hpp),
     // the same function `tokendiet replay` measures.

@@ -90,13 +90,13 @@ StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profi
   if (!profile.snip_assistant_text && !profile.snip_tool_arguments) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
+  if (limit == 0) return st;  // nothing stale: the common case on short requests
   const SnipOptions options = options_of(profile);
   const std::uint64_t text_salt =
       memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
   const std::uint64_t args_salt = memo_salt(
       "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, profile.assistant_threshold_bytes});
   NameSet listed;  // names listed by earlier messages are not listed again
-  listed.reserve(1024);
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   auto snip_of = [&](std::string_view t) -> std::optional<Snipped> {
     Snipped s = snip(t, options);

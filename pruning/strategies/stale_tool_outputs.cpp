@@ -11,12 +11,12 @@ StrategyStats snip_stale_tool_outputs(Conversation& conv, const Profile& profile
   if (!profile.snip_stale_outputs) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
+  if (limit == 0) return st;  // nothing stale: the common case on short requests
   const SnipOptions options{profile.snippet_head_bytes, profile.snippet_tail_bytes, profile.snippet_error_lines,
                             profile.snippet_names};
   const std::uint64_t salt = memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines,
                                                 options.max_names > 0});
   NameSet listed;  // names listed by earlier outputs are not listed again
-  listed.reserve(1024);
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(profile);
   for (std::uint32_t i = 0; i < limit; ++i) {

@@ -126,6 +126,32 @@ TEST_CASE("diet filter: a disabled profile forwards untouched") {
   CHECK(r.ctx.profile == "off");
   CHECK(r.ctx.mode == "none");
   CHECK_FALSE(r.ctx.fail_open);
+  // Not even parsed or counted: the model and stream flag come from a peek.
+  CHECK(r.ctx.model == "gpt-4o");
+  CHECK(r.ctx.stream);
+  CHECK(r.ctx.tokens_before == 0);
+}
+
+TEST_CASE("diet filter: a disabled profile is chosen by model; the others still diet") {
+  td::config::Config cfg;
+  td::pruning::Profile off;
+  off.name = "off";
+  off.models = {"gpt-4o-mini*"};
+  off.enabled = false;
+  cfg.profiles.push_back(off);
+  Run on = run(cfg, "/v1/chat/completions", kChat);
+  CHECK(on.ctx.profile != "off");
+  CHECK(on.ctx.tokens_before > 0);  // parsed and counted
+  std::string mini = kChat;
+  mini.replace(mini.find("gpt-4o"), 6, "gpt-4o-mini");
+  Run skipped = run(cfg, "/v1/chat/completions", mini);
+  CHECK(skipped.ctx.profile == "off");
+  CHECK(skipped.ctx.tokens_before == 0);
+  CHECK(skipped.body == mini);
+  // Gemini names its model in the path.
+  Run gemini = run(cfg, "/v1beta/models/gpt-4o-mini-x:generateContent", R"({"contents":[]})");
+  CHECK(gemini.ctx.profile == "off");
+  CHECK(gemini.ctx.model == "gpt-4o-mini-x");
 }
 
 TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a valid request") {
