@@ -1,6 +1,9 @@
 #include "providers/json_scan.hpp"
 
 #include <algorithm>
+#include <array>
+
+#include "providers/json_simd.hpp"
 
 namespace td::providers {
 namespace {
@@ -8,6 +11,13 @@ namespace {
 constexpr std::size_t kMaxKey = 64;
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Bytes that change the scanner's state inside a value.
+constexpr auto kStructural = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : {'"', '{', '}', '[', ']', ','}) t[c] = true;
+  return t;
+}();
 
 }  // namespace
 
@@ -60,7 +70,11 @@ std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
       // Fast path: skip to the next quote or backslash.
       const char* q = p;
       if (!escaped_) {
-        while (q < end && *q != '"' && *q != '\\') ++q;
+        // Control characters are not our business here (a lenient scan).
+        const std::size_t n = static_cast<std::size_t>(end - p);
+        std::size_t i = json::scan_string_body(p, 0, n);
+        while (i < n && p[i] != '"' && p[i] != '\\') i = json::scan_string_body(p, i + 1, n);
+        q = p + i;
       }
       bool keep_key = phase_ == Phase::in_key && !capture_.empty() && cur_.key.size() < kMaxKey + 1;
       if (keep_key)
@@ -127,6 +141,21 @@ std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
         capturing_ = wanted(cur_.key);
         [[fallthrough]];
       case Phase::in_value:
+        if (!kStructural[static_cast<unsigned char>(c)]) {
+          // A run of number, literal or whitespace bytes changes no state:
+          // take it whole.
+          const char* q = p + 1;
+          while (q < end && !kStructural[static_cast<unsigned char>(*q)]) ++q;
+          const char* last = q;
+          while (last > p && is_ws(last[-1])) --last;
+          if (last > p) value_end_ = off(last);
+          if (capturing_) {
+            cur_.value.append(p, q - p);
+            if (cur_.value.size() > max_capture_) drop_capture();
+          }
+          p = q;
+          continue;
+        }
         if (depth_ == 1 && (c == ',' || c == '}')) {
           end_member();
           if (c == ',') {

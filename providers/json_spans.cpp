@@ -2,9 +2,7 @@
 
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "providers/json_simd.hpp"
 
 namespace td::providers::json {
 
@@ -18,31 +16,6 @@ int hex_value(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-// Index of the first byte at or after `i` that is '"', '\\' or a control
-// character (< 0x20), or `n` if none. Strings are most of a chat body, so this
-// loop is the parser's hot path: 16 bytes at a time where SSE2 exists.
-inline std::size_t scan_string_body(const char* s, std::size_t i, std::size_t n) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i ctl_max = _mm_set1_epi8(0x1F);
-  while (i + 16 <= n) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
-    // unsigned v <= 0x1F  <=>  max(v, 0x1F) == 0x1F
-    hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_max_epu8(v, ctl_max), ctl_max));
-    int mask = _mm_movemask_epi8(hit);
-    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-    i += 16;
-  }
-#endif
-  for (; i < n; ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\' || c < 0x20) return i;
-  }
-  return n;
 }
 
 char* put_utf8(char* o, std::uint32_t cp) {
@@ -91,22 +64,6 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
     return 4;
   }
   return 0;
-}
-
-// Index of the first backslash at or after `i`, or `n`.
-inline std::size_t find_backslash(const char* s, std::size_t i, std::size_t n) {
-#if defined(__SSE2__)
-  const __m128i backslash = _mm_set1_epi8('\\');
-  while (i + 16 <= n) {
-    int mask = _mm_movemask_epi8(
-        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)), backslash));
-    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-    i += 16;
-  }
-#endif
-  for (; i < n; ++i)
-    if (s[i] == '\\') return i;
-  return n;
 }
 
 }  // namespace

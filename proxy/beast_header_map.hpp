@@ -52,20 +52,30 @@ inline bool is_dropped_field(const boost::beast::http::fields::value_type& f, bo
 // own x-tokendiet-* ones). One pass over the fields and nothing allocated when
 // there is nothing to remove, the common case.
 inline void strip_dropped_fields(boost::beast::http::fields& f, bool ours) {
-  bool any = false;
-  for (auto& field : f)
-    if (is_dropped_field(field, ours)) {
-      any = true;
-      break;
+  namespace http = boost::beast::http;
+  // The names Connection lists (other than the hop-by-hop ones, dropped
+  // anyway), copied: erasing invalidates views into the fields.
+  std::vector<std::string> listed;
+  for (auto it = f.find(http::field::connection); it != f.end() && it->name() == http::field::connection; ++it) {
+    std::string_view v = it->value();
+    while (!v.empty()) {
+      auto comma = v.find(',');
+      std::string_view token = v.substr(0, comma);
+      while (!token.empty() && (token.front() == ' ' || token.front() == '\t')) token.remove_prefix(1);
+      while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+      if (!token.empty() && !is_hop_by_hop(token)) listed.emplace_back(token);
+      if (comma == std::string_view::npos) break;
+      v.remove_prefix(comma + 1);
     }
-  if (!any) return;
-  BeastHeaderMap view(f);
-  strip_hop_by_hop(view);  // also the names Connection lists
-  if (ours) {
-    std::vector<std::string> names;
-    for (auto& field : f)
-      if (is_dropped_field(field, true)) names.emplace_back(field.name_string());
-    for (auto& n : names) f.erase(n);
+  }
+  auto named = [&](std::string_view n) {
+    for (const auto& l : listed)
+      if (iequals(n, l)) return true;
+    return false;
+  };
+  for (auto it = f.begin(); it != f.end();) {
+    if (is_dropped_field(*it, ours) || (!listed.empty() && named(it->name_string()))) it = f.erase(it);
+    else ++it;
   }
 }
 

@@ -26,37 +26,6 @@ std::string_view trim(std::string_view s) {
 }
 }  // namespace
 
-bool connection_lists(std::string_view value, std::string_view name) {
-  while (!value.empty()) {
-    auto comma = value.find(',');
-    if (iequals(trim(value.substr(0, comma)), name)) return true;
-    if (comma == std::string_view::npos) break;
-    value.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
-void strip_hop_by_hop(HeaderMap& headers) {
-  // Names listed by Connection go too (copied first: erase invalidates views).
-  std::vector<std::string> named;
-  headers.for_each([&](std::string_view n, std::string_view v) {
-    if (!iequals(n, "connection")) return;
-    while (!v.empty()) {
-      auto comma = v.find(',');
-      auto token = trim(v.substr(0, comma));
-      if (!token.empty()) named.emplace_back(token);
-      if (comma == std::string_view::npos) break;
-      v.remove_prefix(comma + 1);
-    }
-  });
-  for (auto& n : named) headers.erase(n);
-  std::vector<std::string> hop;
-  headers.for_each([&](std::string_view n, std::string_view) {
-    if (is_hop_by_hop(n)) hop.emplace_back(n);
-  });
-  for (auto& n : hop) headers.erase(n);
-}
-
 unsigned check_request_head(const RequestHeadFacts& f, const config::Limits& limits) {
   if (f.header_count > limits.max_header_count) return 431;
   if (f.has_content_length && f.has_transfer_encoding) return 400;

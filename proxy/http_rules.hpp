@@ -18,13 +18,6 @@ namespace td::proxy {
 // Keep-Alive, Proxy-*, TE, Trailer, Transfer-Encoding, Upgrade.
 bool is_hop_by_hop(std::string_view name);
 
-// Whether a Connection header value lists `name` (comma-separated tokens,
-// case-insensitive); such fields are hop-by-hop too.
-bool connection_lists(std::string_view connection_value, std::string_view name);
-
-// Removes hop-by-hop fields and the ones Connection names.
-void strip_hop_by_hop(HeaderMap& headers);
-
 // What the client's request head says, for check_request_head().
 struct RequestHeadFacts {
   std::size_t header_count = 0;

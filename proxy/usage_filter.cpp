@@ -1,5 +1,7 @@
 #include "proxy/usage_filter.hpp"
 
+#include <string.h>  // memmem: glibc's is much faster than a quote-by-quote find
+
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -57,7 +59,8 @@ std::optional<LocalResponse> UsageFilter::request_body_filter(RequestContext& ct
   const pruning::Profile& profile = config::profile_for(config_, ctx.model);
   if (!profile.enabled || !profile.stream_usage) return {};
   // Most bodies are not streams: skip the scan when "stream" is not even there.
-  if (body.find("\"stream\"") == std::string::npos) return {};
+  static constexpr std::string_view kStream = "\"stream\"";
+  if (!memmem(body.data(), body.size(), kStream.data(), kStream.size())) return {};
   try {
     auto r = providers::inject_include_usage(body);
     if (r.outcome == providers::IncludeUsage::injected) {
@@ -77,6 +80,9 @@ void UsageFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& heade
   try {
     std::vector<providers::Header> rl;
     headers.for_each([&](std::string_view name, std::string_view value) {
+      if (name.empty()) return;
+      const char first = static_cast<char>(name[0] | 0x20);  // most names start otherwise
+      if (first != 'x' && first != 'a' && first != 'r') return;
       if (starts_with_ci(name, "x-ratelimit-") || starts_with_ci(name, "anthropic-ratelimit-") ||
           starts_with_ci(name, "retry-after"))
         rl.push_back({name, value});

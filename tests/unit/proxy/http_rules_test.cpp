@@ -8,27 +8,12 @@
 
 using namespace td::proxy;
 
-TEST_CASE("hop-by-hop fields and the ones Connection names are stripped") {
-  SimpleHeaderMap h{{"Connection", "keep-alive, X-Private"},
-                    {"Keep-Alive", "timeout=5"},
-                    {"Proxy-Authorization", "Basic x"},
-                    {"TE", "trailers"},
-                    {"Trailer", "x"},
-                    {"Transfer-Encoding", "chunked"},
-                    {"Upgrade", "h2c"},
-                    {"x-private", "1"},
-                    {"Authorization", "Bearer sk"},
-                    {"anthropic-version", "2023-06-01"},
-                    {"Content-Type", "application/json"}};
-  strip_hop_by_hop(h);
-  REQUIRE(h.fields().size() == 3);
-  CHECK(h.fields()[0].first == "Authorization");
-  CHECK(h.fields()[1].first == "anthropic-version");
-  CHECK(h.fields()[2].first == "Content-Type");
-  CHECK(is_hop_by_hop("PROXY-CONNECTION"));
-  CHECK_FALSE(is_hop_by_hop("x-api-key"));
-  CHECK(connection_lists("close , Foo", "foo"));
-  CHECK_FALSE(connection_lists("foobar", "foo"));
+TEST_CASE("hop-by-hop field names (RFC 9110 7.6.1)") {
+  for (const char* n : {"Connection", "keep-alive", "TE", "Trailer", "transfer-encoding", "Upgrade",
+                        "Proxy-Authorization", "PROXY-CONNECTION"})
+    CHECK(is_hop_by_hop(n));
+  for (const char* n : {"x-api-key", "Authorization", "trailers", "tex", "proxy", "content-type"})
+    CHECK_FALSE(is_hop_by_hop(n));
 }
 
 TEST_CASE("request head limits") {
