@@ -70,7 +70,13 @@ export NGINX_WORKERS=${NGINX_WORKERS:-1}
 
 # tokendiet as bench.sh starts it: one I/O thread (nginx runs one worker), its
 # ledger in the run's scratch dir, `exec` so the measured PID is the proxy's.
-TD_START="env XDG_STATE_HOME={RUN} $BIN serve --threads 1 --listen 127.0.0.1:{PORT} --upstream openai={UPSTREAM}"
+TD_START="env XDG_STATE_HOME={RUN}/tokendiet $BIN serve --threads 1 --listen 127.0.0.1:{PORT} --upstream openai={UPSTREAM}"
+# The proxy core beside it: the same binary with a profile `enabled: false`,
+# so chat bodies are neither parsed nor counted (the usage tee, ledger row,
+# metrics and log line stay): what issue 2's targets are about.
+printf 'profiles:\n  - name: off\n    models: ["*"]\n    enabled: false\n' >"$OUT/diet-off.yaml"
+CORE_START="env XDG_STATE_HOME={RUN}/core $BIN serve --config $OUT/diet-off.yaml --threads 1 --listen 127.0.0.1:{PORT} --upstream openai={UPSTREAM}"
+CORE_PORT=$((TD_PORT + 1))
 targets=(direct nginx)
 ((PORTKEY)) && [[ -f $HARNESS/portkey/node_modules/@portkey-ai/gateway/build/start-server.js ]] && targets+=(portkey)
 ((PORTKEY)) && [[ ! -f $HARNESS/portkey/node_modules/@portkey-ai/gateway/build/start-server.js ]] &&
@@ -85,7 +91,8 @@ targets=(direct nginx)
 if has load; then
   log "load: ${targets[*]} tokendiet, sizes $SIZES, $ROUNDS rounds"
   "$HARNESS/bench.sh" --rounds "$ROUNDS" --sizes "$SIZES" --out "$OUT/load" \
-    --start tokendiet="$TD_START" "${targets[@]}" tokendiet=http://127.0.0.1:$TD_PORT >"$OUT/load.log" 2>&1 ||
+    --start tokendiet="$TD_START" --start tokendiet-core="$CORE_START" \
+    "${targets[@]}" tokendiet=http://127.0.0.1:$TD_PORT tokendiet-core=http://127.0.0.1:$CORE_PORT >"$OUT/load.log" 2>&1 ||
     { log "load phase failed; see $OUT/load.log"; tail -20 "$OUT/load.log" >&2; exit 1; }
   { echo; echo "## Throughput (wrk -c32) and slow-stream first event"; sed '1,/^$/d' "$OUT/load/results.md"; } >>"$OUT/summary.md"
 fi
@@ -93,7 +100,8 @@ fi
 if has latency; then
   log "latency: --connections 1, sizes $LAT_SIZES, $LAT_ROUNDS rounds"
   CONNECTIONS=1 "$HARNESS/bench.sh" --connections 1 --rounds "$LAT_ROUNDS" --sizes "$LAT_SIZES" --no-ttfb --out "$OUT/latency" \
-    --start tokendiet="$TD_START" direct nginx tokendiet=http://127.0.0.1:$TD_PORT >"$OUT/latency.log" 2>&1 ||
+    --start tokendiet="$TD_START" --start tokendiet-core="$CORE_START" \
+    direct nginx tokendiet=http://127.0.0.1:$TD_PORT tokendiet-core=http://127.0.0.1:$CORE_PORT >"$OUT/latency.log" 2>&1 ||
     { log "latency phase failed; see $OUT/latency.log"; tail -20 "$OUT/latency.log" >&2; exit 1; }
   { echo; echo "## Added latency at concurrency 1 (wrk -c1)"; sed '1,/^$/d' "$OUT/latency/results.md"; } >>"$OUT/summary.md"
 fi
@@ -149,10 +157,35 @@ if has callgrind; then
     done
     kill -TERM "$vg_pid" 2>/dev/null; wait "$vg_pid" 2>/dev/null || true; vg_pid=""
   done
+  # nginx, the floor, under the same load and upstream: one process
+  # (master_process off) so callgrind sees all of its work.
+  ng=$CG/nginx; mkdir -p "$ng"
+  cg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  sed -e "s#@WORKERS@#1#; s#@RUN@#$ng#g; s#@PORT@#$cg_port#; s#@UPSTREAM_PORT@#$fake_port#" \
+    "$HARNESS/conf/nginx_proxy.nginx.conf.in" >"$ng/nginx.conf"
+  mkdir -p "$ng/nginx_proxy_body" "$ng/nginx_proxy_temp"
+  valgrind --tool=callgrind --callgrind-out-file="$CG/callgrind-nginx.out" \
+    nginx -p "$ng" -c "$ng/nginx.conf" -g 'daemon off; master_process off;' >"$CG/nginx.log" 2>&1 &
+  vg_pid=$!
+  for _ in $(seq 600); do curl -s -o /dev/null "http://127.0.0.1:$cg_port/healthz" 2>/dev/null && break; sleep 0.1; done
+  url=http://127.0.0.1:$cg_port/v1/chat/completions
+  for kind in "json 2k:body-2k.json" "json 50k:body-50k.json" "sse 2k:body-2k-stream.json"; do
+    label=${kind%%:*}; body=$CG/bodies/${kind#*:}
+    node "$ROOT/scripts/bench/load.mjs" "$url" "$body" 50 >/dev/null
+    callgrind_control -z "$vg_pid" >/dev/null
+    node "$ROOT/scripts/bench/load.mjs" "$url" "$body" "$CG_REQUESTS" >"$CG/load-$n.txt"
+    callgrind_control --dump="kind$n" "$vg_pid" >/dev/null
+    n=$((n + 1))
+    sleep 0.5
+    dump=$(ls -t "$CG"/callgrind-nginx.out.* 2>/dev/null | head -1)
+    ir=$(grep -E '^(summary|totals):' "$dump" | head -1 | awk '{print $2}')
+    printf '| %s | %s | %s | %s | %s |\n' nginx "$label" "$CG_REQUESTS" "$ir" "$((ir / CG_REQUESTS))" >>"$CG/table.md"
+  done
+  kill -TERM "$vg_pid" 2>/dev/null; wait "$vg_pid" 2>/dev/null || true; vg_pid=""
   cg_cleanup; vg_pid=""; fake_pid=""
   trap - EXIT
   { echo; echo "## Instructions per proxied request (callgrind, tokendiet --threads 1, all threads)"; echo
-    echo "Counters zeroed after 50 warm-up requests; then $CG_REQUESTS sequential keep-alive requests (scripts/bench/load.mjs) to the fake upstream's recorded chat completion / stream. \`default\` = as shipped (the diet parses and counts each chat request); \`diet-off\` = a profile with \`enabled: false\` (requests forwarded unchanged; the diet may still read them)."
+    echo "Counters zeroed after 50 warm-up requests; then $CG_REQUESTS sequential keep-alive requests (scripts/bench/load.mjs) to the fake upstream's recorded chat completion / stream. \`default\` = tokendiet as shipped (the diet parses, counts and prunes each chat request); \`diet-off\` = a profile with \`enabled: false\` (the proxy core: bodies neither parsed nor counted; usage tee, ledger row, metrics and log line as always); \`nginx\` = nginx, 1 worker, \`proxy_pass\` with \`access_log off\` (the floor)."
     echo; cat "$CG/table.md"; } >>"$OUT/summary.md"
 fi
 
