@@ -39,7 +39,9 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, cons
     const auto model_counter = tok::counter_for_model(out.model, options.calibration);
     const CachedCounter counter(*model_counter, text_count_cache());
     out.exact = counter.exact();
-    out.result = pruning::run_pipeline(request.conversation, profile, counter);
+    // Whole messages are looked up by content hash before any text is
+    // counted: a resent history costs a hash per message.
+    out.result = pruning::run_pipeline(request.conversation, profile, counter, &text_count_cache());
     if (out.result.changed() && !out.result.shadow) {
       providers::WriteOutcome written = providers::write(request, body);
       if (!written.ok) {

@@ -63,6 +63,7 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
     }
     if (!diet.model.empty()) ctx.model = diet.model;
     ctx.stream = diet.stream;
+    ctx.body_parsed = true;
     ctx.profile = diet.profile;
     ctx.tokens_before = diet.result.tokens_before;
     ctx.tokens_after = diet.result.tokens_after;

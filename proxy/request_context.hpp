@@ -68,6 +68,7 @@ struct RequestContext {
   std::string model;   // from the Gemini path, else a cheap body peek; filters that
                        // parse the body overwrite it with the exact value
   bool stream = false; // the client asked for a streamed answer (same sources)
+  bool body_parsed = false;  // a filter parsed the body: model and stream are exact
 
   std::string key_fingerprint;  // short hash of the API key (never the key); "" if none
   std::string session_id;       // header x-tokendiet-session, "" if absent

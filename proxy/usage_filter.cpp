@@ -58,7 +58,9 @@ std::optional<LocalResponse> UsageFilter::request_body_filter(RequestContext& ct
   if (st.api != Api::openai_chat) return {};
   const pruning::Profile& profile = config::profile_for(config_, ctx.model);
   if (!profile.enabled || !profile.stream_usage) return {};
-  // Most bodies are not streams: skip the scan when "stream" is not even there.
+  // Most bodies are not streams: the diet, when it parsed the body, knows;
+  // otherwise skip the scan when "stream" is not even there.
+  if (ctx.body_parsed && !ctx.stream) return {};
   static constexpr std::string_view kStream = "\"stream\"";
   if (!memmem(body.data(), body.size(), kStream.data(), kStream.size())) return {};
   try {
