@@ -56,6 +56,8 @@ std::optional<LocalResponse> UsageFilter::request_body_filter(RequestContext& ct
   auto& st = state<UsageState>(ctx);
   st.api = providers::api_for_target(ctx.target);
   if (st.api != Api::openai_chat) return {};
+  // A request that already failed open goes upstream exactly as it came.
+  if (ctx.fail_open) return {};
   const pruning::Profile& profile = config::profile_for(config_, ctx.model);
   if (!profile.enabled || !profile.stream_usage) return {};
   // Most bodies are not streams: the diet, when it parsed the body, knows;
