@@ -60,9 +60,7 @@ inline void strip_dropped_fields(boost::beast::http::fields& f, bool ours) {
     std::string_view v = it->value();
     while (!v.empty()) {
       auto comma = v.find(',');
-      std::string_view token = v.substr(0, comma);
-      while (!token.empty() && (token.front() == ' ' || token.front() == '\t')) token.remove_prefix(1);
-      while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+      std::string_view token = trim_ows(v.substr(0, comma));
       if (!token.empty() && !is_hop_by_hop(token)) listed.emplace_back(token);
       if (comma == std::string_view::npos) break;
       v.remove_prefix(comma + 1);

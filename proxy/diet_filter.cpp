@@ -1,5 +1,6 @@
 #include "proxy/diet_filter.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "config/match.hpp"
@@ -41,11 +42,14 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
     // peek (proxy/body_peek.hpp); a peek that found some nested "model" key
     // can only skip a diet (the request goes as sent), never change one,
     // because an enabled profile still parses and uses the body's own model.
-    BodyPeek peek;
-    if (route->model.empty()) peek = peek_body(body);
-    std::string_view model = route->model.empty() ? peek.model : std::string_view(route->model);
-    if (!model.empty()) {
-      if (const pruning::Profile& p = config::profile_for(config_, model); !p.enabled) {
+    // Only a config with a disabled profile pays for the peek.
+    const bool any_disabled = std::any_of(config_.profiles.begin(), config_.profiles.end(),
+                                          [](const pruning::Profile& p) { return !p.enabled; });
+    if (any_disabled) {
+      const BodyPeek peek = route->model.empty() ? peek_body(body) : BodyPeek{};
+      const std::string_view model = route->model.empty() ? peek.model : std::string_view(route->model);
+      const pruning::Profile& p = config::profile_for(config_, model);
+      if (!model.empty() && !p.enabled) {
         ctx.model = std::string(model);
         ctx.stream = ctx.stream || route->stream || peek.stream;
         ctx.profile = p.name;

@@ -18,13 +18,11 @@ bool is_hop_by_hop(std::string_view name) {
   return name.size() >= 6 && iequals(name.substr(0, 6), "proxy-");
 }
 
-namespace {
-std::string_view trim(std::string_view s) {
+std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
-}  // namespace
 
 unsigned check_request_head(const RequestHeadFacts& f, const config::Limits& limits) {
   if (f.header_count > limits.max_header_count) return 431;
@@ -35,11 +33,11 @@ unsigned check_request_head(const RequestHeadFacts& f, const config::Limits& lim
 
 std::string_view find_api_key(const HeaderMap& headers, std::string_view query) {
   if (auto a = headers.get("authorization"); !a.empty()) {
-    if (a.size() > 7 && iequals(a.substr(0, 7), "bearer ")) return trim(a.substr(7));
-    return trim(a);
+    if (a.size() > 7 && iequals(a.substr(0, 7), "bearer ")) return trim_ows(a.substr(7));
+    return trim_ows(a);
   }
-  if (auto k = headers.get("x-api-key"); !k.empty()) return trim(k);
-  if (auto k = headers.get("x-goog-api-key"); !k.empty()) return trim(k);
+  if (auto k = headers.get("x-api-key"); !k.empty()) return trim_ows(k);
+  if (auto k = headers.get("x-goog-api-key"); !k.empty()) return trim_ows(k);
   while (!query.empty()) {
     auto amp = query.find('&');
     auto param = query.substr(0, amp);

@@ -18,6 +18,10 @@ namespace td::proxy {
 // Keep-Alive, Proxy-*, TE, Trailer, Transfer-Encoding, Upgrade.
 bool is_hop_by_hop(std::string_view name);
 
+// `s` without the optional whitespace (spaces, tabs) HTTP allows around
+// header values and list elements (RFC 9110 §5.6.3).
+std::string_view trim_ows(std::string_view s);
+
 // What the client's request head says, for check_request_head().
 struct RequestHeadFacts {
   std::size_t header_count = 0;
