@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <span>
+
 #include "proxy/log.hpp"
 
 namespace td::proxy {
@@ -18,6 +21,7 @@ Ledger::Ledger(LedgerOptions options, std::unique_ptr<LedgerStore> store)
     : options_(std::move(options)), store_(std::move(store)) {
   if (options_.queue_capacity == 0) options_.queue_capacity = 1;
   if (options_.batch_rows == 0) options_.batch_rows = 1;
+  if (options_.commit_rows == 0) options_.commit_rows = 1;
 }
 
 Ledger::~Ledger() { close(); }
@@ -158,18 +162,22 @@ void Ledger::run() {
 }
 
 void Ledger::write(std::vector<LedgerRow>& batch, std::vector<CalibrationEntry>& calibration) {
-  if (!batch.empty()) {
-    std::string why = store_->insert(batch);
+  std::span<const LedgerRow> rest(batch);
+  while (!rest.empty()) {
+    auto chunk = rest.first(std::min(rest.size(), options_.commit_rows));
+    rest = rest.subspan(chunk.size());
+    std::string why = store_->insert(chunk);
     if (why.empty()) {
-      written_.fetch_add(batch.size(), std::memory_order_relaxed);
+      written_.fetch_add(chunk.size(), std::memory_order_relaxed);
       transactions_.fetch_add(1, std::memory_order_relaxed);
     } else {
       // Keep going: a full disk may clear up; the loss is counted and said.
-      std::uint64_t before = write_errors_.fetch_add(batch.size(), std::memory_order_relaxed);
+      std::uint64_t before = write_errors_.fetch_add(chunk.size(), std::memory_order_relaxed);
       if (before == 0 || (before & (before - 1)) == 0)  // first, then at powers of two
-        log_error("ledger", options_.path + ": " + std::to_string(batch.size()) +
+        log_error("ledger", options_.path + ": " + std::to_string(chunk.size()) +
                                 " rows not written: " + why);
     }
+    if (!rest.empty()) std::this_thread::yield();  // let a waiting I/O thread have the core
   }
   if (!calibration.empty()) {
     std::string why = store_->save_calibration(calibration);

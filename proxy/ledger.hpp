@@ -9,9 +9,19 @@
 //
 // Batching: the writer wakes on the first queued row, waits up to
 // `flush_interval` (or until `batch_rows` are queued) and commits everything
-// queued in one transaction, so a row is durable at most ~flush_interval
-// after its request ended and a busy proxy does one fsync-free commit per
-// batch rather than per request.
+// queued, so a row is durable at most ~flush_interval after its request
+// ended and a busy proxy does one fsync-free commit per batch of rows
+// rather than per request.
+//
+// Short bursts: the writer shares the machine's cores with the I/O threads,
+// and a request whose thread wakes on the writer's core waits for the
+// writer's time slice to end. At 10k requests/s, 100 ms batches made ~1 ms
+// bursts and added 0.5 ms to the proxy's p99 at one connection (2 cores,
+// scripts/bench/proxy.sh; perf sched showed the waits). Hence the short
+// flush interval (~100 rows a batch at that rate), and at most `commit_rows`
+// per transaction with a yield between them when a burst of load queues
+// more. Committing 128 rows at a time costs ~15% of the writer's peak
+// throughput (~500k rows/s, scripts/bench/ledger.sh): far beyond any load.
 #pragma once
 
 #include <atomic>
@@ -33,7 +43,8 @@ struct LedgerOptions {
   std::string path;
   std::size_t queue_capacity = 65'536;
   std::size_t batch_rows = 1024;  // wake the writer early once this many are queued
-  std::chrono::milliseconds flush_interval{100};
+  std::size_t commit_rows = 128;   // rows per transaction: bounds one burst of writer CPU
+  std::chrono::milliseconds flush_interval{10};
   bool start_writer = true;  // false: rows queue up until start() (tests, staged startup)
 };
 

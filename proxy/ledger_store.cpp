@@ -230,7 +230,7 @@ std::string LedgerStore::migrate() {
   return exec(db_, "COMMIT");
 }
 
-std::string LedgerStore::insert(const std::vector<LedgerRow>& rows) {
+std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
   if (rows.empty()) return {};
   if (!insert_) {
     std::string sql = std::string("INSERT INTO requests (") + kColumns + ") VALUES (?";

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,7 @@ class LedgerStore {
 
   // Inserts the rows in one transaction. "" on success, else why not (and
   // then none of them is stored).
-  std::string insert(const std::vector<LedgerRow>& rows);
+  std::string insert(std::span<const LedgerRow> rows);
 
   // Rows with time_ms >= since_ms, oldest first, at most `limit`.
   std::vector<LedgerRow> rows_since(std::int64_t since_ms, std::int64_t limit = -1);

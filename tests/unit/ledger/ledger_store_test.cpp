@@ -52,7 +52,7 @@ TEST_CASE("a new ledger file: WAL, versioned schema, time index, private modes")
   CHECK(mode_of(tmp.file("state/tokendiet")) == 0700);
 
   // Opening again keeps the data and the version.
-  REQUIRE(opened.store->insert({sample_row(1)}).empty());
+  REQUIRE(opened.store->insert(std::vector{sample_row(1)}).empty());
   opened.store.reset();
   auto again = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
   REQUIRE(again.store);

@@ -58,6 +58,24 @@ TEST_CASE("rows queued while the writer is not running go in one transaction") {
   CHECK(ledger.queued() == 0);
 }
 
+TEST_CASE("a large batch is committed commit_rows at a time, every row once and in order") {
+  // Short transactions keep each burst of writer CPU short (see ledger.hpp).
+  TempDir tmp;
+  auto opened = Ledger::open({.path = tmp.file("usage.db"), .commit_rows = 16, .start_writer = false});
+  REQUIRE(opened.ledger);
+  Ledger& ledger = *opened.ledger;
+  std::vector<LedgerRow> rows;
+  for (int i = 0; i < 50; ++i) {
+    rows.push_back(sample_row(i));
+    REQUIRE(ledger.submit(rows.back()));
+  }
+  ledger.start();
+  CHECK(ledger.flush());
+  CHECK(ledger.written() == 50);
+  CHECK(ledger.transactions() == 4);  // 16 + 16 + 16 + 2
+  CHECK(stored(tmp.file("usage.db")) == rows);
+}
+
 TEST_CASE("the writer commits on its own: after batch_rows, or after the flush interval") {
   TempDir tmp;
   SUBCASE("batch_rows reached, interval far away") {
