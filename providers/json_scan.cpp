@@ -141,6 +141,19 @@ std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
         capturing_ = wanted(cur_.key);
         [[fallthrough]];
       case Phase::in_value:
+        if (depth_ > 1 && c != '"' && c != '{' && c != '}' && c != '[' && c != ']') {
+          // Inside a nested value commas and whitespace change nothing: skip
+          // to the next string or bracket, 16 bytes at a time. (value_end_
+          // is set again by the bracket that closes the nesting.)
+          const std::size_t n = static_cast<std::size_t>(end - p);
+          const std::size_t i = json::scan_nesting(p, 1, n);
+          if (capturing_) {
+            cur_.value.append(p, i);
+            if (cur_.value.size() > max_capture_) drop_capture();
+          }
+          p += i;
+          continue;
+        }
         if (!kStructural[static_cast<unsigned char>(c)]) {
           // A run of number, literal or whitespace bytes changes no state:
           // take it whole.

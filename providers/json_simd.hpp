@@ -36,6 +36,31 @@ inline std::size_t scan_string_body(const char* s, std::size_t i, std::size_t n)
   return n;
 }
 
+// Index of the first '"', '{', '}', '[' or ']' at or after `i`, or `n`:
+// inside a nested value only these change a scanner's state (commas, colons,
+// numbers, literals and indentation do not).
+inline std::size_t scan_nesting(const char* s, std::size_t i, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i open_brace = _mm_set1_epi8('{'), close_brace = _mm_set1_epi8('}');
+  const __m128i open_bracket = _mm_set1_epi8('['), close_bracket = _mm_set1_epi8(']');
+  while (i + 16 <= n) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    __m128i braces = _mm_or_si128(_mm_cmpeq_epi8(v, open_brace), _mm_cmpeq_epi8(v, close_brace));
+    __m128i brackets = _mm_or_si128(_mm_cmpeq_epi8(v, open_bracket), _mm_cmpeq_epi8(v, close_bracket));
+    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_or_si128(braces, brackets));
+    int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    i += 16;
+  }
+#endif
+  for (; i < n; ++i) {
+    char c = s[i];
+    if (c == '"' || c == '{' || c == '}' || c == '[' || c == ']') return i;
+  }
+  return n;
+}
+
 // Index of the first backslash at or after `i`, or `n`.
 inline std::size_t find_backslash(const char* s, std::size_t i, std::size_t n) {
 #if defined(__SSE2__)

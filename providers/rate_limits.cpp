@@ -194,10 +194,14 @@ RateLimits parse_rate_limits(std::span<const Header> headers, SysTime now) {
     return now + duration_cast<SysTime::duration>(*d);
   };
   for (const auto& h : headers) {
-    std::string name(h.name);
-    for (char& c : name)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    std::string_view n = name;
+    // Lower-cased on the stack: every name read here is well under 64 bytes.
+    char name[64];
+    if (h.name.size() > sizeof name) continue;
+    for (std::size_t i = 0; i < h.name.size(); ++i) {
+      char c = h.name[i];
+      name[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    std::string_view n(name, h.name.size());
     std::string_view v = h.value;
 
     if (n.starts_with("x-ratelimit-")) {

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "providers/usage_object_scan.hpp"
+
 namespace td::providers {
 namespace {
 
@@ -37,9 +39,70 @@ std::string to_string(const Usage& u) {
   return buf;
 }
 
+namespace {
+
+// The counts each API names, read from any source with count(key) and
+// nested_count(parent, key).
+template <class Source>
+RawUsage map_counts(Api api, const Source& src) {
+  RawUsage r;
+  switch (api) {
+    case Api::openai_chat:
+      r.input = src.count("prompt_tokens");
+      r.output = src.count("completion_tokens");
+      r.cache_read = src.nested_count("prompt_tokens_details", "cached_tokens");
+      r.reasoning = src.nested_count("completion_tokens_details", "reasoning_tokens");
+      // Some OpenAI-compatible servers answer chat requests in the Responses
+      // spelling; accept it rather than report nothing.
+      if (!r.input && !r.output) {
+        r.input = src.count("input_tokens");
+        r.output = src.count("output_tokens");
+      }
+      break;
+    case Api::openai_responses:
+      r.input = src.count("input_tokens");
+      r.output = src.count("output_tokens");
+      r.cache_read = src.nested_count("input_tokens_details", "cached_tokens");
+      r.reasoning = src.nested_count("output_tokens_details", "reasoning_tokens");
+      break;
+    case Api::gemini:
+      r.input = src.count("promptTokenCount");
+      r.output = src.count("candidatesTokenCount");
+      r.cache_read = src.count("cachedContentTokenCount");
+      r.reasoning = src.count("thoughtsTokenCount");
+      r.tool_prompt = src.count("toolUsePromptTokenCount");
+      break;
+    case Api::anthropic:
+      r.input = src.count("input_tokens");
+      r.output = src.count("output_tokens");
+      r.cache_read = src.count("cache_read_input_tokens");
+      r.cache_write = src.count("cache_creation_input_tokens");
+      break;
+  }
+  return r;
+}
+
+// A RapidJSON document as a Source.
+struct DocumentSource {
+  const Value& doc;
+  std::optional<std::int64_t> count(const char* key) const { return providers::count(doc, key); }
+  std::optional<std::int64_t> nested_count(const char* parent, const char* key) const {
+    return providers::nested_count(doc, parent, key);
+  }
+};
+
+}  // namespace
+
 std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
-  // A usage object is a few hundred bytes: parse it in stack memory, no malloc
-  // (the pools fall back to the heap for a larger one).
+  // The common case without a document (see usage_object_scan.hpp).
+  if (UsageObjectScan scan(json); scan.ok()) {
+    RawUsage r = map_counts(api, scan);
+    if (!r.any()) return std::nullopt;
+    return r;
+  }
+  // What the scan declines: RapidJSON decides. A usage object is a few hundred
+  // bytes: parse it in stack memory, no malloc (the pools fall back to the
+  // heap for a larger one).
   char value_buffer[2048], stack_buffer[512];
   rapidjson::MemoryPoolAllocator<> values(value_buffer, sizeof value_buffer);
   rapidjson::MemoryPoolAllocator<> stack(stack_buffer, sizeof stack_buffer);
@@ -47,40 +110,7 @@ std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
       doc(&values, sizeof stack_buffer, &stack);
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
-  RawUsage r;
-  switch (api) {
-    case Api::openai_chat:
-      r.input = count(doc, "prompt_tokens");
-      r.output = count(doc, "completion_tokens");
-      r.cache_read = nested_count(doc, "prompt_tokens_details", "cached_tokens");
-      r.reasoning = nested_count(doc, "completion_tokens_details", "reasoning_tokens");
-      // Some OpenAI-compatible servers answer chat requests in the Responses
-      // spelling; accept it rather than report nothing.
-      if (!r.input && !r.output) {
-        r.input = count(doc, "input_tokens");
-        r.output = count(doc, "output_tokens");
-      }
-      break;
-    case Api::openai_responses:
-      r.input = count(doc, "input_tokens");
-      r.output = count(doc, "output_tokens");
-      r.cache_read = nested_count(doc, "input_tokens_details", "cached_tokens");
-      r.reasoning = nested_count(doc, "output_tokens_details", "reasoning_tokens");
-      break;
-    case Api::gemini:
-      r.input = count(doc, "promptTokenCount");
-      r.output = count(doc, "candidatesTokenCount");
-      r.cache_read = count(doc, "cachedContentTokenCount");
-      r.reasoning = count(doc, "thoughtsTokenCount");
-      r.tool_prompt = count(doc, "toolUsePromptTokenCount");
-      break;
-    case Api::anthropic:
-      r.input = count(doc, "input_tokens");
-      r.output = count(doc, "output_tokens");
-      r.cache_read = count(doc, "cache_read_input_tokens");
-      r.cache_write = count(doc, "cache_creation_input_tokens");
-      break;
-  }
+  RawUsage r = map_counts(api, DocumentSource{doc});
   if (!r.any()) return std::nullopt;
   return r;
 }

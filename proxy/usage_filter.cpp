@@ -2,9 +2,11 @@
 
 #include <string.h>  // memmem: glibc's is much faster than a quote-by-quote find
 
+#include <array>
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "config/match.hpp"
@@ -82,18 +84,20 @@ void UsageFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& heade
   if (!st.api) st.api = providers::api_for_target(ctx.target);
   if (!st.api) return;
   try {
-    std::vector<providers::Header> rl;
+    // On the stack: a provider sends 6 to 20 of these; more are not read.
+    std::array<providers::Header, 32> rl;
+    std::size_t n_rl = 0;
     headers.for_each([&](std::string_view name, std::string_view value) {
-      if (name.empty()) return;
+      if (name.empty() || n_rl == rl.size()) return;
       const char first = static_cast<char>(name[0] | 0x20);  // most names start otherwise
       if (first != 'x' && first != 'a' && first != 'r') return;
       if (starts_with_ci(name, "x-ratelimit-") || starts_with_ci(name, "anthropic-ratelimit-") ||
           starts_with_ci(name, "retry-after"))
-        rl.push_back({name, value});
+        rl[n_rl++] = {name, value};
     });
-    if (!rl.empty()) {
+    if (n_rl) {
       auto now = std::chrono::system_clock::now();
-      auto limits = providers::parse_rate_limits(rl, now);
+      auto limits = providers::parse_rate_limits(std::span(rl.data(), n_rl), now);
       if (limits.present()) ctx.rate_limit = std::make_shared<RateLimitInfo>(RateLimitInfo{limits, now});
     }
     // The proxy asks upstream for identity encoding; a compressed body anyway

@@ -45,6 +45,31 @@ TEST_CASE("json scan: fed byte by byte it finds what it finds in one piece") {
   }
 }
 
+TEST_CASE("json scan: nested values skipped 16 bytes at a time keep exact spans and captures") {
+  // Long runs of indentation, commas and numbers inside nested values, with
+  // quoted brackets, as a pretty-printed response has them.
+  const std::string usage =
+      "{\n      \"prompt_tokens\": 19,      \"completion_tokens\": 10,\n      \"details\": {\n"
+      "        \"cached_tokens\": 0,                \"audio_tokens\": [1, 2, 3,    4]\n      }\n    }";
+  const std::string choices =
+      "[\n    {\n      \"index\": 0,\n      \"message\": {\"content\": \"a ] } { [ , b\"},"
+      "                                  \"finish_reason\": \"stop\"\n    }\n  ]";
+  const std::string body = "{\n  \"choices\": " + choices + ",\n  \"usage\": " + usage +
+                           "   ,\n  \"model\": \"m\"\n}";
+  for (std::size_t k : {1u, 5u, 15u, 16u, 17u, 31u, 100000u}) {
+    CAPTURE(k);
+    JsonTopLevelScanner s({"usage", "choices"}, /*record_all=*/true);
+    for (std::size_t i = 0; i < body.size(); i += k) s.feed(std::string_view(body).substr(i, k));
+    CHECK(s.complete());
+    REQUIRE(s.find("usage"));
+    CHECK(s.find("usage")->value == usage);
+    CHECK(body.substr(s.find("usage")->value_pos, s.find("usage")->value_end - s.find("usage")->value_pos) == usage);
+    REQUIRE(s.find("choices"));
+    CHECK(s.find("choices")->value == choices);
+    REQUIRE(s.members().size() == 3);
+  }
+}
+
 TEST_CASE("json scan: not an object, or broken, reports nothing") {
   for (const char* bad : {"", "[1]", "\"x\"", "{\"a\" 1}", "{\"a\":1,}", "{\"a\":}", "{\"a\":1]", "{\"a\":1"}) {
     CAPTURE(bad);
