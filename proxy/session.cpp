@@ -19,6 +19,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/buffer_body.hpp>
@@ -32,6 +33,7 @@
 #include <charconv>
 #include <chrono>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "proxy/beast_header_map.hpp"
@@ -40,6 +42,7 @@
 #include "proxy/http_rules.hpp"
 #include "proxy/log.hpp"
 #include "proxy/request_body.hpp"
+#include "proxy/response_framer.hpp"
 #include "proxy/routing.hpp"
 #include "proxy/telemetry.hpp"
 #include "proxy/worker.hpp"
@@ -126,6 +129,22 @@ asio::awaitable<boost::system::error_code> write_now(Stream& stream, Serializer&
   }
   if (ec == http::error::need_buffer) ec = {};
   co_return ec;
+}
+
+// write_now for ready-made buffers: one non-blocking gather write, and only
+// what the socket did not take goes the asynchronous way.
+asio::awaitable<boost::system::error_code> send_now(beast::tcp_stream& stream,
+                                                    std::span<const asio::const_buffer> bufs) {
+  boost::system::error_code ec;
+  if (bufs.empty()) co_return ec;
+  std::size_t n = stream.socket().write_some(bufs, ec);
+  if (!ec && n == asio::buffer_size(bufs)) co_return ec;
+  if (ec && ec != asio::error::would_block && ec != asio::error::try_again) co_return ec;
+  if (ec) n = 0;
+  beast::buffers_suffix<std::span<const asio::const_buffer>> rest(bufs);
+  rest.consume(n);
+  auto [aec, written] = co_await asio::async_write(stream, rest, nothrow);
+  co_return aec;
 }
 
 bool has_body_status(unsigned status) { return !(status < 200 || status == 204 || status == 304); }
@@ -657,7 +676,7 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
 
   // Phase 5: the body, piece by piece, one buffer in flight: the next piece
   // is read from upstream only after the previous one was written.
-  http::response_serializer<http::buffer_body> sr{res};
+  ResponseFramer framer(res, res.chunked());
   auto buffer = w_.take_buffer();
   char* buf = buffer.get();
   constexpr std::size_t kBuf = Worker::kRelayBufferSize;
@@ -685,7 +704,8 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
           // Nothing of the body has arrived yet (a model thinking before its
           // first event): the client gets the head now, not with that event.
           handle_.client_timeout(idle);
-          auto wec = co_await write_now(client_, sr, true);
+          auto wec = co_await send_now(client_, framer.head_only());
+          if (!wec) framer.sent();
           handle_.no_client_timeout();
           if (wec || client_gone_) {
             if (handle_.client_timed_out) ctx.error = "client did not read for " + std::to_string(limits.idle_timeout_ms) + " ms";
@@ -726,11 +746,9 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
       size = chunk.size();
     }
     if (size == 0 && !done) continue;
-    body.data = size ? const_cast<char*>(data) : nullptr;
-    body.size = size;
-    body.more = !done;
     handle_.client_timeout(idle);
-    auto wec = co_await write_now(client_, sr, false);
+    auto wec = co_await send_now(client_, framer.frame(data, size, done));
+    if (!wec) framer.sent();
     handle_.no_client_timeout();
     if (wec || client_gone_) {
       if (handle_.client_timed_out) ctx.error = "client did not read for " + std::to_string(limits.idle_timeout_ms) + " ms";

@@ -1,0 +1,60 @@
+#include "proxy/response_framer.hpp"
+
+#include <charconv>
+
+namespace td::proxy {
+
+namespace asio = boost::asio;
+
+ResponseFramer::ResponseFramer(const boost::beast::http::response_header<>& head, bool chunked)
+    : chunked_(chunked) {
+  const auto reason = head.reason();
+  std::size_t size = 16 + reason.size();
+  for (const auto& f : head) size += f.name_string().size() + f.value().size() + 4;
+  head_.reserve(size);
+  head_ += head.version() == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  char code[4];
+  auto [end, ec] = std::to_chars(code, code + 3, head.result_int());
+  head_.append(code, static_cast<std::size_t>(end - code));
+  head_ += ' ';
+  head_.append(reason.data(), reason.size());
+  head_ += "\r\n";
+  for (const auto& f : head) {
+    head_.append(f.name_string().data(), f.name_string().size());
+    head_ += ": ";
+    head_.append(f.value().data(), f.value().size());
+    head_ += "\r\n";
+  }
+  head_ += "\r\n";
+}
+
+std::span<const asio::const_buffer> ResponseFramer::head_only() {
+  head_pending_ = !head_sent_;
+  if (head_sent_) return {};
+  bufs_[0] = asio::buffer(head_);
+  return {bufs_.data(), 1};
+}
+
+std::span<const asio::const_buffer> ResponseFramer::frame(const char* data, std::size_t size, bool last) {
+  static constexpr std::string_view kCrlf = "\r\n";
+  static constexpr std::string_view kCrlfLastChunk = "\r\n0\r\n\r\n";
+  static constexpr std::string_view kLastChunk = "0\r\n\r\n";
+  std::size_t n = 0;
+  head_pending_ = !head_sent_;
+  if (!head_sent_) bufs_[n++] = asio::buffer(head_);
+  if (!chunked_) {
+    if (size) bufs_[n++] = asio::const_buffer(data, size);
+  } else if (size) {
+    auto [end, ec] = std::to_chars(size_line_, size_line_ + sizeof size_line_ - 2, size, 16);
+    *end++ = '\r';
+    *end++ = '\n';
+    bufs_[n++] = asio::const_buffer(size_line_, static_cast<std::size_t>(end - size_line_));
+    bufs_[n++] = asio::const_buffer(data, size);
+    bufs_[n++] = asio::buffer(last ? kCrlfLastChunk : kCrlf);
+  } else if (last) {
+    bufs_[n++] = asio::buffer(kLastChunk);
+  }
+  return {bufs_.data(), n};
+}
+
+}  // namespace td::proxy
