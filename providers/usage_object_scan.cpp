@@ -27,6 +27,30 @@ void UsageObjectScan::skip_ws() {
   while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
 }
 
+// The elements of an array or the members of an object, from the opening
+// bracket at p_ to `close`: `element` reads one at p_ (whitespace skipped).
+template <class Element>
+bool UsageObjectScan::list(char close, Element element) {
+  ++p_;
+  skip_ws();
+  if (p_ < end_ && *p_ == close) {
+    ++p_;
+    return true;
+  }
+  for (;;) {
+    skip_ws();
+    if (!element()) return false;
+    skip_ws();
+    if (p_ == end_) return false;
+    if (*p_ == close) {
+      ++p_;
+      return true;
+    }
+    if (*p_ != ',') return false;
+    ++p_;
+  }
+}
+
 bool UsageObjectScan::literal(std::string_view word) {
   if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word)
     return false;
@@ -118,26 +142,7 @@ bool UsageObjectScan::value(int depth, Entry* entry) {
     if (entry) entry->kind = Kind::object;
     return object(depth, entry ? static_cast<int>(entry - entries_.data()) : -2);
   }
-  if (c == '[') {
-    ++p_;
-    skip_ws();
-    if (p_ < end_ && *p_ == ']') {
-      ++p_;
-      return true;
-    }
-    for (;;) {
-      skip_ws();
-      if (!value(depth + 1, nullptr)) return false;
-      skip_ws();
-      if (p_ == end_) return false;
-      if (*p_ == ']') {
-        ++p_;
-        return true;
-      }
-      if (*p_ != ',') return false;
-      ++p_;
-    }
-  }
+  if (c == '[') return list(']', [&] { return value(depth + 1, nullptr); });
   if (c == '"') return string(nullptr);
   if (c == 't') return literal("true");
   if (c == 'f') return literal("false");
@@ -154,17 +159,9 @@ bool UsageObjectScan::value(int depth, Entry* entry) {
 // An object at p_ (its '{'). Members are recorded at depth 0 (parent -1) and
 // depth 1 (parent: the top-level entry whose value this object is).
 bool UsageObjectScan::object(int depth, int parent) {
-  ++p_;
-  skip_ws();
-  if (p_ < end_ && *p_ == '}') {
-    ++p_;
-    return true;
-  }
-  for (;;) {
-    skip_ws();
-    if (p_ == end_ || *p_ != '"') return false;
+  return list('}', [&] {
     std::string_view key;
-    if (!string(&key)) return false;
+    if (p_ == end_ || *p_ != '"' || !string(&key)) return false;
     skip_ws();
     if (p_ == end_ || *p_ != ':') return false;
     ++p_;
@@ -175,16 +172,8 @@ bool UsageObjectScan::object(int depth, int parent) {
       entry = &entries_[size_++];
       *entry = Entry{key, parent, Kind::other, std::nullopt};
     }
-    if (!value(depth + 1, entry)) return false;
-    skip_ws();
-    if (p_ == end_) return false;
-    if (*p_ == '}') {
-      ++p_;
-      return true;
-    }
-    if (*p_ != ',') return false;
-    ++p_;
-  }
+    return value(depth + 1, entry);
+  });
 }
 
 const UsageObjectScan::Entry* UsageObjectScan::find(int parent, std::string_view key) const {

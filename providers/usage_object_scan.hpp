@@ -49,6 +49,8 @@ class UsageObjectScan {
   };
 
   bool object(int depth, int parent);
+  template <class Element>
+  bool list(char close, Element element);
   bool value(int depth, Entry* entry);
   bool string(std::string_view* out);
   bool number(std::optional<std::int64_t>* out);

@@ -26,6 +26,12 @@ void fail_open(RequestContext& ctx, std::string reason) {
 
 }  // namespace
 
+DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration)
+    : config_(config),
+      calibration_(calibration),
+      any_profile_disabled_(std::any_of(config_.profiles.begin(), config_.profiles.end(),
+                                        [](const pruning::Profile& p) { return !p.enabled; })) {}
+
 std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                              std::string& body) {
   try {
@@ -43,9 +49,7 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
     // can only skip a diet (the request goes as sent), never change one,
     // because an enabled profile still parses and uses the body's own model.
     // Only a config with a disabled profile pays for the peek.
-    const bool any_disabled = std::any_of(config_.profiles.begin(), config_.profiles.end(),
-                                          [](const pruning::Profile& p) { return !p.enabled; });
-    if (any_disabled) {
+    if (any_profile_disabled_) {
       const BodyPeek peek = route->model.empty() ? peek_body(body) : BodyPeek{};
       const std::string_view model = route->model.empty() ? peek.model : std::string_view(route->model);
       const pruning::Profile& p = config::profile_for(config_, model);

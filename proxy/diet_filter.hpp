@@ -28,8 +28,7 @@ class DietFilter final : public Filter {
  public:
   // `calibration` (may be null: fixed bytes/4 estimates, nothing learned) is
   // the process-wide one, telemetry().calibration().
-  DietFilter(const config::Config& config, tok::Calibration* calibration)
-      : config_(config), calibration_(calibration) {}
+  DietFilter(const config::Config& config, tok::Calibration* calibration);
   std::string_view name() const override { return "diet"; }
   std::optional<LocalResponse> request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                    std::string& body) override;
@@ -38,6 +37,7 @@ class DietFilter final : public Filter {
  private:
   config::Config config_;  // a copy: filters live as long as their configuration
   tok::Calibration* calibration_;
+  bool any_profile_disabled_;  // only then is a body peeked for its profile
 };
 
 }  // namespace td::proxy

@@ -29,7 +29,6 @@ ResponseFramer::ResponseFramer(const boost::beast::http::response_header<>& head
 }
 
 std::span<const asio::const_buffer> ResponseFramer::head_only() {
-  head_pending_ = !head_sent_;
   if (head_sent_) return {};
   bufs_[0] = asio::buffer(head_);
   return {bufs_.data(), 1};
@@ -40,7 +39,6 @@ std::span<const asio::const_buffer> ResponseFramer::frame(const char* data, std:
   static constexpr std::string_view kCrlfLastChunk = "\r\n0\r\n\r\n";
   static constexpr std::string_view kLastChunk = "0\r\n\r\n";
   std::size_t n = 0;
-  head_pending_ = !head_sent_;
   if (!head_sent_) bufs_[n++] = asio::buffer(head_);
   if (!chunked_) {
     if (size) bufs_[n++] = asio::const_buffer(data, size);

@@ -32,8 +32,9 @@ class ResponseFramer {
   std::span<const boost::asio::const_buffer> frame(const char* data, std::size_t size, bool last);
   // The head alone (nothing of the body has arrived yet).
   std::span<const boost::asio::const_buffer> head_only();
-  // Call after a write of frame()/head_only() went through whole.
-  void sent() { head_sent_ = head_sent_ || head_pending_; }
+  // Call after a write of frame()/head_only() went through whole: the head
+  // was part of it.
+  void sent() { head_sent_ = true; }
 
   bool head_sent() const { return head_sent_; }
 
@@ -41,7 +42,6 @@ class ResponseFramer {
   std::string head_;
   bool chunked_;
   bool head_sent_ = false;
-  bool head_pending_ = false;
   char size_line_[20];  // hex size + CRLF
   std::array<boost::asio::const_buffer, 4> bufs_;
 };

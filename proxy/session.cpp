@@ -683,7 +683,6 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
   const bool filtering = !rt.filters.empty();
   std::string chunk;
   bool done = rp->is_done();
-  bool header_sent = false;
   bool broken = false;
   auto& body = res.body();
   while (true) {
@@ -700,12 +699,11 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
         if (ec || used == 0) break;
       }
       if (!ec && body.size == kBuf && !rp->is_done()) {
-        if (!header_sent) {
+        if (!framer.head_sent()) {
           // Nothing of the body has arrived yet (a model thinking before its
           // first event): the client gets the head now, not with that event.
           handle_.client_timeout(idle);
           auto wec = co_await send_now(client_, framer.head_only());
-          if (!wec) framer.sent();
           handle_.no_client_timeout();
           if (wec || client_gone_) {
             if (handle_.client_timed_out) ctx.error = "client did not read for " + std::to_string(limits.idle_timeout_ms) + " ms";
@@ -713,7 +711,7 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
             broken = true;
             break;
           }
-          header_sent = true;
+          framer.sent();
           ctx.ttfb_ms = ms_since(ctx.start);
         }
         handle_.upstream_timeout(idle);
@@ -748,7 +746,6 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
     if (size == 0 && !done) continue;
     handle_.client_timeout(idle);
     auto wec = co_await send_now(client_, framer.frame(data, size, done));
-    if (!wec) framer.sent();
     handle_.no_client_timeout();
     if (wec || client_gone_) {
       if (handle_.client_timed_out) ctx.error = "client did not read for " + std::to_string(limits.idle_timeout_ms) + " ms";
@@ -756,10 +753,8 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
       broken = true;
       break;
     }
-    if (!header_sent) {
-      header_sent = true;
-      ctx.ttfb_ms = ms_since(ctx.start);
-    }
+    if (!framer.head_sent()) ctx.ttfb_ms = ms_since(ctx.start);
+    framer.sent();
     ctx.bytes_out += size;
     if (done) break;
   }

@@ -128,21 +128,16 @@ if has callgrind; then
   fake_pid=$!
   for _ in $(seq 100); do [[ -s $CG/fake.port ]] && break; sleep 0.1; done
   fake_port=$(cat "$CG/fake.port")
-  cg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   # Twice: as shipped (the diet parses and counts every chat request) and with
-  # a profile with enabled: false (requests forwarded unchanged).
-  printf 'profiles:\n  - name: off\n    models: ["*"]\n    enabled: false\n' >"$CG/diet-off.yaml"
+  # the core's config (a profile with enabled: false, written above).
   printf '| config | request kind | requests | instructions (Ir) | Ir per request |\n|---|---|--:|--:|--:|\n' >"$CG/table.md"
+  free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
   n=0
-  for variant in default diet-off; do
-    cfg=(); [[ $variant == diet-off ]] && cfg=(--config "$CG/diet-off.yaml")
-    cg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    XDG_STATE_HOME=$CG valgrind --tool=callgrind --callgrind-out-file="$CG/callgrind-$variant.out" \
-      "$BIN" serve "${cfg[@]}" --threads 1 --listen 127.0.0.1:$cg_port --upstream openai=http://127.0.0.1:$fake_port >"$CG/tokendiet-$variant.log" 2>&1 &
-    vg_pid=$!
-    for _ in $(seq 600); do curl -fs "http://127.0.0.1:$cg_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-    curl -fs "http://127.0.0.1:$cg_port/healthz" >/dev/null || { log "tokendiet under valgrind did not start"; tail "$CG/tokendiet-$variant.log" >&2; exit 1; }
-    url=http://127.0.0.1:$cg_port/v1/chat/completions
+  # cg_kinds NAME PORT: for each request kind, warm up, zero the counters of
+  # the callgrind process $vg_pid, send $CG_REQUESTS requests, dump, and add
+  # NAME's instructions per request to the table (dumps: callgrind-NAME.out.*).
+  cg_kinds() {
+    local name=$1 url=http://127.0.0.1:$2/v1/chat/completions kind label body dump ir
     for kind in "json 2k:body-2k.json" "json 50k:body-50k.json" "sse 2k:body-2k-stream.json"; do
       label=${kind%%:*}; body=$CG/bodies/${kind#*:}
       node "$ROOT/scripts/bench/load.mjs" "$url" "$body" 50 >/dev/null     # warm-up: pools, caches
@@ -151,16 +146,26 @@ if has callgrind; then
       callgrind_control --dump="kind$n" "$vg_pid" >/dev/null
       n=$((n + 1))
       sleep 0.5
-      dump=$(ls -t "$CG"/callgrind-$variant.out.* 2>/dev/null | head -1)
+      dump=$(ls -t "$CG"/callgrind-$name.out.* 2>/dev/null | head -1)
       ir=$(grep -E '^(summary|totals):' "$dump" | head -1 | awk '{print $2}')
-      printf '| %s | %s | %s | %s | %s |\n' "$variant" "$label" "$CG_REQUESTS" "$ir" "$((ir / CG_REQUESTS))" >>"$CG/table.md"
+      printf '| %s | %s | %s | %s | %s |\n' "$name" "$label" "$CG_REQUESTS" "$ir" "$((ir / CG_REQUESTS))" >>"$CG/table.md"
     done
+  }
+  for variant in default diet-off; do
+    cfg=(); [[ $variant == diet-off ]] && cfg=(--config "$OUT/diet-off.yaml")
+    cg_port=$(free_port)
+    XDG_STATE_HOME=$CG valgrind --tool=callgrind --callgrind-out-file="$CG/callgrind-$variant.out" \
+      "$BIN" serve "${cfg[@]}" --threads 1 --listen 127.0.0.1:$cg_port --upstream openai=http://127.0.0.1:$fake_port >"$CG/tokendiet-$variant.log" 2>&1 &
+    vg_pid=$!
+    for _ in $(seq 600); do curl -fs "http://127.0.0.1:$cg_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+    curl -fs "http://127.0.0.1:$cg_port/healthz" >/dev/null || { log "tokendiet under valgrind did not start"; tail "$CG/tokendiet-$variant.log" >&2; exit 1; }
+    cg_kinds "$variant" "$cg_port"
     kill -TERM "$vg_pid" 2>/dev/null; wait "$vg_pid" 2>/dev/null || true; vg_pid=""
   done
   # nginx, the floor, under the same load and upstream: one process
   # (master_process off) so callgrind sees all of its work.
   ng=$CG/nginx; mkdir -p "$ng"
-  cg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  cg_port=$(free_port)
   sed -e "s#@WORKERS@#1#; s#@RUN@#$ng#g; s#@PORT@#$cg_port#; s#@UPSTREAM_PORT@#$fake_port#" \
     "$HARNESS/conf/nginx_proxy.nginx.conf.in" >"$ng/nginx.conf"
   mkdir -p "$ng/nginx_proxy_body" "$ng/nginx_proxy_temp"
@@ -168,19 +173,7 @@ if has callgrind; then
     nginx -p "$ng" -c "$ng/nginx.conf" -g 'daemon off; master_process off;' >"$CG/nginx.log" 2>&1 &
   vg_pid=$!
   for _ in $(seq 600); do curl -s -o /dev/null "http://127.0.0.1:$cg_port/healthz" 2>/dev/null && break; sleep 0.1; done
-  url=http://127.0.0.1:$cg_port/v1/chat/completions
-  for kind in "json 2k:body-2k.json" "json 50k:body-50k.json" "sse 2k:body-2k-stream.json"; do
-    label=${kind%%:*}; body=$CG/bodies/${kind#*:}
-    node "$ROOT/scripts/bench/load.mjs" "$url" "$body" 50 >/dev/null
-    callgrind_control -z "$vg_pid" >/dev/null
-    node "$ROOT/scripts/bench/load.mjs" "$url" "$body" "$CG_REQUESTS" >"$CG/load-$n.txt"
-    callgrind_control --dump="kind$n" "$vg_pid" >/dev/null
-    n=$((n + 1))
-    sleep 0.5
-    dump=$(ls -t "$CG"/callgrind-nginx.out.* 2>/dev/null | head -1)
-    ir=$(grep -E '^(summary|totals):' "$dump" | head -1 | awk '{print $2}')
-    printf '| %s | %s | %s | %s | %s |\n' nginx "$label" "$CG_REQUESTS" "$ir" "$((ir / CG_REQUESTS))" >>"$CG/table.md"
-  done
+  cg_kinds nginx "$cg_port"
   kill -TERM "$vg_pid" 2>/dev/null; wait "$vg_pid" 2>/dev/null || true; vg_pid=""
   cg_cleanup; vg_pid=""; fake_pid=""
   trap - EXIT
