@@ -57,6 +57,52 @@ void JsonTopLevelScanner::end_member() {
   capturing_ = false;
 }
 
+// Inside a nested value only strings and brackets change the state. This
+// loop takes 16 bytes at a time, finds their quotes, backslashes and brackets
+// in one mask and walks just those bits, until the bracket that closes the
+// nesting or the end of the piece. The skipped bytes are captured in one
+// append.
+const char* JsonTopLevelScanner::skip_nested(const char* p, const char* end, std::size_t p_offset) {
+  const char* const start = p;
+  bool closed = false;
+  while (p < end && !closed) {
+    const std::size_t width = std::min<std::size_t>(16, static_cast<std::size_t>(end - p));
+    unsigned mask = json::nesting_mask(p, width);
+    if (escaped_) {  // the first byte is escaped, whatever it is
+      mask &= ~1u;
+      escaped_ = false;
+    }
+    while (mask != 0) {
+      const auto k = static_cast<unsigned>(__builtin_ctz(mask));
+      mask &= mask - 1;
+      const char c = p[k];
+      if (in_string_) {
+        if (c == '"') {
+          in_string_ = false;
+        } else if (c == '\\') {
+          if (k + 1 < width) mask &= ~(1u << (k + 1));
+          else escaped_ = true;  // the escaped byte starts the next block or piece
+        }
+      } else if (c == '"') {
+        in_string_ = true;
+      } else if (c == '{' || c == '[') {
+        ++depth_;
+      } else if ((c == '}' || c == ']') && --depth_ == 1) {  // back at the top level
+        p += k + 1;
+        closed = true;
+        break;
+      }
+    }
+    if (!closed) p += width;
+  }
+  if (closed) value_end_ = p_offset + static_cast<std::size_t>(p - start);
+  if (capturing_) {
+    cur_.value.append(start, static_cast<std::size_t>(p - start));
+    if (cur_.value.size() > max_capture_) drop_capture();
+  }
+  return p;
+}
+
 std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
   const char* p = bytes.data();
   const char* end = p + bytes.size();
@@ -65,6 +111,11 @@ std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
 
   while (p < end) {
     if (phase_ == Phase::done || phase_ == Phase::failed) break;
+
+    if (phase_ == Phase::in_value && depth_ > 1) {
+      p = skip_nested(p, end, base + static_cast<std::size_t>(p - bytes.data()));
+      continue;
+    }
 
     if (in_string_) {
       // Fast path: skip to the next quote or backslash.
@@ -141,19 +192,6 @@ std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
         capturing_ = wanted(cur_.key);
         [[fallthrough]];
       case Phase::in_value:
-        if (depth_ > 1 && c != '"' && c != '{' && c != '}' && c != '[' && c != ']') {
-          // Inside a nested value commas and whitespace change nothing: skip
-          // to the next string or bracket, 16 bytes at a time. (value_end_
-          // is set again by the bracket that closes the nesting.)
-          const std::size_t n = static_cast<std::size_t>(end - p);
-          const std::size_t i = json::scan_nesting(p, 1, n);
-          if (capturing_) {
-            cur_.value.append(p, i);
-            if (cur_.value.size() > max_capture_) drop_capture();
-          }
-          p += i;
-          continue;
-        }
         if (!kStructural[static_cast<unsigned char>(c)]) {
           // A run of number, literal or whitespace bytes changes no state:
           // take it whole.

@@ -54,6 +54,7 @@ class JsonTopLevelScanner {
   enum class Phase { start, expect_key, in_key, expect_colon, expect_value, in_value, done, failed };
 
   void end_member();
+  const char* skip_nested(const char* p, const char* end, std::size_t p_offset);
   void drop_capture();
   bool wanted(std::string_view key) const;
 

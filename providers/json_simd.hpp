@@ -36,29 +36,25 @@ inline std::size_t scan_string_body(const char* s, std::size_t i, std::size_t n)
   return n;
 }
 
-// Index of the first '"', '{', '}', '[' or ']' at or after `i`, or `n`:
-// inside a nested value only these change a scanner's state (commas, colons,
-// numbers, literals and indentation do not).
-inline std::size_t scan_nesting(const char* s, std::size_t i, std::size_t n) {
+// Bit k set when s[k] (k < n <= 16) is '"', '\\', '{', '}', '[' or ']': the
+// bytes a scan inside nested JSON must look at, quotes and escapes included,
+// so whole strings are stepped over without a second scan.
+inline unsigned nesting_mask(const char* s, std::size_t n) {
 #if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i open_brace = _mm_set1_epi8('{'), close_brace = _mm_set1_epi8('}');
-  const __m128i open_bracket = _mm_set1_epi8('['), close_bracket = _mm_set1_epi8(']');
-  while (i + 16 <= n) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    __m128i braces = _mm_or_si128(_mm_cmpeq_epi8(v, open_brace), _mm_cmpeq_epi8(v, close_brace));
-    __m128i brackets = _mm_or_si128(_mm_cmpeq_epi8(v, open_bracket), _mm_cmpeq_epi8(v, close_bracket));
-    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_or_si128(braces, brackets));
-    int mask = _mm_movemask_epi8(hit);
-    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-    i += 16;
+  if (n == 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    __m128i q = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    __m128i braces = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('{')), _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
+    __m128i brackets = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('[')), _mm_cmpeq_epi8(v, _mm_set1_epi8(']')));
+    return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(q, _mm_or_si128(braces, brackets))));
   }
 #endif
-  for (; i < n; ++i) {
-    char c = s[i];
-    if (c == '"' || c == '{' || c == '}' || c == '[' || c == ']') return i;
+  unsigned mask = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    char c = s[k];
+    if (c == '"' || c == '\\' || c == '{' || c == '}' || c == '[' || c == ']') mask |= 1u << k;
   }
-  return n;
+  return mask;
 }
 
 // Index of the first backslash at or after `i`, or `n`.

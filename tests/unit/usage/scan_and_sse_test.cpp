@@ -70,6 +70,29 @@ TEST_CASE("json scan: nested values skipped 16 bytes at a time keep exact spans 
   }
 }
 
+TEST_CASE("json scan: escapes inside nested strings at every offset of a 16-byte block") {
+  // An escaped quote, an escaped backslash before a closing quote, and quoted
+  // brackets, shifted through every position of the block walk and cut into
+  // pieces of every small size: an escape split from its byte must not end a
+  // string, and an escaped backslash must not escape the quote after it.
+  const std::string nested = R"({"t":"a\"]}\\","u":["\\\"[{","\"",{"v":"\\"}],"w":"}\\\\"})";
+  for (std::size_t pad = 0; pad < 17; ++pad) {
+    const std::string body = R"({"p":")" + std::string(pad, 'x') + R"(","usage":)" + nested + R"(,"z":1})";
+    for (std::size_t k : {1u, 2u, 3u, 5u, 15u, 16u, 17u, 100000u}) {
+      CAPTURE(pad);
+      CAPTURE(k);
+      JsonTopLevelScanner s({"usage"}, /*record_all=*/true);
+      for (std::size_t i = 0; i < body.size(); i += k) s.feed(std::string_view(body).substr(i, k));
+      CHECK(s.complete());
+      REQUIRE(s.find("usage"));
+      CHECK(s.find("usage")->value == nested);
+      CHECK(s.find("usage")->value_end == body.size() - std::string_view(R"(,"z":1})").size());
+      REQUIRE(s.members().size() == 3);
+      CHECK(s.members()[2].key == "z");
+    }
+  }
+}
+
 TEST_CASE("json scan: not an object, or broken, reports nothing") {
   for (const char* bad : {"", "[1]", "\"x\"", "{\"a\" 1}", "{\"a\":1,}", "{\"a\":}", "{\"a\":1]", "{\"a\":1"}) {
     CAPTURE(bad);
