@@ -2,31 +2,14 @@
 
 #include <charconv>
 
+#include "proxy/head_text.hpp"
+
 namespace td::proxy {
 
 namespace asio = boost::asio;
 
 ResponseFramer::ResponseFramer(const boost::beast::http::response_header<>& head, bool chunked)
-    : chunked_(chunked) {
-  const auto reason = head.reason();
-  std::size_t size = 16 + reason.size();
-  for (const auto& f : head) size += f.name_string().size() + f.value().size() + 4;
-  head_.reserve(size);
-  head_ += head.version() == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-  char code[4];
-  auto [end, ec] = std::to_chars(code, code + 3, head.result_int());
-  head_.append(code, static_cast<std::size_t>(end - code));
-  head_ += ' ';
-  head_.append(reason.data(), reason.size());
-  head_ += "\r\n";
-  for (const auto& f : head) {
-    head_.append(f.name_string().data(), f.name_string().size());
-    head_ += ": ";
-    head_.append(f.value().data(), f.value().size());
-    head_ += "\r\n";
-  }
-  head_ += "\r\n";
-}
+    : head_(head_text(head)), chunked_(chunked) {}
 
 std::span<const asio::const_buffer> ResponseFramer::head_only() {
   if (head_sent_) return {};

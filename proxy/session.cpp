@@ -23,12 +23,10 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/serializer.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 
 #include <charconv>
 #include <chrono>
@@ -39,6 +37,7 @@
 #include "proxy/beast_header_map.hpp"
 #include "proxy/body_peek.hpp"
 #include "proxy/errors.hpp"
+#include "proxy/head_text.hpp"
 #include "proxy/http_rules.hpp"
 #include "proxy/log.hpp"
 #include "proxy/request_body.hpp"
@@ -109,30 +108,10 @@ boost::system::error_code parse_buffered(Parser& parser, beast::flat_buffer& buf
   return {};
 }
 
-// Writes what the socket takes at once with a plain non-blocking send, and
-// only the rest (if any) asynchronously: a write that completes immediately
-// then costs no trip through the scheduler. The socket must be in
-// non-blocking mode. Returns {} or the error (need_buffer is not one).
-template <class Stream, class Serializer>
-asio::awaitable<boost::system::error_code> write_now(Stream& stream, Serializer& sr, bool header_only) {
-  boost::system::error_code ec;
-  if (header_only) http::write_header(stream, sr, ec);
-  else http::write(stream, sr, ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) {
-    if (header_only) {
-      auto [aec, n] = co_await http::async_write_header(stream, sr, nothrow);
-      ec = aec;
-    } else {
-      auto [aec, n] = co_await http::async_write(stream, sr, nothrow);
-      ec = aec;
-    }
-  }
-  if (ec == http::error::need_buffer) ec = {};
-  co_return ec;
-}
-
-// write_now for ready-made buffers: one non-blocking gather write, and only
-// what the socket did not take goes the asynchronous way.
+// Writes what the socket takes at once with one non-blocking gather write,
+// and only the rest (if any) asynchronously: a write that completes
+// immediately then costs no trip through the scheduler. The socket must be
+// in non-blocking mode.
 asio::awaitable<boost::system::error_code> send_now(beast::tcp_stream& stream,
                                                     std::span<const asio::const_buffer> bufs) {
   boost::system::error_code ec;
@@ -208,7 +187,7 @@ asio::awaitable<void> run_session_impl(Worker& w, tcp::socket socket) {
 asio::awaitable<void> ClientSession::run() {
   boost::system::error_code ec;
   client_.socket().set_option(tcp::no_delay(true), ec);
-  client_.socket().non_blocking(true, ec);  // for write_now()
+  client_.socket().non_blocking(true, ec);  // for send_now()
   bool first = true;
   Next next = Next::close;
   while (!w_.server.draining.load(std::memory_order_relaxed)) {
@@ -568,6 +547,7 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
   // temporaries inside a co_await expression, hence named locals throughout.)
   unsigned fail_status = 0;
   std::string fail_message;
+  std::string request_head;  // the request's head as sent, kept for a retry
   for (int attempt = 0;; ++attempt) {
     conn = w_.pool.take(target.pool_key);
     if (conn) {
@@ -586,12 +566,14 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
     }
     handle_.upstream_timeout(idle);
     boost::system::error_code wec;
+    if (request_head.empty()) request_head = head_text(req);
+    const std::array<asio::const_buffer, 2> request_bytes{asio::buffer(request_head), asio::buffer(req.body())};
+    const std::span<const asio::const_buffer> request_bufs(request_bytes.data(), req.body().empty() ? 1 : 2);
     if (conn->tls) {
-      auto [e, wn] = co_await http::async_write(*conn->tls, req, nothrow);
+      auto [e, wn] = co_await asio::async_write(*conn->tls, request_bufs, nothrow);
       wec = e;
     } else {
-      http::request_serializer<RequestBody> rs{req};
-      wec = co_await write_now(*conn->plain, rs, false);
+      wec = co_await send_now(*conn->plain, request_bufs);
     }
     handle_.no_upstream_timeout();
     if (client_gone_) co_return;
@@ -778,23 +760,20 @@ asio::awaitable<void> ClientSession::exchange(const Runtime& rt, const UpstreamT
 asio::awaitable<bool> ClientSession::send_local(RequestContext& ctx, unsigned status, std::string_view content_type,
                                                 std::string_view body, bool keep_alive, bool head_request,
                                                 const std::vector<std::pair<std::string, std::string>>& extra) {
-  http::response<http::string_body> res;
+  http::response<http::empty_body> res;
   res.version(11);
   res.result(status);
   res.set(http::field::content_type, content_type);
   for (auto& [name, value] : extra) res.insert(name, value);
   ctx.status = status;
-  if (head_request) {
-    res.content_length(body.size());
-  } else {
-    ctx.bytes_out = body.size();
-    res.body().assign(body.data(), body.size());
-    res.prepare_payload();
-  }
+  if (head_request || has_body_status(status)) res.content_length(body.size());
   res.keep_alive(keep_alive);
+  const bool send_body = !head_request && has_body_status(status) && !body.empty();
+  if (send_body) ctx.bytes_out = body.size();
+  const std::string head = head_text(res);
+  const std::array<asio::const_buffer, 2> bytes{asio::buffer(head), asio::buffer(body.data(), body.size())};
   handle_.client_timeout(std::chrono::seconds(30));
-  http::response_serializer<http::string_body> rs{res};
-  auto ec = co_await write_now(client_, rs, false);
+  auto ec = co_await send_now(client_, std::span<const asio::const_buffer>(bytes.data(), send_body ? 2 : 1));
   handle_.no_client_timeout();
   ctx.ttfb_ms = ms_since(ctx.start);
   co_return !ec;

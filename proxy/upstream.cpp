@@ -78,7 +78,7 @@ asio::awaitable<std::unique_ptr<UpstreamConn>> connect_upstream(const UpstreamTa
     co_return nullptr;
   }
   stream.socket().set_option(tcp::no_delay(true));
-  if (!u.tls) stream.socket().non_blocking(true);  // for the session's write_now()
+  if (!u.tls) stream.socket().non_blocking(true);  // for the session's send_now()
 
   if (u.tls) {
     SSL* ssl = conn->tls->native_handle();

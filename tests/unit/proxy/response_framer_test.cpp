@@ -1,13 +1,15 @@
-// The hand framing of responses gives the bytes Beast's serializer gives.
+// The hand framing of requests and responses gives the bytes Beast's serializer gives.
 #include <doctest/doctest.h>
 
 #include <boost/beast/core/buffers_range.hpp>
 #include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/serializer.hpp>
 
 #include <string>
 #include <vector>
 
+#include "proxy/head_text.hpp"
 #include "proxy/response_framer.hpp"
 
 using td::proxy::ResponseFramer;
@@ -116,4 +118,30 @@ TEST_CASE("response framer: a head with no body (HEAD, 204, 304) is the head alo
   framer.sent();
   CHECK(framer.head_sent());
   CHECK(framer.frame(nullptr, 0, true).empty());
+}
+
+TEST_CASE("head text: a request head is the bytes of Beast's serializer, known and unknown methods") {
+  for (std::string_view method : {"POST", "GET", "PURGE"}) {
+    http::request<http::empty_body> req;
+    req.method_string(method);
+    req.target("/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse&key=k");
+    req.version(11);
+    req.insert("Host", "generativelanguage.googleapis.com");
+    req.insert("x-goog-api-key", "k");
+    req.insert("Content-Type", "application/json");
+    req.insert("X-Empty", "");
+    req.set(http::field::accept_encoding, "identity");
+    req.content_length(1234);
+    CAPTURE(method);
+    http::request_serializer<http::empty_body> sr{req};
+    std::string expected;
+    sr.split(true);
+    boost::system::error_code ec;
+    sr.next(ec, [&](boost::system::error_code&, const auto& buffers) {
+      for (auto b : beast::buffers_range_ref(buffers)) expected.append(static_cast<const char*>(b.data()), b.size());
+    });
+    REQUIRE_FALSE(ec);
+    CHECK(expected.ends_with("Content-Length: 1234\r\n\r\n"));
+    CHECK(td::proxy::head_text(req) == expected);
+  }
 }
