@@ -82,6 +82,19 @@ TEST_CASE("body peek finds the top-level model and stream flag") {
   CHECK_FALSE(p.stream);
 }
 
+TEST_CASE("body peek finds the keys at every offset of the 16-byte search, past look-alike keys") {
+  for (std::size_t pad = 0; pad < 40; ++pad) {
+    const std::string body = R"({"p":")" + std::string(pad, 'm') + R"(","mode":"m","models":"s","m\"":1,"model":"gpt-5","stream":true})";
+    CAPTURE(pad);
+    auto p = peek_body(body);
+    CHECK(p.model == "gpt-5");
+    CHECK(p.stream);
+    p = peek_body(body.substr(0, body.size() - 15) + "}");  // no "stream" at all
+    CHECK(p.model == "gpt-5");
+    CHECK_FALSE(p.stream);
+  }
+}
+
 namespace {
 struct Counter : FilterState {
   int chunks = 0;
