@@ -1,6 +1,8 @@
 #include "proxy/ledger.hpp"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <span>
@@ -129,6 +131,8 @@ std::vector<CalibrationEntry> Ledger::load_calibration() {
 
 void Ledger::run() {
   pthread_setname_np(pthread_self(), "td-ledger");
+  // Background work: best effort (a sandbox may refuse; the writer still runs).
+  if (options_.writer_nice != 0) setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options_.writer_nice);
   std::vector<LedgerRow> batch;
   std::vector<CalibrationEntry> calibration;
   std::unique_lock lock(mu_);

@@ -22,6 +22,16 @@
 // per transaction with a yield between them when a burst of load queues
 // more. Committing 128 rows at a time costs ~15% of the writer's peak
 // throughput (~500k rows/s, scripts/bench/ledger.sh): far beyond any load.
+//
+// Background priority: the writer runs at nice `writer_nice` (10). With the
+// kernel's group scheduling (autogroup, cgroups) a busy thread on one core
+// takes the process's CPU share away from the I/O thread on the other, and
+// that thread is then preempted more often by whatever else wakes there:
+// at nice 0 the I/O thread was preempted ~0.25 times a request (2 cores, 2 KB
+// requests at c=32), and the proxy served ~13% fewer requests/s than at nice
+// 10. Nice 10 still leaves the writer ~10% of a core that an I/O thread keeps
+// busy, above its ~6% need at 40k rows/s, so a saturated machine does not
+// starve it (nice 19 would: ~1.5%).
 #pragma once
 
 #include <atomic>
@@ -45,6 +55,7 @@ struct LedgerOptions {
   std::size_t batch_rows = 1024;  // wake the writer early once this many are queued
   std::size_t commit_rows = 128;   // rows per transaction: bounds one burst of writer CPU
   std::chrono::milliseconds flush_interval{10};
+  int writer_nice = 10;      // the writer thread's nice value (see above)
   bool start_writer = true;  // false: rows queue up until start() (tests, staged startup)
 };
 

@@ -54,6 +54,10 @@ asio::awaitable<void> sweep_timeouts(Worker& w) {
         s->upstream_timed_out = true;
         if (s->upstream) s->upstream->tcp().socket().cancel(ignored);
       }
+      if (s->watch_due) {
+        s->watch_due = false;
+        s->register_watch(s->session);
+      }
     }
   }
 }

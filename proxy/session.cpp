@@ -132,6 +132,8 @@ class ClientSession {
  public:
   ClientSession(Worker& w, tcp::socket socket) : w_(w), client_(std::move(socket)) {
     handle_.stream = &client_;
+    handle_.session = this;
+    handle_.register_watch = [](void* self) { static_cast<ClientSession*>(self)->register_watch(); };
     w_.sessions.insert(&handle_);
     w_.server.open_connections.fetch_add(1, std::memory_order_relaxed);
   }
@@ -153,6 +155,7 @@ class ClientSession {
   asio::awaitable<void> exchange(const Runtime& rt, const UpstreamTarget& target, Request& req,
                                  RequestContext& ctx, bool head_request, bool& keep_alive);
   void start_watch();
+  void register_watch();
   void on_watch(const boost::system::error_code& ec);
   void stop_watch();
   void client_went_away();
@@ -493,11 +496,17 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
 // request was read whole, so readable means the client closed (EOF or an
 // error: it went away, and the upstream request is cancelled by closing its
 // connection) or pipelined its next request (then stop watching). A plain
-// handler, not a coroutine: it costs one reactor registration per request.
+// handler, not a coroutine. The worker's sweep registers it
+// (SessionHandle::watch_due), so a request answered before the next sweep
+// registers nothing.
 void ClientSession::start_watch() {
   client_gone_ = false;
   watching_ = true;
-  if (watch_pending_) return;
+  handle_.watch_due = !watch_pending_;
+}
+
+void ClientSession::register_watch() {
+  if (!watching_ || watch_pending_) return;
   watch_pending_ = true;
   client_.socket().async_wait(tcp::socket::wait_read, [this, alive = alive_](const boost::system::error_code& ec) {
     if (*alive) on_watch(ec);
@@ -506,12 +515,18 @@ void ClientSession::start_watch() {
 
 void ClientSession::on_watch(const boost::system::error_code& ec) {
   watch_pending_ = false;
-  if (!watching_ || ec == asio::error::operation_aborted) return;
+  if (!watching_) return;
+  if (ec == asio::error::operation_aborted) {
+    // The cancel of an earlier request's watch, run after this request
+    // started watching: the sweep registers a new one.
+    handle_.watch_due = true;
+    return;
+  }
   if (!ec) {
     char byte;
     ssize_t n = ::recv(client_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-      start_watch();  // not really readable: keep watching
+      register_watch();  // not really readable: keep watching
       return;
     }
     if (n > 0) return;  // a pipelined request: the client is still there
@@ -528,6 +543,7 @@ void ClientSession::client_went_away() {
 
 void ClientSession::stop_watch() {
   watching_ = false;
+  handle_.watch_due = false;
   if (watch_pending_) {
     boost::system::error_code ignored;
     client_.socket().cancel(ignored);  // the handler runs with operation_aborted

@@ -38,6 +38,15 @@ struct SessionHandle {
   bool client_timed_out = false;    // the sweep cancelled the client operation
   bool upstream_timed_out = false;  // the sweep cancelled the upstream operation
 
+  // The client watch (noticing a client that leaves while its request is
+  // upstream) is registered by the sweep, not per request: a request
+  // answered within a sweep period, the common case behind a fast upstream,
+  // never costs the epoll_ctl a wait registration makes. A client leaving a
+  // slow request is still noticed within about one sweep period.
+  bool watch_due = false;
+  void (*register_watch)(void* session) = nullptr;
+  void* session = nullptr;
+
   void client_timeout(std::chrono::milliseconds d) {
     client_deadline = clock::now() + d;
     client_timed_out = false;

@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "proxy/ledger.hpp"
@@ -40,6 +44,30 @@ TEST_CASE("submitted rows are committed by the writer thread, in order") {
   CHECK(opened.ledger->written() == 20);
   CHECK(opened.ledger->dropped() == 0);
   CHECK(stored(tmp.file("usage.db")) == rows);
+}
+
+TEST_CASE("the writer thread runs at the background nice value it is given") {
+  TempDir tmp;
+  auto opened = Ledger::open({.path = tmp.file("usage.db"), .writer_nice = 7});
+  REQUIRE_MESSAGE(opened.ledger, opened.error);
+  REQUIRE(opened.ledger->submit(sample_row(1)));
+  REQUIRE(opened.ledger->flush());  // the writer has run its first lines by now
+  int writer_nice = -100;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name != "td-ledger") continue;
+    // /proc/<tid>/stat: "pid (comm) state ..."; nice is the 19th field.
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 19 && rest >> field; ++i) {}
+    writer_nice = std::stoi(field);
+  }
+  CHECK(writer_nice == 7);
 }
 
 TEST_CASE("rows queued while the writer is not running go in one transaction") {
