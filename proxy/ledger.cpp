@@ -156,6 +156,10 @@ void Ledger::run() {
     write(batch, calibration);
     std::uint64_t n = batch.size();
     batch.clear();
+    // A backlog (the writer is niced, and a saturated machine can leave it
+    // behind for a while) grew this vector: give that memory back rather
+    // than keep two vectors sized for the worst backlog ever seen.
+    if (batch.capacity() > 4 * options_.batch_rows) std::vector<LedgerRow>().swap(batch);
     calibration.clear();
 
     lock.lock();

@@ -154,6 +154,7 @@ class ClientSession {
                                       bool keep_alive);
   asio::awaitable<void> exchange(const Runtime& rt, const UpstreamTarget& target, Request& req,
                                  RequestContext& ctx, bool head_request, bool& keep_alive);
+  asio::awaitable<boost::system::error_code> read_body(RequestParser& parser, const config::Limits& limits);
   void start_watch();
   void register_watch();
   void on_watch(const boost::system::error_code& ec);
@@ -243,6 +244,13 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
   RequestParser parser;
   parser.header_limit(limits.max_header_bytes);
   parser.body_limit(limits.max_body_bytes);
+  // A recycled body string (its capacity kept), given back when the request ends.
+  parser.get().body() = w_.take_body();
+  struct BodyRecycler {
+    Worker& w;
+    RequestParser& parser;
+    ~BodyRecycler() { w.give_body(std::move(parser.get().body())); }
+  } recycle_body{w_, parser};
   boost::system::error_code ec = parse_buffered(parser, buf_);
   if (!ec && !parser.is_header_done()) {
     handle_.client_timeout(milliseconds(limits.client_header_timeout_ms));
@@ -384,36 +392,26 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
       handle_.no_client_timeout();
       if (cec) co_return Next::close;
     }
-    if (buf_.capacity() < 64 * 1024 && parser.content_length().value_or(64 * 1024) > 16 * 1024)
-      buf_.reserve(64 * 1024);
-    while (!parser.is_done()) {
-      boost::system::error_code bec = parse_buffered(parser, buf_);
-      if (!bec && !parser.is_done()) {
-        handle_.client_timeout(milliseconds(limits.client_header_timeout_ms));
-        auto [rec, rn] = co_await http::async_read_some(client_, buf_, parser, nothrow);
-        handle_.no_client_timeout();
-        bec = rec;
-      }
-      if (bec == http::error::body_limit) {
-        ctx.error = "request body over the limit";
-        std::string message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
-        co_await send_error(ctx, 413, message, "request_too_large", false, head_request);
+    boost::system::error_code bec = co_await read_body(parser, limits);
+    if (bec == http::error::body_limit) {
+      ctx.error = "request body over the limit";
+      std::string message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
+      co_await send_error(ctx, 413, message, "request_too_large", false, head_request);
+      finish(nullptr, ctx, false);
+      co_return Next::linger_close;
+    }
+    if (bec) {
+      // The client went away or sent a broken body: nothing to answer.
+      if (bec != http::error::partial_message && bec != asio::error::eof &&
+          bec != asio::error::connection_reset && !handle_.client_timed_out &&
+          bec != asio::error::operation_aborted) {
+        ctx.error = "bad request body: " + bec.message();
+        std::string message = "malformed request body: " + bec.message();
+        co_await send_error(ctx, 400, message, "bad_request", false, head_request);
         finish(nullptr, ctx, false);
         co_return Next::linger_close;
       }
-      if (bec) {
-        // The client went away or sent a broken body: nothing to answer.
-        if (bec != http::error::partial_message && bec != asio::error::eof &&
-            bec != asio::error::connection_reset && !handle_.client_timed_out &&
-            bec != asio::error::operation_aborted) {
-          ctx.error = "bad request body: " + bec.message();
-          std::string message = "malformed request body: " + bec.message();
-          co_await send_error(ctx, 400, message, "bad_request", false, head_request);
-          finish(nullptr, ctx, false);
-          co_return Next::linger_close;
-        }
-        co_return Next::close;
-      }
+      co_return Next::close;
     }
   }
   const bool had_body_framing = req.find(http::field::content_length) != req.end() || parser.chunked();
@@ -490,6 +488,46 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   }
   finish(&rt, ctx, true);
   co_return keep_alive ? Next::keep_alive : Next::close;
+}
+
+// Reads the rest of the request body. With a Content-Length, the bytes the
+// read buffer holds go through the parser and the rest is read straight into
+// the body string: one copy from the kernel, and the connection's read
+// buffer stays small instead of growing to the body's size and shrinking
+// again when the connection goes idle. A chunked body goes through the
+// parser piece by piece. Returns the error, or {} with the body whole.
+asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParser& parser,
+                                                                    const config::Limits& limits) {
+  const auto timeout = milliseconds(limits.client_header_timeout_ms);
+  boost::system::error_code ec = parse_buffered(parser, buf_);
+  if (ec || parser.is_done()) co_return ec;
+  if (!parser.chunked() && parser.content_length()) {
+    std::string& body = parser.get().body();
+    const auto want = static_cast<std::size_t>(*parser.content_length());
+    std::size_t have = body.size();
+    body.resize(want);
+    while (have < want) {
+      handle_.client_timeout(timeout);
+      auto [rec, n] = co_await client_.async_read_some(asio::buffer(body.data() + have, want - have), nothrow);
+      handle_.no_client_timeout();
+      have += n;
+      if (rec) {
+        ec = rec == asio::error::eof ? http::error::partial_message : rec;
+        break;
+      }
+    }
+    body.resize(have);
+    co_return ec;
+  }
+  if (buf_.capacity() < 64 * 1024) buf_.reserve(64 * 1024);
+  while (!ec && !parser.is_done()) {
+    handle_.client_timeout(timeout);
+    auto [rec, rn] = co_await http::async_read_some(client_, buf_, parser, nothrow);
+    handle_.no_client_timeout();
+    ec = rec;
+    if (!ec) ec = parse_buffered(parser, buf_);
+  }
+  co_return ec;
 }
 
 // The client watcher. A wait for readability on the client socket: the

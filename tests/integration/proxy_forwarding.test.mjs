@@ -4,7 +4,7 @@
 // goes away.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
-import {startFakeUpstream, startTokendiet, rawRequest, Connection} from '../support/index.mjs';
+import {startFakeUpstream, startTokendiet, rawRequest, Connection, buildRequest} from '../support/index.mjs';
 
 // One fake per provider, so a wrong route shows as a request on the wrong fake.
 const fakes = {};
@@ -128,6 +128,45 @@ test('a chunked request body reaches the upstream with the same bytes', async ()
     headers: [['Transfer-Encoding', 'chunked'], ['Content-Type', 'application/json'], ['x-goog-api-key', 'AIzaK']], body: chunked, contentLength: false});
   assert.equal(r.status, 200);
   assert.ok(fakes.gemini.last().body.equals(body));
+});
+
+test('a Content-Length body that trickles in, with the next request pipelined behind it, arrives whole', async () => {
+  // The body is read straight into the request (not through the read
+  // buffer): pieces of every size, pauses between them, and bytes of the
+  // next request in the same write as the body's end must all come out right.
+  clearAll();
+  const body = Buffer.from(JSON.stringify({model: 'm', messages: [{role: 'user', content: 'y'.repeat(70000)}]}));
+  const second = Buffer.from('{"model":"m","n":2}');
+  const head = buildRequest({method: 'POST', path: '/v1/chat/completions', headers: {'content-type': 'application/json', 'content-length': String(body.length)}});
+  const next = buildRequest({method: 'POST', path: '/v1/chat/completions', body: second, headers: {'content-type': 'application/json'}});
+  const c = await Connection.open({port: td.port});
+  try {
+    await c.send(Buffer.concat([head, body.subarray(0, 100)]));
+    for (const [from, to] of [[100, 101], [101, 20000], [20000, 20001], [20001, 65536]]) {
+      await sleep(30);
+      await c.send(body.subarray(from, to));
+    }
+    await sleep(30);
+    await c.send(Buffer.concat([body.subarray(65536), next]));
+    const r1 = await c.readResponse({});
+    const r2 = await c.readResponse({});
+    assert.equal(r1.status, 200);
+    assert.equal(r2.status, 200);
+  } finally { c.close(); }
+  assert.equal(fakes.openai.requests.length, 2);
+  assert.ok(fakes.openai.requests[0].body.equals(body), 'first body changed on the way');
+  assert.ok(fakes.openai.requests[1].body.equals(second), 'pipelined body changed on the way');
+});
+
+test('a client that stops mid-body: nothing goes upstream, the connection closes', async () => {
+  clearAll();
+  const c = await Connection.open({port: td.port, timeoutMs: 3000});
+  await c.send(Buffer.from('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000\r\n\r\n{"model":"m",'));
+  await sleep(50);
+  c.sock.end();  // half-close: the body can never complete
+  for (let i = 0; i < 300 && !c.closed; i++) await sleep(10);
+  assert.ok(c.closed, 'the proxy kept a connection whose body can never complete');
+  assert.equal(fakes.openai.requests.length, 0);
 });
 
 test('several requests on one client connection (keep-alive), and the upstream connection is reused', async () => {
