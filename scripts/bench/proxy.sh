@@ -4,7 +4,8 @@
 #   load       scripts/bench/proxy/bench.sh: direct vs nginx vs Portkey vs tokendiet, wrk -c32,
 #              bodies 2k/50k/500k, ROUNDS rounds, tokendiet --threads 1 like NGINX_WORKERS=1;
 #              plus the slow-stream time-to-first-event check and idle/peak RSS
-#   latency    the same at --connections 1 (bodies 2k, 50k; LAT_ROUNDS rounds): added p99 over direct
+#   latency    the same at --connections 1 (bodies 2k, 50k; LAT_ROUNDS=7 rounds of LAT_DURATION=5 s):
+#              added p99 over direct, per-round pairs
 #   slow       scripts/bench/slow_streams.mjs: 512 concurrent slow SSE streams, largest gap between
 #              events vs the upstream's 50 ms, idle RSS
 #   callgrind  instructions per proxied request (valgrind --tool=callgrind, counters zeroed after a
@@ -25,7 +26,7 @@ ROOT=$PWD
 HARNESS=$ROOT/scripts/bench/proxy
 BIN=${TOKENDIET_BIN:-$ROOT/${BUILD_DIR:-build}/proxy/tokendiet}
 ROUNDS=${ROUNDS:-2}
-LAT_ROUNDS=${LAT_ROUNDS:-3}
+LAT_ROUNDS=${LAT_ROUNDS:-7}
 PHASES=load,latency,slow,callgrind
 PORTKEY=1
 QUICK=0
@@ -99,7 +100,9 @@ fi
 
 if has latency; then
   log "latency: --connections 1, sizes $LAT_SIZES, $LAT_ROUNDS rounds"
-  CONNECTIONS=1 "$HARNESS/bench.sh" --connections 1 --rounds "$LAT_ROUNDS" --sizes "$LAT_SIZES" --no-ttfb --out "$OUT/latency" \
+  # Many short rounds: a p99 at one connection swings by hundreds of µs
+  # between runs on a shared box, and the targets compare per-round pairs.
+  CONNECTIONS=1 DURATION=${LAT_DURATION:-${DURATION:-5}} "$HARNESS/bench.sh" --connections 1 --rounds "$LAT_ROUNDS" --sizes "$LAT_SIZES" --no-ttfb --out "$OUT/latency" \
     --start tokendiet="$TD_START" --start tokendiet-core="$CORE_START" \
     direct nginx tokendiet=http://127.0.0.1:$TD_PORT tokendiet-core=http://127.0.0.1:$CORE_PORT >"$OUT/latency.log" 2>&1 ||
     { log "latency phase failed; see $OUT/latency.log"; tail -20 "$OUT/latency.log" >&2; exit 1; }
