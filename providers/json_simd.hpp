@@ -36,6 +36,32 @@ inline std::size_t scan_string_body(const char* s, std::size_t i, std::size_t n)
   return n;
 }
 
+// Index of the first byte at or after `i` that a JSON string writer cannot
+// copy as is: '"', '\\', a control character (< 0x20) or a non-ASCII byte
+// (>= 0x80, to be checked as UTF-8); `n` if none. Encoding edited text back
+// into a body is mostly long plain runs.
+inline std::size_t scan_plain_ascii(const char* s, std::size_t i, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i ctl_max = _mm_set1_epi8(0x1F);
+  while (i + 16 <= n) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
+    hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_max_epu8(v, ctl_max), ctl_max));
+    // The high bit of each byte is its own "non-ASCII" flag.
+    int mask = _mm_movemask_epi8(hit) | _mm_movemask_epi8(v);
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    i += 16;
+  }
+#endif
+  for (; i < n; ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return i;
+  }
+  return n;
+}
+
 // Bit k set when s[k] (k < n <= 16) is '"', '\\', '{', '}', '[' or ']': the
 // bytes a scan inside nested JSON must look at, quotes and escapes included,
 // so whole strings are stepped over without a second scan.

@@ -125,11 +125,9 @@ void append_json_string(std::string& out, std::string_view s) {
   std::size_t i = 0, run = 0;  // [run, i) is a stretch copied verbatim
   auto flush = [&] { out.append(s.data() + run, i - run); };
   while (i < s.size()) {
+    i = scan_plain_ascii(s.data(), i, s.size());
+    if (i == s.size()) break;
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++i;
-      continue;
-    }
     if (c >= 0x80) {
       std::size_t len = utf8_sequence_length(s, i);
       if (len > 0) {

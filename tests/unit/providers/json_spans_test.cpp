@@ -63,6 +63,24 @@ TEST_CASE("json: decoding escapes, surrogates and lone surrogates") {
   CHECK(out == "x\xEF\xBF\xBDy\xEF\xBF\xBDz");
 }
 
+TEST_CASE("json: append_json_string finds each byte to escape wherever it sits in a 16-byte block") {
+  // The plain runs are skipped 16 bytes at a time: put every kind of byte
+  // that ends a run at every offset of a long string, and check the result
+  // against the short-string cases above.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\n"}, {std::string(1, '\x01'), "\\u0001"},
+      {"\x7f", "\x7f"}, {"\xC3\xA9", "\xC3\xA9"}, {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},
+      {"\x80", "\xEF\xBF\xBD"}, {"\xE2\x9C", "\xEF\xBF\xBD\xEF\xBF\xBD"}};
+  for (const auto& [raw, escaped] : cases) {
+    for (std::size_t at = 0; at < 40; ++at) {
+      CAPTURE(at);
+      CAPTURE(escaped);
+      const std::string before(at, 'a'), after(40 - at, 'b');
+      CHECK(json_string(before + raw + after) == "\"" + before + escaped + after + "\"");
+    }
+  }
+}
+
 TEST_CASE("json: append_json_string escapes what must be and keeps UTF-8 whole") {
   CHECK(json_string("plain") == "\"plain\"");
   CHECK(json_string("q\"b\\n\nr\rt\tb\bf\f") == R"("q\"b\\n\nr\rt\tb\bf\f")");
