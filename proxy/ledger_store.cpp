@@ -196,7 +196,7 @@ LedgerStore::Opened LedgerStore::open(const std::string& path, Access access) {
 }
 
 LedgerStore::~LedgerStore() {
-  sqlite3_finalize(insert_);
+  for (sqlite3_stmt* s : insert_) sqlite3_finalize(s);
   sqlite3_close(db_);
 }
 
@@ -230,49 +230,74 @@ std::string LedgerStore::migrate() {
   return exec(db_, "COMMIT");
 }
 
+sqlite3_stmt* LedgerStore::insert_statement(unsigned k) {
+  if (!insert_[k]) {
+    std::string row = "(?";
+    for (int i = 1; i < kColumnCount; ++i) row += ",?";
+    row += ")";
+    std::string sql = std::string("INSERT INTO requests (") + kColumns + ") VALUES " + row;
+    for (std::size_t i = 1; i < (std::size_t{1} << k); ++i) sql += "," + row;
+    sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_[k], nullptr);
+  }
+  return insert_[k];
+}
+
+namespace {
+
+// Binds `r` to the parameters after `i`; `strategies` holds the joined
+// names until the statement has run (the text is bound, not copied).
+void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, std::string& strategies) {
+  strategies = join(r.strategies);
+  sqlite3_bind_int64(s, ++i, r.time_ms);
+  bind_text(s, ++i, r.request_id);
+  bind_text(s, ++i, r.session);
+  bind_text(s, ++i, r.key_fingerprint);
+  bind_text(s, ++i, r.provider);
+  bind_text(s, ++i, r.model);
+  bind_text(s, ++i, r.profile);
+  bind_text(s, ++i, r.mode);
+  for (std::int64_t v : {r.tokens_before, r.tokens_after, r.prompt_tokens, r.completion_tokens,
+                         r.cached_read_tokens, r.cache_write_tokens, r.reasoning_tokens})
+    sqlite3_bind_int64(s, ++i, v);
+  sqlite3_bind_int(s, ++i, r.usage_present);
+  sqlite3_bind_int(s, ++i, r.status);
+  sqlite3_bind_int64(s, ++i, r.ttfb_ms);
+  sqlite3_bind_int64(s, ++i, r.total_ms);
+  sqlite3_bind_int(s, ++i, r.stream);
+  bind_text(s, ++i, strategies);
+  sqlite3_bind_int(s, ++i, r.fail_open);
+  sqlite3_bind_int64(s, ++i, r.bytes_in);
+  sqlite3_bind_int64(s, ++i, r.bytes_out);
+}
+
+}  // namespace
+
 std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
   if (rows.empty()) return {};
-  if (!insert_) {
-    std::string sql = std::string("INSERT INTO requests (") + kColumns + ") VALUES (?";
-    for (int i = 1; i < kColumnCount; ++i) sql += ",?";
-    sql += ")";
-    if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_, nullptr) !=
-        SQLITE_OK)
-      return errmsg(db_, "prepare insert");
-  }
   if (auto why = exec(db_, "BEGIN IMMEDIATE"); !why.empty()) return "begin: " + why;
-  for (const LedgerRow& r : rows) {
-    sqlite3_stmt* s = insert_;
-    std::string strategies = join(r.strategies);
+  std::string strategies[std::size_t{1} << kMaxInsertLog2];
+  while (!rows.empty()) {
+    // The largest block that fits: rows keep their order (and ids).
+    unsigned k = kMaxInsertLog2;
+    while ((std::size_t{1} << k) > rows.size()) --k;
+    const std::size_t n = std::size_t{1} << k;
+    sqlite3_stmt* s = insert_statement(k);
+    if (!s) {
+      std::string why = errmsg(db_, "prepare insert");
+      exec(db_, "ROLLBACK");
+      return why;
+    }
     int i = 0;
-    sqlite3_bind_int64(s, ++i, r.time_ms);
-    bind_text(s, ++i, r.request_id);
-    bind_text(s, ++i, r.session);
-    bind_text(s, ++i, r.key_fingerprint);
-    bind_text(s, ++i, r.provider);
-    bind_text(s, ++i, r.model);
-    bind_text(s, ++i, r.profile);
-    bind_text(s, ++i, r.mode);
-    for (std::int64_t v : {r.tokens_before, r.tokens_after, r.prompt_tokens, r.completion_tokens,
-                           r.cached_read_tokens, r.cache_write_tokens, r.reasoning_tokens})
-      sqlite3_bind_int64(s, ++i, v);
-    sqlite3_bind_int(s, ++i, r.usage_present);
-    sqlite3_bind_int(s, ++i, r.status);
-    sqlite3_bind_int64(s, ++i, r.ttfb_ms);
-    sqlite3_bind_int64(s, ++i, r.total_ms);
-    sqlite3_bind_int(s, ++i, r.stream);
-    bind_text(s, ++i, strategies);
-    sqlite3_bind_int(s, ++i, r.fail_open);
-    sqlite3_bind_int64(s, ++i, r.bytes_in);
-    sqlite3_bind_int64(s, ++i, r.bytes_out);
+    for (std::size_t r = 0; r < n; ++r) bind_row(s, i, rows[r], strategies[r]);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
-    sqlite3_clear_bindings(s);
+    sqlite3_clear_bindings(s);  // no pointer into `strategies` outlives this block
     if (rc != SQLITE_DONE) {
       std::string why = errmsg(db_, "insert");
       exec(db_, "ROLLBACK");
       return why;
     }
+    rows = rows.subspan(n);
   }
   if (auto why = exec(db_, "COMMIT"); !why.empty()) {
     exec(db_, "ROLLBACK");

@@ -87,3 +87,20 @@ TEST_CASE("bench: steady-state submit cost" * doctest::skip()) {
   }
   std::printf("ledger: steady-state submit %.0f ns/row\n", ns / (kRound * kRounds));
 }
+
+// The writer's cost per row against the rows per transaction: what a commit
+// costs beside the inserts (the writer competes with the I/O threads for CPU).
+TEST_CASE("bench: writer cost per row by transaction size" * doctest::skip()) {
+  constexpr int kRows = 100'000;
+  for (std::size_t commit : {16, 128, 1024, 8192}) {
+    td::test::TempDir tmp;
+    auto opened = Ledger::open({.path = tmp.file("usage.db"), .queue_capacity = kRows, .batch_rows = kRows,
+                                .commit_rows = commit, .start_writer = false});
+    REQUIRE(opened.ledger);
+    for (int i = 0; i < kRows; ++i) opened.ledger->submit(td::test::sample_row(i));
+    auto t0 = Clock::now();
+    opened.ledger->start();
+    opened.ledger->flush();
+    std::printf("ledger writer: %5zu rows/transaction: %.2f us/row\n", commit, ns_since(t0, kRows) / 1000);
+  }
+}

@@ -80,6 +80,26 @@ TEST_CASE("rows read back exactly as written") {
   CHECK(opened.store->rows_since(0, 2).size() == 2);
 }
 
+// Rows go in multi-row INSERTs of 32, 16, ... 1: every block size, and
+// batches that end on each, keep each row's fields with that row.
+TEST_CASE("batches of every size read back exactly, in order") {
+  TempDir tmp;
+  auto opened = LedgerStore::open(tmp.file("usage.db"), LedgerStore::Access::ReadWrite);
+  REQUIRE(opened.store);
+  std::vector<LedgerRow> all;
+  int next = 0;
+  for (int size : {1, 2, 3, 31, 32, 33, 63, 64, 65, 77}) {
+    std::vector<LedgerRow> batch;
+    for (int k = 0; k < size; ++k) {
+      batch.push_back(sample_row(next++));
+      if (k % 7 == 3) batch.back().strategies.clear();
+    }
+    REQUIRE(opened.store->insert(batch).empty());
+    all.insert(all.end(), batch.begin(), batch.end());
+  }
+  CHECK(opened.store->rows_since(0) == all);
+}
+
 TEST_CASE("sums group by model, day, session, provider and key") {
   TempDir tmp;
   auto opened = LedgerStore::open(tmp.file("usage.db"), LedgerStore::Access::ReadWrite);
