@@ -5,7 +5,7 @@
 #              bodies 2k/50k/500k, ROUNDS rounds, tokendiet --threads 1 like NGINX_WORKERS=1;
 #              plus the slow-stream time-to-first-event check and idle/peak RSS
 #   latency    the same at --connections 1 (bodies 2k, 50k; LAT_ROUNDS=7 rounds of LAT_DURATION=5 s):
-#              added p99 over direct, per-round pairs
+#              added p99 over direct, per-round pairs; plus tokendiet-relay (diet and ledger off)
 #   slow       scripts/bench/slow_streams.mjs: 512 concurrent slow SSE streams, largest gap between
 #              events vs the upstream's 50 ms, idle RSS
 #   callgrind  instructions per proxied request (valgrind --tool=callgrind, counters zeroed after a
@@ -78,6 +78,13 @@ TD_START="env XDG_STATE_HOME={RUN}/tokendiet $BIN serve --threads 1 --listen 127
 printf 'profiles:\n  - name: off\n    models: ["*"]\n    enabled: false\n' >"$OUT/diet-off.yaml"
 CORE_START="env XDG_STATE_HOME={RUN}/core $BIN serve --config $OUT/diet-off.yaml --threads 1 --listen 127.0.0.1:{PORT} --upstream openai={UPSTREAM}"
 CORE_PORT=$((TD_PORT + 1))
+# The relay alone, for the latency phase: the core's config with the usage
+# ledger off too. At one connection the ledger's SQLite writer, though niced
+# and under 3 % of a core at 10k req/s, is what separates the core's p99 from
+# nginx's (README, "Latency at one connection"); this shows each part's share.
+printf 'ledger:\n  enabled: false\n' | cat - "$OUT/diet-off.yaml" >"$OUT/relay.yaml"
+RELAY_START="env XDG_STATE_HOME={RUN}/relay $BIN serve --config $OUT/relay.yaml --threads 1 --listen 127.0.0.1:{PORT} --upstream openai={UPSTREAM}"
+RELAY_PORT=$((TD_PORT + 2))
 targets=(direct nginx)
 ((PORTKEY)) && [[ -f $HARNESS/portkey/node_modules/@portkey-ai/gateway/build/start-server.js ]] && targets+=(portkey)
 ((PORTKEY)) && [[ ! -f $HARNESS/portkey/node_modules/@portkey-ai/gateway/build/start-server.js ]] &&
@@ -103,8 +110,9 @@ if has latency; then
   # Many short rounds: a p99 at one connection swings by hundreds of µs
   # between runs on a shared box, and the targets compare per-round pairs.
   CONNECTIONS=1 DURATION=${LAT_DURATION:-${DURATION:-5}} "$HARNESS/bench.sh" --connections 1 --rounds "$LAT_ROUNDS" --sizes "$LAT_SIZES" --no-ttfb --out "$OUT/latency" \
-    --start tokendiet="$TD_START" --start tokendiet-core="$CORE_START" \
-    direct nginx tokendiet=http://127.0.0.1:$TD_PORT tokendiet-core=http://127.0.0.1:$CORE_PORT >"$OUT/latency.log" 2>&1 ||
+    --start tokendiet="$TD_START" --start tokendiet-core="$CORE_START" --start tokendiet-relay="$RELAY_START" \
+    direct nginx tokendiet=http://127.0.0.1:$TD_PORT tokendiet-core=http://127.0.0.1:$CORE_PORT \
+    tokendiet-relay=http://127.0.0.1:$RELAY_PORT >"$OUT/latency.log" 2>&1 ||
     { log "latency phase failed; see $OUT/latency.log"; tail -20 "$OUT/latency.log" >&2; exit 1; }
   { echo; echo "## Added latency at concurrency 1 (wrk -c1)"; sed '1,/^$/d' "$OUT/latency/results.md"; } >>"$OUT/summary.md"
 fi

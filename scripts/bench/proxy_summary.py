@@ -76,8 +76,10 @@ def targets(out):
     mark = lambda ok: "yes" if ok else "**NO**"
     load = runs(os.path.join(out, "load", "runs.tsv"))
     # tokendiet-core: the same binary with the diet disabled (issue 2 is the
-    # proxy core); tokendiet: as shipped, every chat body parsed and pruned.
-    variants = (("tokendiet-core", "core"), ("tokendiet", "as shipped"))
+    # proxy core); tokendiet: as shipped, every chat body parsed and pruned;
+    # tokendiet-relay (latency phase only): the core with the ledger off too.
+    variants = (("tokendiet-relay", "relay (diet, ledger off)"), ("tokendiet-core", "core"),
+                ("tokendiet", "as shipped"))
     for s in sizes(load):
         ng, pk = med(load, s, "nginx", "rps"), med(load, s, "portkey", "rps")
         for name, label in variants:
