@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <unordered_set>
 
 #include "pruning/text.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning {
 
@@ -43,7 +43,7 @@ bool is_error_line(std::string_view line) {
 
 std::vector<std::string_view> names_in(std::string_view text) {
   std::vector<std::string_view> out;
-  std::unordered_set<std::string_view> seen;
+  NameSet seen;
   std::size_t i = 0;
   while (i < text.size()) {
     if (!name_char(text[i])) {
@@ -53,7 +53,7 @@ std::vector<std::string_view> names_in(std::string_view text) {
     std::size_t j = i;
     while (j < text.size() && name_char(text[j])) ++j;
     std::string_view run = text.substr(i, j - i);
-    if (is_name(run) && seen.insert(run).second) out.push_back(run);
+    if (is_name(run) && seen.insert(run)) out.push_back(run);
     i = j;
   }
   return out;
@@ -112,23 +112,65 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   return s;
 }
 
+std::uint64_t NameSet::hash_of(std::string_view name) { return tok::hash_bytes(name.data(), name.size()) | 1; }
+
+// The slot holding `name`, or the empty slot where it would go.
+std::size_t NameSet::find(std::string_view name, std::uint64_t h) const {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.hash == 0 || (slot.hash == h && slot.name == name)) return i;
+  }
+}
+
+bool NameSet::contains(std::string_view name) const {
+  if (size_ == 0) return false;
+  return slots_[find(name, hash_of(name))].hash != 0;
+}
+
+bool NameSet::insert(std::string_view name) {
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  const std::uint64_t h = hash_of(name);
+  Slot& slot = slots_[find(name, h)];
+  if (slot.hash != 0) return false;
+  slot = Slot{name, h};
+  ++size_;
+  return true;
+}
+
+void NameSet::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? 64 : 2 * old.size(), Slot{});
+  for (const Slot& slot : old)
+    if (slot.hash != 0) slots_[find(slot.name, slot.hash)] = slot;
+}
+
 std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* listed,
                    std::vector<std::string_view>* used, bool json_escaped) {
+  constexpr std::string_view kOpen = "[names in the hidden lines: ";
+  std::size_t size = 0;
+  for (const auto& piece : s.pieces) size += piece.text.size() + (piece.slot ? kOpen.size() + 3 : 0);
   std::string out;
+  out.reserve(size + (max_names ? 256 : 0));
   for (const auto& piece : s.pieces) {
     out += piece.text;
     if (!piece.slot || max_names == 0) continue;
-    std::string line;
+    // The names line is written in place, and taken back if it lists none.
+    const std::size_t line_start = out.size();
+    out += kOpen;
     std::uint32_t count = 0;
     for (const auto& name : piece.names) {
       if (count == max_names) break;
-      if (listed && listed->count(name)) continue;
-      line += count++ ? " " : "";
-      line += name;
+      if (listed && listed->contains(name)) continue;
+      if (count++) out += ' ';
+      out += name;
       if (used) used->push_back(name);
     }
-    if (count == 0) continue;
-    out += "[names in the hidden lines: " + line + "]";
+    if (count == 0) {
+      out.resize(line_start);
+      continue;
+    }
+    out += ']';
     out += json_escaped ? "\\n" : "\n";
   }
   return out;

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <initializer_list>
 #include <vector>
 
 namespace td::pruning {
@@ -37,8 +37,35 @@ struct Snipped {
 };
 
 // Names already listed in this request, so a later slot does not repeat them
-// (views into Snipped names, which must outlive the set).
-using NameSet = std::unordered_set<std::string_view>;
+// (views into Snipped names, which must outlive the set). A flat
+// open-addressing set: a request inserts a few hundred names and looks up
+// more, and a node-based set allocated a node for every insert.
+class NameSet {
+ public:
+  NameSet() = default;
+  NameSet(std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names) insert(n);
+  }
+  bool contains(std::string_view name) const;
+  bool insert(std::string_view name);  // false: it was there already
+  template <class It>
+  void insert(It first, It last) {
+    for (; first != last; ++first) insert(*first);
+  }
+  std::size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    std::string_view name;
+    std::uint64_t hash = 0;  // 0: empty (a name's hash is forced odd)
+  };
+  static std::uint64_t hash_of(std::string_view name);
+  std::size_t find(std::string_view name, std::uint64_t h) const;
+  void grow();
+
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  std::size_t size_ = 0;
+};
 
 // The cut (see snip_text); names are every name of the hidden lines that the
 // kept text does not contain, uncapped.

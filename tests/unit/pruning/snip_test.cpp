@@ -116,3 +116,17 @@ TEST_CASE("render: a name listed earlier in the request is not listed again") {
   CHECK(render(s, 16, nullptr, nullptr, true).find("src/mod_2.py]\\n") != std::string::npos);
 }
 
+
+TEST_CASE("NameSet: inserts once, finds what it holds, through growth") {
+  std::vector<std::string> names;
+  for (int i = 0; i < 1000; ++i) names.push_back("src/mod_" + std::to_string(i) + ".py");
+  NameSet set;
+  CHECK_FALSE(set.contains("src/mod_0.py"));
+  for (int i = 0; i < 1000; i += 2) CHECK(set.insert(names[i]));
+  for (int i = 0; i < 1000; i += 2) CHECK_FALSE(set.insert(std::string(names[i])));  // equal text, other storage
+  CHECK(set.size() == 500);
+  for (int i = 0; i < 1000; ++i) CHECK(set.contains(names[i]) == (i % 2 == 0));
+  CHECK_FALSE(set.contains(""));
+  CHECK(set.insert(""));
+  CHECK(set.contains(""));
+}
