@@ -1,5 +1,6 @@
 #include "providers/json_spans.hpp"
 
+#include <array>
 #include <cstring>
 
 #include "providers/json_simd.hpp"
@@ -68,52 +69,96 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+namespace {
+
+// What each one-character escape stands for (\u is decoded apart). Those
+// JSON does not define cannot reach here (the parser refuses them); they
+// stand for themselves, as \" \\ and \/ do.
+constexpr auto kUnescaped = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 256; ++c) t[c] = static_cast<char>(c);
+  t['b'] = '\b';
+  t['f'] = '\f';
+  t['n'] = '\n';
+  t['r'] = '\r';
+  t['t'] = '\t';
+  return t;
+}();
+
+// Decodes the \u escape at s[i] (and the low surrogate after a high one)
+// into *o; returns the index after it. Lone halves become U+FFFD.
+std::size_t decode_u_escape(std::string_view body, std::size_t i, char*& o) {
+  const char* s = body.data();
+  const std::size_t n = body.size();
+  i += 2;
+  std::uint32_t cp = read_hex4(body, i);
+  i += 4;
+  if (cp >= 0xD800 && cp <= 0xDBFF) {
+    if (i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u') {
+      std::uint32_t lo = read_hex4(body, i + 2);
+      if (lo >= 0xDC00 && lo <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        i += 6;
+      } else {
+        cp = 0xFFFD;
+      }
+    } else {
+      cp = 0xFFFD;
+    }
+  } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+    cp = 0xFFFD;
+  }
+  o = put_utf8(o, cp);  // at most 4 bytes from at least 6 escaped ones
+  return i;
+}
+
+// Decodes the escape at s[i] (s[i] == '\\', validated by the parser) into
+// *o; returns the index after it.
+inline std::size_t decode_escape(std::string_view body, std::size_t i, char*& o) {
+  const auto e = static_cast<unsigned char>(body[i + 1]);
+  if (e == 'u') return decode_u_escape(body, i, o);
+  *o++ = kUnescaped[e];
+  return i + 2;
+}
+
+}  // namespace
+
 void decode_string(std::string_view body, std::string& out) {
   // Decoded text is never longer than its escaped form: write into a buffer
-  // of that size through a pointer, then trim. Tool output is full of \n and
-  // \", so the per-escape cost is what matters here.
+  // of that size through a pointer, then trim. Tool output is full of \n
+  // and \", one every few dozen bytes, so the per-escape cost is what
+  // matters: a whole 16-byte block is stored before looking for a backslash
+  // in it, and the pointer then moves past the bytes before the backslash
+  // only. The block fits: at most i bytes have been written when the block
+  // at i is read, and i + 16 <= n.
   const std::size_t base = out.size();
   out.resize(base + body.size());
   char* o = out.data() + base;
   const char* s = body.data();
   const std::size_t n = body.size();
   std::size_t i = 0;
-  while (i < n) {
-    std::size_t j = find_backslash(s, i, n);
-    std::memcpy(o, s + i, j - i);
-    o += j - i;
-    if (j == n) break;
-    char e = s[j + 1];
-    i = j + 2;
-    switch (e) {
-      case 'b': *o++ = '\b'; break;
-      case 'f': *o++ = '\f'; break;
-      case 'n': *o++ = '\n'; break;
-      case 'r': *o++ = '\r'; break;
-      case 't': *o++ = '\t'; break;
-      case 'u': {
-        std::uint32_t cp = read_hex4(body, i);
-        i += 4;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u') {
-            std::uint32_t lo = read_hex4(body, i + 2);
-            if (lo >= 0xDC00 && lo <= 0xDFFF) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-              i += 6;
-            } else {
-              cp = 0xFFFD;
-            }
-          } else {
-            cp = 0xFFFD;
-          }
-        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-          cp = 0xFFFD;
-        }
-        o = put_utf8(o, cp);  // at most 4 bytes from at least 6 escaped ones
-        break;
-      }
-      default: *o++ = e; break;  // \" \\ \/ (escapes were validated by the parser)
+#if defined(__SSE2__)
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (i + 16 <= n) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
+    const int mask = _mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash));
+    if (mask == 0) {
+      i += 16;
+      o += 16;
+      continue;
     }
+    const auto k = static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    o += k;
+    i = decode_escape(body, i + k, o);
+  }
+#endif
+  while (i < n) {
+    if (s[i] != '\\') {
+      *o++ = s[i++];
+      continue;
+    }
+    i = decode_escape(body, i, o);
   }
   out.resize(static_cast<std::size_t>(o - out.data()));
 }
