@@ -75,20 +75,4 @@ inline unsigned nesting_mask(const char* s, std::size_t n) {
   return mask;
 }
 
-// Index of the first backslash at or after `i`, or `n`.
-inline std::size_t find_backslash(const char* s, std::size_t i, std::size_t n) {
-#if defined(__SSE2__)
-  const __m128i backslash = _mm_set1_epi8('\\');
-  while (i + 16 <= n) {
-    int mask = _mm_movemask_epi8(
-        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)), backslash));
-    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-    i += 16;
-  }
-#endif
-  for (; i < n; ++i)
-    if (s[i] == '\\') return i;
-  return n;
-}
-
 }  // namespace td::providers::json

@@ -1,7 +1,6 @@
 #include "providers/json_spans.hpp"
 
 #include <array>
-#include <cstring>
 
 #include "providers/json_simd.hpp"
 
@@ -66,10 +65,6 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   }
   return 0;
 }
-
-}  // namespace
-
-namespace {
 
 // What each one-character escape stands for (\u is decoded apart). Those
 // JSON does not define cannot reach here (the parser refuses them); they

@@ -11,9 +11,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
-#include <initializer_list>
 #include <vector>
 
 namespace td::pruning {
