@@ -148,10 +148,10 @@ void NameSet::grow() {
 std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* listed,
                    std::vector<std::string_view>* used, bool json_escaped) {
   constexpr std::string_view kOpen = "[names in the hidden lines: ";
-  std::size_t size = 0;
-  for (const auto& piece : s.pieces) size += piece.text.size() + (piece.slot ? kOpen.size() + 3 : 0);
+  std::size_t size = max_names ? kOpen.size() + 256 : 0;  // room for a names line
+  for (const auto& piece : s.pieces) size += piece.text.size();
   std::string out;
-  out.reserve(size + (max_names ? 256 : 0));
+  out.reserve(size);
   for (const auto& piece : s.pieces) {
     out += piece.text;
     if (!piece.slot || max_names == 0) continue;

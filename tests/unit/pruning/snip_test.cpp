@@ -116,7 +116,6 @@ TEST_CASE("render: a name listed earlier in the request is not listed again") {
   CHECK(render(s, 16, nullptr, nullptr, true).find("src/mod_2.py]\\n") != std::string::npos);
 }
 
-
 TEST_CASE("NameSet: inserts once, finds what it holds, through growth") {
   std::vector<std::string> names;
   for (int i = 0; i < 1000; ++i) names.push_back("src/mod_" + std::to_string(i) + ".py");
