@@ -25,6 +25,14 @@ enum class PartKind : std::uint8_t {
 
 inline constexpr std::uint32_t kNewOrigin = 0xFFFFFFFFu;
 
+// A part's text hash as pruning/text_hash.hpp computed it, kept until
+// set_text() replaces the text (see there).
+struct TextDigest {
+  std::uint64_t lo = 0, hi = 0;
+  std::uint64_t size = 0;  // of the text hashed: a direct write that changed it is caught
+  bool valid = false;
+};
+
 struct Part {
   PartKind kind = PartKind::Text;
   std::string text;       // see PartKind
@@ -36,6 +44,7 @@ struct Part {
   bool editable = true;   // false: the adapter cannot re-render it faithfully
   bool edited = false;    // set through set_text(); the writer re-renders it
   bool is_error = false;  // ToolResult the provider flagged as an error
+  mutable TextDigest digest;  // of `text`, filled on first use by text_hash()
 };
 
 struct Message {
@@ -58,9 +67,12 @@ struct Conversation {
   std::string fixed_overhead_text;  // tool schemas as text, for exact counting
 };
 
-// Edits go through these so the writer knows what to re-render.
+// Edits go through these so the writer knows what to re-render (and so a
+// part's cached text hash is never stale: write `text` directly only while
+// building a part, before anything hashed it).
 inline void set_text(Message& m, Part& p, std::string text) {
   p.text = std::move(text);
+  p.digest.valid = false;
   p.edited = true;
   m.changed = true;
 }

@@ -6,9 +6,10 @@ namespace td::pruning {
 
 namespace memo_detail {
 
-Key key_of(std::uint64_t salt, std::string_view input) {
-  XXH128_hash_t h = XXH3_128bits_withSeed(input.data(), input.size(), salt);
-  return Key{h.low64, h.high64};
+Key key_of(std::uint64_t salt, tok::Hash128 text) {
+  const std::uint64_t in[2] = {text.lo, text.hi};
+  const tok::Hash128 h = tok::hash128(in, sizeof in, salt);
+  return Key{h.lo, h.hi};
 }
 
 std::size_t bytes_of(const Snipped& s) {

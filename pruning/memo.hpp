@@ -2,7 +2,7 @@
 // (folding, snipping): the pruned form of a message depends only on its text
 // and the profile's constants, and a resent history asks for the same forms
 // every turn, so each is computed once and then looked up by a 128-bit hash
-// of (transform, constants, text). It changes how fast the pipeline runs,
+// of (transform, constants, the text's own 128-bit hash from text_hash.hpp). It changes how fast the pipeline runs,
 // never what it decides: a miss recomputes the same result.
 //
 // Sharded (16 shards, each behind its own mutex); each shard holds at most
@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "pruning/snip.hpp"
+#include "pruning/text_hash.hpp"
 
 namespace td::pruning {
 
@@ -34,7 +35,7 @@ struct Key {
 struct KeyHash {
   std::size_t operator()(const Key& k) const { return static_cast<std::size_t>(k.lo); }
 };
-Key key_of(std::uint64_t salt, std::string_view input);
+Key key_of(std::uint64_t salt, tok::Hash128 text);
 inline std::size_t bytes_of(const std::string& s) { return s.size(); }
 std::size_t bytes_of(const Snipped& s);
 }  // namespace memo_detail
@@ -44,12 +45,13 @@ class Memo {
  public:
   explicit Memo(std::size_t max_bytes) : shard_budget_(max_bytes / kShards) {}
 
-  // The result of transform `fn` on `input` (`salt` names the transform and
-  // its constants): `fn` returns std::optional<V>, nullopt meaning "leave the
-  // input as it is", which comes back as nullptr.
+  // The result of transform `fn` on the text of `part` (`salt` names the
+  // transform and its constants): `fn` takes the text as a string_view and
+  // returns std::optional<V>, nullopt meaning "leave the text as it is",
+  // which comes back as nullptr.
   template <class Fn>
-  std::shared_ptr<const V> get_or(std::uint64_t salt, std::string_view input, Fn&& fn) {
-    const memo_detail::Key key = memo_detail::key_of(salt, input);
+  std::shared_ptr<const V> get_or(std::uint64_t salt, const Part& part, Fn&& fn) {
+    const memo_detail::Key key = memo_detail::key_of(salt, text_hash(part));
     Shard& s = shards_[key.hi % kShards];
     {
       std::lock_guard lock(s.mu);
@@ -60,7 +62,7 @@ class Memo {
       }
       ++s.misses;
     }
-    std::optional<V> out = fn(input);
+    std::optional<V> out = fn(std::string_view(part.text));
     std::shared_ptr<const V> value = out ? std::make_shared<const V>(std::move(*out)) : nullptr;
     const std::size_t cost = (value ? memo_detail::bytes_of(*value) : 0) + kOverhead;
     if (cost > shard_budget_) return value;

@@ -149,7 +149,7 @@ StrategyStats fold_low_entropy(Conversation& conv, const Profile& profile, std::
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable || p.text.size() < 64) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
-      auto folded = text_memo().get_or(salt, p.text, [&](std::string_view t) -> std::optional<std::string> {
+      auto folded = text_memo().get_or(salt, p, [&](std::string_view t) -> std::optional<std::string> {
         std::string f = fold_text(t, profile.fold_min_run, profile.fold_blob_min_bytes);
         if (f.size() >= t.size()) return std::nullopt;
         return f;

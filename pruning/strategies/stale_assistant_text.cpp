@@ -116,10 +116,10 @@ StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profi
       std::shared_ptr<const Snipped> snipped;
       bool json = false;
       if (p.kind == PartKind::Text && profile.snip_assistant_text) {
-        snipped = snip_memo().get_or(text_salt, p.text, snip_of);
+        snipped = snip_memo().get_or(text_salt, p, snip_of);
       } else if (p.kind == PartKind::ToolCall && profile.snip_tool_arguments &&
                  !detail::excluded_tool(profile, p.name)) {
-        snipped = snip_memo().get_or(args_salt, p.text, args_of);
+        snipped = snip_memo().get_or(args_salt, p, args_of);
         json = true;
       } else {
         continue;

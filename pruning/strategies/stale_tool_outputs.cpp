@@ -27,7 +27,7 @@ StrategyStats snip_stale_tool_outputs(Conversation& conv, const Profile& profile
       if (p.kind != PartKind::ToolResult || !p.editable) continue;
       if (p.text.size() < profile.snippet_threshold_bytes) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
-      auto snipped = snip_memo().get_or(salt, p.text, [&](std::string_view t) -> std::optional<Snipped> {
+      auto snipped = snip_memo().get_or(salt, p, [&](std::string_view t) -> std::optional<Snipped> {
         Snipped s = snip(t, options);
         if (!s.cut) return std::nullopt;
         return s;

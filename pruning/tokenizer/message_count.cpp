@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "pruning/text_hash.hpp"
 #include "pruning/tokenizer/hash.hpp"
 
 namespace td::tok {
@@ -27,6 +28,12 @@ constexpr std::uint64_t kRulesVersion = 1;
 
 std::uint64_t mix(std::uint64_t h, std::string_view s) { return hash_bytes(s.data(), s.size(), h); }
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return hash_bytes(&v, sizeof v, h); }
+// A part's text enters by its cached content hash (pruning/text_hash.hpp).
+std::uint64_t mix(std::uint64_t h, const pruning::Part& p) {
+  const Hash128 t = pruning::text_hash(p);
+  const std::uint64_t v[2] = {t.lo, t.hi};
+  return hash_bytes(v, sizeof v, h);
+}
 
 }  // namespace
 
@@ -60,13 +67,13 @@ std::uint64_t message_hash(const pruning::Message& m, std::uint64_t salt) {
     switch (p.kind) {
       case PartKind::ToolCall:
         h = mix(h, p.name);
-        h = mix(h, p.text);
+        h = mix(h, p);
         break;
       case PartKind::Opaque:
         h = mix(h, p.opaque_bytes);
         break;
       default:
-        h = mix(h, p.text);
+        h = mix(h, p);
     }
   }
   return h;

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "pruning/pipeline.hpp"
+#include "pruning/tokenizer/hash.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning_support.hpp"
 
@@ -151,6 +152,14 @@ TEST_CASE("random conversations: paired, system and last turns intact, determini
       CHECK(out == render(b));
       CHECK(well_paired(a));
       CHECK(r.tokens_after <= r.tokens_before);
+      // Every text hash a strategy stored is still that of the part's text
+      // (set_text() is the only way they changed it).
+      for (const Message& m : a.messages)
+        for (const Part& part : m.parts)
+          if (part.digest.valid) {
+            const auto h = td::tok::hash128(part.text.data(), part.text.size());
+            CHECK((part.digest.lo == h.lo && part.digest.hi == h.hi));
+          }
       CHECK(render(a.messages[0]) == render(original.messages[0]));
       // The last window_turns turns, byte for byte at the end.
       auto wm = working_memory(original, p);

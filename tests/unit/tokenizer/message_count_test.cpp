@@ -116,7 +116,7 @@ TEST_CASE("the cache makes a resent history cost only its new messages, with equ
   CHECK(second.cache_hits == 20);
   CHECK(second.total == count_conversation(c, o200k).total);
   // An edit is a different message: counted afresh.
-  c.messages[3].parts[0].text = "edited";
+  set_text(c.messages[3], c.messages[3].parts[0], "edited");
   auto third = count_conversation(c, o200k, &cache);
   CHECK(third.cache_hits == 20);
   CHECK(third.total == count_conversation(c, o200k).total);
