@@ -3,6 +3,7 @@
 #include <array>
 
 #include "providers/json_simd.hpp"
+#include "providers/json_string_end.hpp"
 
 namespace td::providers::json {
 
@@ -224,32 +225,10 @@ void Document::skip_ws() {
 
 // On entry text_[pos_] == '"'. Leaves pos_ after the closing quote.
 bool Document::parse_string_token(std::uint32_t& end, bool& escaped) {
-  const char* s = text_.data();
-  const std::size_t n = text_.size();
-  std::size_t i = pos_ + 1;
-  escaped = false;
-  for (;;) {
-    i = scan_string_body(s, i, n);
-    if (i >= n) return fail("unterminated string");
-    char c = s[i];
-    if (c == '"') break;
-    if (c != '\\') return fail("control character in string");
-    escaped = true;
-    if (i + 1 >= n) return fail("unterminated string");
-    char e = s[i + 1];
-    if (e == 'u') {
-      if (i + 6 > n) return fail("unterminated string");
-      for (std::size_t k = 2; k < 6; ++k)
-        if (hex_value(s[i + k]) < 0) return fail("bad \\u escape");
-      i += 6;
-    } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
-               e == 't') {
-      i += 2;
-    } else {
-      return fail("bad escape");
-    }
-  }
-  pos_ = i + 1;
+  const StringEnd e = find_string_end(text_, pos_ + 1);
+  if (e.error) return fail(e.error);
+  escaped = e.escaped;
+  pos_ = e.quote + 1;
   end = static_cast<std::uint32_t>(pos_);
   return true;
 }
