@@ -123,10 +123,14 @@ void decode_string(std::string_view body, std::string& out) {
   // Decoded text is never longer than its escaped form: write into a buffer
   // of that size through a pointer, then trim. Tool output is full of \n
   // and \", one every few dozen bytes, so the per-escape cost is what
-  // matters: a whole 16-byte block is stored before looking for a backslash
-  // in it, and the pointer then moves past the bytes before the backslash
-  // only. The block fits: at most i bytes have been written when the block
-  // at i is read, and i + 16 <= n.
+  // matters. Long strings go 64 bytes at a time: the window is stored as it
+  // is, then for each escape in it (in order) its character is written and
+  // the 64 bytes after it are stored again right behind, each store
+  // overwriting what the shift left wrong. No branch depends on where the
+  // escapes are but the loop over them. Every store stays inside the buffer
+  // and every load inside `body`: windows need 140 bytes ahead (64 for the
+  // window, 12 for a surrogate pair escaped at its last byte, 64 for the
+  // store after it), and output trails input.
   const std::size_t base = out.size();
   out.resize(base + body.size());
   char* o = out.data() + base;
@@ -135,6 +139,32 @@ void decode_string(std::string_view body, std::string& out) {
   std::size_t i = 0;
 #if defined(__SSE2__)
   const __m128i backslash = _mm_set1_epi8('\\');
+  auto copy64 = [](char* to, const char* from) {
+    for (int k = 0; k < 64; k += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + k)));
+  };
+  while (i + 140 <= n) {
+    std::uint64_t mask = 0;
+    for (int k = 0; k < 64; k += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + k));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + k), v);
+      mask |= std::uint64_t(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)))) << k;
+    }
+    const std::size_t start = i;
+    std::size_t next = i;  // input index of the next byte not yet decoded
+    while (mask != 0) {
+      const std::size_t at = start + static_cast<std::size_t>(__builtin_ctzll(mask));
+      o += at - next;  // the bytes before the escape are in place already
+      next = decode_escape(body, at, o);
+      copy64(o, s + next);
+      // Backslashes the escape consumed (\\ or inside \u....) are not escapes.
+      const std::size_t done = next - start;
+      mask = done >= 64 ? 0 : mask & (~std::uint64_t{0} << done);
+    }
+    const std::size_t end = std::max(start + 64, next);
+    o += end - next;
+    i = end;
+  }
   while (i + 16 <= n) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
