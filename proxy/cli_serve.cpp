@@ -52,7 +52,6 @@ int serve(int argc, char** argv) {
     return 1;
   }
   proxy::raise_open_file_limit();
-  proxy::keep_freed_buffers_in_heap();
   // The usage ledger (and the calibration it holds) before the first request;
   // an unusable ledger file is a config error like a bad listen address.
   if (auto why = proxy::telemetry().open_ledger(loaded.config); !why.empty()) {

@@ -1,6 +1,5 @@
 #include "proxy/server.hpp"
 
-#include <malloc.h>
 #include <sys/resource.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -14,7 +13,6 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <thread>
 
 #include "proxy/log.hpp"
@@ -71,23 +69,6 @@ unsigned long raise_open_file_limit() {
     if (setrlimit(RLIMIT_NOFILE, &want) == 0) rl = want;
   }
   return static_cast<unsigned long>(rl.rlim_cur);
-}
-
-// Each request allocates and frees its body and read buffers (50 KB for a
-// typical agent turn, up to the body limit). With glibc's defaults, freeing
-// them shrinks the heap once >128 KB is free at its top, and the next request
-// page-faults the same memory back in: at 50 KB bodies that was a fifth of
-// the proxy's CPU, and setting these three lifted requests/s by ~40 %
-// (scripts/bench/proxy.sh, 2 cores). The cost is at most a few MB of free
-// heap kept per I/O thread; blocks over 4 MB still come from and go back to
-// mmap, so a rare huge body is returned at once.
-bool keep_freed_buffers_in_heap() {
-  if (const char* t = std::getenv("GLIBC_TUNABLES"); t && std::strstr(t, "glibc.malloc.")) return false;
-  constexpr int kMiB = 1 << 20;
-  bool ok = mallopt(M_MMAP_THRESHOLD, 4 * kMiB) == 1;  // also stops glibc's own threshold tuning
-  ok = mallopt(M_TRIM_THRESHOLD, 4 * kMiB) == 1 && ok;
-  ok = mallopt(M_TOP_PAD, kMiB) == 1 && ok;  // grow the heap a MB at a time
-  return ok;
 }
 
 Server::Server(std::shared_ptr<const Runtime> runtime, ServerHooks hooks)

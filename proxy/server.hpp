@@ -57,9 +57,4 @@ class Server {
 // Raises RLIMIT_NOFILE's soft limit to the hard limit; returns the new soft limit.
 unsigned long raise_open_file_limit();
 
-// Keeps freed request buffers in the heap instead of handing them back to the
-// kernel after every request (see server.cpp). Leaves glibc alone when the
-// user set GLIBC_TUNABLES malloc settings. Returns whether it changed anything.
-bool keep_freed_buffers_in_heap();
-
 }  // namespace td::proxy
