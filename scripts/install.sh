@@ -30,7 +30,7 @@ DESTDIR=${DESTDIR:-}
 
 if ((BUILD)); then
   scripts/setup.sh
-  scripts/build.sh tokendiet
+  scripts/build.sh --target tokendiet
 fi
 BIN=${TOKENDIET_BIN:-${BUILD_DIR:-build}/proxy/tokendiet}
 [[ -x $BIN ]] || { echo "install.sh: no binary at $BIN (build first, or drop --no-build)" >&2; exit 1; }

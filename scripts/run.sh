@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh tokendiet
-exec "${BUILD_DIR:-build}"/tokendiet serve "$@"
+scripts/build.sh --target tokendiet
+exec "${BUILD_DIR:-build}"/proxy/tokendiet serve "$@"

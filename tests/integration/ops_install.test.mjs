@@ -1,12 +1,12 @@
-// Operations (F23): the binary's check-config exit codes, scripts/install.sh
-// staged into a temp directory (DESTDIR), and the systemd unit as
-// `systemd-analyze verify` sees it.
+// Operations (F23): the binary's check-config exit codes, the README's first
+// command (scripts/run.sh), scripts/install.sh staged into a temp directory
+// (DESTDIR), and the systemd unit as `systemd-analyze verify` sees it.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import {spawnSync} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {tokendietBin, tempDir, SOURCE_DIR} from '../support/index.mjs';
+import {tokendietBin, tempDir, freePort, SOURCE_DIR} from '../support/index.mjs';
 
 const run = (cmd, args, opts = {}) =>
   spawnSync(cmd, args, {encoding: 'utf8', timeout: 60_000, ...opts});
@@ -33,6 +33,33 @@ test('check-config: 0 and "FILE: ok", or FILE:LINE:COL per error and 1', () => {
     assert.equal(r.status, 0);
     assert.match(r.stdout, /usage: tokendiet check-config FILE/);
   } finally { cleanup(); }
+});
+
+test('scripts/run.sh, the README\'s first command, builds and serves', async () => {
+  const {dir, cleanup} = tempDir('td-run-');
+  const port = await freePort();
+  // The build tree the tests use (BUILD_DIR/proxy/tokendiet): run.sh's build
+  // step finds it up to date, and setup.sh has nothing left to install.
+  const buildDir = path.dirname(path.dirname(tokendietBin()));
+  const child = spawn(path.join(SOURCE_DIR, 'scripts', 'run.sh'),
+                      ['--listen', `127.0.0.1:${port}`, '--upstream', 'openai=http://127.0.0.1:9'],
+                      {env: {...process.env, BUILD_DIR: buildDir, XDG_STATE_HOME: dir}, stdio: ['ignore', 'pipe', 'pipe']});
+  let output = '';
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    let healthy = false;
+    for (let i = 0; i < 600 && !healthy && child.exitCode === null; ++i) {
+      healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      if (!healthy) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(healthy, `run.sh never served /healthz:\n${output}`);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    cleanup();
+  }
 });
 
 test('install.sh stages binary, config (kept if present) and unit', () => {
