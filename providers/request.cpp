@@ -66,11 +66,12 @@ bool render_in_place(const ParsedRequest& r, std::string_view body, const Messag
 
 }  // namespace detail
 
-ParseOutcome parse(Api format, std::string_view body) {
+ParseOutcome parse(Api format, std::string_view body, bool reuse_messages) {
   ParseOutcome out;
   try {
     ParsedRequest r;
     r.format = format;
+    r.reuse_messages = reuse_messages;
     if (!r.doc.parse(body, &out.error)) return out;
     if (r.doc.node(r.doc.root()).type != json::Type::Object) {
       out.error = "body is not a JSON object";

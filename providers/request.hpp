@@ -64,6 +64,10 @@ struct MessageSource {
 
 struct ParsedRequest {
   Api format = Api::openai_chat;  // the wire format
+  // Messages resent from earlier requests take their view from the
+  // parsed-message memo (providers/parsed_message_memo.hpp) where the format
+  // supports it (OpenAI chat); false parses every one.
+  bool reuse_messages = true;
   pruning::Conversation conversation;  // Message::origin indexes `messages` below
   std::string model;                   // also conversation.model
   bool stream = false;
@@ -90,7 +94,8 @@ struct WriteOutcome {
 
 // Parses a request body of the given format. `model` and `stream` are filled
 // from the body where the format carries them there (Gemini: from the path).
-ParseOutcome parse(Api format, std::string_view body);
+// `reuse_messages`: see ParsedRequest (the result is the same either way).
+ParseOutcome parse(Api format, std::string_view body, bool reuse_messages = true);
 
 // Writes the conversation's edits back into `original` (the bytes parse() saw).
 WriteOutcome write(const ParsedRequest& request, std::string_view original);

@@ -2,8 +2,10 @@
 // (folding, snipping): the pruned form of a message depends only on its text
 // and the profile's constants, and a resent history asks for the same forms
 // every turn, so each is computed once and then looked up by a 128-bit hash
-// of (transform, constants, the text's own 128-bit hash from text_hash.hpp). It changes how fast the pipeline runs,
-// never what it decides: a miss recomputes the same result.
+// of (transform, constants, the text's own 128-bit hash from text_hash.hpp).
+// It changes how fast the pipeline runs, never what it decides: a miss
+// recomputes the same result. find()/insert() serve other pure functions of
+// a 128-bit key (providers/parsed_message_memo.hpp).
 //
 // Sharded (16 shards, each behind its own mutex); each shard holds at most
 // 1/16 of `max_bytes` of results and evicts its oldest entries first.
@@ -52,32 +54,41 @@ class Memo {
   template <class Fn>
   std::shared_ptr<const V> get_or(std::uint64_t salt, const Part& part, Fn&& fn) {
     const memo_detail::Key key = memo_detail::key_of(salt, text_hash(part));
-    Shard& s = shards_[key.hi % kShards];
-    {
-      std::lock_guard lock(s.mu);
-      auto it = s.map.find(key);
-      if (it != s.map.end()) {
-        ++s.hits;
-        return it->second;
-      }
-      ++s.misses;
-    }
+    if (auto hit = find(key)) return *hit;
     std::optional<V> out = fn(std::string_view(part.text));
     std::shared_ptr<const V> value = out ? std::make_shared<const V>(std::move(*out)) : nullptr;
-    const std::size_t cost = (value ? memo_detail::bytes_of(*value) : 0) + kOverhead;
-    if (cost > shard_budget_) return value;
+    insert(key, value);
+    return value;
+  }
+
+  // The lower half, for callers that key by something else than a part's
+  // text: the stored value (maybe nullptr) or, when absent, nullopt.
+  std::optional<std::shared_ptr<const V>> find(const memo_detail::Key& key) {
+    Shard& s = shards_[key.hi % kShards];
     std::lock_guard lock(s.mu);
-    if (s.map.count(key)) return value;
+    auto it = s.map.find(key);
+    if (it == s.map.end()) {
+      ++s.misses;
+      return std::nullopt;
+    }
+    ++s.hits;
+    return it->second;
+  }
+  void insert(const memo_detail::Key& key, std::shared_ptr<const V> value) {
+    const std::size_t cost = (value ? cost_of(*value) : 0) + kOverhead;
+    if (cost > shard_budget_) return;
+    Shard& s = shards_[key.hi % kShards];
+    std::lock_guard lock(s.mu);
+    if (s.map.count(key)) return;
     while (s.bytes + cost > shard_budget_ && !s.order.empty()) {
       auto old = s.map.find(s.order.front().first);
       s.bytes -= s.order.front().second;
       s.order.pop_front();
       if (old != s.map.end()) s.map.erase(old);
     }
-    s.map.emplace(key, value);
+    s.map.emplace(key, std::move(value));
     s.order.emplace_back(key, cost);
     s.bytes += cost;
-    return value;
   }
 
   std::uint64_t hits() const { return sum(&Shard::hits); }
@@ -85,6 +96,14 @@ class Memo {
 
  private:
   static constexpr std::size_t kShards = 16, kOverhead = 96;
+  // Bytes a value holds: its memo_bytes() where it has one, else bytes_of().
+  static std::size_t cost_of(const V& v) {
+    if constexpr (requires { v.memo_bytes(); }) {
+      return v.memo_bytes();
+    } else {
+      return memo_detail::bytes_of(v);
+    }
+  }
   struct Shard {
     mutable std::mutex mu;
     std::unordered_map<memo_detail::Key, std::shared_ptr<const V>, memo_detail::KeyHash> map;

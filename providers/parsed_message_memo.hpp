@@ -1,0 +1,45 @@
+// Resent messages parsed once: an agent sends its whole history with every
+// turn, so all but the last message or two of a chat request are byte for
+// byte ones the proxy has parsed before.
+//
+// What the format's parser makes of one message element (the Message with its
+// decoded texts and their hashes, its MessageSource and PartSources) depends
+// on the element's bytes alone. So it is kept under a 128-bit hash of those
+// bytes, with every node index stored relative to the element's node and
+// every byte offset relative to its first byte; a later request whose
+// element has the same bytes gets the same view, moved to where the element
+// now sits: in the same Document layout (the same bytes parse to the same
+// subtree, node for node), at another index and offset. Skips the string
+// decoding and the walk, which were most of the parse.
+//
+// Process-wide, shared by the I/O threads (pruning::Memo: sharded, bounded at
+// 64 MiB, oldest first out). It changes how fast a request parses, never what
+// it parses to: a miss parses the element as before.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "providers/request.hpp"
+#include "pruning/memo.hpp"
+
+namespace td::providers {
+
+using ParsedMessageKey = pruning::memo_detail::Key;
+
+// The key of message element `elem` of r.doc, for format `format`.
+ParsedMessageKey parsed_message_key(const ParsedRequest& r, std::uint32_t elem);
+
+// Appends the remembered view of element `elem` to r (conversation message,
+// its source and its parts' sources, moved to `elem`): true, or false when
+// there is none.
+bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key);
+
+// Remembers the view the parser just appended for element `elem` (the last
+// message of r and its parts).
+void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key);
+
+// Messages answered from the memo so far (tests and metrics).
+std::uint64_t parsed_message_memo_hits();
+
+}  // namespace td::providers

@@ -1,0 +1,119 @@
+// The parsed-message memo changes how fast a body parses, never what it
+// parses to: every request of every trajectory, in order (each resends what
+// the memo holds), parses with it exactly as without it (view, sources,
+// slots), also with the same messages at other offsets and node indices,
+// and an edit writes back the same bytes either way.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "bodies.hpp"
+#include "providers/parsed_message_memo.hpp"
+#include "providers/request.hpp"
+#include "roundtrip.hpp"
+
+using namespace td::providers;
+using namespace td::providers::test;
+
+namespace {
+
+bool same_part(const td::pruning::Part& a, const td::pruning::Part& b) {
+  return a.kind == b.kind && a.text == b.text && a.id == b.id && a.name == b.name && a.signature == b.signature &&
+         a.opaque_bytes == b.opaque_bytes && a.origin == b.origin && a.editable == b.editable &&
+         a.edited == b.edited && a.is_error == b.is_error;
+}
+
+bool same_message(const td::pruning::Message& a, const td::pruning::Message& b) {
+  if (a.role != b.role || a.name != b.name || a.origin != b.origin || a.changed != b.changed ||
+      a.removed != b.removed || a.system_field != b.system_field || a.cache_protected != b.cache_protected ||
+      a.parts.size() != b.parts.size())
+    return false;
+  for (std::size_t i = 0; i < a.parts.size(); ++i)
+    if (!same_part(a.parts[i], b.parts[i])) return false;
+  return true;
+}
+
+bool same_slot(const TextSlot& a, const TextSlot& b) {
+  const bool keys = (a.key == nullptr) == (b.key == nullptr) && (a.key == nullptr || std::strcmp(a.key, b.key) == 0);
+  return a.kind == b.kind && a.begin == b.begin && a.end == b.end && keys && a.object_empty == b.object_empty;
+}
+
+void check_same(const ParsedRequest& a, const ParsedRequest& b) {
+  CHECK(a.model == b.model);
+  CHECK(a.stream == b.stream);
+  CHECK(a.array == b.array);
+  CHECK(a.system == b.system);
+  CHECK(a.conversation.fixed_overhead_bytes == b.conversation.fixed_overhead_bytes);
+  REQUIRE(a.conversation.messages.size() == b.conversation.messages.size());
+  for (std::size_t i = 0; i < a.conversation.messages.size(); ++i) {
+    INFO("message " << i);
+    CHECK(same_message(a.conversation.messages[i], b.conversation.messages[i]));
+  }
+  REQUIRE(a.messages.size() == b.messages.size());
+  for (std::size_t i = 0; i < a.messages.size(); ++i) {
+    CHECK(a.messages[i].node == b.messages[i].node);
+    CHECK(a.messages[i].first_part == b.messages[i].first_part);
+    CHECK(a.messages[i].part_count == b.messages[i].part_count);
+    CHECK(a.messages[i].system_field == b.messages[i].system_field);
+  }
+  REQUIRE(a.parts.size() == b.parts.size());
+  for (std::size_t i = 0; i < a.parts.size(); ++i) {
+    INFO("part source " << i);
+    CHECK(a.parts[i].elem == b.parts[i].elem);
+    CHECK(a.parts[i].field == b.parts[i].field);
+    CHECK(same_slot(a.parts[i].slot, b.parts[i].slot));
+  }
+}
+
+// Edits the first editable part of every third message the same way in both
+// views; the bodies they write must be equal.
+void check_same_write(ParsedRequest a, ParsedRequest b, std::string_view body) {
+  for (std::size_t i = 0; i < a.conversation.messages.size(); i += 3) {
+    auto& ma = a.conversation.messages[i];
+    auto& mb = b.conversation.messages[i];
+    for (std::size_t k = 0; k < ma.parts.size(); ++k) {
+      if (!ma.parts[k].editable) continue;
+      td::pruning::set_text(ma, ma.parts[k], "[edited " + std::to_string(i) + "]");
+      td::pruning::set_text(mb, mb.parts[k], "[edited " + std::to_string(i) + "]");
+      break;
+    }
+  }
+  const WriteOutcome wa = write(a, body), wb = write(b, body);
+  REQUIRE(wa.ok);
+  REQUIRE(wb.ok);
+  CHECK(wa.body == wb.body);
+}
+
+}  // namespace
+
+TEST_CASE("parsed-message memo: every trajectory request parses and writes as without it") {
+  const auto files = fixture_files("replay", ".json");
+  REQUIRE(files.size() >= 20);
+  const std::uint64_t hits_before = parsed_message_memo_hits();
+  std::size_t requests = 0, messages = 0;
+  for (const auto& file : files) {
+    const Trajectory t = load_trajectory(std::string(TD_FIXTURES) + "/" + file);
+    for (std::size_t turn = 0; turn < t.assistant_at.size(); ++turn) {
+      const std::size_t count = t.assistant_at[turn];
+      if (count == 0) continue;
+      const std::string body = chat_body(t, count);
+      // The same messages further on: another member first moves every
+      // message's bytes and node indices.
+      const std::string shifted = "{\"user\":\"" + std::string(turn * 7 + 1, 'u') + "\",\"metadata\":{\"a\":[1,2]}," +
+                                  body.substr(1);
+      for (const std::string* b : {&body, &shifted}) {
+        INFO(t.id << " request " << turn << (b == &shifted ? " shifted" : ""));
+        ParsedRequest with = parse_ok(Api::openai_chat, *b, t.id);
+        ParseOutcome without = parse(Api::openai_chat, *b, false);
+        REQUIRE(without.request);
+        check_same(with, *without.request);
+        if (turn % 4 == 0) check_same_write(std::move(with), std::move(*without.request), *b);
+        messages += count;
+      }
+      ++requests;
+    }
+  }
+  CHECK(requests > 1000);
+  // Most messages of a request were in the one before it.
+  CHECK(parsed_message_memo_hits() - hits_before > messages / 2);
+}
