@@ -3,10 +3,72 @@
 #include <cstdint>
 #include <cstring>
 
-#include "providers/json_masks.hpp"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace td::providers::json {
 namespace {
+
+struct Masks {
+  std::uint64_t quote = 0, backslash = 0, control = 0;  // bit k: byte k of the window
+};
+
+#if defined(__SSE2__)
+// Bit k set where the k-th of 16 bytes is '"', '\\', or < 0x20.
+inline void masks16(const char* p, unsigned& quote, unsigned& backslash, unsigned& control) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i ctl_max = _mm_set1_epi8(0x1F);
+  quote = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+  backslash = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  // unsigned v <= 0x1F  <=>  max(v, 0x1F) == 0x1F
+  control = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, ctl_max), ctl_max)));
+}
+#endif
+
+// The masks of 64 readable bytes at p.
+Masks masks64(const char* p) {
+  Masks m;
+#if defined(__SSE2__)
+  for (unsigned k = 0; k < 4; ++k) {
+    unsigned q, b, c;
+    masks16(p + 16 * k, q, b, c);
+    m.quote |= std::uint64_t{q} << (16 * k);
+    m.backslash |= std::uint64_t{b} << (16 * k);
+    m.control |= std::uint64_t{c} << (16 * k);
+  }
+#else
+  for (unsigned k = 0; k < 64; ++k) {
+    const auto c = static_cast<unsigned char>(p[k]);
+    m.quote |= std::uint64_t{c == '"'} << k;
+    m.backslash |= std::uint64_t{c == '\\'} << k;
+    m.control |= std::uint64_t{c < 0x20} << k;
+  }
+#endif
+  return m;
+}
+
+// The bytes of the window that a backslash escapes: the one after each
+// odd-length run of backslashes (the backslashes at odd offsets inside a run
+// are escaped too). `carry` says the window's first byte is escaped by a run
+// that ended the previous window, and is set for the next one.
+//
+// A run that starts at an even bit escapes the bytes at odd bits after its
+// start, one that starts at an odd bit those at even bits. Adding each
+// odd-starting run's first bit to the backslash mask clears that run and
+// sets the bit past its end; shifted by one, that flips the even/odd pattern
+// over exactly the bytes following odd-starting runs. The addition's
+// overflow is an odd-starting run that reaches the window's end: an odd
+// length, so the next window starts escaped.
+std::uint64_t escaped_bytes(std::uint64_t backslash, std::uint64_t& carry) {
+  constexpr std::uint64_t kEvenBits = 0x5555555555555555ULL;
+  backslash &= ~carry;  // an escaped backslash starts no run
+  const std::uint64_t follows_backslash = (backslash << 1) | carry;
+  const std::uint64_t odd_starts = backslash & ~kEvenBits & ~follows_backslash;
+  std::uint64_t sum;
+  carry = __builtin_add_overflow(odd_starts, backslash, &sum) ? 1 : 0;
+  return (kEvenBits ^ (sum << 1)) & follows_backslash;
+}
 
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
@@ -27,6 +89,7 @@ StringEnd find_string_end(std::string_view text, std::size_t body) {
   const char* s = text.data();
   const std::size_t n = text.size();
   StringEnd out;
+#if defined(__SSE2__)
   // Most strings are keys and short values: one block, no escape.
   if (body + 16 <= n) {
     unsigned q, b, c;
@@ -37,6 +100,7 @@ StringEnd find_string_end(std::string_view text, std::size_t body) {
       return out;
     }
   }
+#endif
   std::uint64_t carry = 0;
   for (std::size_t at = body; at < n; at += 64) {
     const std::size_t avail = n - at;
@@ -47,7 +111,7 @@ StringEnd find_string_end(std::string_view text, std::size_t body) {
       std::memcpy(padded, w, avail);
       w = padded;
     }
-    const StringMasks m = string_masks64(w);
+    const Masks m = masks64(w);
     const std::uint64_t escaped = escaped_bytes(m.backslash, carry);
     const std::uint64_t stop = (m.quote & ~escaped) | m.control;
     const std::uint64_t upto = stop != 0 ? stop ^ (stop - 1) : ~std::uint64_t{0};  // bits through the first stop
