@@ -14,6 +14,7 @@
 #include <string>
 
 #include "providers/formats.hpp"
+#include "providers/parsed_message_memo.hpp"
 #include "providers/splice.hpp"
 
 namespace td::providers::detail {
@@ -152,6 +153,13 @@ bool parse(ParsedRequest& r, std::string& err) {
   int newest_breakpoint = -1;
   int index = 0;
   for (std::uint32_t c = d.node(f[kMessages]).first; c != json::kNone; c = d.node(c).next, ++index) {
+    // A message resent from an earlier request: its view, not its parse.
+    const ParsedMessageKey key = r.reuse_messages ? parsed_message_key(r, c) : ParsedMessageKey{};
+    bool breakpoint = false;
+    if (r.reuse_messages && reuse_parsed_message(r, c, key, &breakpoint)) {
+      if (breakpoint) newest_breakpoint = index;
+      continue;
+    }
     std::array<std::uint32_t, 2> g;
     if (!is(d, c, Type::Object) || !pick(d, c, std::array<std::string_view, 2>{"role", "content"}, g)) {
       err = "malformed message";
@@ -166,7 +174,6 @@ bool parse(ParsedRequest& r, std::string& err) {
     }
     m.origin = static_cast<std::uint32_t>(r.messages.size());
     r.messages.push_back(MessageSource{c, static_cast<std::uint32_t>(r.parts.size()), 0, false});
-    bool breakpoint = false;
     if (!parse_content(r, m, g[1], breakpoint, err)) return false;
     if (breakpoint) newest_breakpoint = index;
     if (m.role == Role::User && !m.parts.empty()) {
@@ -175,6 +182,7 @@ bool parse(ParsedRequest& r, std::string& err) {
       if (all_results) m.role = Role::Tool;
     }
     r.conversation.messages.push_back(std::move(m));
+    if (r.reuse_messages) remember_parsed_message(r, c, key, breakpoint);
   }
   if (has_cache_control(d, f[kCache])) newest_breakpoint = index - 1;  // automatic: the last block
   if (newest_breakpoint >= 0 || system_breakpoint) {

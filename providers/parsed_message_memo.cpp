@@ -13,6 +13,7 @@ namespace {
 struct ParsedMessage {
   pruning::Message message;
   std::vector<PartSource> parts;
+  bool mark = false;
   std::size_t memo_bytes() const {
     std::size_t n = sizeof(ParsedMessage) + parts.size() * sizeof(PartSource);
     for (const auto& p : message.parts)
@@ -42,10 +43,11 @@ ParsedMessageKey parsed_message_key(const ParsedRequest& r, std::uint32_t elem) 
   return ParsedMessageKey{h.lo, h.hi};
 }
 
-bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key) {
+bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key, bool* mark) {
   const auto found = memo().find(key);
   if (!found || !*found) return false;
   const ParsedMessage& pm = **found;
+  if (mark) *mark = pm.mark;
   const std::uint32_t begin = r.doc.node(elem).begin;
   const auto origin = static_cast<std::uint32_t>(r.messages.size());
   r.messages.push_back(MessageSource{elem, static_cast<std::uint32_t>(r.parts.size()),
@@ -58,7 +60,7 @@ bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMess
   return true;
 }
 
-void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key) {
+void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key, bool mark) {
   const MessageSource& ms = r.messages.back();
   if (ms.node != elem || ms.system_field) return;
   const std::uint32_t begin = r.doc.node(elem).begin;
@@ -75,6 +77,7 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
     p.slot = moved(p.slot, -std::int64_t{begin});
     pm->parts.push_back(p);
   }
+  pm->mark = mark;
   pm->message = r.conversation.messages.back();
   pm->message.origin = pruning::kNewOrigin;
   // The hashes of its texts go along: the next request need not hash them.

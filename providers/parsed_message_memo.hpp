@@ -14,7 +14,8 @@
 //
 // Process-wide, shared by the I/O threads (pruning::Memo: sharded, bounded at
 // 64 MiB, oldest first out). It changes how fast a request parses, never what
-// it parses to: a miss parses the element as before.
+// it parses to: a miss parses the element as before. Used by the OpenAI chat
+// and Anthropic parsers (Gemini and Responses parse every element).
 #pragma once
 
 #include <cstdint>
@@ -32,12 +33,14 @@ ParsedMessageKey parsed_message_key(const ParsedRequest& r, std::uint32_t elem);
 
 // Appends the remembered view of element `elem` to r (conversation message,
 // its source and its parts' sources, moved to `elem`): true, or false when
-// there is none.
-bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key);
+// there is none. `mark` (if given) gets the format's bit remembered with it.
+bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key, bool* mark = nullptr);
 
 // Remembers the view the parser just appended for element `elem` (the last
-// message of r and its parts).
-void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key);
+// message of r and its parts), and `mark`, a bit the format's parser learned
+// from the element besides (Anthropic: it holds a cache_control breakpoint).
+void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key,
+                             bool mark = false);
 
 // Messages answered from the memo so far (tests and metrics).
 std::uint64_t parsed_message_memo_hits();

@@ -135,6 +135,27 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
   CHECK(checked >= 225);
 }
 
+TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, every part kind)") {
+  struct Case {
+    const char* file;
+    Api format;
+  };
+  for (Case c : {Case{"providers/openai-chat.json", Api::openai_chat}, Case{"providers/anthropic.json", Api::anthropic},
+                 Case{"providers/gemini.json", Api::gemini},
+                 Case{"providers/openai-responses.json", Api::openai_responses}}) {
+    const std::string body = fixture(c.file);
+    const std::string shifted = "{\"zz_first\":{\"a\":[]}," + body.substr(body.find('{') + 1);
+    for (const std::string* b : {&body, &body, &shifted}) {
+      INFO(c.file);
+      ParseOutcome with = parse(c.format, *b, true);
+      ParseOutcome without = parse(c.format, *b, false);
+      REQUIRE(with.request);
+      REQUIRE(without.request);
+      check_same(*with.request, *without.request);
+    }
+  }
+}
+
 TEST_CASE("parsed-message memo: every trajectory request parses and writes as without it") {
   const auto files = fixture_files("replay", ".json");
   REQUIRE(files.size() >= 20);
