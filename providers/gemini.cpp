@@ -15,6 +15,7 @@
 #include <string>
 
 #include "providers/formats.hpp"
+#include "providers/parsed_message_memo.hpp"
 #include "providers/splice.hpp"
 
 namespace td::providers::detail {
@@ -142,8 +143,13 @@ bool parse(ParsedRequest& r, std::string& err) {
     if (!parse_content(r, system, true, err)) return false;
   }
   r.array = f[0];
-  for (std::uint32_t c = d.node(f[0]).first; c != json::kNone; c = d.node(c).next)
+  for (std::uint32_t c = d.node(f[0]).first; c != json::kNone; c = d.node(c).next) {
+    // A content resent from an earlier request: its view, not its parse.
+    const ParsedMessageKey key = r.reuse_messages ? parsed_message_key(r, c) : ParsedMessageKey{};
+    if (r.reuse_messages && reuse_parsed_message(r, c, key)) continue;
     if (!parse_content(r, c, false, err)) return false;
+    if (r.reuse_messages) remember_parsed_message(r, c, key);
+  }
   std::vector<std::uint32_t> tools;
   if (f[3] != json::kNone) tools.push_back(f[3]);
   fill_overhead(r, tools);

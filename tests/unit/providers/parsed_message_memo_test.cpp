@@ -145,6 +145,7 @@ TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, e
                  Case{"providers/openai-responses.json", Api::openai_responses}}) {
     const std::string body = fixture(c.file);
     const std::string shifted = "{\"zz_first\":{\"a\":[]}," + body.substr(body.find('{') + 1);
+    std::uint64_t hits = parsed_message_memo_hits();
     for (const std::string* b : {&body, &body, &shifted}) {
       INFO(c.file);
       ParseOutcome with = parse(c.format, *b, true);
@@ -153,6 +154,9 @@ TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, e
       REQUIRE(without.request);
       check_same(*with.request, *without.request);
     }
+    // Parsed again, the body's messages came from the memo (Responses items
+    // are parsed every time).
+    if (c.format != Api::openai_responses) CHECK(parsed_message_memo_hits() > hits);
   }
 }
 
