@@ -7,9 +7,9 @@
 namespace td::providers {
 namespace {
 
-// One message element's view, positions relative to the element: node
-// indices as offsets from its node (descendants only; kNone stays kNone),
-// byte offsets from its first byte.
+// One message element's view, positions relative to the element: a part's
+// element node as 1 + its offset from the element's node (the element itself
+// or a descendant; 0 is kNone), byte offsets from the element's first byte.
 struct ParsedMessage {
   pruning::Message message;
   std::vector<PartSource> parts;
@@ -53,7 +53,7 @@ bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMess
   r.messages.push_back(MessageSource{elem, static_cast<std::uint32_t>(r.parts.size()),
                                      static_cast<std::uint32_t>(pm.parts.size()), false});
   for (const PartSource& p : pm.parts)
-    r.parts.push_back(PartSource{p.elem == json::kNone ? json::kNone : elem + p.elem, p.field,
+    r.parts.push_back(PartSource{p.elem == json::kNone ? json::kNone : elem + p.elem - 1, p.field,
                                  moved(p.slot, std::int64_t{begin})});
   pruning::Message& m = r.conversation.messages.emplace_back(pm.message);
   m.origin = origin;
@@ -68,11 +68,9 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
   pm->parts.reserve(ms.part_count);
   for (std::uint32_t i = ms.first_part; i < ms.first_part + ms.part_count; ++i) {
     PartSource p = r.parts[i];
-    // Relative node indices: only descendants of the element can be stored
-    // (its own index would read as kNone).
     if (p.elem != json::kNone) {
-      if (p.elem <= elem) return;
-      p.elem -= elem;
+      if (p.elem < elem) return;  // outside the element: not a function of its bytes
+      p.elem = p.elem - elem + 1;
     }
     p.slot = moved(p.slot, -std::int64_t{begin});
     pm->parts.push_back(p);

@@ -14,8 +14,8 @@
 //
 // Process-wide, shared by the I/O threads (pruning::Memo: sharded, bounded at
 // 64 MiB, oldest first out). It changes how fast a request parses, never what
-// it parses to: a miss parses the element as before. Used by the OpenAI chat,
-// Anthropic and Gemini parsers (Responses items parse every time).
+// it parses to: a miss parses the element as before. Used by the parsers of
+// all four formats (OpenAI chat and Responses, Anthropic, Gemini).
 #pragma once
 
 #include <cstdint>

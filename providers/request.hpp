@@ -65,8 +65,8 @@ struct MessageSource {
 struct ParsedRequest {
   Api format = Api::openai_chat;  // the wire format
   // Messages resent from earlier requests take their view from the
-  // parsed-message memo (providers/parsed_message_memo.hpp) where the format
-  // supports it (OpenAI chat, Anthropic, Gemini); false parses every one.
+  // parsed-message memo (providers/parsed_message_memo.hpp); false parses
+  // every one.
   bool reuse_messages = true;
   pruning::Conversation conversation;  // Message::origin indexes `messages` below
   std::string model;                   // also conversation.model

@@ -154,9 +154,8 @@ TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, e
       REQUIRE(without.request);
       check_same(*with.request, *without.request);
     }
-    // Parsed again, the body's messages came from the memo (Responses items
-    // are parsed every time).
-    if (c.format != Api::openai_responses) CHECK(parsed_message_memo_hits() > hits);
+    // Parsed again, the body's messages came from the memo.
+    CHECK(parsed_message_memo_hits() > hits);
   }
 }
 
