@@ -19,7 +19,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 #include "providers/request.hpp"
 #include "pruning/memo.hpp"
