@@ -2,16 +2,12 @@
 
 #include <algorithm>
 
-#include "pruning/tokenizer/message_count.hpp"
-#include "pruning/strategies/identical_tool_calls.hpp"
-#include "pruning/strategies/identical_tool_outputs.hpp"
-#include "pruning/strategies/low_entropy.hpp"
+#include "pruning/lossy_plan.hpp"
 #include "pruning/strategies/old_thinking.hpp"
 #include "pruning/strategies/pairing_repair.hpp"
-#include "pruning/strategies/stale_assistant_text.hpp"
-#include "pruning/strategies/stale_tool_outputs.hpp"
 #include "pruning/strategies/trim_middle.hpp"
 #include "pruning/strategies/working_memory.hpp"
+#include "pruning/tally.hpp"
 
 namespace td::pruning {
 
@@ -24,51 +20,6 @@ const char* mode_name(Mode m) {
 }
 
 namespace {
-
-// Counts messages, through the count cache when there is one.
-class Tally {
- public:
-  Tally(const TokenCounter& counter, tok::CountCache* cache)
-      : counter_(counter), cache_(cache), salt_(cache ? counter.cache_salt() : 0) {}
-
-  std::uint64_t message(const Message& m) const {
-    if (m.removed) return 0;
-    if (salt_ == 0) return tok::count_message(m, counter_);
-    const std::uint64_t key = tok::message_hash(m, salt_);
-    if (auto hit = cache_->get(key)) return *hit;
-    const std::uint64_t n = tok::count_message(m, counter_);
-    cache_->put(key, n);
-    return n;
-  }
-  // Everything but the messages: the reply primer and the tool definitions.
-  std::uint64_t fixed(const Conversation& conv) const {
-    if (conv.fixed_overhead_text.empty()) return tok::BillingRules{}.reply_priming;
-    return tok::BillingRules{}.reply_priming + counter_.count(conv.fixed_overhead_text);
-  }
-  std::uint64_t conversation(const Conversation& conv) const {
-    std::uint64_t n = fixed(conv);
-    for (const Message& m : conv.messages) n += message(m);
-    return n;
-  }
-
- private:
-  const TokenCounter& counter_;
-  tok::CountCache* cache_;
-  std::uint64_t salt_;
-};
-
-// Steps 2-7: the lossy strategies, on messages [0, limit), in order.
-void run_lossy(Conversation& conv, const Profile& profile, std::uint32_t limit, std::vector<StrategyStats>* out) {
-  StrategyStats s[] = {
-      prune_old_thinking(conv, profile, limit),
-      dedup_tool_calls(conv, profile, limit),
-      dedup_tool_outputs(conv, profile, limit),
-      fold_low_entropy(conv, profile, limit),
-      snip_stale_tool_outputs(conv, profile, limit),
-      snip_stale_assistant_text(conv, profile, limit),
-  };
-  if (out) out->insert(out->end(), std::begin(s), std::end(s));
-}
 
 // Prefix sums: ps[i] = sum of v[0, i).
 std::vector<std::uint64_t> prefix_sums(const std::vector<std::uint64_t>& v) {
@@ -88,7 +39,7 @@ struct Frontier {
 // is the same in every later request (see pipeline.hpp).
 Frontier choose_frontier(const Conversation& conv, const Profile& profile, const WorkingMemory& wm,
                          const std::vector<std::uint64_t>& orig, const std::vector<std::uint64_t>& planned,
-                         const Conversation& plan) {
+                         const LossyPlan& plan) {
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   const auto orig_ps = prefix_sums(orig);
   const auto plan_ps = prefix_sums(planned);
@@ -98,8 +49,9 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const std::uint32_t gm = wm.start_of(g, size);
     const std::uint32_t end = wm.grid_eligible_end[k];
     if (orig_ps[end] < profile.trigger_tokens) continue;  // the history was still small then
-    std::uint32_t first = f.messages;
-    while (first < gm && !plan.messages[first].changed) ++first;
+    // The first message the step would change.
+    const auto next = std::lower_bound(plan.changed.begin(), plan.changed.end(), f.messages);
+    const std::uint32_t first = next == plan.changed.end() ? gm : std::min(*next, gm);
     if (first == gm) {  // nothing to prune in this step: moving costs nothing
       f = {g, gm};
       continue;
@@ -150,40 +102,25 @@ void run_on(Conversation& conv, const Profile& profile, const Tally& tally, Pipe
   std::vector<std::uint64_t> now = orig;  // per-message tokens as pruned
   std::vector<StrategyStats> lossy;
   if (!wm.grid.empty()) {
-    // Prune a copy of everything the largest step could reach (later
-    // messages only lend their roles: the strategies never look ahead), pick
-    // the frontier from what each step would save, then keep the pruned
-    // forms before it.
+    // Plan on everything the largest step could reach, pick the frontier
+    // from what each step would save, then keep the pruned forms before it.
     const std::uint32_t plan_limit = wm.start_of(wm.grid.back(), size);
-    // System and user text messages are never pruned: they lend their role.
-    Conversation plan;
-    plan.messages.reserve(size);
-    for (std::uint32_t i = 0; i < size; ++i) {
-      const Message& m = msgs[i];
-      if (i < plan_limit && ((m.role != Role::System && m.role != Role::User) || is_tool_message(m))) {
-        plan.messages.push_back(m);
-      } else {
-        Message role_only;
-        role_only.role = m.role;
-        role_only.system_field = m.system_field;
-        role_only.removed = m.removed;
-        plan.messages.push_back(std::move(role_only));
-      }
-    }
-    run_lossy(plan, profile, plan_limit, &lossy);
+    const std::shared_ptr<const LossyPlan> plan =
+        plan_lossy(conv, profile, plan_limit, old_thinking_end(conv, profile), tally);
     std::vector<std::uint64_t> planned = orig;
-    for (std::uint32_t i = 0; i < plan_limit; ++i)
-      if (plan.messages[i].changed) planned[i] = tally.message(plan.messages[i]);
-    f = choose_frontier(conv, profile, wm, orig, planned, plan);
-    for (std::uint32_t i = 0; i < f.messages; ++i) {
-      if (!plan.messages[i].changed) continue;
-      msgs[i] = std::move(plan.messages[i]);
-      now[i] = planned[i];
+    for (std::size_t k = 0; k < plan->changed.size(); ++k) planned[plan->changed[k]] = plan->tokens[k];
+    f = choose_frontier(conv, profile, wm, orig, planned, *plan);
+    for (std::size_t k = 0; k < plan->changed.size() && plan->changed[k] < f.messages; ++k) {
+      const std::uint32_t i = plan->changed[k];
+      const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise
+      msgs[i] = plan->pruned[k];
+      msgs[i].origin = origin;
+      now[i] = plan->tokens[k];
     }
-    for (auto& s : lossy) s = s.before(f.messages);
+    lossy.reserve(plan->stats.size());
+    for (const auto& s : plan->stats) lossy.push_back(s.before(f.messages));
   } else {
-    Conversation none;
-    run_lossy(none, profile, 0, &lossy);  // their names, with nothing done
+    lossy = lossy_names();  // their names, with nothing done
   }
   r.stale_turns = f.turns;
   r.stale_messages = f.messages;

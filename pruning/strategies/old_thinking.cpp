@@ -6,22 +6,29 @@
 
 namespace td::pruning {
 
-StrategyStats prune_old_thinking(Conversation& conv, const Profile& profile, std::uint32_t limit) {
-  StrategyStats st{.name = "old_thinking"};
-  if (!profile.prune_thinking) return st;
-  auto& msgs = conv.messages;
+std::uint32_t old_thinking_end(const Conversation& conv, const Profile& profile) {
+  const auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
-
-  // Never the last assistant message (the turn the provider validates), nor
-  // the last `thinking_keep_last_messages` messages.
   std::uint32_t last_assistant = size;
   for (std::uint32_t i = size; i-- > 0;)
     if (msgs[i].role == Role::Assistant && !msgs[i].removed) {
       last_assistant = i;
       break;
     }
-  std::uint32_t keep_from = size > profile.thinking_keep_last_messages ? size - profile.thinking_keep_last_messages : 0;
-  limit = std::min({limit, last_assistant, keep_from});
+  const std::uint32_t keep_from =
+      size > profile.thinking_keep_last_messages ? size - profile.thinking_keep_last_messages : 0;
+  return std::min(last_assistant, keep_from);
+}
+
+StrategyStats prune_old_thinking(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+  return prune_old_thinking_before(conv, profile, std::min(limit, old_thinking_end(conv, profile)));
+}
+
+StrategyStats prune_old_thinking_before(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+  StrategyStats st{.name = "old_thinking"};
+  if (!profile.prune_thinking) return st;
+  auto& msgs = conv.messages;
+  limit = std::min(limit, static_cast<std::uint32_t>(msgs.size()));
 
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];

@@ -150,6 +150,15 @@ TEST_CASE("random conversations: paired, system and last turns intact, determini
       run_pipeline(b, p, QuarterCounter{});
       const auto out = render(a);
       CHECK(out == render(b));
+      // With a count cache the plan comes from the memo (computed the first
+      // time, looked up the second): the same request in every field.
+      for (int pass = 0; pass < 2; ++pass) {
+        Conversation c = original;
+        td::tok::CountCache cache;
+        const PipelineResult rc = run_pipeline(c, p, CachedQuarterCounter{}, &cache);
+        CHECK(dump(rc) == dump(r));
+        CHECK(dump(c) == dump(a));
+      }
       CHECK(well_paired(a));
       CHECK(r.tokens_after <= r.tokens_before);
       // Every text hash a strategy stored is still that of the part's text

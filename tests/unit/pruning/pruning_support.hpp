@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "pruning/conversation.hpp"
+#include "pruning/pipeline.hpp"
 #include "pruning/token_counter.hpp"
 
 namespace td::pruning::test {
@@ -99,5 +100,40 @@ inline std::vector<std::string> render(const Conversation& c) {
     if (!m.removed) out.push_back(render(m));
   return out;
 }
+
+// A message with every field, for checking that two ways of computing a
+// request agree on everything the writers read.
+inline std::string dump(const Message& m) {
+  std::string s = std::to_string(int(m.role)) + "|" + m.name + "|" + std::to_string(m.origin) + "|" +
+                  std::to_string(m.changed) + std::to_string(m.removed) + std::to_string(m.system_field) +
+                  std::to_string(m.cache_protected) + "|";
+  for (const Part& p : m.parts)
+    s += std::to_string(int(p.kind)) + "[" + p.id + "," + p.name + "," + p.signature + "," +
+         std::to_string(p.opaque_bytes) + "," + std::to_string(p.origin) + "," + std::to_string(p.editable) +
+         std::to_string(p.edited) + std::to_string(p.is_error) + "]" + p.text + "\x1f";
+  return s;
+}
+inline std::vector<std::string> dump(const Conversation& c) {
+  std::vector<std::string> out;
+  for (const Message& m : c.messages) out.push_back(dump(m));
+  return out;
+}
+
+inline std::string dump(const PipelineResult& r) {
+  std::string s = std::to_string(r.tokens_before) + "/" + std::to_string(r.tokens_after) + " mode " +
+                  mode_name(r.mode) + (r.shadow ? " shadow" : "") + " stale " + std::to_string(r.stale_turns) + "/" +
+                  std::to_string(r.stale_messages) + " trimmed " + std::to_string(r.trimmed_until) + " fired";
+  for (const auto& f : r.fired) s += " " + f;
+  for (const auto& st : r.strategies)
+    s += " " + std::string(st.name) + ":" + std::to_string(st.hits) + "/" + std::to_string(st.bytes_saved);
+  return s;
+}
+
+// A bytes/4 counter whose counts may be cached (a non-zero cache salt): with
+// a tok::CountCache, the pipeline memoizes its plans (pruning/lossy_plan.hpp).
+class CachedQuarterCounter : public QuarterCounter {
+ public:
+  std::uint64_t cache_salt() const override { return 0x71756172746572ULL; }
+};
 
 }  // namespace td::pruning::test

@@ -12,7 +12,9 @@
 
 #include "config/load.hpp"
 #include "providers/request.hpp"
+#include "../pruning/pruning_support.hpp"
 #include "proxy/replay.hpp"
+#include "pruning/lossy_plan.hpp"
 #include "pruning/strategies/working_memory.hpp"
 
 using namespace td;
@@ -168,4 +170,44 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   p.assistant_tail_bytes = 16;
   p.window_turns = 2;
   check_all(&p, p.window_turns);
+}
+
+TEST_CASE("every request of every trajectory: the plan memo changes nothing, and a growing history hits it") {
+  using namespace td::pruning;
+  for (const bool eager : {false, true}) {
+    Profile p;
+    if (eager) {
+      p.trigger_tokens = 0;
+      p.frontier_step_turns = 2;
+      p.window_turns = 2;
+    }
+    std::uint64_t planned = 0;
+    const std::uint64_t hits0 = plan_memo().hits(), misses0 = plan_memo().misses();
+    for (const Trajectory& t : trajectories()) {
+      td::tok::CountCache cache;
+      for (std::size_t k = 1; k < t.texts.size(); ++k) {
+        if (t.texts[k].speaker != Speaker::Assistant) continue;
+        INFO(t.id << " request of " << k << " messages, eager " << eager);
+        auto parsed = providers::parse(providers::Api::openai_chat, request_body(t, k));
+        REQUIRE(parsed.request);
+        Conversation a = parsed.request->conversation, b = a;
+        const PipelineResult ra = run_pipeline(a, p, test::QuarterCounter{});
+        const std::uint64_t before = plan_memo().hits() + plan_memo().misses();
+        const PipelineResult rb = run_pipeline(b, p, test::CachedQuarterCounter{}, &cache);
+        planned += plan_memo().hits() + plan_memo().misses() - before;
+        CHECK(test::dump(rb) == test::dump(ra));
+        CHECK(test::dump(b) == test::dump(a));
+      }
+    }
+    const std::uint64_t hits = plan_memo().hits() - hits0, misses = plan_memo().misses() - misses0;
+    MESSAGE("plan memo over the trajectories (eager " << eager << "): " << hits << " of " << planned
+                                                     << " planned requests answered from it, " << misses << " planned");
+    CHECK(planned > 300);
+    // An agent resends its history; the plan only changes when the grid of
+    // frontier steps moves (every 8 turns by default, every 2 when eager).
+    if (eager)
+      CHECK(hits * 3 > planned);
+    else
+      CHECK(hits * 4 > planned * 3);
+  }
 }

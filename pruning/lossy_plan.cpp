@@ -1,0 +1,188 @@
+#include "pruning/lossy_plan.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "pruning/strategies/identical_tool_calls.hpp"
+#include "pruning/strategies/identical_tool_outputs.hpp"
+#include "pruning/strategies/low_entropy.hpp"
+#include "pruning/strategies/old_thinking.hpp"
+#include "pruning/strategies/stale_assistant_text.hpp"
+#include "pruning/strategies/stale_tool_outputs.hpp"
+#include "pruning/strategies/working_memory.hpp"
+#include "pruning/text_hash.hpp"
+#include "pruning/tokenizer/hash.hpp"
+
+namespace td::pruning {
+
+namespace {
+
+// Steps 2-7, in order, on messages [0, limit) (old thinking on [0, thinking_limit)).
+std::vector<StrategyStats> run_strategies(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                          std::uint32_t thinking_limit) {
+  return {
+      prune_old_thinking_before(conv, profile, thinking_limit),
+      dedup_tool_calls(conv, profile, limit),
+      dedup_tool_outputs(conv, profile, limit),
+      fold_low_entropy(conv, profile, limit),
+      snip_stale_tool_outputs(conv, profile, limit),
+      snip_stale_assistant_text(conv, profile, limit),
+  };
+}
+
+// System and user text messages are never pruned: in the plan they only
+// lend their role.
+bool prunable(const Message& m) { return (m.role != Role::System && m.role != Role::User) || is_tool_message(m); }
+
+Message role_only(const Message& m) {
+  Message r;
+  r.role = m.role;
+  r.system_field = m.system_field;
+  r.removed = m.removed;
+  return r;
+}
+
+// The words a plan's key is the hash of.
+class KeyWords {
+ public:
+  void add(std::uint64_t v) { words_.push_back(v); }
+  void add(std::string_view s) {
+    words_.push_back(s.size());
+    if (!s.empty()) words_.push_back(tok::hash_bytes(s.data(), s.size()));
+  }
+  void add(const Message& m) {
+    add(std::uint64_t(m.role) | std::uint64_t(m.removed) << 8 | std::uint64_t(m.system_field) << 9 |
+        std::uint64_t(m.changed) << 10 | std::uint64_t(m.cache_protected) << 11 | std::uint64_t(m.parts.size()) << 32);
+    add(m.name);
+    for (const Part& p : m.parts) {
+      add(std::uint64_t(p.kind) | std::uint64_t(p.editable) << 8 | std::uint64_t(p.edited) << 9 |
+          std::uint64_t(p.is_error) << 10 | std::uint64_t(p.origin) << 32);
+      const tok::Hash128 text = text_hash(p);
+      add(text.lo);
+      add(text.hi);
+      add(p.text.size());
+      add(p.id);
+      add(p.name);
+      add(p.signature);
+      add(p.opaque_bytes);
+    }
+  }
+  memo_detail::Key key() const {
+    const tok::Hash128 h = tok::hash128(words_.data(), words_.size() * sizeof(std::uint64_t), 0x706c616eULL);
+    return {h.lo, h.hi};
+  }
+
+ private:
+  std::vector<std::uint64_t> words_;
+};
+
+memo_detail::Key plan_key(const Conversation& conv, const Profile& profile, std::uint32_t limit,
+                          std::uint32_t thinking_limit, std::uint64_t salt) {
+  KeyWords k;
+  k.add(salt);
+  k.add(profile_fingerprint(profile));
+  k.add(limit);
+  k.add(thinking_limit);
+  for (std::uint32_t i = 0; i < limit; ++i) {
+    const Message& m = conv.messages[i];
+    if (prunable(m)) {
+      k.add(m);
+    } else {
+      k.add(std::uint64_t(m.role) | std::uint64_t(m.removed) << 8 | std::uint64_t(m.system_field) << 9 |
+            std::uint64_t(1) << 12);
+    }
+  }
+  return k.key();
+}
+
+std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                         std::uint32_t thinking_limit, const Tally& tally) {
+  Conversation copy;
+  copy.messages.reserve(limit);
+  for (std::uint32_t i = 0; i < limit; ++i) {
+    const Message& m = conv.messages[i];
+    copy.messages.push_back(prunable(m) ? m : role_only(m));
+  }
+  auto plan = std::make_shared<LossyPlan>();
+  plan->stats = run_strategies(copy, profile, limit, thinking_limit);
+  for (std::uint32_t i = 0; i < limit; ++i) {
+    Message& m = copy.messages[i];
+    if (!m.changed) continue;
+    plan->changed.push_back(i);
+    plan->tokens.push_back(tally.message(m));
+    plan->pruned.push_back(std::move(m));
+  }
+  return plan;
+}
+
+// A profile constant into the fingerprint.
+struct FingerprintVisitor {
+  std::uint64_t h = 0x70726f66ULL;
+
+  void mix(const void* p, std::size_t n) { h = tok::hash_bytes(p, n, h); }
+  template <class T>
+  void operator()(const char* name, const T& value) {
+    mix(name, std::strlen(name));
+    if constexpr (std::is_same_v<T, std::string>) {
+      mix(value.data(), value.size());
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      const std::uint64_t n = value.size();
+      mix(&n, sizeof n);
+      for (const std::string& s : value) {
+        const std::uint64_t len = s.size();
+        mix(&len, sizeof len);
+        mix(s.data(), s.size());
+      }
+    } else {
+      static_assert(std::is_arithmetic_v<T>, "a profile field the fingerprint does not know");
+      mix(&value, sizeof value);
+    }
+  }
+};
+
+}  // namespace
+
+std::size_t LossyPlan::memo_bytes() const {
+  std::size_t n = sizeof(LossyPlan) + changed.size() * (sizeof(std::uint32_t) + sizeof(std::uint64_t));
+  for (const Message& m : pruned) {
+    n += sizeof(Message) + m.name.size();
+    for (const Part& p : m.parts) n += sizeof(Part) + p.text.size() + p.id.size() + p.name.size() + p.signature.size();
+  }
+  for (const StrategyStats& s : stats) n += sizeof(StrategyStats) + s.edits.size() * sizeof(StrategyStats::Edit);
+  return n;
+}
+
+std::uint64_t profile_fingerprint(const Profile& profile) {
+  FingerprintVisitor v;
+  // visit() hands out mutable references (config/ fills profiles through
+  // it); this visitor only reads them.
+  const_cast<Profile&>(profile).visit(v);
+  return v.h;
+}
+
+std::vector<StrategyStats> lossy_names() {
+  Conversation none;
+  return run_strategies(none, Profile{}, 0, 0);
+}
+
+std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                            std::uint32_t thinking_end, const Tally& tally) {
+  const std::uint32_t thinking_limit = std::min(limit, thinking_end);
+  if (tally.salt() == 0) return compute(conv, profile, limit, thinking_limit, tally);
+  const memo_detail::Key key = plan_key(conv, profile, limit, thinking_limit, tally.salt());
+  Memo<LossyPlan>& memo = plan_memo();
+  if (auto hit = memo.find(key)) return *hit;
+  std::shared_ptr<const LossyPlan> plan = compute(conv, profile, limit, thinking_limit, tally);
+  memo.insert(key, plan);
+  return plan;
+}
+
+Memo<LossyPlan>& plan_memo() {
+  static Memo<LossyPlan> memo(std::size_t{32} << 20);
+  return memo;
+}
+
+}  // namespace td::pruning

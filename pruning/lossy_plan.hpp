@@ -1,0 +1,60 @@
+// The lossy strategies' plan (pipeline steps 2-7), computed once per history.
+//
+// The pipeline prunes a copy of the messages the largest frontier step could
+// reach, [0, limit), then picks the frontier from what each step would save
+// and keeps the pruned forms before it (pipeline.cpp). The copy holds nothing
+// past `limit`, so no strategy can look ahead; the one fact one needs from
+// there, old thinking's end, is computed on the whole request and passed in.
+// The plan is therefore a pure function of those messages, that end, the
+// profile and the token counter.
+//
+// An agent resends the same history for `frontier_step_turns` turns before
+// `limit` moves, so the plan is memoized (pruning/memo.hpp) under a 128-bit
+// hash of exactly those inputs: every field of each message but its position
+// in the body (Message::origin, restored on use), its parts' texts by their
+// stored digests (text_hash.hpp), every profile constant, the counter's salt.
+// A miss computes the same plan; the memo changes how fast, never what.
+// Without a count cache (Tally::salt() == 0) nothing is memoized.
+//
+// Reports nothing of its own: `stats` are the six strategies' reports on the
+// whole prefix, which the pipeline cuts at the frontier it settles on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
+#include "pruning/profile.hpp"
+#include "pruning/strategy_stats.hpp"
+#include "pruning/tally.hpp"
+
+namespace td::pruning {
+
+struct LossyPlan {
+  std::vector<std::uint32_t> changed;  // ascending: the messages the strategies changed
+  std::vector<Message> pruned;         // their pruned forms, parallel to `changed`
+  std::vector<std::uint64_t> tokens;   // their tokens as pruned, parallel to `changed`
+  std::vector<StrategyStats> stats;    // steps 2-7, in pipeline order, every edit listed
+
+  std::size_t memo_bytes() const;
+};
+
+// The plan for messages [0, limit) of `conv`; `thinking_end` is
+// old_thinking_end() of the whole of `conv`.
+std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                            std::uint32_t thinking_end, const Tally& tally);
+
+// The strategies' names and empty reports, in pipeline order (no plan ran).
+std::vector<StrategyStats> lossy_names();
+
+// Every profile constant, hashed (through Profile::visit: a field added to
+// the profile is covered at once).
+std::uint64_t profile_fingerprint(const Profile& profile);
+
+// The process-wide plan memo (32 MiB of plans at most).
+Memo<LossyPlan>& plan_memo();
+
+}  // namespace td::pruning

@@ -1,0 +1,141 @@
+// The plan memo (pruning/lossy_plan.hpp) changes how fast the pipeline runs,
+// never what it decides: a request whose plan inputs differ from a memoized
+// one in any single field the strategies read gets its own plan, and a
+// resent history gets the stored one.
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "pruning/lossy_plan.hpp"
+#include "pruning/pipeline.hpp"
+#include "pruning_support.hpp"
+
+using namespace td::pruning;
+using namespace td::pruning::test;
+
+namespace {
+
+Profile eager() {
+  Profile p;
+  p.trigger_tokens = 0;
+  p.payback_requests = 1000;
+  p.payback_turn_fraction = 1000;
+  p.frontier_step_turns = 2;
+  p.window_turns = 2;
+  p.snippet_threshold_bytes = 64;
+  p.snippet_head_bytes = 16;
+  p.snippet_tail_bytes = 16;
+  p.dedup_min_bytes = 32;
+  return p;
+}
+
+// An agent loop with unsigned and signed thinking, an opaque part, an output
+// repeated later (deduplicated against the first call's id), ending on an
+// answer.
+Conversation base() {
+  Conversation c = agent_loop(10, [](int k) { return numbered_lines(12, "out " + std::to_string(k % 3 == 0 ? 0 : k)); });
+  c.messages[2].parts.insert(c.messages[2].parts.begin(), thinking_part(std::string(300, 'r')));
+  c.messages[4].parts.insert(c.messages[4].parts.begin(), thinking_part(std::string(300, 's'), "SIG"));
+  Part opaque;
+  opaque.kind = PartKind::Opaque;
+  opaque.opaque_bytes = 100;
+  opaque.editable = false;
+  c.messages[5].parts.push_back(opaque);  // a snipped message carries it
+  c.messages.push_back(assistant_msg("done"));
+  for (Message& m : c.messages)
+    for (std::size_t j = 0; j < m.parts.size(); ++j) m.parts[j].origin = static_cast<std::uint32_t>(j);
+  return c;
+}
+
+struct Run {
+  Conversation conv;
+  PipelineResult result;
+};
+Run without_memo(Conversation c, const Profile& p) {
+  PipelineResult r = run_pipeline(c, p, QuarterCounter{});
+  return {std::move(c), std::move(r)};
+}
+Run with_memo(Conversation c, const Profile& p, td::tok::CountCache& cache) {
+  PipelineResult r = run_pipeline(c, p, CachedQuarterCounter{}, &cache);
+  return {std::move(c), std::move(r)};
+}
+std::vector<std::string> first(const Conversation& c, std::size_t n) {
+  auto d = dump(c);
+  d.resize(std::min(n, d.size()));
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("plan memo: a request differing from a planned one in any field the strategies read is planned anew") {
+  const Conversation b = base();
+  const Profile p0 = eager();
+  struct Mutation {
+    const char* what;
+    std::function<void(Conversation&, Profile&)> apply;
+    bool profile_only = false;  // else the profile it sets holds for the base too
+  };
+  const std::vector<Mutation> mutations = {
+      {"the call id the dedup marker names",
+       [](Conversation& c, Profile&) { c.messages[2].parts[2].id = c.messages[3].parts[0].id = "call_zz"; }},
+      {"a tool name under exclude_tools",
+       [](Conversation& c, Profile& p) {
+         p.exclude_tools = {"grep"};
+         c.messages[4].parts[2].name = "grep";
+       }},
+      {"a thinking signature", [](Conversation& c, Profile&) { c.messages[2].parts[0].signature = "SIG0"; }},
+      {"an uneditable output", [](Conversation& c, Profile&) { c.messages[5].parts[0].editable = false; }},
+      {"a removed message", [](Conversation& c, Profile&) { c.messages[5].removed = true; }},
+      {"a part's origin", [](Conversation& c, Profile&) { c.messages[5].parts[0].origin = 7; }},
+      {"a message's name", [](Conversation& c, Profile&) { c.messages[5].name = "alice"; }},
+      {"a cache breakpoint", [](Conversation& c, Profile&) { c.messages[5].cache_protected = true; }},
+      {"an opaque part's size", [](Conversation& c, Profile&) { c.messages[5].parts[1].opaque_bytes = 99; }},
+      {"a profile constant", [](Conversation&, Profile& p) { p.snippet_head_bytes = 24; }, true},
+      {"an excluded tool", [](Conversation&, Profile& p) { p.exclude_tools = {"bash"}; }, true},
+      {"old thinking's end, past the plan",
+       [](Conversation& c, Profile& p) {
+         // The last messages kept count from the end: one more message at
+         // the end (the same turn) lets old thinking reach one further.
+         p.thinking_keep_last_messages = static_cast<std::uint32_t>(c.messages.size()) - 4;
+         c.messages.push_back(assistant_msg("and more"));
+       }},
+  };
+  for (const Mutation& m : mutations) {
+    INFO(m.what);
+    Conversation mc = b;
+    Profile mp = p0;
+    m.apply(mc, mp);
+    // The base is planned and memoized first, so that an input missing
+    // from the key would be answered from its plan.
+    const Profile& base_profile = m.profile_only ? p0 : mp;
+    td::tok::CountCache cache;
+    const Run ref_base = without_memo(b, base_profile);
+    with_memo(b, base_profile, cache);
+    const Run ref = without_memo(mc, mp);
+    const Run got = with_memo(mc, mp, cache);
+    CHECK(dump(got.conv) == dump(ref.conv));
+    CHECK(dump(got.result) == dump(ref.result));
+    // A mutation the pruned history does not show would prove nothing.
+    CHECK(first(ref.conv, b.messages.size()) != first(ref_base.conv, b.messages.size()));
+  }
+}
+
+TEST_CASE("plan memo: a resent history, and the next turns until the frontier's grid moves, are planned once") {
+  const Profile p = eager();
+  Conversation c = base();
+  td::tok::CountCache cache;
+  const Run first_run = with_memo(c, p, cache);
+  const std::uint64_t hits = plan_memo().hits();
+  const Run again = with_memo(c, p, cache);
+  CHECK(plan_memo().hits() == hits + 1);
+  CHECK(dump(again.conv) == dump(first_run.conv));
+  CHECK(dump(again.result) == dump(first_run.result));
+  CHECK(first_run.result.changed());
+  // Where the message came from in the body is not the plan's business.
+  Conversation moved = c;
+  for (Message& m : moved.messages) m.origin += 3;
+  const Run shifted = with_memo(moved, p, cache);
+  CHECK(plan_memo().hits() == hits + 2);
+  for (std::size_t i = 0; i < moved.messages.size(); ++i) CHECK(shifted.conv.messages[i].origin == moved.messages[i].origin);
+  CHECK(dump(shifted.conv) == dump(without_memo(moved, p).conv));
+}
