@@ -326,6 +326,6 @@ bool render_system(const ParsedRequest& r, std::string_view body, const std::vec
 
 }  // namespace
 
-const FormatOps kAnthropicOps{parse, render_changed, render_new, render_system, "system"};
+const FormatOps kAnthropicOps{parse, render_changed, render_new, render_system, "system", "messages"};
 
 }  // namespace td::providers::detail

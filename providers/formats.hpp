@@ -30,6 +30,7 @@ struct FormatOps {
   bool (*render_system)(const ParsedRequest& r, std::string_view body,
                         const std::vector<const Message*>& system, std::string& out, std::string& err);
   const char* system_key;  // the member to add when the body had no system field
+  const char* array_key;   // the root member holding the message elements
 };
 
 const FormatOps& ops(Api f);

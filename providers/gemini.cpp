@@ -279,6 +279,6 @@ bool render_system(const ParsedRequest& r, std::string_view body, const std::vec
 
 }  // namespace
 
-const FormatOps kGeminiOps{parse, render_changed, render_new, render_system, "systemInstruction"};
+const FormatOps kGeminiOps{parse, render_changed, render_new, render_system, "systemInstruction", "contents"};
 
 }  // namespace td::providers::detail

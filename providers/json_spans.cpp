@@ -292,7 +292,34 @@ bool Document::parse_number() {
   return true;
 }
 
+bool Document::splice_known(std::uint32_t& out) {
+  if (pos_ >= text_.size()) return false;
+  const KnownValues::Value v = known_->at(text_, pos_);
+  // Only values that end themselves: a number's bytes may go on past them.
+  if (v.nodes.empty() || (v.nodes[0].type != Type::Object && v.nodes[0].type != Type::Array)) return false;
+  const auto base = static_cast<std::uint32_t>(nodes_.size());
+  const auto at = static_cast<std::uint32_t>(pos_);
+  nodes_.resize(base + v.nodes.size());
+  Node* to = nodes_.data() + base;
+  for (Node n : v.nodes) {
+    n.begin += at;
+    n.end += at;
+    if (n.key_end != 0) {
+      n.key_begin += at;
+      n.key_end += at;
+    }
+    if (n.first != kNone) n.first += base;
+    if (n.next != kNone) n.next += base;
+    *to++ = n;
+  }
+  pos_ += v.size;
+  out = base;
+  return true;
+}
+
 bool Document::parse_value(unsigned depth, std::uint32_t& out) {
+  const bool splice = splice_next_;
+  splice_next_ = false;
   skip_ws();
   if (pos_ >= text_.size()) return fail("unexpected end");
   const auto begin = static_cast<std::uint32_t>(pos_);
@@ -332,9 +359,16 @@ bool Document::parse_value(unsigned depth, std::uint32_t& out) {
           skip_ws();
           if (pos_ >= text_.size() || text_[pos_] != ':') return fail("expected ':'");
           ++pos_;
+          splice_next_ = known_ != nullptr && depth == 0 && !key_escaped &&
+                         text_.substr(key_begin + 1, key_end - key_begin - 2) == known_array_;
         }
         std::uint32_t child;
-        if (!parse_value(depth + 1, child)) return false;
+        if (splice && !is_object) {
+          skip_ws();
+          if (!splice_known(child) && !parse_value(depth + 1, child)) return false;
+        } else if (!parse_value(depth + 1, child)) {
+          return false;
+        }
         Node& cn = nodes_[child];
         cn.key_begin = key_begin;
         cn.key_end = key_end;
@@ -382,11 +416,15 @@ bool Document::parse_value(unsigned depth, std::uint32_t& out) {
   }
 }
 
-bool Document::parse(std::string_view text, std::string* error, unsigned max_depth) {
+bool Document::parse(std::string_view text, std::string* error, unsigned max_depth, std::string_view known_array,
+                     KnownValues* known) {
   text_ = text;
   pos_ = 0;
   error_ = nullptr;
   max_depth_ = max_depth;
+  known_array_ = known_array;
+  known_ = known;
+  splice_next_ = false;
   nodes_.clear();
   std::uint32_t root = 0;
   bool ok = text.size() < 0xFFFFFFF0u || fail("body too large");
@@ -403,6 +441,28 @@ bool Document::parse(std::string_view text, std::string* error, unsigned max_dep
     nodes_.clear();
   }
   return ok;
+}
+
+std::vector<Node> Document::subtree(std::uint32_t i) const {
+  // Preorder: the subtree is the run of nodes from i that start before i ends.
+  const Node& top = nodes_[i];
+  std::uint32_t end = i + 1;
+  while (end < nodes_.size() && nodes_[end].begin < top.end) ++end;
+  std::vector<Node> out(nodes_.begin() + i, nodes_.begin() + end);
+  for (Node& n : out) {
+    n.begin -= top.begin;
+    n.end -= top.begin;
+    if (n.key_end != 0) {
+      n.key_begin -= top.begin;
+      n.key_end -= top.begin;
+    }
+    if (n.first != kNone) n.first -= i;
+    if (n.next != kNone) n.next -= i;
+  }
+  out[0].next = kNone;
+  out[0].key_begin = out[0].key_end = 0;
+  out[0].key_escaped = false;
+  return out;
 }
 
 std::string_view Document::raw(std::uint32_t i) const {

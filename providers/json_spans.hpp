@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,11 +33,34 @@ struct Node {
   bool key_escaped = false;  // member key contains a backslash escape
 };
 
+// Values whose bytes an earlier parse saw, spliced into a Document instead of
+// parsed again (providers/parsed_message_memo.hpp: an agent resends its whole
+// history with every request).
+class KnownValues {
+ public:
+  struct Value {
+    std::uint32_t size = 0;       // bytes of the value
+    std::span<const Node> nodes;  // its subtree (Document::subtree()); empty: not known
+  };
+  // At byte `pos` of `text`, where an element of the array asked about
+  // starts: the element, if those bytes are known.
+  virtual Value at(std::string_view text, std::size_t pos) = 0;
+
+ protected:
+  ~KnownValues() = default;
+};
+
 class Document {
  public:
   // Parses `text`; false (with a reason in *error) if it is not exactly one
   // JSON value surrounded by optional whitespace. `max_depth` bounds nesting.
-  bool parse(std::string_view text, std::string* error = nullptr, unsigned max_depth = 512);
+  // With `known`, each element of the root object's array member
+  // `known_array` is first offered to it: a known element's subtree is
+  // copied in, moved to where the element sits, instead of parsed. The
+  // result is the same node for node: the subtree is that of a parse of the
+  // same bytes at the same depth.
+  bool parse(std::string_view text, std::string* error = nullptr, unsigned max_depth = 512,
+             std::string_view known_array = {}, KnownValues* known = nullptr);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const Node& node(std::uint32_t i) const { return nodes_[i]; }
@@ -59,10 +83,16 @@ class Document {
   // First member of object `obj` with this key, kNone if absent.
   std::uint32_t find(std::uint32_t obj, std::string_view key) const;
 
+  // The subtree of value `i` in preorder, positions relative to its first
+  // byte and links relative to its own node (kNone stays kNone; its own
+  // sibling link and key are dropped): what KnownValues gives back.
+  std::vector<Node> subtree(std::uint32_t i) const;
+
  private:
   bool fail(const char* why);
   std::uint32_t add(Type t, std::uint32_t begin);
   bool parse_value(unsigned depth, std::uint32_t& out);
+  bool splice_known(std::uint32_t& out);
   bool parse_string_token(std::uint32_t& end, bool& escaped);
   bool parse_number();
   void skip_ws();
@@ -72,6 +102,9 @@ class Document {
   std::vector<Node> nodes_;
   const char* error_ = nullptr;
   unsigned max_depth_ = 512;
+  std::string_view known_array_;
+  KnownValues* known_ = nullptr;
+  bool splice_next_ = false;  // the value about to be parsed is the known array
 };
 
 // Decodes a JSON string body (between the quotes, escapes validated) into UTF-8.

@@ -463,6 +463,6 @@ bool render_system(const ParsedRequest&, std::string_view, const std::vector<con
 
 }  // namespace
 
-const FormatOps kOpenAIChatOps{parse, render_changed, render_new, render_system, ""};
+const FormatOps kOpenAIChatOps{parse, render_changed, render_new, render_system, "", "messages"};
 
 }  // namespace td::providers::detail

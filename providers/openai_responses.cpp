@@ -334,6 +334,6 @@ bool render_system(const ParsedRequest& r, std::string_view, const std::vector<c
 
 }  // namespace
 
-const FormatOps kOpenAIResponsesOps{parse, render_changed, render_new, render_system, "instructions"};
+const FormatOps kOpenAIResponsesOps{parse, render_changed, render_new, render_system, "instructions", "input"};
 
 }  // namespace td::providers::detail

@@ -1,30 +1,99 @@
 #include "providers/parsed_message_memo.hpp"
 
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string_view>
 
 #include "pruning/tokenizer/hash.hpp"
 
 namespace td::providers {
-namespace {
 
 // One message element's view, positions relative to the element: a part's
 // element node as 1 + its offset from the element's node (the element itself
-// or a descendant; 0 is kNone), byte offsets from the element's first byte.
+// or a descendant; 0 is kNone), byte offsets from the element's first byte;
+// and the element's own subtree (Document::subtree()).
 struct ParsedMessage {
   pruning::Message message;
   std::vector<PartSource> parts;
+  std::vector<json::Node> nodes;
   bool mark = false;
   std::size_t memo_bytes() const {
-    std::size_t n = sizeof(ParsedMessage) + parts.size() * sizeof(PartSource);
+    std::size_t n = sizeof(ParsedMessage) + parts.size() * sizeof(PartSource) + nodes.size() * sizeof(json::Node);
     for (const auto& p : message.parts)
       n += sizeof(p) + p.text.size() + p.id.size() + p.name.size() + p.signature.size();
     return n + message.name.size();
   }
 };
 
+namespace {
+
 pruning::Memo<ParsedMessage>& memo() {
   static pruning::Memo<ParsedMessage> m(std::size_t{64} << 20);
   return m;
+}
+
+std::uint64_t key_salt(Api format) { return 0x7061727365ull + static_cast<std::uint64_t>(format); }
+
+// Which remembered element starts with these bytes, and how long it is:
+// direct-mapped by a hash of (up to) its first 128 bytes, the latest one
+// kept. A guess is only ever a guess: the element's bytes are hashed and
+// must give its key before anything is used, so a stale or colliding slot
+// costs that hash and nothing else.
+class ElementGuesses {
+ public:
+  struct Guess {
+    std::uint32_t size = 0;
+    ParsedMessageKey key;
+  };
+  static std::uint64_t anchor(Api format, std::string_view text, std::size_t pos) {
+    const std::size_t n = std::min<std::size_t>(128, text.size() - pos);
+    return tok::hash_bytes(text.data() + pos, n, 0x616e63686f72ull + static_cast<std::uint64_t>(format));
+  }
+  std::optional<Guess> find(std::uint64_t anchor) {
+    Shard& s = shard(anchor);
+    std::lock_guard lock(s.mu);
+    const Slot& slot = s.slots[index(anchor)];
+    if (slot.anchor != anchor || slot.guess.size == 0) return std::nullopt;
+    return slot.guess;
+  }
+  void put(std::uint64_t anchor, Guess g) {
+    Shard& s = shard(anchor);
+    std::lock_guard lock(s.mu);
+    s.slots[index(anchor)] = Slot{anchor, g};
+  }
+
+ private:
+  static constexpr std::size_t kShards = 16, kSlots = 4096;  // 2 MiB in all
+  struct Slot {
+    std::uint64_t anchor = 0;
+    Guess guess;
+  };
+  struct Shard {
+    std::mutex mu;
+    Slot slots[kSlots];
+  };
+  Shard& shard(std::uint64_t anchor) { return shards_[anchor >> 60]; }
+  static std::size_t index(std::uint64_t anchor) { return static_cast<std::size_t>(anchor % kSlots); }
+  std::unique_ptr<Shard[]> shards_ = std::make_unique<Shard[]>(kShards);
+};
+
+ElementGuesses& guesses() {
+  static ElementGuesses g;
+  return g;
+}
+
+void guess(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key) {
+  const json::Node& n = r.doc.node(elem);
+  guesses().put(ElementGuesses::anchor(r.format, r.doc.text(), n.begin), {n.end - n.begin, key});
+}
+
+// The spliced element starting at `begin`, if any.
+const SplicedMessage* spliced_at(const ParsedRequest& r, std::uint32_t begin) {
+  auto it = std::lower_bound(r.spliced.begin(), r.spliced.end(), begin,
+                             [](const SplicedMessage& s, std::uint32_t b) { return s.begin < b; });
+  return it != r.spliced.end() && it->begin == begin ? &*it : nullptr;
 }
 
 // Moves a slot by `delta` bytes (a slot without a place stays as it is).
@@ -38,17 +107,25 @@ TextSlot moved(TextSlot slot, std::int64_t delta) {
 }  // namespace
 
 ParsedMessageKey parsed_message_key(const ParsedRequest& r, std::uint32_t elem) {
+  if (const SplicedMessage* s = spliced_at(r, r.doc.node(elem).begin)) return ParsedMessageKey{s->key_lo, s->key_hi};
   const std::string_view raw = r.doc.raw(elem);
-  const tok::Hash128 h = tok::hash128(raw.data(), raw.size(), 0x7061727365ull + static_cast<std::uint64_t>(r.format));
+  const tok::Hash128 h = tok::hash128(raw.data(), raw.size(), key_salt(r.format));
   return ParsedMessageKey{h.lo, h.hi};
 }
 
 bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key, bool* mark) {
-  const auto found = memo().find(key);
-  if (!found || !*found) return false;
-  const ParsedMessage& pm = **found;
-  if (mark) *mark = pm.mark;
   const std::uint32_t begin = r.doc.node(elem).begin;
+  std::shared_ptr<const ParsedMessage> found;
+  if (const SplicedMessage* s = spliced_at(r, begin)) {
+    found = s->view;
+  } else {
+    auto hit = memo().find(key);
+    if (!hit || !*hit) return false;
+    found = std::move(*hit);
+    guess(r, elem, key);  // its guess was lost: the next request splices it again
+  }
+  const ParsedMessage& pm = *found;
+  if (mark) *mark = pm.mark;
   const auto origin = static_cast<std::uint32_t>(r.messages.size());
   r.messages.push_back(MessageSource{elem, static_cast<std::uint32_t>(r.parts.size()),
                                      static_cast<std::uint32_t>(pm.parts.size()), false});
@@ -78,11 +155,24 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
   pm->mark = mark;
   pm->message = r.conversation.messages.back();
   pm->message.origin = pruning::kNewOrigin;
+  pm->nodes = r.doc.subtree(elem);
   // The hashes of its texts go along: the next request need not hash them.
   for (const auto& p : pm->message.parts) pruning::text_hash(p);
   memo().insert(key, std::move(pm));
+  guess(r, elem, key);
 }
 
 std::uint64_t parsed_message_memo_hits() { return memo().hits(); }
+
+json::KnownValues::Value KnownMessages::at(std::string_view text, std::size_t pos) {
+  const auto g = guesses().find(ElementGuesses::anchor(r_.format, text, pos));
+  if (!g || g->size > text.size() - pos) return {};
+  const tok::Hash128 h = tok::hash128(text.data() + pos, g->size, key_salt(r_.format));
+  if (h.lo != g->key.lo || h.hi != g->key.hi) return {};
+  auto hit = memo().find(g->key);
+  if (!hit || !*hit || (*hit)->nodes.empty()) return {};
+  r_.spliced.push_back(SplicedMessage{static_cast<std::uint32_t>(pos), h.lo, h.hi, std::move(*hit)});
+  return {g->size, r_.spliced.back().view->nodes};
+}
 
 }  // namespace td::providers

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "providers/formats.hpp"
+#include "providers/parsed_message_memo.hpp"
 #include "providers/splice.hpp"
 
 namespace td::providers {
@@ -72,7 +73,11 @@ ParseOutcome parse(Api format, std::string_view body, bool reuse_messages) {
     ParsedRequest r;
     r.format = format;
     r.reuse_messages = reuse_messages;
-    if (!r.doc.parse(body, &out.error)) return out;
+    // Resent message elements are spliced in from the memo, not parsed.
+    KnownMessages known(r);
+    if (!r.doc.parse(body, &out.error, 512, reuse_messages ? detail::ops(format).array_key : "",
+                     reuse_messages ? &known : nullptr))
+      return out;
     if (r.doc.node(r.doc.root()).type != json::Type::Object) {
       out.error = "body is not a JSON object";
       return out;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,6 +63,17 @@ struct MessageSource {
   bool system_field = false;         // Anthropic system / Gemini systemInstruction / instructions
 };
 
+// A message element's remembered view (providers/parsed_message_memo.hpp).
+struct ParsedMessage;
+
+// A message element the Document took from the parsed-message memo instead
+// of parsing it, by its first byte.
+struct SplicedMessage {
+  std::uint32_t begin = 0;
+  std::uint64_t key_lo = 0, key_hi = 0;  // the hash of its bytes (the memo's key)
+  std::shared_ptr<const ParsedMessage> view;
+};
+
 struct ParsedRequest {
   Api format = Api::openai_chat;  // the wire format
   // Messages resent from earlier requests take their view from the
@@ -77,6 +89,7 @@ struct ParsedRequest {
   std::vector<MessageSource> messages;
   std::vector<PartSource> parts;
   std::uint32_t array = json::kNone;   // messages / contents / input (Responses: maybe a string)
+  std::vector<SplicedMessage> spliced;  // ascending by `begin`
   std::uint32_t system = json::kNone;  // the system field's value node, if any
 };
 

@@ -110,7 +110,7 @@ std::string path_of(std::string_view uri) {
 TEST_CASE("parse reuse: every recorded request of every format, again and shifted, as without it") {
   const auto files = fixture_files("wire", ".request.json");
   REQUIRE(files.size() >= 25);
-  std::size_t checked = 0;
+  std::size_t checked = 0, spliced = 0;
   for (const auto& file : files) {
     const std::string text = fixture(file);
     rapidjson::Document d;
@@ -124,6 +124,7 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
       for (const std::string* b : {&body, &body, &shifted}) {  // the second time from the memos
         INFO(file << " style " << int(style));
         ParseOutcome with = parse(route->api, *b, true);
+        if (with.request) spliced += with.request->spliced.size();
         ParseOutcome without = parse(route->api, *b, false);
         REQUIRE(with.request);
         REQUIRE(without.request);
@@ -133,6 +134,7 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
     }
   }
   CHECK(checked >= 225);
+  CHECK(spliced >= 225);  // parsed again, elements are copied into the Document, not parsed
 }
 
 TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, every part kind)") {
@@ -153,6 +155,8 @@ TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, e
       REQUIRE(with.request);
       REQUIRE(without.request);
       check_same(*with.request, *without.request);
+      // Parsed again, the body's elements are spliced into the Document.
+      if (b != &body || hits != parsed_message_memo_hits()) CHECK(!with.request->spliced.empty());
     }
     // Parsed again, the body's messages came from the memo.
     CHECK(parsed_message_memo_hits() > hits);
@@ -163,7 +167,7 @@ TEST_CASE("parsed-message memo: every trajectory request parses and writes as wi
   const auto files = fixture_files("replay", ".json");
   REQUIRE(files.size() >= 20);
   const std::uint64_t hits_before = parsed_message_memo_hits();
-  std::size_t requests = 0, messages = 0;
+  std::size_t requests = 0, messages = 0, spliced = 0;
   for (const auto& file : files) {
     const Trajectory t = load_trajectory(std::string(TD_FIXTURES) + "/" + file);
     for (std::size_t turn = 0; turn < t.assistant_at.size(); ++turn) {
@@ -177,6 +181,7 @@ TEST_CASE("parsed-message memo: every trajectory request parses and writes as wi
       for (const std::string* b : {&body, &shifted}) {
         INFO(t.id << " request " << turn << (b == &shifted ? " shifted" : ""));
         ParsedRequest with = parse_ok(Api::openai_chat, *b, t.id);
+        spliced += with.spliced.size();
         ParseOutcome without = parse(Api::openai_chat, *b, false);
         REQUIRE(without.request);
         check_same(with, *without.request);
@@ -189,4 +194,36 @@ TEST_CASE("parsed-message memo: every trajectory request parses and writes as wi
   CHECK(requests > 1000);
   // Most messages of a request were in the one before it.
   CHECK(parsed_message_memo_hits() - hits_before > messages / 2);
+  CHECK(spliced > messages / 2);  // and most were not even parsed
+}
+
+TEST_CASE("spliced elements: a guess whose bytes changed, ran past the body or is followed by junk parses as without it") {
+  const std::string tool = std::string("{\"role\":\"tool\",\"tool_call_id\":\"call_guess\",\"content\":\"") +
+                           std::string(300, 'x');
+  const std::string element = tool + "\"}";
+  auto body_with = [](const std::string& el, const std::string& after = "]}") {
+    return "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"go\"}," + el + after;
+  };
+  const std::string base = body_with(element);
+  REQUIRE(parse(Api::openai_chat, base, true).request);  // remembered, with its guess
+  const ParseOutcome again = parse(Api::openai_chat, base, true);
+  REQUIRE(again.request);
+  CHECK(again.request->spliced.size() == 2);
+  const std::vector<std::string> variants = {
+      body_with(tool + "y\"}"),                  // the same first bytes, one byte longer
+      body_with(tool.substr(0, tool.size() - 1) + "\"}"),  // one shorter
+      body_with(tool + "\",\"name\":\"n\"}"),        // the known bytes, then more members
+      body_with(element, "]"),                  // the object not closed
+      body_with(element, "x]}"),                // junk after the element
+      body_with(element, ""),                   // the body ends right after it
+      body_with(tool),                          // the body ends inside it
+  };
+  for (const std::string& v : variants) {
+    INFO(v.substr(v.size() - 40));
+    const ParseOutcome with = parse(Api::openai_chat, v, true);
+    const ParseOutcome without = parse(Api::openai_chat, v, false);
+    REQUIRE(with.request.has_value() == without.request.has_value());
+    CHECK(with.error == without.error);
+    if (with.request) check_same(*with.request, *without.request);
+  }
 }
