@@ -300,17 +300,21 @@ bool Document::splice_known(std::uint32_t& out) {
   const auto base = static_cast<std::uint32_t>(nodes_.size());
   const auto at = static_cast<std::uint32_t>(pos_);
   nodes_.resize(base + v.nodes.size());
+  // Field by field: a Node assembled in a local and stored whole is read
+  // back across a pending store, a store-forwarding stall per node.
   Node* to = nodes_.data() + base;
-  for (Node n : v.nodes) {
-    n.begin += at;
-    n.end += at;
-    if (n.key_end != 0) {
-      n.key_begin += at;
-      n.key_end += at;
-    }
-    if (n.first != kNone) n.first += base;
-    if (n.next != kNone) n.next += base;
-    *to++ = n;
+  for (const Node& n : v.nodes) {
+    to->begin = n.begin + at;
+    to->end = n.end + at;
+    to->key_begin = n.key_end != 0 ? n.key_begin + at : 0;
+    to->key_end = n.key_end != 0 ? n.key_end + at : 0;
+    to->first = n.first != kNone ? n.first + base : kNone;
+    to->next = n.next != kNone ? n.next + base : kNone;
+    to->count = n.count;
+    to->type = n.type;
+    to->escaped = n.escaped;
+    to->key_escaped = n.key_escaped;
+    ++to;
   }
   pos_ += v.size;
   out = base;

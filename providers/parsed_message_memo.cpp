@@ -1,6 +1,7 @@
 #include "providers/parsed_message_memo.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -36,36 +37,43 @@ pruning::Memo<ParsedMessage>& memo() {
 
 std::uint64_t key_salt(Api format) { return 0x7061727365ull + static_cast<std::uint64_t>(format); }
 
-// Which remembered element starts with these bytes, and how long it is:
-// direct-mapped by a hash of (up to) its first 128 bytes, the latest one
-// kept. A guess is only ever a guess: the element's bytes are hashed and
-// must give its key before anything is used, so a stale or colliding slot
-// costs that hash and nothing else.
+// Which remembered element starts with these bytes, how long it is and
+// where its view is: direct-mapped by a hash of (up to) its first 128 bytes,
+// the latest one kept. A guess is only ever a guess: the element's bytes are
+// hashed and must give its key before anything is used, so a stale or
+// colliding slot costs that hash and nothing else. The view is held weakly:
+// the memo decides what stays (an evicted view leaves a slot that fails).
 class ElementGuesses {
  public:
   struct Guess {
     std::uint32_t size = 0;
     ParsedMessageKey key;
+    std::weak_ptr<const ParsedMessage> view;
+  };
+  struct Found {
+    std::uint32_t size = 0;
+    ParsedMessageKey key;
+    std::shared_ptr<const ParsedMessage> view;  // null: no live guess
   };
   static std::uint64_t anchor(Api format, std::string_view text, std::size_t pos) {
     const std::size_t n = std::min<std::size_t>(128, text.size() - pos);
     return tok::hash_bytes(text.data() + pos, n, 0x616e63686f72ull + static_cast<std::uint64_t>(format));
   }
-  std::optional<Guess> find(std::uint64_t anchor) {
+  Found find(std::uint64_t anchor) {
     Shard& s = shard(anchor);
     std::lock_guard lock(s.mu);
     const Slot& slot = s.slots[index(anchor)];
-    if (slot.anchor != anchor || slot.guess.size == 0) return std::nullopt;
-    return slot.guess;
+    if (slot.anchor != anchor || slot.guess.size == 0) return {};
+    return {slot.guess.size, slot.guess.key, slot.guess.view.lock()};
   }
   void put(std::uint64_t anchor, Guess g) {
     Shard& s = shard(anchor);
     std::lock_guard lock(s.mu);
-    s.slots[index(anchor)] = Slot{anchor, g};
+    s.slots[index(anchor)] = Slot{anchor, std::move(g)};
   }
 
  private:
-  static constexpr std::size_t kShards = 16, kSlots = 4096;  // 2 MiB in all
+  static constexpr std::size_t kShards = 16, kSlots = 4096;  // 3 MiB in all
   struct Slot {
     std::uint64_t anchor = 0;
     Guess guess;
@@ -84,9 +92,10 @@ ElementGuesses& guesses() {
   return g;
 }
 
-void guess(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key) {
+void guess(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key,
+           const std::shared_ptr<const ParsedMessage>& view) {
   const json::Node& n = r.doc.node(elem);
-  guesses().put(ElementGuesses::anchor(r.format, r.doc.text(), n.begin), {n.end - n.begin, key});
+  guesses().put(ElementGuesses::anchor(r.format, r.doc.text(), n.begin), {n.end - n.begin, key, view});
 }
 
 // The spliced element starting at `begin`, if any.
@@ -122,7 +131,7 @@ bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMess
     auto hit = memo().find(key);
     if (!hit || !*hit) return false;
     found = std::move(*hit);
-    guess(r, elem, key);  // its guess was lost: the next request splices it again
+    guess(r, elem, key, found);  // its guess was lost: the next request splices it again
   }
   const ParsedMessage& pm = *found;
   if (mark) *mark = pm.mark;
@@ -141,7 +150,9 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
   const MessageSource& ms = r.messages.back();
   if (ms.node != elem || ms.system_field) return;
   const std::uint32_t begin = r.doc.node(elem).begin;
-  auto pm = std::make_shared<ParsedMessage>();
+  // Not make_shared: a guess's weak_ptr would keep the whole block allocated
+  // after the memo let go of it, not just the control block.
+  std::shared_ptr<ParsedMessage> pm(new ParsedMessage);
   pm->parts.reserve(ms.part_count);
   for (std::uint32_t i = ms.first_part; i < ms.first_part + ms.part_count; ++i) {
     PartSource p = r.parts[i];
@@ -158,21 +169,25 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
   pm->nodes = r.doc.subtree(elem);
   // The hashes of its texts go along: the next request need not hash them.
   for (const auto& p : pm->message.parts) pruning::text_hash(p);
-  memo().insert(key, std::move(pm));
-  guess(r, elem, key);
+  std::shared_ptr<const ParsedMessage> view = std::move(pm);
+  memo().insert(key, view);
+  guess(r, elem, key, view);
 }
 
-std::uint64_t parsed_message_memo_hits() { return memo().hits(); }
+namespace {
+std::atomic<std::uint64_t> g_spliced{0};  // views found through a guess, not the memo
+}  // namespace
+
+std::uint64_t parsed_message_memo_hits() { return memo().hits() + g_spliced.load(std::memory_order_relaxed); }
 
 json::KnownValues::Value KnownMessages::at(std::string_view text, std::size_t pos) {
-  const auto g = guesses().find(ElementGuesses::anchor(r_.format, text, pos));
-  if (!g || g->size > text.size() - pos) return {};
-  const tok::Hash128 h = tok::hash128(text.data() + pos, g->size, key_salt(r_.format));
-  if (h.lo != g->key.lo || h.hi != g->key.hi) return {};
-  auto hit = memo().find(g->key);
-  if (!hit || !*hit || (*hit)->nodes.empty()) return {};
-  r_.spliced.push_back(SplicedMessage{static_cast<std::uint32_t>(pos), h.lo, h.hi, std::move(*hit)});
-  return {g->size, r_.spliced.back().view->nodes};
+  ElementGuesses::Found g = guesses().find(ElementGuesses::anchor(r_.format, text, pos));
+  if (!g.view || g.view->nodes.empty() || g.size > text.size() - pos) return {};
+  const tok::Hash128 h = tok::hash128(text.data() + pos, g.size, key_salt(r_.format));
+  if (h.lo != g.key.lo || h.hi != g.key.hi) return {};
+  r_.spliced.push_back(SplicedMessage{static_cast<std::uint32_t>(pos), h.lo, h.hi, std::move(g.view)});
+  g_spliced.fetch_add(1, std::memory_order_relaxed);
+  return {g.size, r_.spliced.back().view->nodes};
 }
 
 }  // namespace td::providers

@@ -118,28 +118,28 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const Profile
   return plan;
 }
 
-// A profile constant into the fingerprint.
+// The profile's constants, in visit() order, as words to hash at once.
 struct FingerprintVisitor {
-  std::uint64_t h = 0x70726f66ULL;
+  std::vector<std::uint64_t> words;
 
-  void mix(const void* p, std::size_t n) { h = tok::hash_bytes(p, n, h); }
   template <class T>
-  void operator()(const char* name, const T& value) {
-    mix(name, std::strlen(name));
+  void operator()(const char*, const T& value) {
     if constexpr (std::is_same_v<T, std::string>) {
-      mix(value.data(), value.size());
+      add(value);
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      const std::uint64_t n = value.size();
-      mix(&n, sizeof n);
-      for (const std::string& s : value) {
-        const std::uint64_t len = s.size();
-        mix(&len, sizeof len);
-        mix(s.data(), s.size());
-      }
+      words.push_back(value.size());
+      for (const std::string& s : value) add(s);
     } else {
-      static_assert(std::is_arithmetic_v<T>, "a profile field the fingerprint does not know");
-      mix(&value, sizeof value);
+      static_assert(std::is_arithmetic_v<T> && sizeof(T) <= sizeof(std::uint64_t),
+                    "a profile field the fingerprint does not know");
+      std::uint64_t w = 0;
+      std::memcpy(&w, &value, sizeof value);
+      words.push_back(w);
     }
+  }
+  void add(const std::string& s) {
+    words.push_back(s.size());
+    words.push_back(tok::hash_bytes(s.data(), s.size()));
   }
 };
 
@@ -157,10 +157,11 @@ std::size_t LossyPlan::memo_bytes() const {
 
 std::uint64_t profile_fingerprint(const Profile& profile) {
   FingerprintVisitor v;
+  v.words.reserve(64);
   // visit() hands out mutable references (config/ fills profiles through
   // it); this visitor only reads them.
   const_cast<Profile&>(profile).visit(v);
-  return v.h;
+  return tok::hash_bytes(v.words.data(), v.words.size() * sizeof(std::uint64_t), 0x70726f66ULL);
 }
 
 std::vector<StrategyStats> lossy_names() {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pruning/strategies/working_memory.hpp"
@@ -10,8 +11,10 @@ namespace td::pruning {
 
 namespace {
 
+// Views into the call's part, which stays put while the messages move (a
+// moved vector keeps its buffer).
 struct Call {
-  std::string id, name;
+  std::string_view id, name;
   bool answered = false;
 };
 
@@ -51,8 +54,8 @@ Message unavailable_result(const Call& c) {
   m.changed = true;
   Part p;
   p.kind = PartKind::ToolResult;
-  p.id = c.id;
-  p.name = c.name;
+  p.id = std::string(c.id);
+  p.name = std::string(c.name);
   p.text = kUnavailableResult;
   p.edited = true;
   m.parts.push_back(std::move(p));
