@@ -292,9 +292,9 @@ bool Document::parse_number() {
   return true;
 }
 
-bool Document::splice_known(std::uint32_t& out) {
+bool Document::splice_known(std::uint32_t& out, KnownValues::Where where) {
   if (pos_ >= text_.size()) return false;
-  const KnownValues::Value v = known_->at(text_, pos_);
+  const KnownValues::Value v = known_->at(text_, pos_, where);
   // Only values that end themselves: a number's bytes may go on past them.
   if (v.nodes.empty() || (v.nodes[0].type != Type::Object && v.nodes[0].type != Type::Array)) return false;
   const auto base = static_cast<std::uint32_t>(nodes_.size());
@@ -318,6 +318,23 @@ bool Document::splice_known(std::uint32_t& out) {
   }
   pos_ += v.size;
   out = base;
+  return true;
+}
+
+// A root member's value with `known_` set: the known array is parsed with its
+// elements offered to `known_`; another object or array value is offered
+// whole, and told about when parsed.
+bool Document::parse_root_member(std::uint32_t key_begin, std::uint32_t key_end, bool key_escaped,
+                                 std::uint32_t& out) {
+  const bool is_array = !key_escaped && text_.substr(key_begin + 1, key_end - key_begin - 2) == known_array_;
+  skip_ws();
+  if (is_array || pos_ >= text_.size() || (text_[pos_] != '{' && text_[pos_] != '[')) {
+    splice_next_ = is_array;
+    return parse_value(1, out);
+  }
+  if (splice_known(out, KnownValues::Where::Member)) return true;
+  if (!parse_value(1, out)) return false;
+  known_->parsed_member(*this, out);
   return true;
 }
 
@@ -363,13 +380,13 @@ bool Document::parse_value(unsigned depth, std::uint32_t& out) {
           skip_ws();
           if (pos_ >= text_.size() || text_[pos_] != ':') return fail("expected ':'");
           ++pos_;
-          splice_next_ = known_ != nullptr && depth == 0 && !key_escaped &&
-                         text_.substr(key_begin + 1, key_end - key_begin - 2) == known_array_;
         }
         std::uint32_t child;
-        if (splice && !is_object) {
+        if (is_object && depth == 0 && known_ != nullptr) {
+          if (!parse_root_member(key_begin, key_end, key_escaped, child)) return false;
+        } else if (splice && !is_object) {
           skip_ws();
-          if (!splice_known(child) && !parse_value(depth + 1, child)) return false;
+          if (!splice_known(child, KnownValues::Where::Element) && !parse_value(depth + 1, child)) return false;
         } else if (!parse_value(depth + 1, child)) {
           return false;
         }

@@ -35,16 +35,23 @@ struct Node {
 
 // Values whose bytes an earlier parse saw, spliced into a Document instead of
 // parsed again (providers/parsed_message_memo.hpp: an agent resends its whole
-// history with every request).
+// history, and its tool definitions, with every request).
 class KnownValues {
  public:
+  enum class Where : std::uint8_t {
+    Element,  // an element of the root object's array member asked about
+    Member,   // the object or array value of another root object member
+  };
   struct Value {
     std::uint32_t size = 0;       // bytes of the value
     std::span<const Node> nodes;  // its subtree (Document::subtree()); empty: not known
   };
-  // At byte `pos` of `text`, where an element of the array asked about
-  // starts: the element, if those bytes are known.
-  virtual Value at(std::string_view text, std::size_t pos) = 0;
+  // At byte `pos` of `text`, where such a value starts: the value, if those
+  // bytes are known.
+  virtual Value at(std::string_view text, std::size_t pos, Where where) = 0;
+  // A root member's object or array value that was parsed, not known: node
+  // `i` of `doc` (complete, while the rest of `doc` is still being parsed).
+  virtual void parsed_member(const class Document& doc, std::uint32_t i) = 0;
 
  protected:
   ~KnownValues() = default;
@@ -55,10 +62,10 @@ class Document {
   // Parses `text`; false (with a reason in *error) if it is not exactly one
   // JSON value surrounded by optional whitespace. `max_depth` bounds nesting.
   // With `known`, each element of the root object's array member
-  // `known_array` is first offered to it: a known element's subtree is
-  // copied in, moved to where the element sits, instead of parsed. The
-  // result is the same node for node: the subtree is that of a parse of the
-  // same bytes at the same depth.
+  // `known_array`, and the object or array value of every other root member,
+  // is first offered to it: a known value's subtree is copied in, moved to
+  // where the value sits, instead of parsed. The result is the same node for
+  // node: the subtree is that of a parse of the same bytes at the same depth.
   bool parse(std::string_view text, std::string* error = nullptr, unsigned max_depth = 512,
              std::string_view known_array = {}, KnownValues* known = nullptr);
 
@@ -92,7 +99,8 @@ class Document {
   bool fail(const char* why);
   std::uint32_t add(Type t, std::uint32_t begin);
   bool parse_value(unsigned depth, std::uint32_t& out);
-  bool splice_known(std::uint32_t& out);
+  bool splice_known(std::uint32_t& out, KnownValues::Where where);
+  bool parse_root_member(std::uint32_t key_begin, std::uint32_t key_end, bool key_escaped, std::uint32_t& out);
   bool parse_string_token(std::uint32_t& end, bool& escaped);
   bool parse_number();
   void skip_ws();

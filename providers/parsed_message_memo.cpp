@@ -36,6 +36,12 @@ pruning::Memo<ParsedMessage>& memo() {
 }
 
 std::uint64_t key_salt(Api format) { return 0x7061727365ull + static_cast<std::uint64_t>(format); }
+// Root member values (tool definitions, a system block array) are keyed
+// apart from message elements: they only ever have a subtree, no view.
+std::uint64_t member_salt(Api format) { return 0x6d656d626572ull + static_cast<std::uint64_t>(format); }
+using Where = json::KnownValues::Where;
+// Members smaller than this are parsed: a guess would cost about as much.
+constexpr std::uint32_t kMemberMinBytes = 512;
 
 // Which remembered element starts with these bytes, how long it is and
 // where its view is: direct-mapped by a hash of (up to) its first 128 bytes,
@@ -55,9 +61,10 @@ class ElementGuesses {
     ParsedMessageKey key;
     std::shared_ptr<const ParsedMessage> view;  // null: no live guess
   };
-  static std::uint64_t anchor(Api format, std::string_view text, std::size_t pos) {
+  static std::uint64_t anchor(Api format, Where where, std::string_view text, std::size_t pos) {
     const std::size_t n = std::min<std::size_t>(128, text.size() - pos);
-    return tok::hash_bytes(text.data() + pos, n, 0x616e63686f72ull + static_cast<std::uint64_t>(format));
+    const std::uint64_t salt = 0x616e63686f72ull + static_cast<std::uint64_t>(format) * 2 + (where == Where::Member);
+    return tok::hash_bytes(text.data() + pos, n, salt);
   }
   Found find(std::uint64_t anchor) {
     Shard& s = shard(anchor);
@@ -95,7 +102,7 @@ ElementGuesses& guesses() {
 void guess(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key,
            const std::shared_ptr<const ParsedMessage>& view) {
   const json::Node& n = r.doc.node(elem);
-  guesses().put(ElementGuesses::anchor(r.format, r.doc.text(), n.begin), {n.end - n.begin, key, view});
+  guesses().put(ElementGuesses::anchor(r.format, Where::Element, r.doc.text(), n.begin), {n.end - n.begin, key, view});
 }
 
 // The spliced element starting at `begin`, if any.
@@ -176,18 +183,40 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
 
 namespace {
 std::atomic<std::uint64_t> g_spliced{0};  // views found through a guess, not the memo
+std::atomic<std::uint64_t> g_members{0};  // root member values spliced
 }  // namespace
+
+std::uint64_t spliced_member_count() { return g_members.load(std::memory_order_relaxed); }
 
 std::uint64_t parsed_message_memo_hits() { return memo().hits() + g_spliced.load(std::memory_order_relaxed); }
 
-json::KnownValues::Value KnownMessages::at(std::string_view text, std::size_t pos) {
-  ElementGuesses::Found g = guesses().find(ElementGuesses::anchor(r_.format, text, pos));
+json::KnownValues::Value KnownMessages::at(std::string_view text, std::size_t pos, Where where) {
+  ElementGuesses::Found g = guesses().find(ElementGuesses::anchor(r_.format, where, text, pos));
   if (!g.view || g.view->nodes.empty() || g.size > text.size() - pos) return {};
-  const tok::Hash128 h = tok::hash128(text.data() + pos, g.size, key_salt(r_.format));
+  const tok::Hash128 h =
+      tok::hash128(text.data() + pos, g.size, where == Where::Element ? key_salt(r_.format) : member_salt(r_.format));
   if (h.lo != g.key.lo || h.hi != g.key.hi) return {};
+  if (where == Where::Member) {
+    member_views_.push_back(std::move(g.view));  // held until the copy is made
+    g_members.fetch_add(1, std::memory_order_relaxed);
+    return {g.size, member_views_.back()->nodes};
+  }
   r_.spliced.push_back(SplicedMessage{static_cast<std::uint32_t>(pos), h.lo, h.hi, std::move(g.view)});
   g_spliced.fetch_add(1, std::memory_order_relaxed);
   return {g.size, r_.spliced.back().view->nodes};
+}
+
+void KnownMessages::parsed_member(const json::Document& doc, std::uint32_t i) {
+  const json::Node& n = doc.node(i);
+  if (n.end - n.begin < kMemberMinBytes) return;
+  const std::string_view raw = doc.text().substr(n.begin, n.end - n.begin);
+  const tok::Hash128 h = tok::hash128(raw.data(), raw.size(), member_salt(r_.format));
+  const ParsedMessageKey key{h.lo, h.hi};
+  std::shared_ptr<ParsedMessage> pm(new ParsedMessage);
+  pm->nodes = doc.subtree(i);
+  std::shared_ptr<const ParsedMessage> view = std::move(pm);
+  memo().insert(key, view);
+  guesses().put(ElementGuesses::anchor(r_.format, Where::Member, doc.text(), n.begin), {n.end - n.begin, key, view});
 }
 
 }  // namespace td::providers

@@ -25,7 +25,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
+#include <vector>
 
 #include "providers/json_spans.hpp"
 #include "providers/request.hpp"
@@ -51,16 +53,21 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
 
 // Messages answered from the memo so far (tests and metrics).
 std::uint64_t parsed_message_memo_hits();
+// Root member values (tool definitions) spliced in so far (tests).
+std::uint64_t spliced_member_count();
 
-// What Document::parse offers r's message elements to: those the memo knows
-// are copied in (and listed in r.spliced), not parsed.
+// What Document::parse offers r's message elements and large root members
+// (tool definitions) to: those the memo knows are copied in (elements are
+// listed in r.spliced), not parsed.
 class KnownMessages final : public json::KnownValues {
  public:
   explicit KnownMessages(ParsedRequest& r) : r_(r) {}
-  Value at(std::string_view text, std::size_t pos) override;
+  Value at(std::string_view text, std::size_t pos, Where where) override;
+  void parsed_member(const json::Document& doc, std::uint32_t i) override;
 
  private:
   ParsedRequest& r_;
+  std::vector<std::shared_ptr<const ParsedMessage>> member_views_;
 };
 
 }  // namespace td::providers

@@ -111,6 +111,7 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
   const auto files = fixture_files("wire", ".request.json");
   REQUIRE(files.size() >= 25);
   std::size_t checked = 0, spliced = 0;
+  const std::uint64_t members = spliced_member_count();
   for (const auto& file : files) {
     const std::string text = fixture(file);
     rapidjson::Document d;
@@ -135,6 +136,7 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
   }
   CHECK(checked >= 225);
   CHECK(spliced >= 225);  // parsed again, elements are copied into the Document, not parsed
+  CHECK(spliced_member_count() - members >= 20);  // and so are tool definitions
 }
 
 TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, every part kind)") {
