@@ -15,20 +15,6 @@ using namespace td::pruning::test;
 
 namespace {
 
-Profile eager() {
-  Profile p;
-  p.trigger_tokens = 0;
-  p.payback_requests = 1000;
-  p.payback_turn_fraction = 1000;
-  p.frontier_step_turns = 2;
-  p.window_turns = 2;
-  p.snippet_threshold_bytes = 64;
-  p.snippet_head_bytes = 16;
-  p.snippet_tail_bytes = 16;
-  p.dedup_min_bytes = 32;
-  return p;
-}
-
 // An agent loop with unsigned and signed thinking, an opaque part, an output
 // repeated later (deduplicated against the first call's id), ending on an
 // answer.
@@ -69,7 +55,7 @@ std::vector<std::string> first(const Conversation& c, std::size_t n) {
 
 TEST_CASE("plan memo: a request differing from a planned one in any field the strategies read is planned anew") {
   const Conversation b = base();
-  const Profile p0 = eager();
+  const Profile p0 = stepping_profile();
   struct Mutation {
     const char* what;
     std::function<void(Conversation&, Profile&)> apply;
@@ -121,7 +107,7 @@ TEST_CASE("plan memo: a request differing from a planned one in any field the st
 }
 
 TEST_CASE("plan memo: a resent history, and the next turns until the frontier's grid moves, are planned once") {
-  const Profile p = eager();
+  const Profile p = stepping_profile();
   Conversation c = base();
   td::tok::CountCache cache;
   const Run first_run = with_memo(c, p, cache);

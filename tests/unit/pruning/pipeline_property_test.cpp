@@ -106,20 +106,11 @@ bool well_paired(const Conversation& c) {
 }
 
 Profile aggressive() {
-  Profile p;
-  p.trigger_tokens = 0;
-  p.payback_requests = 1000;
-  p.payback_turn_fraction = 1000;
-  p.frontier_step_turns = 2;
-  p.window_turns = 2;
+  Profile p = stepping_profile();
   p.dedup_tool_calls = true;
   p.dedup_call_min_bytes = 16;
-  p.dedup_min_bytes = 32;
   p.trim_middle = true;
   p.trim_budget_tokens = 3000;
-  p.snippet_threshold_bytes = 64;
-  p.snippet_head_bytes = 16;
-  p.snippet_tail_bytes = 16;
   p.assistant_threshold_bytes = 32;
   p.assistant_head_bytes = 8;
   p.assistant_tail_bytes = 8;

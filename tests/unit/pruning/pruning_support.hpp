@@ -6,6 +6,7 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/pipeline.hpp"
+#include "pruning/profile.hpp"
 #include "pruning/token_counter.hpp"
 
 namespace td::pruning::test {
@@ -127,6 +128,22 @@ inline std::string dump(const PipelineResult& r) {
   for (const auto& st : r.strategies)
     s += " " + std::string(st.name) + ":" + std::to_string(st.hits) + "/" + std::to_string(st.bytes_saved);
   return s;
+}
+
+// A profile that prunes from the first request on and steps every 2 turns
+// (no trigger, every step paid back), keeping 2 turns.
+inline Profile stepping_profile() {
+  Profile p;
+  p.trigger_tokens = 0;
+  p.payback_requests = 1000;
+  p.payback_turn_fraction = 1000;
+  p.frontier_step_turns = 2;
+  p.window_turns = 2;
+  p.snippet_threshold_bytes = 64;
+  p.snippet_head_bytes = 16;
+  p.snippet_tail_bytes = 16;
+  p.dedup_min_bytes = 32;
+  return p;
 }
 
 // A bytes/4 counter whose counts may be cached (a non-zero cache salt): with
