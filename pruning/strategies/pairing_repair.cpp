@@ -11,8 +11,7 @@ namespace td::pruning {
 
 namespace {
 
-// Views into the call's part, which stays put while the messages move (a
-// moved vector keeps its buffer).
+// Views into the call's part (no message moves while they are in use).
 struct Call {
   std::string_view id, name;
   bool answered = false;
@@ -68,8 +67,15 @@ StrategyStats repair_pairing(Conversation& conv) {
   StrategyStats st{.name = "pairing_repair"};
   auto& msgs = conv.messages;
   const std::size_t n = msgs.size();
-  std::vector<Message> out;
-  out.reserve(n + 4);
+  // Results to add, each group before message `at` (ascending). Messages
+  // only move when there is one: the common case changes nothing.
+  struct Insert {
+    std::size_t at;
+    std::vector<Message> results;
+  };
+  std::vector<Insert> inserts;
+  std::vector<Call> calls;
+  std::size_t added = 0;
 
   std::size_t i = 0;
   while (i < n) {
@@ -77,27 +83,26 @@ StrategyStats repair_pairing(Conversation& conv) {
       // Before any assistant message nothing can be answered.
       std::vector<Call> none;
       if (!msgs[i].removed) match_results(msgs[i], none, st);
-      out.push_back(std::move(msgs[i++]));
+      ++i;
       continue;
     }
     // An assistant message (with any directly following ones) and its block.
-    std::vector<Call> calls;
+    calls.clear();
     while (i < n && (msgs[i].removed || msgs[i].role == Role::Assistant)) {
       if (!msgs[i].removed)
         for (const Part& p : msgs[i].parts)
           if (p.kind == PartKind::ToolCall) calls.push_back({p.id, p.name});
-      out.push_back(std::move(msgs[i++]));
+      ++i;
     }
-    std::size_t insert_at = out.size();
+    std::size_t insert_at = i;
     bool in_results = true;  // still in the tool results right after the call
     while (i < n && (msgs[i].removed || msgs[i].role != Role::Assistant)) {
-      Message& m = msgs[i];
+      Message& m = msgs[i++];
       if (!m.removed) match_results(m, calls, st);
-      bool tool = !m.removed && is_tool_message(m);
-      out.push_back(std::move(msgs[i++]));
+      const bool tool = !m.removed && is_tool_message(m);
       if (in_results && tool)
-        insert_at = out.size();
-      else if (!out.back().removed && !tool)
+        insert_at = i;
+      else if (!m.removed && !tool)
         in_results = false;
     }
     std::vector<Message> missing;
@@ -105,8 +110,17 @@ StrategyStats repair_pairing(Conversation& conv) {
       if (!c.answered) missing.push_back(unavailable_result(c));
     if (missing.empty()) continue;
     st.hits += static_cast<std::uint32_t>(missing.size());
-    out.insert(out.begin() + static_cast<std::ptrdiff_t>(insert_at), std::make_move_iterator(missing.begin()),
-               std::make_move_iterator(missing.end()));
+    added += missing.size();
+    inserts.push_back({insert_at, std::move(missing)});
+  }
+  if (inserts.empty()) return st;
+  std::vector<Message> out;
+  out.reserve(n + added);
+  std::size_t k = 0;
+  for (std::size_t j = 0; j <= n; ++j) {
+    for (; k < inserts.size() && inserts[k].at == j; ++k)
+      for (Message& r : inserts[k].results) out.push_back(std::move(r));
+    if (j < n) out.push_back(std::move(msgs[j]));
   }
   msgs = std::move(out);
   return st;

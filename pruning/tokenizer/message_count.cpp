@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "pruning/text_hash.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -27,13 +28,6 @@ std::string_view role_name(Role r) {
 constexpr std::uint64_t kRulesVersion = 1;
 
 std::uint64_t mix(std::uint64_t h, std::string_view s) { return hash_bytes(s.data(), s.size(), h); }
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return hash_bytes(&v, sizeof v, h); }
-// A part's text enters by its cached content hash (pruning/text_hash.hpp).
-std::uint64_t mix(std::uint64_t h, const pruning::Part& p) {
-  const Hash128 t = pruning::text_hash(p);
-  const std::uint64_t v[2] = {t.lo, t.hi};
-  return hash_bytes(v, sizeof v, h);
-}
 
 }  // namespace
 
@@ -60,23 +54,30 @@ std::uint64_t count_message(const pruning::Message& m, const pruning::TokenCount
 }
 
 std::uint64_t message_hash(const pruning::Message& m, std::uint64_t salt) {
-  std::uint64_t h = mix(salt ^ kRulesVersion, static_cast<std::uint64_t>(m.role) | (m.parts.size() << 8));
-  h = mix(h, m.name);
+  // The message as words (texts by their cached hash, names by their own),
+  // hashed at once: a resent history asks for this once per message.
+  constexpr std::size_t kInline = 42;
+  std::uint64_t inline_words[kInline];
+  std::vector<std::uint64_t> heap;
+  const std::size_t need = 2 + 4 * m.parts.size();
+  if (need > kInline) heap.resize(need);
+  std::uint64_t* w = need > kInline ? heap.data() : inline_words;
+  std::size_t n = 0;
+  auto name = [](std::string_view s) { return s.empty() ? 0 : hash_bytes(s.data(), s.size(), s.size()); };
+  w[n++] = static_cast<std::uint64_t>(m.role) | (m.parts.size() << 8);
+  w[n++] = name(m.name);
   for (const pruning::Part& p : m.parts) {
-    h = mix(h, static_cast<std::uint64_t>(p.kind));
-    switch (p.kind) {
-      case PartKind::ToolCall:
-        h = mix(h, p.name);
-        h = mix(h, p);
-        break;
-      case PartKind::Opaque:
-        h = mix(h, p.opaque_bytes);
-        break;
-      default:
-        h = mix(h, p);
+    if (p.kind == PartKind::Opaque) {
+      w[n++] = static_cast<std::uint64_t>(p.kind) | (p.opaque_bytes << 8);
+      continue;
     }
+    w[n++] = static_cast<std::uint64_t>(p.kind);
+    if (p.kind == PartKind::ToolCall) w[n++] = name(p.name);
+    const Hash128 t = pruning::text_hash(p);
+    w[n++] = t.lo;
+    w[n++] = t.hi;
   }
-  return h;
+  return hash_bytes(w, n * sizeof(std::uint64_t), salt ^ kRulesVersion);
 }
 
 ConversationCount count_conversation(const pruning::Conversation& conv, const pruning::TokenCounter& counter,
