@@ -65,7 +65,8 @@ class Document {
   // `known_array`, and the object or array value of every other root member,
   // is first offered to it: a known value's subtree is copied in, moved to
   // where the value sits, instead of parsed. The result is the same node for
-  // node: the subtree is that of a parse of the same bytes at the same depth.
+  // node: the subtree is that of a parse of the same bytes at the same depth
+  // (the caller keeps `max_depth` the same for the parses it remembers).
   bool parse(std::string_view text, std::string* error = nullptr, unsigned max_depth = 512,
              std::string_view known_array = {}, KnownValues* known = nullptr);
 
