@@ -329,8 +329,7 @@ bool Document::parse_root_member(std::uint32_t key_begin, std::uint32_t key_end,
   const bool is_array = !key_escaped && text_.substr(key_begin + 1, key_end - key_begin - 2) == known_array_;
   skip_ws();
   if (is_array || pos_ >= text_.size() || (text_[pos_] != '{' && text_[pos_] != '[')) {
-    splice_next_ = is_array;
-    return parse_value(1, out);
+    return parse_value(1, out, is_array);
   }
   if (splice_known(out, KnownValues::Where::Member)) return true;
   if (!parse_value(1, out)) return false;
@@ -338,9 +337,7 @@ bool Document::parse_root_member(std::uint32_t key_begin, std::uint32_t key_end,
   return true;
 }
 
-bool Document::parse_value(unsigned depth, std::uint32_t& out) {
-  const bool splice = splice_next_;
-  splice_next_ = false;
+bool Document::parse_value(unsigned depth, std::uint32_t& out, bool known_elements) {
   skip_ws();
   if (pos_ >= text_.size()) return fail("unexpected end");
   const auto begin = static_cast<std::uint32_t>(pos_);
@@ -384,7 +381,7 @@ bool Document::parse_value(unsigned depth, std::uint32_t& out) {
         std::uint32_t child;
         if (is_object && depth == 0 && known_ != nullptr) {
           if (!parse_root_member(key_begin, key_end, key_escaped, child)) return false;
-        } else if (splice && !is_object) {
+        } else if (known_elements && !is_object) {
           skip_ws();
           if (!splice_known(child, KnownValues::Where::Element) && !parse_value(depth + 1, child)) return false;
         } else if (!parse_value(depth + 1, child)) {
@@ -445,7 +442,6 @@ bool Document::parse(std::string_view text, std::string* error, unsigned max_dep
   max_depth_ = max_depth;
   known_array_ = known_array;
   known_ = known;
-  splice_next_ = false;
   nodes_.clear();
   std::uint32_t root = 0;
   bool ok = text.size() < 0xFFFFFFF0u || fail("body too large");

@@ -99,7 +99,9 @@ class Document {
  private:
   bool fail(const char* why);
   std::uint32_t add(Type t, std::uint32_t begin);
-  bool parse_value(unsigned depth, std::uint32_t& out);
+  // `known_elements`: the value is the known array (its elements are offered
+  // to `known_`).
+  bool parse_value(unsigned depth, std::uint32_t& out, bool known_elements = false);
   bool splice_known(std::uint32_t& out, KnownValues::Where where);
   bool parse_root_member(std::uint32_t key_begin, std::uint32_t key_end, bool key_escaped, std::uint32_t& out);
   bool parse_string_token(std::uint32_t& end, bool& escaped);
@@ -113,7 +115,6 @@ class Document {
   unsigned max_depth_ = 512;
   std::string_view known_array_;
   KnownValues* known_ = nullptr;
-  bool splice_next_ = false;  // the value about to be parsed is the known array
 };
 
 // Decodes a JSON string body (between the quotes, escapes validated) into UTF-8.

@@ -99,10 +99,12 @@ ElementGuesses& guesses() {
   return g;
 }
 
-void guess(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key,
-           const std::shared_ptr<const ParsedMessage>& view) {
-  const json::Node& n = r.doc.node(elem);
-  guesses().put(ElementGuesses::anchor(r.format, Where::Element, r.doc.text(), n.begin), {n.end - n.begin, key, view});
+// The guess for value `node` of `doc`: the next request with those bytes
+// splices `view`.
+void guess(Api format, Where where, const json::Document& doc, std::uint32_t node, const ParsedMessageKey& key,
+           std::shared_ptr<const ParsedMessage> view) {
+  const json::Node& n = doc.node(node);
+  guesses().put(ElementGuesses::anchor(format, where, doc.text(), n.begin), {n.end - n.begin, key, std::move(view)});
 }
 
 // The spliced element starting at `begin`, if any.
@@ -138,7 +140,7 @@ bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMess
     auto hit = memo().find(key);
     if (!hit || !*hit) return false;
     found = std::move(*hit);
-    guess(r, elem, key, found);  // its guess was lost: the next request splices it again
+    guess(r.format, Where::Element, r.doc, elem, key, found);  // its guess was lost: splice it next time
   }
   const ParsedMessage& pm = *found;
   if (mark) *mark = pm.mark;
@@ -176,9 +178,8 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
   pm->nodes = r.doc.subtree(elem);
   // The hashes of its texts go along: the next request need not hash them.
   for (const auto& p : pm->message.parts) pruning::text_hash(p);
-  std::shared_ptr<const ParsedMessage> view = std::move(pm);
-  memo().insert(key, view);
-  guess(r, elem, key, view);
+  memo().insert(key, pm);
+  guess(r.format, Where::Element, r.doc, elem, key, std::move(pm));
 }
 
 namespace {
@@ -212,11 +213,10 @@ void KnownMessages::parsed_member(const json::Document& doc, std::uint32_t i) {
   const std::string_view raw = doc.text().substr(n.begin, n.end - n.begin);
   const tok::Hash128 h = tok::hash128(raw.data(), raw.size(), member_salt(r_.format));
   const ParsedMessageKey key{h.lo, h.hi};
-  std::shared_ptr<ParsedMessage> pm(new ParsedMessage);
+  std::shared_ptr<ParsedMessage> pm(new ParsedMessage);  // not make_shared: see remember_parsed_message
   pm->nodes = doc.subtree(i);
-  std::shared_ptr<const ParsedMessage> view = std::move(pm);
-  memo().insert(key, view);
-  guesses().put(ElementGuesses::anchor(r_.format, Where::Member, doc.text(), n.begin), {n.end - n.begin, key, view});
+  memo().insert(key, pm);
+  guess(r_.format, Where::Member, doc, i, key, std::move(pm));
 }
 
 }  // namespace td::providers

@@ -45,7 +45,7 @@ Message role_only(const Message& m) {
   return r;
 }
 
-// The words a plan's key is the hash of.
+// Words hashed at once: a plan's key, a profile's fingerprint.
 class KeyWords {
  public:
   void add(std::uint64_t v) { words_.push_back(v); }
@@ -74,6 +74,7 @@ class KeyWords {
     const tok::Hash128 h = tok::hash128(words_.data(), words_.size() * sizeof(std::uint64_t), 0x706c616eULL);
     return {h.lo, h.hi};
   }
+  std::uint64_t hash64() const { return tok::hash_bytes(words_.data(), words_.size() * sizeof(std::uint64_t)); }
 
  private:
   std::vector<std::uint64_t> words_;
@@ -120,26 +121,22 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const Profile
 
 // The profile's constants, in visit() order, as words to hash at once.
 struct FingerprintVisitor {
-  std::vector<std::uint64_t> words;
+  KeyWords words;
 
   template <class T>
   void operator()(const char*, const T& value) {
     if constexpr (std::is_same_v<T, std::string>) {
-      add(value);
+      words.add(std::string_view(value));
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      words.push_back(value.size());
-      for (const std::string& s : value) add(s);
+      words.add(std::uint64_t{value.size()});
+      for (const std::string& s : value) words.add(std::string_view(s));
     } else {
       static_assert(std::is_arithmetic_v<T> && sizeof(T) <= sizeof(std::uint64_t),
                     "a profile field the fingerprint does not know");
       std::uint64_t w = 0;
       std::memcpy(&w, &value, sizeof value);
-      words.push_back(w);
+      words.add(w);
     }
-  }
-  void add(const std::string& s) {
-    words.push_back(s.size());
-    words.push_back(tok::hash_bytes(s.data(), s.size()));
   }
 };
 
@@ -157,16 +154,18 @@ std::size_t LossyPlan::memo_bytes() const {
 
 std::uint64_t profile_fingerprint(const Profile& profile) {
   FingerprintVisitor v;
-  v.words.reserve(64);
   // visit() hands out mutable references (config/ fills profiles through
   // it); this visitor only reads them.
   const_cast<Profile&>(profile).visit(v);
-  return tok::hash_bytes(v.words.data(), v.words.size() * sizeof(std::uint64_t), 0x70726f66ULL);
+  return v.words.hash64();
 }
 
 std::vector<StrategyStats> lossy_names() {
-  Conversation none;
-  return run_strategies(none, Profile{}, 0, 0);
+  static const std::vector<StrategyStats> names = [] {
+    Conversation none;
+    return run_strategies(none, Profile{}, 0, 0);
+  }();
+  return names;
 }
 
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Profile& profile, std::uint32_t limit,

@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "../pruning/pruning_support.hpp"
 #include "bodies.hpp"
 #include "providers/parsed_message_memo.hpp"
 #include "providers/request.hpp"
@@ -20,22 +21,6 @@ using namespace td::providers;
 using namespace td::providers::test;
 
 namespace {
-
-bool same_part(const td::pruning::Part& a, const td::pruning::Part& b) {
-  return a.kind == b.kind && a.text == b.text && a.id == b.id && a.name == b.name && a.signature == b.signature &&
-         a.opaque_bytes == b.opaque_bytes && a.origin == b.origin && a.editable == b.editable &&
-         a.edited == b.edited && a.is_error == b.is_error;
-}
-
-bool same_message(const td::pruning::Message& a, const td::pruning::Message& b) {
-  if (a.role != b.role || a.name != b.name || a.origin != b.origin || a.changed != b.changed ||
-      a.removed != b.removed || a.system_field != b.system_field || a.cache_protected != b.cache_protected ||
-      a.parts.size() != b.parts.size())
-    return false;
-  for (std::size_t i = 0; i < a.parts.size(); ++i)
-    if (!same_part(a.parts[i], b.parts[i])) return false;
-  return true;
-}
 
 bool same_slot(const TextSlot& a, const TextSlot& b) {
   const bool keys = (a.key == nullptr) == (b.key == nullptr) && (a.key == nullptr || std::strcmp(a.key, b.key) == 0);
@@ -63,7 +48,7 @@ void check_same(const ParsedRequest& a, const ParsedRequest& b) {
   REQUIRE(a.conversation.messages.size() == b.conversation.messages.size());
   for (std::size_t i = 0; i < a.conversation.messages.size(); ++i) {
     INFO("message " << i);
-    CHECK(same_message(a.conversation.messages[i], b.conversation.messages[i]));
+    CHECK(td::pruning::test::dump(a.conversation.messages[i]) == td::pruning::test::dump(b.conversation.messages[i]));
   }
   REQUIRE(a.messages.size() == b.messages.size());
   for (std::size_t i = 0; i < a.messages.size(); ++i) {
@@ -150,15 +135,17 @@ TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, e
     const std::string body = fixture(c.file);
     const std::string shifted = "{\"zz_first\":{\"a\":[]}," + body.substr(body.find('{') + 1);
     std::uint64_t hits = parsed_message_memo_hits();
-    for (const std::string* b : {&body, &body, &shifted}) {
-      INFO(c.file);
+    const std::string* bodies[] = {&body, &body, &shifted};
+    for (int pass = 0; pass < 3; ++pass) {
+      const std::string* b = bodies[pass];
+      INFO(c.file << " pass " << pass);
       ParseOutcome with = parse(c.format, *b, true);
       ParseOutcome without = parse(c.format, *b, false);
       REQUIRE(with.request);
       REQUIRE(without.request);
       check_same(*with.request, *without.request);
       // Parsed again, the body's elements are spliced into the Document.
-      if (b != &body || hits != parsed_message_memo_hits()) CHECK(!with.request->spliced.empty());
+      if (pass > 0) CHECK(!with.request->spliced.empty());
     }
     // Parsed again, the body's messages came from the memo.
     CHECK(parsed_message_memo_hits() > hits);
