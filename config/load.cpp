@@ -11,6 +11,8 @@
 #include <system_error>
 #include <tuple>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "config/address.hpp"
 #include "config/glob.hpp"
 #include "config/suggest.hpp"
@@ -71,6 +73,9 @@ class Loader {
     YAML::Node root;
     try {
       root = YAML::Load(std::string(text));
+    } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own depth guard
+      d_.error(e.mark, "YAML nested deeper than " + std::to_string(e.depth()) + " levels");
+      return finish(std::move(cfg));
     } catch (const YAML::Exception& e) {
       d_.error(e.mark, "YAML syntax: " + e.msg);
       return finish(std::move(cfg));

@@ -7,6 +7,7 @@
 
 #include "providers/json_scan.hpp"
 #include "providers/rate_limits.hpp"
+#include "pruning/json_nesting.hpp"
 
 namespace td::providers {
 namespace {
@@ -68,7 +69,7 @@ ResponseError classify_error(int status, std::string_view error_json) {
   if (!e.is_error) return e;
 
   std::string code, type, gstatus, message;
-  if (!error_json.empty()) {
+  if (!error_json.empty() && pruning::json_nesting_within(error_json)) {
     rapidjson::Document doc;
     doc.Parse(error_json.data(), error_json.size());
     if (!doc.HasParseError()) {

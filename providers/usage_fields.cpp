@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "providers/usage_object_scan.hpp"
+#include "pruning/json_nesting.hpp"
 
 namespace td::providers {
 namespace {
@@ -100,8 +101,10 @@ std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
     if (!r.any()) return std::nullopt;
     return r;
   }
-  // What the scan declines: RapidJSON decides. A usage object is a few hundred
-  // bytes: parse it in stack memory, no malloc (the pools fall back to the
+  // What the scan declines: RapidJSON decides, if it can do so without
+  // recursing deeper than any usage object nests.
+  if (!pruning::json_nesting_within(json)) return std::nullopt;
+  // A usage object is a few hundred bytes: parse it in stack memory, no malloc (the pools fall back to the
   // heap for a larger one).
   char value_buffer[2048], stack_buffer[512];
   rapidjson::MemoryPoolAllocator<> values(value_buffer, sizeof value_buffer);

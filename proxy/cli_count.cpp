@@ -17,6 +17,7 @@
 #include "providers/request.hpp"
 #include "proxy/commands.hpp"
 #include "pruning/conversation.hpp"
+#include "pruning/json_nesting.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"
 
@@ -121,8 +122,7 @@ int run_jsonl(const pruning::TokenCounter& counter) {
     if (len == 0 || (len == 1 && line[0] == '\r')) continue;
     line[len] = '\0';  // the '\n' (or the string's own terminator)
     rapidjson::Document d;
-    d.ParseInsitu(line);
-    if (d.HasParseError() || !d.IsObject()) {
+    if (!pruning::json_nesting_within(line) || d.ParseInsitu(line).HasParseError() || !d.IsObject()) {
       std::fprintf(stderr, "count: line %d: not a JSON object\n", line_no);
       return 1;
     }

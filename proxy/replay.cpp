@@ -13,6 +13,7 @@
 #include "providers/request.hpp"
 #include "providers/route.hpp"
 #include "proxy/diet.hpp"
+#include "pruning/json_nesting.hpp"
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -88,8 +89,7 @@ Measured measure(const std::string& body, tok::CountCache& cache) {
       append_line(m.all_text, part.text);
       if (part.kind == pruning::PartKind::ToolCall) {
         rapidjson::Document args;
-        args.Parse(part.text.data(), part.text.size());
-        if (!args.HasParseError()) {
+        if (pruning::json_nesting_within(part.text) && !args.Parse(part.text.data(), part.text.size()).HasParseError()) {
           std::string strings;
           collect_strings(args, strings);
           append_line(m.all_text, strings);
@@ -163,6 +163,10 @@ double thread_cpu_ms() {
 
 std::optional<Trajectory> parse_trajectory(std::string_view json, std::string& error) {
   rapidjson::Document d;
+  if (!pruning::json_nesting_within(json)) {
+    error = "nested deeper than " + std::to_string(pruning::kMaxJsonNesting) + " levels";
+    return std::nullopt;
+  }
   d.Parse(json.data(), json.size());
   if (d.HasParseError() || !d.IsObject()) {
     error = "not a JSON object";
@@ -196,8 +200,7 @@ std::optional<Trajectory> parse_trajectory(std::string_view json, std::string& e
         if (args == fn->value.MemberEnd()) continue;
         rapidjson::Document parsed;
         std::string_view raw = sv(args->value);
-        parsed.Parse(raw.data(), raw.size());
-        if (parsed.HasParseError())
+        if (!pruning::json_nesting_within(raw) || parsed.Parse(raw.data(), raw.size()).HasParseError())
           append_line(text.text, raw);
         else
           collect_strings(parsed, text.text);

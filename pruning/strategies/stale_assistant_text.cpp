@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "pruning/json_nesting.hpp"
 #include "pruning/memo.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
@@ -46,6 +47,7 @@ void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& 
 
 Snipped snip_arguments_template(std::string_view args, const Profile& profile) {
   Snipped out;
+  if (!json_nesting_within(args)) return out;  // the walks below recurse per level
   rapidjson::Document d;
   d.Parse<rapidjson::kParseStopWhenDoneFlag>(args.data(), args.size());
   if (d.HasParseError() || !d.IsObject()) return out;

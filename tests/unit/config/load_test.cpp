@@ -257,3 +257,12 @@ TEST_CASE("load_file: errors name the file; relative paths are relative to it") 
   CHECK(format_error(missing.errors[0]).find((dir / "missing.yaml").string() + ": cannot read") == 0);
   fs::remove_all(dir);
 }
+
+TEST_CASE("YAML nested a million deep is an error at its place, not a crash") {
+  const std::string flow = "listen: 127.0.0.1:1\nprofiles: " + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "\n";
+  LoadResult r = load_string(flow, "t.yaml");
+  INFO(all_errors(r));
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].line == 2);
+  CHECK(r.errors[0].reason.find("nested deeper than") != std::string::npos);
+}

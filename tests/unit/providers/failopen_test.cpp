@@ -147,3 +147,19 @@ TEST_CASE("fail open: parse_request on junk never throws and says why") {
     CHECK_FALSE(p.error.empty());
   }
 }
+
+TEST_CASE("fail open: bodies nested a million deep are refused, where the nesting sits in each format") {
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  const std::pair<Api, std::string> bodies[] = {
+      {Api::openai_chat, deep},
+      {Api::openai_chat, R"({"model":"m","messages":[{"role":"user","content":)" + deep + "}]}"},
+      {Api::openai_responses, R"({"model":"m","input":)" + deep + "}"},
+      {Api::anthropic, R"({"model":"m","messages":[],"tools":)" + deep + "}"},
+      {Api::gemini, R"({"contents":[{"role":"user","parts":[{"text":"x","extra":)" + deep + "}]}]}"},
+  };
+  for (const auto& [api, body] : bodies) {
+    ParseOutcome p = parse(api, body);
+    CHECK_FALSE(p.request.has_value());
+    CHECK(p.error.find("nesting too deep") != std::string::npos);
+  }
+}
