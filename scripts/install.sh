@@ -9,7 +9,7 @@
 #
 #   scripts/install.sh [--prefix DIR] [--no-build]
 #     --prefix DIR   where bin/ and share/ go (default /usr/local)
-#     --no-build     install the already-built binary ($TOKENDIET_BIN or build/proxy/tokendiet)
+#     --no-build     install the already-built binary ($TOKENDIET_BIN or build/cli/tokendiet)
 #   DESTDIR=/tmp/stage scripts/install.sh --no-build   stage into a directory (no sudo, no systemctl)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ if ((BUILD)); then
   scripts/setup.sh
   scripts/build.sh --target tokendiet
 fi
-BIN=${TOKENDIET_BIN:-${BUILD_DIR:-build}/proxy/tokendiet}
+BIN=${TOKENDIET_BIN:-${BUILD_DIR:-build}/cli/tokendiet}
 [[ -x $BIN ]] || { echo "install.sh: no binary at $BIN (build first, or drop --no-build)" >&2; exit 1; }
 
 SUDO=""

@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh --target tokendiet
-exec "${BUILD_DIR:-build}"/proxy/tokendiet serve "$@"
+exec "${BUILD_DIR:-build}"/cli/tokendiet serve "$@"

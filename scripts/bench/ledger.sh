@@ -3,5 +3,5 @@
 # throughput into SQLite (WAL), metrics record/render. Builds first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scripts/build.sh --target unit_ledger >/dev/null
-exec "${BUILD_DIR:-build}/tests/unit_ledger" -tc='bench*' --no-skip
+scripts/build.sh --target ledger_bench >/dev/null
+exec "${BUILD_DIR:-build}/scripts/bench/ledger_bench" -tc='bench*' --no-skip

@@ -3,5 +3,5 @@
 # (~430 KB OpenAI chat body). Builds first; prints microseconds per call.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scripts/build.sh --target unit_providers >/dev/null
-exec "${BUILD_DIR:-build}/tests/unit_providers" -tc='bench*' --no-skip
+scripts/build.sh --target providers_bench >/dev/null
+exec "${BUILD_DIR:-build}/scripts/bench/providers_bench" -tc='bench*' --no-skip

@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 HARNESS=$ROOT/scripts/bench/proxy
-BIN=${TOKENDIET_BIN:-$ROOT/${BUILD_DIR:-build}/proxy/tokendiet}
+BIN=${TOKENDIET_BIN:-$ROOT/${BUILD_DIR:-build}/cli/tokendiet}
 ROUNDS=${ROUNDS:-2}
 LAT_ROUNDS=${LAT_ROUNDS:-7}
 PHASES=load,latency,slow,callgrind

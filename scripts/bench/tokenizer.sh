@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 scripts/build.sh --target tokendiet >/dev/null
-BIN=$ROOT/${BUILD_DIR:-build}/proxy/tokendiet
+BIN=$ROOT/${BUILD_DIR:-build}/cli/tokendiet
 cd scripts/bench/tokenizer
 if [[ ! -d node_modules ]] || ! npm ls --silent >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --silent

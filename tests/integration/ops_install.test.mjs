@@ -38,7 +38,7 @@ test('check-config: 0 and "FILE: ok", or FILE:LINE:COL per error and 1', () => {
 test('scripts/run.sh, the README\'s first command, builds and serves', async () => {
   const {dir, cleanup} = tempDir('td-run-');
   const port = await freePort();
-  // The build tree the tests use (BUILD_DIR/proxy/tokendiet): run.sh's build
+  // The build tree the tests use (BUILD_DIR/cli/tokendiet): run.sh's build
   // step finds it up to date, and setup.sh has nothing left to install.
   const buildDir = path.dirname(path.dirname(tokendietBin()));
   const child = spawn(path.join(SOURCE_DIR, 'scripts', 'run.sh'),

@@ -14,7 +14,7 @@ export const SOURCE_DIR = process.env.TD_SOURCE_DIR || path.resolve(here, '..', 
 export const FAKE_SERVER = path.join(SOURCE_DIR, 'tests', 'fake_upstream', 'server.mjs');
 
 export function tokendietBin() {
-  const bin = process.env.TOKENDIET_BIN || path.join(SOURCE_DIR, 'build', 'proxy', 'tokendiet');
+  const bin = process.env.TOKENDIET_BIN || path.join(SOURCE_DIR, 'build', 'cli', 'tokendiet');
   if (!fs.existsSync(bin)) throw new Error(`tokendiet binary not found at ${bin} (set TOKENDIET_BIN)`);
   return bin;
 }

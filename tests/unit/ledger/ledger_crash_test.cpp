@@ -10,7 +10,7 @@
 
 #include <thread>
 
-#include "proxy/ledger.hpp"
+#include "ledger/ledger.hpp"
 #include "rows.hpp"
 #include "temp_dir.hpp"
 

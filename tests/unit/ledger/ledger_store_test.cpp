@@ -2,7 +2,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
-#include "proxy/ledger_store.hpp"
+#include "ledger/ledger_store.hpp"
 #include "rows.hpp"
 #include "temp_dir.hpp"
 

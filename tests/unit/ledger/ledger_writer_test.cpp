@@ -6,7 +6,7 @@
 #include <string>
 #include <thread>
 
-#include "proxy/ledger.hpp"
+#include "ledger/ledger.hpp"
 #include "rows.hpp"
 #include "temp_dir.hpp"
 

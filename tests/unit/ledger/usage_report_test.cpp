@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
-#include "proxy/usage_report.hpp"
+#include "ledger/usage_report.hpp"
 
 using namespace td::proxy;
 using td::config::Price;

@@ -1,0 +1,242 @@
+// `tokendiet count`: token counts from the command line (and the external
+// command of scripts/bench/tokenizer).
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "providers/billing.hpp"
+#include "providers/request.hpp"
+#include "cli/commands.hpp"
+#include "pruning/conversation.hpp"
+#include "pruning/json_nesting.hpp"
+#include "pruning/tokenizer/counter.hpp"
+#include "pruning/tokenizer/message_count.hpp"
+
+namespace td::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tokendiet count [--encoding o200k_base|cl100k_base|estimate] [FILE|-]\n"
+    "       tokendiet count [--encoding ...] --jsonl\n"
+    "       tokendiet count --request FILE.json [--json] [--format F] [--encoding ...|--model MODEL]\n\n"
+    "Counts tokens exactly as OpenAI's tiktoken (encode_ordinary), or estimates\n"
+    "them (a weight per byte class, uncalibrated) for models without a local\n"
+    "tokenizer.\n\n"
+    "  FILE|-          count the whole file (stdin without FILE or with -); prints\n"
+    "                  only the integer\n"
+    "  --jsonl         read JSON lines {\"text\": ...} on stdin, print one count per line\n"
+    "  --request FILE  an OpenAI chat completions request body (- = stdin): the total\n"
+    "                  prompt tokens as billed (per-message overhead, names, tool\n"
+    "                  calls, tool schemas, reply priming) and a per-message\n"
+    "                  breakdown; the encoding follows the request's model\n"
+    "  --json          with --request: the breakdown as JSON\n"
+    "  --encoding E    o200k_base (default), cl100k_base, or estimate\n"
+    "  --model M       pick the counter the proxy would use for model M\n"
+    "  --format F      the request body's wire format: openai_chat (default),\n"
+    "                  openai_responses, anthropic, gemini (Gemini names its model\n"
+    "                  in the URL: pass --model)\n"
+    "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
+
+// Reads straight into the string (no bounce buffer), growing it geometrically.
+bool read_all(std::FILE* f, std::string& out) {
+  std::size_t used = out.size();
+  out.resize(std::max<std::size_t>(used + (1 << 20), out.capacity()));
+  while (true) {
+    const std::size_t n = std::fread(out.data() + used, 1, out.size() - used, f);
+    used += n;
+    if (used < out.size()) break;  // short read: end of file or error
+    out.resize(out.size() * 2);
+  }
+  out.resize(used);
+  return !std::ferror(f);
+}
+
+bool read_path(const std::string& path, std::string& out) {
+  if (path == "-") return read_all(stdin, out);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  bool ok = read_all(f, out);
+  std::fclose(f);
+  return ok;
+}
+
+std::string_view sv(const rapidjson::Value& v) {
+  return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
+}
+
+const char* role_name(pruning::Role r) {
+  switch (r) {
+    case pruning::Role::System: return "system";
+    case pruning::Role::User: return "user";
+    case pruning::Role::Assistant: return "assistant";
+    case pruning::Role::Tool: return "tool";
+  }
+  return "user";
+}
+
+struct Options {
+  providers::Api format = providers::Api::openai_chat;
+  std::string encoding;  // "", o200k_base, cl100k_base, estimate
+  std::string model;
+  std::string request;
+  std::string file = "-";
+  bool jsonl = false, json = false;
+};
+
+std::unique_ptr<pruning::TokenCounter> make_counter(const Options& o, std::string_view model) {
+  if (o.encoding == "estimate") return std::make_unique<tok::EstimatingCounter>(1.0);
+  if (auto id = tok::encoding_from_name(o.encoding)) return std::make_unique<tok::BpeCounter>(*id);
+  if (!o.model.empty()) return tok::counter_for_model(o.model);
+  if (!model.empty()) return tok::counter_for_model(model);
+  return std::make_unique<tok::BpeCounter>(tok::EncodingId::O200kBase);
+}
+
+std::string counter_label(const pruning::TokenCounter& c) {
+  if (auto* b = dynamic_cast<const tok::BpeCounter*>(&c)) return std::string(tok::encoding_name(b->encoding()));
+  return "estimate";
+}
+
+// Counts one JSON line's "text" ("" for a line without one).
+int run_jsonl(const pruning::TokenCounter& counter) {
+  std::string input;
+  if (!read_all(stdin, input)) return std::perror("count: stdin"), 1;
+  std::string out;
+  std::size_t pos = 0;
+  int line_no = 0;
+  while (pos < input.size()) {
+    std::size_t eol = input.find('\n', pos);
+    if (eol == std::string::npos) eol = input.size();
+    char* line = input.data() + pos;
+    const std::size_t len = eol - pos;
+    pos = eol + 1;
+    ++line_no;
+    if (len == 0 || (len == 1 && line[0] == '\r')) continue;
+    line[len] = '\0';  // the '\n' (or the string's own terminator)
+    rapidjson::Document d;
+    if (!pruning::json_nesting_within(line) || d.ParseInsitu(line).HasParseError() || !d.IsObject()) {
+      std::fprintf(stderr, "count: line %d: not a JSON object\n", line_no);
+      return 1;
+    }
+    std::uint64_t n = 0;
+    if (auto t = d.FindMember("text"); t != d.MemberEnd() && t->value.IsString())
+      n = counter.count(sv(t->value));
+    out += std::to_string(n);
+    out += '\n';
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+int run_request(const Options& o) {
+  std::string body;
+  if (!read_path(o.request, body)) return std::perror(("count: " + o.request).c_str()), 1;
+  providers::ParseOutcome parsed = providers::parse(o.format, body);
+  if (!parsed.request)
+    return std::fprintf(stderr, "count: %s: %s\n", o.request.c_str(), parsed.error.c_str()), 1;
+  const pruning::Conversation* conv = &parsed.request->conversation;
+  const tok::BillingRules rules = providers::billing_rules_for(o.format);
+  auto counter = make_counter(o, conv->model);
+  const tok::ConversationCount c = tok::count_conversation(*conv, *counter, nullptr, rules);
+  const std::string label = counter_label(*counter);
+  if (o.json) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    w.StartObject();
+    w.Key("model"), w.String(conv->model.c_str());
+    w.Key("encoding"), w.String(label.c_str());
+    w.Key("exact"), w.Bool(counter->exact());
+    w.Key("total"), w.Uint64(c.total);
+    w.Key("messages"), w.StartArray();
+    for (std::size_t i = 0; i < conv->messages.size(); ++i) {
+      w.StartObject();
+      w.Key("index"), w.Uint64(i);
+      w.Key("role"), w.String(role_name(conv->messages[i].role));
+      w.Key("tokens"), w.Uint64(c.per_message[i]);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("tools"), w.Uint64(c.tools);
+    w.Key("priming"), w.Uint64(c.priming);
+    w.EndObject();
+    std::printf("%s\n", sb.GetString());
+    return 0;
+  }
+  std::printf("total %llu  (%s, %s)\n", static_cast<unsigned long long>(c.total), label.c_str(),
+              counter->exact() ? "exact" : "estimate");
+  for (std::size_t i = 0; i < conv->messages.size(); ++i)
+    std::printf("  #%-4zu %-10s %llu\n", i, role_name(conv->messages[i].role),
+                static_cast<unsigned long long>(c.per_message[i]));
+  if (c.tools) std::printf("  tools      %llu\n", static_cast<unsigned long long>(c.tools));
+  std::printf("  priming    %llu\n", static_cast<unsigned long long>(c.priming));
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  bool have_file = false;
+  for (int i = 0; i < argc; ++i) {
+    std::string_view a = argv[i];
+    auto value = [&](std::string& dst) {
+      if (i + 1 >= argc) return false;
+      dst = argv[++i];
+      return true;
+    };
+    if (a == "--help" || a == "-h") return std::fputs(kUsage, stdout), 0;
+    if (a == "--jsonl") o.jsonl = true;
+    else if (a == "--json") o.json = true;
+    else if (a == "--encoding") {
+      if (!value(o.encoding)) return std::fputs("count: --encoding needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
+      if (o.encoding != "estimate" && !tok::encoding_from_name(o.encoding))
+        return std::fprintf(stderr, "count: unknown encoding '%s'\n\n%s", o.encoding.c_str(), kUsage), 2;
+    } else if (a == "--format") {
+      std::string f;
+      if (!value(f)) return std::fputs("count: --format needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
+      bool known = false;
+      for (auto api : {providers::Api::openai_chat, providers::Api::openai_responses, providers::Api::anthropic,
+                       providers::Api::gemini})
+        if (providers::name(api) == f) o.format = api, known = true;
+      if (!known) return std::fprintf(stderr, "count: unknown format '%s'\n\n%s", f.c_str(), kUsage), 2;
+    } else if (a == "--model") {
+      if (!value(o.model)) return std::fputs("count: --model needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
+    } else if (a == "--request") {
+      if (!value(o.request)) return std::fputs("count: --request needs a FILE\n\n", stderr), std::fputs(kUsage, stderr), 2;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return std::fprintf(stderr, "count: unknown option '%s'\n\n%s", argv[i], kUsage), 2;
+    } else if (!have_file) {
+      o.file = argv[i];
+      have_file = true;
+    } else {
+      return std::fprintf(stderr, "count: more than one FILE\n\n%s", kUsage), 2;
+    }
+  }
+  if (!o.request.empty()) return run_request(o);
+  if (o.json) return std::fprintf(stderr, "count: --json goes with --request\n\n%s", kUsage), 2;
+  auto counter = make_counter(o, "");
+  if (o.jsonl) return run_jsonl(*counter);
+  std::string text;
+  if (!read_path(o.file, text)) return std::perror(("count: " + o.file).c_str()), 1;
+  std::printf("%llu\n", static_cast<unsigned long long>(counter->count(text)));
+  return 0;
+}
+
+}  // namespace
+
+int count(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "count: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace td::cli

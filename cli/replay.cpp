@@ -1,0 +1,333 @@
+#include "cli/replay.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <ctime>
+#include <cmath>
+#include <unordered_set>
+
+#include "providers/billing.hpp"
+#include "providers/request.hpp"
+#include "providers/route.hpp"
+#include "proxy/filters/diet.hpp"
+#include "pruning/json_nesting.hpp"
+#include "pruning/text.hpp"
+#include "pruning/tokenizer/counter.hpp"
+#include "pruning/tokenizer/hash.hpp"
+#include "pruning/tokenizer/message_count.hpp"
+
+namespace td::proxy::replay {
+
+namespace {
+
+std::string compact(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return {buf.GetString(), buf.GetSize()};
+}
+
+void append_line(std::string& out, std::string_view s) {
+  if (s.empty()) return;
+  if (!out.empty()) out += '\n';
+  out += s;
+}
+
+// Every string value in a JSON value (tool-call arguments).
+void collect_strings(const rapidjson::Value& v, std::string& out) {
+  if (v.IsString()) {
+    append_line(out, {v.GetString(), v.GetStringLength()});
+  } else if (v.IsArray()) {
+    for (const auto& e : v.GetArray()) collect_strings(e, out);
+  } else if (v.IsObject()) {
+    for (const auto& m : v.GetObject()) collect_strings(m.value, out);
+  } else if (!v.IsNull()) {
+    append_line(out, compact(v));
+  }
+}
+
+std::string_view sv(const rapidjson::Value& v) {
+  return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view{};
+}
+
+Speaker speaker_of(std::string_view role) {
+  if (role == "system" || role == "developer") return Speaker::System;
+  if (role == "assistant") return Speaker::Assistant;
+  if (role == "tool" || role == "function") return Speaker::Tool;
+  return Speaker::User;
+}
+
+// One request body as the provider would read it.
+struct Measured {
+  std::uint64_t total = 0;
+  std::vector<std::uint64_t> tokens;  // per message
+  std::vector<std::string> raw;       // per message: its JSON bytes as sent
+  std::vector<std::string> first_text;  // per message: its first part's text
+  std::vector<pruning::Role> roles;
+  std::string all_text;               // every text of every message
+};
+
+Measured measure(const std::string& body, tok::CountCache& cache) {
+  Measured m;
+  providers::ParseOutcome p = providers::parse(providers::Api::openai_chat, body);
+  if (!p.request) return m;
+  const providers::ParsedRequest& r = *p.request;
+  static const tok::BillingRules rules = providers::billing_rules_for(providers::Api::openai_chat);
+  tok::ConversationCount count = tok::count_conversation(
+      r.conversation, tok::exact_counter(tok::EncodingId::O200kBase), &cache, rules);
+  m.total = count.total;
+  m.tokens = count.per_message;
+  for (std::size_t i = 0; i < r.conversation.messages.size(); ++i) {
+    const pruning::Message& msg = r.conversation.messages[i];
+    m.raw.emplace_back(r.doc.raw(r.messages[msg.origin].node));
+    m.roles.push_back(msg.role);
+    m.first_text.push_back(msg.parts.empty() ? std::string{} : msg.parts[0].text);
+    for (const pruning::Part& part : msg.parts) {
+      append_line(m.all_text, part.text);
+      if (part.kind == pruning::PartKind::ToolCall) {
+        rapidjson::Document args;
+        if (pruning::json_nesting_within(part.text) && !args.Parse(part.text.data(), part.text.size()).HasParseError()) {
+          std::string strings;
+          collect_strings(args, strings);
+          append_line(m.all_text, strings);
+        }
+      }
+    }
+  }
+  return m;
+}
+
+// The longest prefix a request shares with any earlier one of its trajectory.
+class PrefixTracker {
+ public:
+  struct Shared {
+    std::uint64_t whole = 0;    // tokens of the whole messages shared
+    std::uint64_t partial = 0;  // tokens of the shared start of the next one
+  };
+
+  Shared share(const Measured& m) {
+    std::vector<std::uint64_t> chain(m.raw.size() + 1, 0x7d1e7ull);
+    for (std::size_t i = 0; i < m.raw.size(); ++i)
+      chain[i + 1] = tok::hash_bytes(m.raw[i].data(), m.raw[i].size(), chain[i]);
+    Shared s;
+    std::size_t k = 0;
+    while (k < m.raw.size() && seen_.count(chain[k + 1])) s.whole += m.tokens[k++];
+    // The next message may begin like the previous request's did (a pruned
+    // output keeps its head): count that shared start too.
+    if (k < m.raw.size() && k < prev_.raw.size() && prev_chain_.size() > k && prev_chain_[k] == chain[k] &&
+        prev_.roles[k] == m.roles[k]) {
+      const std::string& a = m.first_text[k];
+      const std::string& b = prev_.first_text[k];
+      std::size_t lcp = 0;
+      while (lcp < a.size() && lcp < b.size() && a[lcp] == b[lcp]) ++lcp;
+      lcp = pruning::text::floor_boundary(a, lcp);
+      if (lcp > 0) {
+        std::uint64_t n = tok::exact_counter(tok::EncodingId::O200kBase).count(std::string_view(a).substr(0, lcp));
+        // The message frame (3 tokens and its role), minus the boundary token.
+        std::uint64_t partial = n + 3;
+        s.partial = std::min<std::uint64_t>(partial, m.tokens[k] > 0 ? m.tokens[k] - 1 : 0);
+      }
+    }
+    for (std::size_t i = 1; i < chain.size(); ++i) seen_.insert(chain[i]);
+    prev_chain_ = std::move(chain);
+    prev_ = m;
+    return s;
+  }
+
+ private:
+  std::unordered_set<std::uint64_t> seen_;
+  std::vector<std::uint64_t> prev_chain_;
+  Measured prev_;
+};
+
+// Every request of a trajectory: the number of messages it holds.
+std::vector<std::size_t> request_sizes(const Trajectory& t) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = 1; k < t.texts.size(); ++k)
+    if (t.texts[k].speaker == Speaker::Assistant) out.push_back(k);
+  return out;
+}
+
+// CPU time of this thread, in ms: what the diet costs, without the time the
+// scheduler gave to other processes (the replay box is shared).
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+}  // namespace
+
+std::optional<Trajectory> parse_trajectory(std::string_view json, std::string& error) {
+  rapidjson::Document d;
+  if (!pruning::json_nesting_within(json)) {
+    error = "nested deeper than " + std::to_string(pruning::kMaxJsonNesting) + " levels";
+    return std::nullopt;
+  }
+  d.Parse(json.data(), json.size());
+  if (d.HasParseError() || !d.IsObject()) {
+    error = "not a JSON object";
+    return std::nullopt;
+  }
+  auto messages = d.FindMember("messages");
+  if (messages == d.MemberEnd() || !messages->value.IsArray()) {
+    error = "no \"messages\" array";
+    return std::nullopt;
+  }
+  Trajectory t;
+  if (auto id = d.FindMember("id"); id != d.MemberEnd()) t.id = sv(id->value);
+  if (auto model = d.FindMember("model"); model != d.MemberEnd()) t.model = sv(model->value);
+  for (const auto& m : messages->value.GetArray()) {
+    if (!m.IsObject()) {
+      error = "a message is not an object";
+      return std::nullopt;
+    }
+    t.message_json.push_back(compact(m));
+    MessageText text;
+    auto role = m.FindMember("role");
+    text.speaker = speaker_of(role == m.MemberEnd() ? "user" : sv(role->value));
+    if (auto c = m.FindMember("content"); c != m.MemberEnd()) collect_strings(c->value, text.text);
+    if (auto r = m.FindMember("reasoning_content"); r != m.MemberEnd()) append_line(text.text, sv(r->value));
+    if (auto calls = m.FindMember("tool_calls"); calls != m.MemberEnd() && calls->value.IsArray()) {
+      for (const auto& call : calls->value.GetArray()) {
+        if (!call.IsObject()) continue;
+        auto fn = call.FindMember("function");
+        if (fn == call.MemberEnd() || !fn->value.IsObject()) continue;
+        auto args = fn->value.FindMember("arguments");
+        if (args == fn->value.MemberEnd()) continue;
+        rapidjson::Document parsed;
+        std::string_view raw = sv(args->value);
+        if (!pruning::json_nesting_within(raw) || parsed.Parse(raw.data(), raw.size()).HasParseError())
+          append_line(text.text, raw);
+        else
+          collect_strings(parsed, text.text);
+      }
+    }
+    t.texts.push_back(std::move(text));
+  }
+  return t;
+}
+
+std::string request_body(const Trajectory& t, std::size_t n) {
+  rapidjson::Value model(t.model.c_str(), static_cast<rapidjson::SizeType>(t.model.size()));
+  std::string body = "{\"model\":" + compact(model) + ",\"messages\":[";
+  for (std::size_t i = 0; i < n && i < t.message_json.size(); ++i) {
+    if (i) body += ',';
+    body += t.message_json[i];
+  }
+  return body + "]}";
+}
+
+double request_cost(Pricing pricing, std::uint64_t total, std::uint64_t shared) {
+  shared = std::min(shared, total);
+  if (pricing == Pricing::Anthropic) return 0.1 * double(shared) + 1.25 * double(total - shared);
+  std::uint64_t cached = shared >= 1024 ? 1024 + (shared - 1024) / 128 * 128 : 0;
+  return double(total - cached) + 0.1 * double(cached);
+}
+
+double Report::percentile_ms(double p) const {
+  if (pipeline_ms.empty()) return 0;
+  std::vector<double> v = pipeline_ms;
+  std::sort(v.begin(), v.end());
+  auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * double(v.size())));
+  return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+
+void Report::add(const Report& o) {
+  requests += o.requests;
+  tokens_without += o.tokens_without;
+  tokens_with += o.tokens_with;
+  cost_without += o.cost_without;
+  cost_with += o.cost_with;
+  stable += o.stable;
+  stable_of += o.stable_of;
+  retention.counted += o.retention.counted;
+  retention.retained += o.retention.retained;
+  pipeline_ms.insert(pipeline_ms.end(), o.pipeline_ms.begin(), o.pipeline_ms.end());
+  fail_open += o.fail_open;
+  for (const auto& [name, n] : o.fired) fired[name] += n;
+}
+
+Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
+                         Pricing pricing) {
+  Report rep;
+  rep.id = t.id;
+  const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
+  tok::CountCache metrics_cache(std::size_t{1} << 16);  // the measurement's own, not the diet's
+  PrefixTracker without, with;
+  ReferenceIndex refs(t.texts);
+  std::vector<std::string> prev_sent;
+  const std::vector<std::size_t> sizes = request_sizes(t);
+  if (!sizes.empty()) {
+    // One untimed request first: the process's one-time set-up (the count
+    // cache's memory, the vocabulary) is not any request's cost.
+    std::string warm = request_body(t, sizes.front());
+    diet_body(route, warm, config, DietOptions{.profile = profile});
+  }
+  for (std::size_t n : sizes) {
+    std::string body = request_body(t, n);
+    const std::string original = body;
+    const double t0 = thread_cpu_ms();
+    DietOutcome diet = diet_body(route, body, config, DietOptions{.profile = profile});
+    rep.pipeline_ms.push_back(thread_cpu_ms() - t0);
+    ++rep.requests;
+    rep.fail_open += diet.fail_open;
+    for (const auto& name : diet.result.fired) ++rep.fired[name];
+
+    const Measured before = measure(original, metrics_cache);
+    const Measured after = diet.rewritten ? measure(body, metrics_cache) : before;
+    rep.tokens_without += before.total;
+    rep.tokens_with += after.total;
+    auto shared_before = without.share(before);
+    auto shared_after = with.share(after);
+    auto shared_tokens = [&](const PrefixTracker::Shared& s) {
+      return pricing == Pricing::OpenAI ? s.whole + s.partial : s.whole;
+    };
+    Report::Row row;
+    row.messages = n;
+    row.tokens_without = before.total;
+    row.tokens_with = after.total;
+    row.cost_without = request_cost(pricing, before.total, shared_tokens(shared_before));
+    row.cost_with = request_cost(pricing, after.total, shared_tokens(shared_after));
+    row.stale_messages = diet.result.stale_messages;
+    row.fired = fired_list(diet.result);
+    rep.cost_without += row.cost_without;
+    rep.cost_with += row.cost_with;
+
+    if (!prev_sent.empty()) {
+      ++rep.stable_of;
+      row.stable = prev_sent.size() <= after.raw.size() &&
+                   std::equal(prev_sent.begin(), prev_sent.end(), after.raw.begin());
+      rep.stable += row.stable;
+    }
+    prev_sent = after.raw;
+    rep.rows.push_back(std::move(row));
+
+    RetentionCount r = retained(refs.counted(n), after.all_text);
+    rep.retention.counted += r.counted;
+    rep.retention.retained += r.retained;
+  }
+  return rep;
+}
+
+std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
+                                       const pruning::Profile* profile) {
+  std::vector<SentRequest> out;
+  const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
+  for (std::size_t n : request_sizes(t)) {
+    SentRequest s;
+    s.original = request_body(t, n);
+    s.sent = s.original;
+    DietOutcome diet = diet_body(route, s.sent, config, DietOptions{.profile = profile});
+    s.fail_open = diet.fail_open;
+    s.stale_messages = diet.result.stale_messages;
+    s.trimmed_until = diet.result.trimmed_until;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace td::proxy::replay

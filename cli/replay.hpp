@@ -1,0 +1,105 @@
+// `tokendiet replay`: recorded agent trajectories, request by request,
+// through exactly the proxy's code path (proxy/filters/diet.hpp: adapter parse ->
+// pipeline -> adapter write), measured.
+//
+// Request t is the trajectory's messages before its t-th assistant message,
+// sent as an OpenAI chat completions body {"model": ..., "messages": [...]}.
+// For each request (see README "Compression (replay)"):
+//   tokens      o200k_base, billed as OpenAI bills a chat request
+//               (td::tok::count_conversation), of the original body and of
+//               the body tokendiet sent (parsed back by the same adapter);
+//   cost        input cost in units of the uncached input price, with prefix
+//               caching: a request's cached part is its longest prefix shared
+//               with an earlier request of the trajectory, in tokens:
+//                 openai     whole messages, plus the shared start of the first
+//                            differing one; cached only from 1024 tokens on,
+//                            in 128-token steps (1024 + 128k), at 0.1x; no
+//                            write premium;
+//                 anthropic  whole messages only (cache hits land on block
+//                            boundaries); read 0.1x, everything else written at
+//                            1.25x (one breakpoint at the end of each request);
+//   stability   request t (t >= 2) is prefix-stable when the messages it sends
+//               begin with every message request t-1 sent, byte for byte
+//               (element by element of the JSON "messages" array);
+//   time        parse + pipeline + write, wall clock, with the count cache as
+//               warm as the proxy's (the previous requests went through it);
+//   retention   cli/replay_retention.hpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+#include "cli/replay_retention.hpp"
+
+namespace td::proxy::replay {
+
+enum class Pricing : std::uint8_t { OpenAI, Anthropic };
+
+struct Trajectory {
+  std::string id;
+  std::string model;
+  std::vector<std::string> message_json;  // each message as compact JSON
+  std::vector<MessageText> texts;         // each message as text (retention)
+};
+
+// Reads a trajectory file's JSON (format: tests/fixtures/replay/README.md).
+std::optional<Trajectory> parse_trajectory(std::string_view json, std::string& error);
+
+// The body of the request made of the first `n` messages.
+std::string request_body(const Trajectory& t, std::size_t n);
+
+struct Report {
+  std::string id;
+  std::uint64_t requests = 0;
+  std::uint64_t tokens_without = 0, tokens_with = 0;
+  double cost_without = 0, cost_with = 0;  // under the chosen pricing
+  std::uint64_t stable = 0, stable_of = 0;
+  RetentionCount retention;
+  std::vector<double> pipeline_ms;  // one per request
+  std::uint64_t fail_open = 0;      // requests the diet forwarded untouched after a failure
+  std::map<std::string, std::uint64_t> fired;  // strategy -> requests it changed
+
+  // One line per request (with `--requests`).
+  struct Row {
+    std::size_t messages = 0;
+    std::uint64_t tokens_without = 0, tokens_with = 0;
+    double cost_without = 0, cost_with = 0;
+    bool stable = true;
+    std::uint32_t stale_messages = 0;
+    std::string fired;
+  };
+  std::vector<Row> rows;
+
+  double reduction() const { return tokens_without ? 1.0 - double(tokens_with) / double(tokens_without) : 0.0; }
+  double prefix_stability() const { return stable_of ? double(stable) / double(stable_of) : 1.0; }
+  double percentile_ms(double p) const;
+  void add(const Report& other);  // totals: sums, and every request's time
+};
+
+// Cost in units of the uncached input price (exposed for tests):
+// `shared_tokens` of `total` were a prefix shared with an earlier request.
+double request_cost(Pricing pricing, std::uint64_t total, std::uint64_t shared_tokens);
+
+// Replays one trajectory with `profile` (nullptr: the profile `config` picks
+// for the trajectory's model).
+Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
+                         Pricing pricing);
+
+// One request as the diet sent it, for the invariant tests.
+struct SentRequest {
+  std::string original;  // the request body as the client would send it
+  std::string sent;      // as tokendiet sent it (== original when unchanged)
+  bool fail_open = false;
+  std::uint32_t stale_messages = 0;  // the pipeline's frontier
+  std::uint32_t trimmed_until = 0;   // where trim-middle's cut ended (0: none)
+};
+// Requests 1..T of a trajectory, in order, through the diet.
+std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
+                                       const pruning::Profile* profile);
+
+}  // namespace td::proxy::replay

@@ -1,0 +1,240 @@
+// `tokendiet replay`: recorded agent trajectories through the proxy's own
+// diet, turn by turn, with tokens, cost under prefix caching, prefix
+// stability, pipeline time and retention (cli/replay.hpp says how each is
+// measured).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/load.hpp"
+#include "config/match.hpp"
+#include "cli/commands.hpp"
+#include "cli/replay.hpp"
+
+namespace td::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tokendiet replay FILE...|DIR [--profile NAME] [--pricing openai|anthropic]\n"
+    "                        [--config FILE] [--json] [--requests]\n\n"
+    "Replays recorded agent trajectories (JSON: {\"id\", \"model\", \"messages\"}; a\n"
+    "DIR means every *.json in it) request by request through the proxy's diet\n"
+    "(adapter parse -> pipeline -> adapter write). Request t is the messages\n"
+    "before the t-th assistant message, as an OpenAI chat completions body.\n"
+    "Reports, per trajectory and in total: input tokens without and with\n"
+    "tokendiet (o200k_base) and the reduction; effective input cost with the\n"
+    "provider's prefix caching, in units of the uncached input price; prefix\n"
+    "stability (share of requests that begin with all the previous one sent);\n"
+    "pipeline time p50/p99 (parse + pipeline + write); retention of the\n"
+    "references the agent used.\n\n"
+    "  --profile NAME  the config's profile NAME (default: the one matching the model)\n"
+    "  --pricing P     openai (default): cached input 0.1x from 1024 tokens on, in\n"
+    "                  128-token steps, no write premium; anthropic: reads 0.1x,\n"
+    "                  writes 1.25x, one cache breakpoint at the end of each request\n"
+    "  --config FILE   tokendiet config to take profiles from (default: built-in)\n"
+    "  --json          one JSON object {\"trajectories\": [...], \"total\": {...}}\n"
+    "  --requests      also a line per request: messages, tokens and cost without and\n"
+    "                  with, whether it was prefix-stable, the frontier, what fired\n"
+    "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
+
+struct Options {
+  std::vector<std::string> inputs;
+  std::string profile, config_file;
+  proxy::replay::Pricing pricing = proxy::replay::Pricing::OpenAI;
+  bool json = false;
+  bool requests = false;
+};
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  out = ss.str();
+  return static_cast<bool>(f) || f.eof();
+}
+
+// FILEs as given; a DIR's *.json files in name order.
+bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : fs::directory_iterator(in, ec))
+        if (e.is_regular_file() && e.path().extension() == ".json") found.push_back(e.path().string());
+      std::sort(found.begin(), found.end());
+      if (found.empty()) {
+        std::fprintf(stderr, "replay: no *.json in %s\n", in.c_str());
+        return false;
+      }
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(in);
+    }
+  }
+  return true;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_fields(const proxy::replay::Report& r) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "\"tokens_without\":%llu,\"tokens_with\":%llu,\"reduction\":%.6f,\"retention\":%.6f,"
+                "\"cost_without\":%.1f,\"cost_with\":%.1f,\"prefix_stability\":%.6f,"
+                "\"pipeline_p50_ms\":%.4f,\"pipeline_p99_ms\":%.4f",
+                static_cast<unsigned long long>(r.tokens_without), static_cast<unsigned long long>(r.tokens_with),
+                r.reduction(), r.retention.ratio(), r.cost_without, r.cost_with, r.prefix_stability(),
+                r.percentile_ms(50), r.percentile_ms(99));
+  return buf;
+}
+
+void print_row(const proxy::replay::Report& r) {
+  std::printf("%-22s %5llu %12llu %12llu %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %10.1f%% %7.3f %7.3f\n", r.id.c_str(),
+              static_cast<unsigned long long>(r.requests), static_cast<unsigned long long>(r.tokens_without),
+              static_cast<unsigned long long>(r.tokens_with), 100 * r.reduction(), 100 * r.retention.ratio(),
+              r.cost_without, r.cost_with,
+              r.cost_without > 0 ? 100 * (1 - r.cost_with / r.cost_without) : 0.0, 100 * r.prefix_stability(),
+              r.percentile_ms(50), r.percentile_ms(99));
+}
+
+}  // namespace
+
+int replay(int argc, char** argv) {
+  Options o;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= argc) return false;
+      out = argv[++i];
+      return true;
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (a == "--requests") {
+      o.requests = true;
+    } else if (a == "--profile") {
+      if (!value(o.profile)) return std::fputs(kUsage, stderr), 2;
+    } else if (a == "--config") {
+      if (!value(o.config_file)) return std::fputs(kUsage, stderr), 2;
+    } else if (a == "--pricing") {
+      std::string p;
+      if (!value(p)) return std::fputs(kUsage, stderr), 2;
+      if (p == "openai") {
+        o.pricing = proxy::replay::Pricing::OpenAI;
+      } else if (p == "anthropic") {
+        o.pricing = proxy::replay::Pricing::Anthropic;
+      } else {
+        std::fprintf(stderr, "replay: unknown pricing '%s' (openai or anthropic)\n\n%s", p.c_str(), kUsage);
+        return 2;
+      }
+    } else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "replay: unknown option '%s'\n\n%s", a.c_str(), kUsage);
+      return 2;
+    } else {
+      o.inputs.push_back(a);
+    }
+  }
+  if (o.inputs.empty()) {
+    std::fprintf(stderr, "replay: no FILE or DIR given\n\n%s", kUsage);
+    return 2;
+  }
+
+  config::Config cfg;
+  if (o.config_file.empty()) {
+    cfg = config::default_config();
+  } else {
+    config::LoadResult r = config::load_file(o.config_file);
+    if (!r.ok()) {
+      for (const auto& e : r.errors) std::fprintf(stderr, "%s\n", config::format_error(e).c_str());
+      return 1;
+    }
+    cfg = std::move(r.config);
+  }
+  const pruning::Profile* profile = nullptr;
+  if (!o.profile.empty()) {
+    profile = config::profile_named(cfg, o.profile);
+    if (!profile) {
+      std::fprintf(stderr, "replay: no profile named '%s' in %s\n", o.profile.c_str(), cfg.source.c_str());
+      return 2;
+    }
+  }
+
+  std::vector<std::string> files;
+  if (!expand_inputs(o.inputs, files)) return 1;
+  std::vector<proxy::replay::Report> reports;
+  proxy::replay::Report total;
+  total.id = "total";
+  for (const auto& file : files) {
+    std::string text, error;
+    if (!read_file(file, text)) {
+      std::fprintf(stderr, "replay: cannot read %s\n", file.c_str());
+      return 1;
+    }
+    auto t = proxy::replay::parse_trajectory(text, error);
+    if (!t) {
+      std::fprintf(stderr, "replay: %s: %s\n", file.c_str(), error.c_str());
+      return 1;
+    }
+    if (t->id.empty()) t->id = std::filesystem::path(file).stem().string();
+    reports.push_back(proxy::replay::replay_trajectory(*t, cfg, profile, o.pricing));
+    total.add(reports.back());
+  }
+
+  if (o.json) {
+    std::string out = "{\"trajectories\":[";
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      if (i) out += ',';
+      out += "{\"id\":" + json_string(reports[i].id) + "," + json_fields(reports[i]) + "}";
+    }
+    out += "],\"total\":{" + json_fields(total) + "}}\n";
+    std::fputs(out.c_str(), stdout);
+  } else {
+    std::printf("%-22s %5s %12s %12s %8s %8s %13s %13s %8s %11s %7s %7s\n", "trajectory", "reqs", "tokens w/o",
+                "tokens with", "cut", "retained", "cost w/o", "cost with", "saved", "stability", "p50 ms", "p99 ms");
+    for (const auto& r : reports) {
+      print_row(r);
+      if (!o.requests) continue;
+      for (const auto& row : r.rows)
+        std::printf("  %5zu msgs %9llu -> %9llu tokens  cost %9.0f -> %9.0f  %s stale=%u %s\n", row.messages,
+                    static_cast<unsigned long long>(row.tokens_without),
+                    static_cast<unsigned long long>(row.tokens_with), row.cost_without, row.cost_with,
+                    row.stable ? "stable  " : "UNSTABLE", row.stale_messages, row.fired.c_str());
+    }
+    print_row(total);
+    std::printf("\npricing: %s; cost in units of the uncached input price%s\n",
+                o.pricing == proxy::replay::Pricing::OpenAI ? "openai" : "anthropic",
+                total.fail_open ? "; WARNING: some requests failed open" : "");
+    if (total.fail_open) std::printf("failed open: %llu requests\n", static_cast<unsigned long long>(total.fail_open));
+    std::printf("strategies (requests changed):");
+    for (const auto& [name, n] : total.fired) std::printf(" %s=%llu", name.c_str(), static_cast<unsigned long long>(n));
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace td::cli

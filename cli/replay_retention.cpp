@@ -1,0 +1,84 @@
+#include "cli/replay_retention.hpp"
+
+#include <unordered_set>
+
+namespace td::proxy::replay {
+
+namespace {
+
+bool in_class(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+         c == '/' || c == ':' || c == '-';
+}
+
+bool qualifies(std::string_view run) {
+  if (run.size() < 6) return false;
+  for (char c : run)
+    if ((c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == ':') return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> extract_references(std::string_view text) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string_view> seen;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!in_class(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && in_class(text[j])) ++j;
+    std::string_view run = text.substr(i, j - i);
+    if (qualifies(run) && seen.insert(run).second) out.emplace_back(run);
+    i = j;
+  }
+  return out;
+}
+
+const ReferenceIndex::Seen& ReferenceIndex::seen(const std::string& ref) {
+  auto it = memo_.find(ref);
+  if (it != memo_.end()) return it->second;
+  Seen s{messages_.size(), messages_.size()};
+  for (std::size_t i = 0; i < messages_.size(); ++i) {
+    const MessageText& m = messages_[i];
+    bool user = m.speaker == Speaker::System || m.speaker == Speaker::User;
+    if (s.first < messages_.size() && !user) continue;  // only a user sighting can still matter
+    if (m.text.find(ref) == std::string::npos) continue;
+    if (s.first == messages_.size()) s.first = i;
+    if (user) {
+      s.first_user = i;
+      break;
+    }
+  }
+  return memo_.emplace(ref, s).first->second;
+}
+
+std::vector<std::string> ReferenceIndex::counted(std::size_t k) {
+  std::vector<std::string> out;
+  if (k >= messages_.size() || messages_[k].speaker != Speaker::Assistant) return out;
+  for (std::string& ref : extract_references(messages_[k].text)) {
+    const Seen& s = seen(ref);
+    if (s.first >= k || messages_[s.first].speaker != Speaker::Tool) continue;
+    if (s.first_user < k) continue;  // a system or user message said it before k
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
+std::vector<std::string> counted_references(const std::vector<MessageText>& messages, std::size_t k) {
+  return ReferenceIndex(messages).counted(k);
+}
+
+RetentionCount retained(const std::vector<std::string>& refs, std::string_view sent_text) {
+  RetentionCount r;
+  for (const auto& ref : refs) {
+    ++r.counted;
+    if (sent_text.find(ref) != std::string_view::npos) ++r.retained;
+  }
+  return r;
+}
+
+}  // namespace td::proxy::replay

@@ -1,0 +1,194 @@
+#include "ledger/ledger.hpp"
+
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <span>
+
+
+namespace td::proxy {
+
+Ledger::Opened Ledger::open(const LedgerOptions& options) {
+  auto opened = LedgerStore::open(options.path, LedgerStore::Access::ReadWrite);
+  if (!opened.store) return {nullptr, opened.error};
+  std::unique_ptr<Ledger> ledger(new Ledger(options, std::move(opened.store)));
+  if (options.start_writer) ledger->start();
+  return {std::move(ledger), {}};
+}
+
+Ledger::Ledger(LedgerOptions options, std::unique_ptr<LedgerStore> store)
+    : options_(std::move(options)), store_(std::move(store)) {
+  if (options_.queue_capacity == 0) options_.queue_capacity = 1;
+  if (options_.batch_rows == 0) options_.batch_rows = 1;
+  if (options_.commit_rows == 0) options_.commit_rows = 1;
+}
+
+Ledger::~Ledger() { close(); }
+
+bool Ledger::submit(LedgerRow row) noexcept {
+  bool wake = false;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_ || stopping_ || queue_.size() >= options_.queue_capacity) {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    try {
+      queue_.push_back(std::move(row));
+    } catch (...) {  // out of memory: the row is lost, the request is not
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    ++accepted_;
+    // The writer sleeps while the queue is empty and naps for the flush
+    // interval after the first row; wake it only on those two edges.
+    wake = queue_.size() == 1 || queue_.size() == options_.batch_rows;
+  }
+  if (wake) wake_.notify_one();
+  return true;
+}
+
+void Ledger::start() {
+  std::lock_guard lock(mu_);
+  if (writer_.joinable() || closed_) return;
+  writer_ = std::thread([this] { run(); });
+}
+
+std::size_t Ledger::queued() const {
+  std::lock_guard lock(mu_);
+  return queue_.size();
+}
+
+bool Ledger::flush() {
+  std::unique_lock lock(mu_);
+  std::uint64_t target = accepted_;
+  if (processed_ >= target && !calibration_pending_) return true;
+  if (!writer_.joinable() && !stopping_) return false;  // not started: nobody would write
+  flush_asked_ = true;
+  wake_.notify_one();
+  done_.wait(lock, [&] {
+    return (processed_ >= target && !calibration_pending_) || writer_done_;
+  });
+  return processed_ >= target;
+}
+
+void Ledger::close() {
+  std::thread writer;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    stopping_ = true;
+    writer = std::move(writer_);
+  }
+  wake_.notify_one();
+  if (writer.joinable()) {
+    writer.join();
+  } else {
+    // Never started: commit what was queued on this thread.
+    std::vector<LedgerRow> batch;
+    std::vector<CalibrationEntry> calibration;
+    {
+      std::lock_guard lock(mu_);
+      batch.swap(queue_);
+      if (calibration_pending_) calibration.swap(calibration_);
+      calibration_pending_ = false;
+    }
+    write(batch, calibration);
+    std::lock_guard lock(mu_);
+    processed_ += batch.size();
+  }
+  {
+    std::lock_guard lock(mu_);
+    writer_done_ = true;
+  }
+  done_.notify_all();
+}
+
+void Ledger::save_calibration(std::vector<CalibrationEntry> entries) {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    calibration_ = std::move(entries);
+    calibration_pending_ = true;
+  }
+  wake_.notify_one();
+}
+
+std::vector<CalibrationEntry> Ledger::load_calibration() {
+  // The store is the writer's; borrow it under the queue lock only before
+  // the writer exists (startup), otherwise read through a second connection.
+  {
+    std::lock_guard lock(mu_);
+    if (!writer_.joinable() && !closed_) return store_->load_calibration();
+  }
+  auto opened = LedgerStore::open(options_.path, LedgerStore::Access::ReadOnly);
+  return opened.store ? opened.store->load_calibration() : std::vector<CalibrationEntry>{};
+}
+
+void Ledger::run() {
+  pthread_setname_np(pthread_self(), "td-ledger");
+  // Background work: best effort (a sandbox may refuse; the writer still runs).
+  if (options_.writer_nice != 0) setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options_.writer_nice);
+  std::vector<LedgerRow> batch;
+  std::vector<CalibrationEntry> calibration;
+  std::unique_lock lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [&] {
+      return stopping_ || flush_asked_ || calibration_pending_ || !queue_.empty();
+    });
+    if (!stopping_ && !flush_asked_) {
+      // Gather a batch: up to flush_interval after the first row.
+      wake_.wait_for(lock, options_.flush_interval, [&] {
+        return stopping_ || flush_asked_ || queue_.size() >= options_.batch_rows;
+      });
+    }
+    flush_asked_ = false;
+    batch.swap(queue_);
+    if (calibration_pending_) calibration.swap(calibration_);
+    calibration_pending_ = false;
+    bool stop = stopping_;
+    lock.unlock();
+
+    write(batch, calibration);
+    std::uint64_t n = batch.size();
+    batch.clear();
+    // A backlog (the writer is niced, and a saturated machine can leave it
+    // behind for a while) grew this vector: give that memory back rather
+    // than keep two vectors sized for the worst backlog ever seen.
+    if (batch.capacity() > 4 * options_.batch_rows) std::vector<LedgerRow>().swap(batch);
+    calibration.clear();
+
+    lock.lock();
+    processed_ += n;
+    done_.notify_all();
+    if (stop && queue_.empty() && !calibration_pending_) return;
+  }
+}
+
+void Ledger::write(std::vector<LedgerRow>& batch, std::vector<CalibrationEntry>& calibration) {
+  std::span<const LedgerRow> rest(batch);
+  while (!rest.empty()) {
+    auto chunk = rest.first(std::min(rest.size(), options_.commit_rows));
+    rest = rest.subspan(chunk.size());
+    std::string why = store_->insert(chunk);
+    if (why.empty()) {
+      written_.fetch_add(chunk.size(), std::memory_order_relaxed);
+      transactions_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      // Keep going: a full disk may clear up; the loss is counted and said.
+      std::uint64_t before = write_errors_.fetch_add(chunk.size(), std::memory_order_relaxed);
+      if (before == 0 || (before & (before - 1)) == 0)  // first, then at powers of two
+        report(options_.path + ": " + std::to_string(chunk.size()) + " rows not written: " + why);
+    }
+    if (!rest.empty()) std::this_thread::yield();  // let a waiting I/O thread have the core
+  }
+  if (!calibration.empty()) {
+    std::string why = store_->save_calibration(calibration);
+    if (!why.empty()) report(options_.path + ": calibration not saved: " + why);
+  }
+}
+
+}  // namespace td::proxy

@@ -1,0 +1,139 @@
+// The usage ledger as `serve` uses it: I/O threads hand rows to submit(),
+// which never waits for the disk; one writer thread commits them to the
+// LedgerStore in batched transactions.
+//
+// Why a bounded queue that drops: an I/O thread must never block on SQLite
+// (a slow disk would stall every stream on that thread). When the writer
+// falls behind by `queue_capacity` rows, new rows are dropped and counted
+// (tokendiet_ledger_dropped_total) rather than growing memory without bound.
+//
+// Batching: the writer wakes on the first queued row, waits up to
+// `flush_interval` (or until `batch_rows` are queued) and commits everything
+// queued, so a row is durable at most ~flush_interval after its request
+// ended and a busy proxy does one fsync-free commit per batch of rows
+// rather than per request.
+//
+// Short bursts: the writer shares the machine's cores with the I/O threads,
+// and a request whose thread wakes on the writer's core waits for the
+// writer's time slice to end. At 10k requests/s, 100 ms batches made ~1 ms
+// bursts and added 0.5 ms to the proxy's p99 at one connection (2 cores,
+// scripts/bench/proxy.sh; perf sched showed the waits). Hence the short
+// flush interval (~100 rows a batch at that rate), and at most `commit_rows`
+// per transaction with a yield between them when a burst of load queues
+// more. Committing 128 rows at a time costs ~15% of the writer's peak
+// throughput (~500k rows/s, scripts/bench/ledger.sh): far beyond any load.
+//
+// Background priority: the writer runs at nice `writer_nice` (10). With the
+// kernel's group scheduling (autogroup, cgroups) a busy thread on one core
+// takes the process's CPU share away from the I/O thread on the other, and
+// that thread is then preempted more often by whatever else wakes there:
+// at nice 0 the I/O thread was preempted ~0.25 times a request (2 cores, 2 KB
+// requests at c=32), and the proxy served ~13% fewer requests/s than at nice
+// 10. Nice 10 still leaves the writer ~10% of a core that an I/O thread keeps
+// busy, above its ~6% need at 40k rows/s, so a saturated machine does not
+// starve it (nice 19 would: ~1.5%).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "ledger/ledger_row.hpp"
+#include "ledger/ledger_store.hpp"
+
+namespace td::proxy {
+
+struct LedgerOptions {
+  std::string path;
+  std::size_t queue_capacity = 65'536;
+  std::size_t batch_rows = 1024;  // wake the writer early once this many are queued
+  std::size_t commit_rows = 128;   // rows per transaction: bounds one burst of writer CPU
+  std::chrono::milliseconds flush_interval{10};
+  int writer_nice = 10;      // the writer thread's nice value (see above)
+  bool start_writer = true;  // false: rows queue up until start() (tests, staged startup)
+  // Where the writer says what it could not write (called on its thread);
+  // serve passes its log. Unset: said nowhere, still counted.
+  std::function<void(std::string_view message)> report_error = nullptr;
+};
+
+class Ledger {
+ public:
+  struct Opened {
+    std::unique_ptr<Ledger> ledger;  // null on error
+    std::string error;
+  };
+
+  // Opens (creating if needed) the SQLite file on the calling thread, so a
+  // bad path fails `serve` at startup, then starts the writer thread.
+  static Opened open(const LedgerOptions& options);
+
+  ~Ledger();  // close()
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
+
+  // Queues a row for the writer. Never blocks on I/O (one short mutex
+  // hold); false when the row was dropped (queue full or ledger closed).
+  bool submit(LedgerRow row) noexcept;
+
+  // Starts the writer thread if options.start_writer was false.
+  void start();
+
+  // Waits until every row submitted before the call is committed (or failed
+  // and counted). For tests and shutdown paths; never call it on an I/O
+  // thread. Returns false if the writer is not running.
+  bool flush();
+
+  // Commits everything still queued, then stops the writer. Idempotent;
+  // later submit() calls drop.
+  void close();
+
+  // The latest per-model calibration; the writer saves it with its next
+  // batch (the newest call wins if several come before that).
+  void save_calibration(std::vector<CalibrationEntry> entries);
+  // Read at startup, before the writer has anything to do.
+  std::vector<CalibrationEntry> load_calibration();
+
+  std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  std::uint64_t written() const { return written_.load(std::memory_order_relaxed); }
+  std::uint64_t write_errors() const { return write_errors_.load(std::memory_order_relaxed); }
+  std::uint64_t transactions() const { return transactions_.load(std::memory_order_relaxed); }
+  std::size_t queued() const;
+  const std::string& path() const { return options_.path; }
+
+ private:
+  Ledger(LedgerOptions options, std::unique_ptr<LedgerStore> store);
+  void run();
+  void write(std::vector<LedgerRow>& batch, std::vector<CalibrationEntry>& calibration);
+  void report(const std::string& message) const {
+    if (options_.report_error) options_.report_error(message);
+  }
+
+  LedgerOptions options_;
+  std::unique_ptr<LedgerStore> store_;  // touched by the writer thread only once it runs
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;   // writer: rows queued, flush asked, or stop
+  std::condition_variable done_;   // flush(): a batch was committed
+  std::vector<LedgerRow> queue_;
+  std::vector<CalibrationEntry> calibration_;
+  bool calibration_pending_ = false;
+  std::uint64_t accepted_ = 0;   // rows ever queued
+  std::uint64_t processed_ = 0;  // rows ever committed or failed
+  bool flush_asked_ = false;
+  bool stopping_ = false;
+  bool closed_ = false;
+  bool writer_done_ = false;  // everything accepted has been processed for good
+  std::thread writer_;
+
+  std::atomic<std::uint64_t> dropped_{0}, written_{0}, write_errors_{0}, transactions_{0};
+};
+
+}  // namespace td::proxy

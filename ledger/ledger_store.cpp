@@ -1,0 +1,421 @@
+#include "ledger/ledger_store.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace td::proxy {
+namespace {
+
+constexpr const char* kCreateV1 = R"sql(
+CREATE TABLE requests (
+  id                 INTEGER PRIMARY KEY,
+  time_ms            INTEGER NOT NULL,
+  request_id         TEXT    NOT NULL DEFAULT '',
+  session            TEXT    NOT NULL DEFAULT '',
+  key_fingerprint    TEXT    NOT NULL DEFAULT '',
+  provider           TEXT    NOT NULL DEFAULT '',
+  model              TEXT    NOT NULL DEFAULT '',
+  profile            TEXT    NOT NULL DEFAULT '',
+  mode               TEXT    NOT NULL DEFAULT '',
+  tokens_before      INTEGER NOT NULL DEFAULT 0,
+  tokens_after       INTEGER NOT NULL DEFAULT 0,
+  prompt_tokens      INTEGER NOT NULL DEFAULT 0,
+  completion_tokens  INTEGER NOT NULL DEFAULT 0,
+  cached_read_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+  reasoning_tokens   INTEGER NOT NULL DEFAULT 0,
+  usage_present      INTEGER NOT NULL DEFAULT 0,
+  status             INTEGER NOT NULL DEFAULT 0,
+  ttfb_ms            INTEGER NOT NULL DEFAULT 0,
+  total_ms           INTEGER NOT NULL DEFAULT 0,
+  stream             INTEGER NOT NULL DEFAULT 0,
+  strategies         TEXT    NOT NULL DEFAULT '',
+  fail_open          INTEGER NOT NULL DEFAULT 0,
+  bytes_in           INTEGER NOT NULL DEFAULT 0,
+  bytes_out          INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX requests_time ON requests (time_ms);
+CREATE TABLE calibration (
+  model      TEXT PRIMARY KEY,
+  ratio      REAL    NOT NULL,
+  samples    INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+)sql";
+
+constexpr const char* kColumns =
+    "time_ms, request_id, session, key_fingerprint, provider, model, profile, mode, "
+    "tokens_before, tokens_after, prompt_tokens, completion_tokens, cached_read_tokens, "
+    "cache_write_tokens, reasoning_tokens, usage_present, status, ttfb_ms, total_ms, stream, "
+    "strategies, fail_open, bytes_in, bytes_out";
+constexpr int kColumnCount = 24;
+
+std::string errmsg(sqlite3* db, const char* what) {
+  return std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+// A prepared statement that finalizes itself.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  explicit operator bool() const { return s_ != nullptr; }
+  sqlite3_stmt* get() const { return s_; }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+};
+
+std::string text(sqlite3_stmt* s, int col) {
+  const unsigned char* t = sqlite3_column_text(s, col);
+  return t ? std::string(reinterpret_cast<const char*>(t),
+                         static_cast<size_t>(sqlite3_column_bytes(s, col)))
+           : std::string();
+}
+
+void bind_text(sqlite3_stmt* s, int i, const std::string& v) {
+  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ',';
+    out += n;
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Runs SQL that returns no rows; "" on success.
+std::string exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) == SQLITE_OK) return {};
+  std::string why = err ? err : sqlite3_errmsg(db);
+  sqlite3_free(err);
+  return why;
+}
+
+std::int64_t now_ms() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+std::string parent_dir(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {};
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Creates the file with mode 0600 if it is missing, so the WAL and -shm
+// files SQLite derives from it are private too (they copy its mode).
+std::string create_private_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
+  ::close(fd);
+  return {};
+}
+
+}  // namespace
+
+std::string make_private_dirs(const std::string& dir) {
+  if (dir.empty()) return {};
+  std::string sofar;
+  size_t pos = 0;
+  while (pos <= dir.size()) {
+    size_t slash = dir.find('/', pos);
+    if (slash == std::string::npos) slash = dir.size();
+    sofar = dir.substr(0, slash);
+    pos = slash + 1;
+    if (sofar.empty() || sofar == "." || sofar == "..") continue;
+    if (::mkdir(sofar.c_str(), 0700) != 0 && errno != EEXIST)
+      return "cannot create directory " + sofar + ": " + std::strerror(errno);
+  }
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return dir + " is not a directory";
+  return {};
+}
+
+LedgerStore::Opened LedgerStore::open(const std::string& path, Access access) {
+  if (path.empty()) return {nullptr, "no ledger path"};
+  int flags = SQLITE_OPEN_NOMUTEX;  // one thread per connection, by design
+  if (access == Access::ReadWrite) {
+    if (auto why = make_private_dirs(parent_dir(path)); !why.empty()) return {nullptr, why};
+    if (auto why = create_private_file(path); !why.empty()) return {nullptr, why};
+    flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  } else {
+    if (::access(path.c_str(), R_OK) != 0)
+      return {nullptr, "no ledger at " + path + ": " + std::strerror(errno)};
+    flags |= SQLITE_OPEN_READONLY;
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string why = errmsg(db, ("cannot open ledger " + path).c_str());
+    sqlite3_close(db);
+    return {nullptr, why};
+  }
+  std::unique_ptr<LedgerStore> store(new LedgerStore(db, path));
+  // A concurrent reader (tokendiet usage) or a second replica's writer holds
+  // a lock only briefly; wait for it rather than fail.
+  sqlite3_busy_timeout(db, 5000);
+  if (access == Access::ReadWrite) {
+    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"})
+      if (auto why = exec(db, pragma); !why.empty())
+        return {nullptr, "ledger " + path + ": " + pragma + ": " + why};
+    if (auto why = store->migrate(); !why.empty()) return {nullptr, "ledger " + path + ": " + why};
+  } else {
+    int v = store->schema_version();
+    if (v < 0) return {nullptr, "ledger " + path + ": " + sqlite3_errmsg(db)};
+    if (v == 0) return {nullptr, path + " is not a tokendiet ledger (empty schema)"};
+    if (v > kLedgerSchemaVersion)
+      return {nullptr, "ledger " + path + " has schema version " + std::to_string(v) +
+                           ", newer than this tokendiet (" + std::to_string(kLedgerSchemaVersion) +
+                           ")"};
+  }
+  return {std::move(store), {}};
+}
+
+LedgerStore::~LedgerStore() {
+  for (sqlite3_stmt* s : insert_) sqlite3_finalize(s);
+  sqlite3_close(db_);
+}
+
+int LedgerStore::schema_version() {
+  Stmt s(db_, "PRAGMA user_version");
+  if (!s || sqlite3_step(s.get()) != SQLITE_ROW) return -1;
+  return sqlite3_column_int(s.get(), 0);
+}
+
+// Brings the file to kLedgerSchemaVersion, one step per version, each in its
+// own transaction with the user_version bump, so a crash mid-way leaves a
+// consistent older version that the next start continues from.
+std::string LedgerStore::migrate() {
+  if (auto why = exec(db_, "BEGIN IMMEDIATE"); !why.empty()) return why;
+  int v = schema_version();
+  std::string why;
+  if (v < 0) {
+    why = sqlite3_errmsg(db_);
+  } else if (v > kLedgerSchemaVersion) {
+    why = "schema version " + std::to_string(v) + " is newer than this tokendiet (" +
+          std::to_string(kLedgerSchemaVersion) + ")";
+  } else if (v == 0) {
+    why = exec(db_, kCreateV1);
+    if (why.empty()) why = exec(db_, "PRAGMA user_version = 1");
+  }
+  // Future: `if (v == 1) { ALTER TABLE ...; PRAGMA user_version = 2 }`.
+  if (!why.empty()) {
+    exec(db_, "ROLLBACK");
+    return why;
+  }
+  return exec(db_, "COMMIT");
+}
+
+sqlite3_stmt* LedgerStore::insert_statement(unsigned k) {
+  if (!insert_[k]) {
+    std::string row = "(?";
+    for (int i = 1; i < kColumnCount; ++i) row += ",?";
+    row += ")";
+    std::string sql = std::string("INSERT INTO requests (") + kColumns + ") VALUES " + row;
+    for (std::size_t i = 1; i < (std::size_t{1} << k); ++i) sql += "," + row;
+    sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_[k], nullptr);
+  }
+  return insert_[k];
+}
+
+namespace {
+
+// Binds `r` to the parameters after `i`; `strategies` holds the joined
+// names until the statement has run (the text is bound, not copied).
+void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, std::string& strategies) {
+  strategies = join(r.strategies);
+  sqlite3_bind_int64(s, ++i, r.time_ms);
+  bind_text(s, ++i, r.request_id);
+  bind_text(s, ++i, r.session);
+  bind_text(s, ++i, r.key_fingerprint);
+  bind_text(s, ++i, r.provider);
+  bind_text(s, ++i, r.model);
+  bind_text(s, ++i, r.profile);
+  bind_text(s, ++i, r.mode);
+  for (std::int64_t v : {r.tokens_before, r.tokens_after, r.prompt_tokens, r.completion_tokens,
+                         r.cached_read_tokens, r.cache_write_tokens, r.reasoning_tokens})
+    sqlite3_bind_int64(s, ++i, v);
+  sqlite3_bind_int(s, ++i, r.usage_present);
+  sqlite3_bind_int(s, ++i, r.status);
+  sqlite3_bind_int64(s, ++i, r.ttfb_ms);
+  sqlite3_bind_int64(s, ++i, r.total_ms);
+  sqlite3_bind_int(s, ++i, r.stream);
+  bind_text(s, ++i, strategies);
+  sqlite3_bind_int(s, ++i, r.fail_open);
+  sqlite3_bind_int64(s, ++i, r.bytes_in);
+  sqlite3_bind_int64(s, ++i, r.bytes_out);
+}
+
+}  // namespace
+
+std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
+  if (rows.empty()) return {};
+  if (auto why = exec(db_, "BEGIN IMMEDIATE"); !why.empty()) return "begin: " + why;
+  std::string strategies[std::size_t{1} << kMaxInsertLog2];
+  while (!rows.empty()) {
+    // The largest block that fits: rows keep their order (and ids).
+    unsigned k = kMaxInsertLog2;
+    while ((std::size_t{1} << k) > rows.size()) --k;
+    const std::size_t n = std::size_t{1} << k;
+    sqlite3_stmt* s = insert_statement(k);
+    if (!s) {
+      std::string why = errmsg(db_, "prepare insert");
+      exec(db_, "ROLLBACK");
+      return why;
+    }
+    int i = 0;
+    for (std::size_t r = 0; r < n; ++r) bind_row(s, i, rows[r], strategies[r]);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);  // no pointer into `strategies` outlives this block
+    if (rc != SQLITE_DONE) {
+      std::string why = errmsg(db_, "insert");
+      exec(db_, "ROLLBACK");
+      return why;
+    }
+    rows = rows.subspan(n);
+  }
+  if (auto why = exec(db_, "COMMIT"); !why.empty()) {
+    exec(db_, "ROLLBACK");
+    return "commit: " + why;
+  }
+  return {};
+}
+
+std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64_t limit) {
+  std::string sql = std::string("SELECT ") + kColumns +
+                    " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
+  Stmt s(db_, sql.c_str());
+  std::vector<LedgerRow> rows;
+  if (!s) return rows;
+  sqlite3_bind_int64(s.get(), 1, since_ms);
+  sqlite3_bind_int64(s.get(), 2, limit);
+  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+    sqlite3_stmt* q = s.get();
+    LedgerRow r;
+    int c = 0;
+    r.time_ms = sqlite3_column_int64(q, c++);
+    r.request_id = text(q, c++);
+    r.session = text(q, c++);
+    r.key_fingerprint = text(q, c++);
+    r.provider = text(q, c++);
+    r.model = text(q, c++);
+    r.profile = text(q, c++);
+    r.mode = text(q, c++);
+    for (std::int64_t* v : {&r.tokens_before, &r.tokens_after, &r.prompt_tokens,
+                            &r.completion_tokens, &r.cached_read_tokens, &r.cache_write_tokens,
+                            &r.reasoning_tokens})
+      *v = sqlite3_column_int64(q, c++);
+    r.usage_present = sqlite3_column_int(q, c++) != 0;
+    r.status = sqlite3_column_int(q, c++);
+    r.ttfb_ms = sqlite3_column_int64(q, c++);
+    r.total_ms = sqlite3_column_int64(q, c++);
+    r.stream = sqlite3_column_int(q, c++) != 0;
+    r.strategies = split(text(q, c++));
+    r.fail_open = sqlite3_column_int(q, c++) != 0;
+    r.bytes_in = sqlite3_column_int64(q, c++);
+    r.bytes_out = sqlite3_column_int64(q, c++);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms) {
+  const char* key = "model";
+  switch (by) {
+    case GroupBy::Model: key = "model"; break;
+    case GroupBy::Day: key = "strftime('%Y-%m-%d', time_ms / 1000, 'unixepoch')"; break;
+    case GroupBy::Session: key = "session"; break;
+    case GroupBy::Provider: key = "provider"; break;
+    case GroupBy::Key: key = "key_fingerprint"; break;
+  }
+  std::string sql = std::string("SELECT ") + key +
+                    ", model, COUNT(*), SUM(tokens_before), SUM(tokens_after), "
+                    "SUM(MAX(tokens_before - tokens_after, 0)), SUM(prompt_tokens), "
+                    "SUM(completion_tokens), SUM(cached_read_tokens), SUM(cache_write_tokens), "
+                    "SUM(reasoning_tokens), SUM(fail_open), "
+                    "SUM(status = 0 OR status >= 400), MIN(time_ms), MAX(time_ms) "
+                    "FROM requests WHERE time_ms >= ? GROUP BY 1, 2 ORDER BY 1, 2";
+  Stmt s(db_, sql.c_str());
+  std::vector<UsageSums> out;
+  if (!s) return out;
+  sqlite3_bind_int64(s.get(), 1, since_ms);
+  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+    sqlite3_stmt* q = s.get();
+    UsageSums u;
+    int c = 0;
+    u.group = text(q, c++);
+    u.model = text(q, c++);
+    for (std::int64_t* v : {&u.requests, &u.tokens_before, &u.tokens_after, &u.tokens_saved,
+                            &u.prompt, &u.completion, &u.cached_read, &u.cache_write,
+                            &u.reasoning, &u.fail_open, &u.errors, &u.first_ms, &u.last_ms})
+      *v = sqlite3_column_int64(q, c++);
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+std::vector<CalibrationEntry> LedgerStore::load_calibration() {
+  Stmt s(db_, "SELECT model, ratio, samples FROM calibration ORDER BY model");
+  std::vector<CalibrationEntry> out;
+  if (!s) return out;
+  while (sqlite3_step(s.get()) == SQLITE_ROW)
+    out.push_back({text(s.get(), 0), sqlite3_column_double(s.get(), 1),
+                   sqlite3_column_int64(s.get(), 2)});
+  return out;
+}
+
+std::string LedgerStore::save_calibration(const std::vector<CalibrationEntry>& entries) {
+  if (entries.empty()) return {};
+  Stmt s(db_,
+         "INSERT INTO calibration (model, ratio, samples, updated_ms) VALUES (?, ?, ?, ?) "
+         "ON CONFLICT(model) DO UPDATE SET ratio = excluded.ratio, samples = excluded.samples, "
+         "updated_ms = excluded.updated_ms");
+  if (!s) return errmsg(db_, "prepare calibration");
+  if (auto why = exec(db_, "BEGIN IMMEDIATE"); !why.empty()) return "begin: " + why;
+  std::int64_t now = now_ms();
+  for (const auto& e : entries) {
+    bind_text(s.get(), 1, e.model);
+    sqlite3_bind_double(s.get(), 2, e.ratio);
+    sqlite3_bind_int64(s.get(), 3, e.samples);
+    sqlite3_bind_int64(s.get(), 4, now);
+    int rc = sqlite3_step(s.get());
+    sqlite3_reset(s.get());
+    if (rc != SQLITE_DONE) {
+      std::string why = errmsg(db_, "save calibration");
+      exec(db_, "ROLLBACK");
+      return why;
+    }
+  }
+  if (auto why = exec(db_, "COMMIT"); !why.empty()) {
+    exec(db_, "ROLLBACK");
+    return "commit: " + why;
+  }
+  return {};
+}
+
+}  // namespace td::proxy

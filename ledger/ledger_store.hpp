@@ -1,0 +1,108 @@
+// The usage ledger's SQLite file: schema, inserts, the report's aggregate
+// query and the per-model estimator calibration table.
+//
+// One LedgerStore is one SQLite connection and is used by one thread at a
+// time: the ledger's writer thread in `serve`, the main thread in
+// `tokendiet usage`. The file is in WAL mode with synchronous=NORMAL: a
+// committed transaction is in the WAL file before COMMIT returns, so it
+// survives the process being killed (kill -9); only an OS crash or power loss
+// can take the last few transactions with it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ledger/ledger_row.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace td::proxy {
+
+// PRAGMA user_version of the schema this build writes. Bump it with a
+// migration step in ledger_store.cpp whenever a table changes.
+inline constexpr int kLedgerSchemaVersion = 1;
+
+// The estimator's correction for one model: upstream prompt tokens divided by
+// our estimate, averaged over `samples` requests.
+struct CalibrationEntry {
+  std::string model;
+  double ratio = 1.0;
+  std::int64_t samples = 0;
+  bool operator==(const CalibrationEntry&) const = default;
+};
+
+// How `tokendiet usage` groups rows.
+enum class GroupBy { Model, Day, Session, Provider, Key };
+
+// Sums over the rows of one (group, model) pair; model is kept apart so each
+// sum can be priced with that model's price.
+struct UsageSums {
+  std::string group;  // model name, YYYY-MM-DD (UTC), session, provider or key fingerprint
+  std::string model;
+  std::int64_t requests = 0;
+  std::int64_t tokens_before = 0, tokens_after = 0, tokens_saved = 0;
+  std::int64_t prompt = 0, completion = 0, cached_read = 0, cache_write = 0, reasoning = 0;
+  std::int64_t fail_open = 0;
+  std::int64_t errors = 0;  // status 0 or >= 400
+  std::int64_t first_ms = 0, last_ms = 0;
+};
+
+class LedgerStore {
+ public:
+  enum class Access { ReadWrite, ReadOnly };
+
+  struct Opened {
+    std::unique_ptr<LedgerStore> store;  // null on error
+    std::string error;
+  };
+
+  // ReadWrite creates the file (0600) and missing parent directories (0700),
+  // switches it to WAL and creates or migrates the schema. ReadOnly requires
+  // an existing ledger and refuses one newer than this build.
+  static Opened open(const std::string& path, Access access);
+
+  ~LedgerStore();
+  LedgerStore(const LedgerStore&) = delete;
+  LedgerStore& operator=(const LedgerStore&) = delete;
+
+  // Inserts the rows in one transaction. "" on success, else why not (and
+  // then none of them is stored).
+  std::string insert(std::span<const LedgerRow> rows);
+
+  // Rows with time_ms >= since_ms, oldest first, at most `limit`.
+  std::vector<LedgerRow> rows_since(std::int64_t since_ms, std::int64_t limit = -1);
+
+  // Sums per (group, model) over rows with time_ms >= since_ms.
+  std::vector<UsageSums> sums(GroupBy by, std::int64_t since_ms);
+
+  std::vector<CalibrationEntry> load_calibration();
+  // Upserts every entry in one transaction; "" on success.
+  std::string save_calibration(const std::vector<CalibrationEntry>& entries);
+
+  int schema_version();
+  const std::string& path() const { return path_; }
+
+ private:
+  LedgerStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  std::string migrate();
+  // The INSERT of 2^k rows at once, prepared on first use and kept.
+  sqlite3_stmt* insert_statement(unsigned k);
+
+  // Rows go in blocks of up to 2^kMaxInsertLog2 per statement: SQLite's
+  // per-statement work (cursor setup, halt, reset) was a third of the
+  // writer's CPU per row when every row had its own.
+  static constexpr unsigned kMaxInsertLog2 = 5;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* insert_[kMaxInsertLog2 + 1] = {};
+  std::string path_;
+};
+
+// Creates the missing directories of `dir` with mode 0700 (like mkdir -p).
+// "" on success, else why not.
+std::string make_private_dirs(const std::string& dir);
+
+}  // namespace td::proxy

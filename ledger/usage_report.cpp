@@ -1,0 +1,326 @@
+#include "ledger/usage_report.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace td::proxy {
+namespace {
+
+constexpr double kPerMillion = 1e-6;
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+std::string utc_time(std::int64_t ms) {
+  std::int64_t secs = ms / 1000, days = secs / 86400, rem = secs % 86400;
+  if (rem < 0) rem += 86400, --days;
+  // civil_from_days
+  std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02lld:%02lld UTC", static_cast<long long>(y), m,
+                d, static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60));
+  return buf;
+}
+
+bool read_uint(std::string_view& s, std::size_t digits, unsigned& out) {
+  if (s.size() < digits) return false;
+  auto r = std::from_chars(s.data(), s.data() + digits, out);
+  if (r.ec != std::errc() || r.ptr != s.data() + digits) return false;
+  s.remove_prefix(digits);
+  return true;
+}
+
+bool eat(std::string_view& s, char c) {
+  if (s.empty() || s.front() != c) return false;
+  s.remove_prefix(1);
+  return true;
+}
+
+std::string group_label(GroupBy by, const std::string& key) {
+  if (!key.empty()) return key;
+  return by == GroupBy::Model ? "(unknown)" : "(none)";
+}
+
+void add(UsageGroup& g, const UsageSums& s) {
+  g.requests += s.requests;
+  g.tokens_before += s.tokens_before;
+  g.tokens_after += s.tokens_after;
+  g.tokens_saved += s.tokens_saved;
+  g.prompt += s.prompt;
+  g.completion += s.completion;
+  g.cached_read += s.cached_read;
+  g.cache_write += s.cache_write;
+  g.reasoning += s.reasoning;
+  g.fail_open += s.fail_open;
+  g.errors += s.errors;
+}
+
+std::string thousands(std::int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string money(double usd) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, usd != 0 && usd < 0.01 ? "$%.4f" : "$%.2f", usd);
+  return buf;
+}
+
+std::string percent(std::int64_t part, std::int64_t whole) {
+  if (whole <= 0) return "-";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return buf;
+}
+
+}  // namespace
+
+double actual_cost_usd(const config::Price& p, std::int64_t prompt, std::int64_t cached_read,
+                       std::int64_t cache_write, std::int64_t completion) {
+  std::int64_t fresh = std::max<std::int64_t>(prompt - cached_read - cache_write, 0);
+  return (static_cast<double>(fresh) * p.input + static_cast<double>(cached_read) * p.cached_input +
+          static_cast<double>(cache_write) * p.cache_write +
+          static_cast<double>(completion) * p.output) *
+         kPerMillion;
+}
+
+UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by,
+                               const PriceLookup& price_for) {
+  UsageReport report;
+  report.by = by;
+  report.total.key = "total";
+  std::map<std::string, UsageGroup> groups;
+  std::map<std::string, std::set<std::string>> unpriced;
+  std::set<std::string> unpriced_all;
+  for (const UsageSums& s : sums) {
+    UsageGroup& g = groups[s.group];
+    g.key = s.group;
+    add(g, s);
+    add(report.total, s);
+    const config::Price* price = price_for ? price_for(s.model) : nullptr;
+    if (price) {
+      double cost = actual_cost_usd(*price, s.prompt, s.cached_read, s.cache_write, s.completion);
+      double saved = static_cast<double>(s.tokens_saved) * price->input * kPerMillion;
+      g.cost_usd += cost;
+      g.saved_cost_usd += saved;
+      report.total.cost_usd += cost;
+      report.total.saved_cost_usd += saved;
+    } else {
+      g.unpriced_requests += s.requests;
+      report.total.unpriced_requests += s.requests;
+      unpriced[s.group].insert(s.model);
+      unpriced_all.insert(s.model);
+    }
+  }
+  for (auto& [key, g] : groups) {
+    g.unpriced_models.assign(unpriced[key].begin(), unpriced[key].end());
+    report.groups.push_back(std::move(g));
+  }
+  report.total.unpriced_models.assign(unpriced_all.begin(), unpriced_all.end());
+  // Days read in time order; everything else biggest first.
+  if (by != GroupBy::Day)
+    std::stable_sort(report.groups.begin(), report.groups.end(),
+                     [](const UsageGroup& a, const UsageGroup& b) {
+                       return a.prompt + a.completion + a.tokens_before >
+                              b.prompt + b.completion + b.tokens_before;
+                     });
+  return report;
+}
+
+std::string render_usage_table(const UsageReport& r) {
+  std::string out = "tokendiet usage: " + r.ledger_path + "\n";
+  out += r.since_ms > 0 ? "since " + utc_time(r.since_ms) : std::string("whole ledger");
+  out += ", until " + utc_time(r.now_ms) + ", by " + std::string(group_by_name(r.by)) + "\n\n";
+  if (r.groups.empty()) return out + "no requests in this period\n";
+
+  const std::vector<std::string> head = {std::string(group_by_name(r.by)), "requests", "tokens in",
+                                         "sent", "saved", "saved%", "upstream prompt",
+                                         "completion", "cached", "cost", "saved cost"};
+  std::vector<std::vector<std::string>> rows;
+  auto row = [&](const UsageGroup& g, const std::string& label) {
+    bool priced = g.unpriced_requests < g.requests;
+    rows.push_back({label, thousands(g.requests), thousands(g.tokens_before),
+                    thousands(g.tokens_after), thousands(g.tokens_saved),
+                    percent(g.tokens_saved, g.tokens_before), thousands(g.prompt),
+                    thousands(g.completion), thousands(g.cached_read),
+                    priced ? money(g.cost_usd) : "n/a", priced ? money(g.saved_cost_usd) : "n/a"});
+  };
+  for (const UsageGroup& g : r.groups) row(g, group_label(r.by, g.key));
+  row(r.total, "total");
+
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& cells : rows) width[c] = std::max(width[c], cells[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      std::string pad(width[c] - cells[c].size(), ' ');
+      out += c == 0 ? cells[c] + pad : "  " + pad + cells[c];  // first column left, rest right
+    }
+    out += '\n';
+  };
+  line(head);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i + 1 == rows.size()) {
+      std::size_t total_width = 0;
+      for (std::size_t w : width) total_width += w + 2;
+      out += std::string(total_width - 2, '-') + '\n';
+    }
+    line(rows[i]);
+  }
+  if (r.total.unpriced_requests > 0) {
+    out += "\nno price for: ";
+    for (std::size_t i = 0; i < r.total.unpriced_models.size(); ++i)
+      out += (i ? ", " : "") + group_label(GroupBy::Model, r.total.unpriced_models[i]);
+    out += " (" + thousands(r.total.unpriced_requests) +
+           " requests; add them under `prices:` in the config)\n";
+  }
+  if (r.total.fail_open > 0)
+    out += "\n" + thousands(r.total.fail_open) + " requests failed open (forwarded unpruned)\n";
+  return out;
+}
+
+std::string render_usage_json(const UsageReport& r) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  auto group = [&](const UsageGroup& g) {
+    w.StartObject();
+    w.Key("key");
+    w.String(g.key.c_str(), static_cast<rapidjson::SizeType>(g.key.size()));
+    auto num = [&](const char* k, std::int64_t v) {
+      w.Key(k);
+      w.Int64(v);
+    };
+    num("requests", g.requests);
+    num("tokens_before", g.tokens_before);
+    num("tokens_after", g.tokens_after);
+    num("tokens_saved", g.tokens_saved);
+    num("upstream_prompt_tokens", g.prompt);
+    num("upstream_completion_tokens", g.completion);
+    num("upstream_cached_tokens", g.cached_read);
+    num("upstream_cache_write_tokens", g.cache_write);
+    num("upstream_reasoning_tokens", g.reasoning);
+    num("fail_open", g.fail_open);
+    num("errors", g.errors);
+    w.Key("cost_usd");
+    w.Double(g.cost_usd);
+    w.Key("saved_cost_usd");
+    w.Double(g.saved_cost_usd);
+    num("unpriced_requests", g.unpriced_requests);
+    w.Key("unpriced_models");
+    w.StartArray();
+    for (const auto& m : g.unpriced_models)
+      w.String(m.c_str(), static_cast<rapidjson::SizeType>(m.size()));
+    w.EndArray();
+    w.EndObject();
+  };
+  w.StartObject();
+  w.Key("ledger");
+  w.String(r.ledger_path.c_str(), static_cast<rapidjson::SizeType>(r.ledger_path.size()));
+  w.Key("by");
+  w.String(std::string(group_by_name(r.by)).c_str());
+  w.Key("since_ms");
+  w.Int64(r.since_ms);
+  w.Key("until_ms");
+  w.Int64(r.now_ms);
+  w.Key("groups");
+  w.StartArray();
+  for (const auto& g : r.groups) group(g);
+  w.EndArray();
+  w.Key("total");
+  group(r.total);
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+}
+
+std::optional<GroupBy> parse_group_by(std::string_view s) {
+  for (GroupBy by : {GroupBy::Model, GroupBy::Day, GroupBy::Session, GroupBy::Provider,
+                     GroupBy::Key})
+    if (s == group_by_name(by)) return by;
+  return std::nullopt;
+}
+
+std::string_view group_by_name(GroupBy by) {
+  switch (by) {
+    case GroupBy::Model: return "model";
+    case GroupBy::Day: return "day";
+    case GroupBy::Session: return "session";
+    case GroupBy::Provider: return "provider";
+    case GroupBy::Key: return "key";
+  }
+  return "model";
+}
+
+std::optional<std::int64_t> parse_since(std::string_view s, std::int64_t now_ms, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<std::int64_t> {
+    if (error) *error = "--since '" + std::string(s) + "': " + why;
+    return std::nullopt;
+  };
+  if (s.empty()) return fail("empty");
+  // A duration: digits then one unit.
+  if (s.size() >= 2 && s.find('-') == std::string_view::npos) {
+    std::int64_t n = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size() - 1, n);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size() - 1 || n < 0)
+      return fail("expected a duration like 24h or 7d, or a date like 2026-11-01");
+    std::int64_t unit = 0;
+    switch (s.back()) {
+      case 's': unit = 1000; break;
+      case 'm': unit = 60'000; break;
+      case 'h': unit = 3'600'000; break;
+      case 'd': unit = 86'400'000; break;
+      case 'w': unit = 7 * 86'400'000LL; break;
+      default: return fail("unknown unit (use s, m, h, d or w)");
+    }
+    if (n > now_ms / unit) return fail("too far back");
+    return now_ms - n * unit;
+  }
+  // A UTC date, optionally with a time.
+  std::string_view rest = s;
+  unsigned y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+  bool ok = read_uint(rest, 4, y) && eat(rest, '-') && read_uint(rest, 2, mo) && eat(rest, '-') &&
+            read_uint(rest, 2, d);
+  if (ok && !rest.empty() && (rest.front() == 'T' || rest.front() == ' ')) {
+    rest.remove_prefix(1);
+    ok = read_uint(rest, 2, h) && eat(rest, ':') && read_uint(rest, 2, mi);
+    if (ok && eat(rest, ':')) ok = read_uint(rest, 2, sec);
+  }
+  if (ok && !rest.empty()) ok = rest == "Z";
+  if (!ok) return fail("expected a duration like 24h or 7d, or a UTC date like 2026-11-01 or 2026-11-01T12:00Z");
+  static constexpr unsigned kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  unsigned month_days = mo >= 1 && mo <= 12 ? kDays[mo - 1] - (mo == 2 && !leap) : 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > month_days || h > 23 || mi > 59 || sec > 59)
+    return fail("not a valid date/time");
+  std::int64_t days = days_from_civil(y, mo, d);
+  return ((days * 24 + h) * 60 + mi) * 60'000LL + sec * 1000LL;
+}
+
+}  // namespace td::proxy

@@ -1,0 +1,70 @@
+// `tokendiet usage`: the ledger's rows summed per group and priced.
+//
+// Pure: takes the store's per-(group, model) sums and a price lookup, so the
+// grouping and the cost arithmetic are testable without a file.
+//
+// Costs, in USD, from prices in USD per million tokens:
+//   actual = fresh_prompt × input + cached_read × cached_input
+//          + cache_write × cache_write + completion × output
+//     (fresh_prompt = prompt − cached_read − cache_write; see providers/usage.hpp)
+//   saved  = tokens_saved × input
+//     (what the pruned tokens would have cost as fresh input: an upper bound,
+//      since some of them might have been cache reads)
+// A row whose model matches no price contributes tokens but no cost; the
+// group then says how many requests were unpriced.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+#include "ledger/ledger_store.hpp"
+
+namespace td::proxy {
+
+struct UsageGroup {
+  std::string key;
+  std::int64_t requests = 0;
+  std::int64_t tokens_before = 0, tokens_after = 0, tokens_saved = 0;
+  std::int64_t prompt = 0, completion = 0, cached_read = 0, cache_write = 0, reasoning = 0;
+  std::int64_t fail_open = 0, errors = 0;
+  double cost_usd = 0, saved_cost_usd = 0;
+  std::int64_t unpriced_requests = 0;
+  std::vector<std::string> unpriced_models;  // sorted, unique
+};
+
+struct UsageReport {
+  GroupBy by = GroupBy::Model;
+  std::int64_t since_ms = 0;  // 0: the whole ledger
+  std::int64_t now_ms = 0;
+  std::string ledger_path;
+  std::vector<UsageGroup> groups;
+  UsageGroup total;  // key "total"
+};
+
+using PriceLookup = std::function<const config::Price*(std::string_view model)>;
+
+UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by,
+                               const PriceLookup& price_for);
+
+// The cost of one model's usage at `price` (see above).
+double actual_cost_usd(const config::Price& price, std::int64_t prompt, std::int64_t cached_read,
+                       std::int64_t cache_write, std::int64_t completion);
+
+std::string render_usage_table(const UsageReport& report);
+std::string render_usage_json(const UsageReport& report);
+
+// "model" | "day" | "session" | "provider" | "key".
+std::optional<GroupBy> parse_group_by(std::string_view s);
+std::string_view group_by_name(GroupBy by);
+
+// --since: a duration back from now_ms ("90s", "30m", "24h", "7d", "2w") or a
+// UTC date or time ("2026-11-01", "2026-11-01T12:00", "2026-11-01T12:00:00Z").
+// Returns unix ms, or nullopt with `error` set.
+std::optional<std::int64_t> parse_since(std::string_view s, std::int64_t now_ms, std::string* error);
+
+}  // namespace td::proxy

@@ -1,0 +1,100 @@
+#include "proxy/filters/diet_filter.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "config/match.hpp"
+#include "providers/route.hpp"
+#include "proxy/phases/body_peek.hpp"
+#include "proxy/filters/diet.hpp"
+#include "proxy/phases/routing.hpp"
+#include "pruning/tokenizer/calibration.hpp"
+
+namespace td::proxy {
+
+namespace {
+
+// What the logging phase needs to calibrate the estimator.
+struct DietState : FilterState {
+  std::uint64_t raw_estimate = 0;  // uncalibrated estimate of the prompt sent; 0: none
+};
+
+void fail_open(RequestContext& ctx, std::string reason) {
+  ctx.fail_open = true;
+  ctx.fail_open_reason = std::move(reason);
+}
+
+}  // namespace
+
+DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration)
+    : config_(config),
+      calibration_(calibration),
+      any_profile_disabled_(std::any_of(config_.profiles.begin(), config_.profiles.end(),
+                                        [](const pruning::Profile& p) { return !p.enabled; })) {}
+
+std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx, const HeaderMap& headers,
+                                                             std::string& body) {
+  try {
+    auto target = origin_form(ctx.target);
+    if (!target) return {};
+    auto route = providers::chat_route(ctx.method, *target);
+    if (!route) return {};  // not a chat request: never looked at
+    // A compressed body is forwarded as it came: we do not inflate requests.
+    std::string_view encoding = headers.get("content-encoding");
+    if (!encoding.empty() && !iequals(encoding, "identity")) return {};
+
+    // A disabled profile keeps tokendiet out of the body altogether: neither
+    // parsed nor counted. The model comes from the path (Gemini) or a cheap
+    // peek (proxy/phases/body_peek.hpp); a peek that found some nested "model" key
+    // can only skip a diet (the request goes as sent), never change one,
+    // because an enabled profile still parses and uses the body's own model.
+    // Only a config with a disabled profile pays for the peek.
+    if (any_profile_disabled_) {
+      const BodyPeek peek = route->model.empty() ? peek_body(body) : BodyPeek{};
+      const std::string_view model = route->model.empty() ? peek.model : std::string_view(route->model);
+      const pruning::Profile& p = config::profile_for(config_, model);
+      if (!model.empty() && !p.enabled) {
+        ctx.model = std::string(model);
+        ctx.stream = ctx.stream || route->stream || peek.stream;
+        ctx.profile = p.name;
+        ctx.mode = pruning::mode_name(pruning::Mode::None);
+        return {};
+      }
+    }
+
+    // THE PIPELINE CALL SITE: parse -> run_pipeline -> write (proxy/filters/diet.hpp),
+    // the same function `tokendiet replay` measures.
+    DietOutcome diet = diet_body(*route, body, config_, DietOptions{.calibration = calibration_});
+    if (!diet.parsed) {
+      fail_open(ctx, diet.error);
+      return {};
+    }
+    if (!diet.model.empty()) ctx.model = diet.model;
+    ctx.stream = diet.stream;
+    ctx.body_parsed = true;
+    ctx.profile = diet.profile;
+    ctx.tokens_before = diet.result.tokens_before;
+    ctx.tokens_after = diet.result.tokens_after;
+    ctx.mode = pruning::mode_name(diet.result.mode);
+    ctx.strategies = fired_list(diet.result);
+    if (diet.fail_open) {
+      fail_open(ctx, diet.error);
+      return {};
+    }
+    if (diet.raw_estimate > 0) state<DietState>(ctx).raw_estimate = diet.raw_estimate;
+  } catch (const std::exception& e) {
+    fail_open(ctx, std::string("diet: ") + e.what());
+  } catch (...) {
+    fail_open(ctx, "diet: unknown exception");
+  }
+  return {};
+}
+
+void DietFilter::logging(const RequestContext& ctx) {
+  if (!calibration_ || !ctx.usage.present || ctx.fail_open || ctx.status < 200 || ctx.status >= 300) return;
+  if (slot() >= ctx.filter_state.size() || !ctx.filter_state[slot()]) return;
+  const auto& st = static_cast<const DietState&>(*ctx.filter_state[slot()]);
+  if (st.raw_estimate > 0 && ctx.usage.prompt > 0) calibration_->observe(ctx.model, st.raw_estimate, ctx.usage.prompt);
+}
+
+}  // namespace td::proxy

@@ -1,0 +1,32 @@
+// The logging phase's accountant: turns each finished request's context into
+// a usage-ledger row and /metrics updates. It also keeps the in-flight gauge
+// (up in the request phase, down when the request's context is destroyed).
+//
+// It does no I/O itself: Ledger::submit() only queues the row for the
+// writer thread, and the metrics are atomics.
+#pragma once
+
+#include "proxy/phases/filter.hpp"
+#include "ledger/ledger_row.hpp"
+
+namespace td::proxy {
+
+class Telemetry;
+
+class LedgerFilter : public Filter {
+ public:
+  // Rows go to telemetry.ledger() when one is open; metrics are always kept.
+  explicit LedgerFilter(Telemetry& telemetry) : telemetry_(telemetry) {}
+  std::string_view name() const override { return "ledger"; }
+
+  std::optional<LocalResponse> request_filter(RequestContext& ctx, HeaderMap& headers) override;
+  void logging(const RequestContext& ctx) override;
+
+ private:
+  Telemetry& telemetry_;
+};
+
+// The ledger row for a finished request.
+LedgerRow ledger_row(const RequestContext& ctx);
+
+}  // namespace td::proxy

@@ -1,0 +1,31 @@
+// The filter registry. Order matters: request phases run in this order, and
+// each response body filter sees the bytes the previous one produced.
+// To add a filter: one file proxy/<name>_filter.{hpp,cpp} and one line below.
+#include <memory>
+#include <vector>
+
+#include "config/config.hpp"
+#include "proxy/filters/diet_filter.hpp"
+#include "proxy/phases/filter.hpp"
+#include "proxy/filters/ledger_filter.hpp"
+#include "proxy/telemetry/telemetry.hpp"
+#include "proxy/filters/usage_filter.hpp"
+
+namespace td::proxy {
+
+std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) {
+  std::vector<std::unique_ptr<Filter>> filters;
+  // Usage ledger row + /metrics in the logging phase. Before the diet so its
+  // request phase (the in-flight gauge) sees every request; it has no body
+  // hooks, so the diet still sees the request body first.
+  filters.push_back(std::make_unique<LedgerFilter>(telemetry()));
+  filters.push_back(std::make_unique<DietFilter>(config, &telemetry().calibration()));  // request body: the diet
+  // After the diet: include_usage is spliced into the final body; tees every
+  // response body and scrubs what the injection added.
+  filters.push_back(std::make_unique<UsageFilter>(config));
+
+  for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;
+  return filters;
+}
+
+}  // namespace td::proxy

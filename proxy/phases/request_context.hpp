@@ -1,0 +1,112 @@
+// The one per-request record every phase of the request lifecycle reads and
+// fills (DESIGN.md "life of a request"). The network code fills the first
+// block; filters (proxy/phases/filter.hpp) fill the slots marked "filled by filters".
+// The logging phase sees the finished record.
+//
+// No Beast/Asio types here: filters and the ledger include this header.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace td::proxy {
+
+// Which wire format a request speaks, decided by its path (proxy/phases/routing.hpp).
+enum class Provider : std::uint8_t { openai, gemini, anthropic, other };
+
+constexpr std::string_view to_string(Provider p) {
+  switch (p) {
+    case Provider::openai: return "openai";
+    case Provider::gemini: return "gemini";
+    case Provider::anthropic: return "anthropic";
+    case Provider::other: return "other";
+  }
+  return "other";
+}
+
+// Token usage as the upstream reported it (filled by the usage filter).
+struct Usage {
+  bool present = false;  // the response carried a usage block
+  std::uint64_t prompt = 0;       // input tokens billed, cached ones included
+  std::uint64_t completion = 0;   // output tokens, reasoning included
+  std::uint64_t cached_read = 0;  // input tokens served from the prompt cache
+  std::uint64_t cache_write = 0;  // input tokens written to the cache (Anthropic)
+  std::uint64_t reasoning = 0;    // thinking tokens (part of completion)
+};
+
+// Rate-limit facts read from upstream headers: proxy/phases/rate_limit_info.hpp
+// (filled by the usage filter); held here by pointer so this header stays small.
+struct RateLimitInfo;
+
+// Per-filter scratch state for one request (e.g. an SSE parser that must
+// survive across body chunks). A filter derives from this; see
+// Filter::state<T>() in proxy/phases/filter.hpp.
+struct FilterState {
+  virtual ~FilterState() = default;
+};
+
+struct RequestContext {
+  // --- filled by the network code -------------------------------------
+  std::uint64_t request_id = 0;  // unique in this process, also in the log line
+  std::chrono::steady_clock::time_point start{};      // headers fully read
+  std::chrono::system_clock::time_point wall_start{};  // same instant, for logs/ledger
+
+  std::string method;  // "POST"
+  std::string target;  // path + query exactly as the client sent it
+  std::string_view path() const { return std::string_view(target).substr(0, target.find('?')); }
+  std::string_view query() const {  // without the '?', "" when none
+    auto q = target.find('?');
+    return q == std::string::npos ? std::string_view{} : std::string_view(target).substr(q + 1);
+  }
+
+  Provider provider = Provider::other;  // from the path
+  std::string upstream;                 // key in config.upstreams ("openai", ...)
+  std::string model;   // from the Gemini path, else a cheap body peek; filters that
+                       // parse the body overwrite it with the exact value
+  bool stream = false; // the client asked for a streamed answer (same sources)
+  bool body_parsed = false;  // a filter parsed the body: model and stream are exact
+
+  std::string key_fingerprint;  // short hash of the API key (never the key); "" if none
+  std::string session_id;       // header x-tokendiet-session, "" if absent
+
+  unsigned status = 0;           // status sent to the client (0: none sent)
+  std::uint64_t bytes_in = 0;    // request body bytes from the client (before the diet)
+  std::uint64_t bytes_upstream = 0;  // request body bytes sent upstream (after the diet)
+  std::uint64_t bytes_out = 0;   // response body bytes sent to the client
+  double ttfb_ms = -1;           // start → first response byte to the client; -1: none
+  double total_ms = 0;           // start → response finished (or aborted)
+
+  bool local_response = false;   // answered by the proxy or a filter, not upstream
+  bool upstream_error = false;   // upstream unreachable / timed out / broke mid-stream
+  bool client_aborted = false;   // the client went away before the response ended
+  std::string error;             // what went wrong, for the log line ("" if nothing)
+
+  // --- filled by filters ------------------------------------------------
+  bool fail_open = false;        // a filter failed and the original bytes went upstream
+  std::string fail_open_reason;
+  std::uint64_t tokens_before = 0;  // request tokens as the client sent them
+  std::uint64_t tokens_after = 0;   // request tokens after the diet
+  std::string mode;        // semantic | standard | survival | none
+  std::string profile;     // name of the matched profile
+  std::string strategies;  // strategies that fired, comma-separated
+  Usage usage;
+  // Filled by the usage filter (proxy/filters/usage_filter.hpp) from the response:
+  std::string response_model;  // the model the upstream says answered ("gpt-5.1-2025-11-13"); "" if unsaid
+  bool context_length_exceeded = false;  // the upstream found the prompt too long (F21)
+  std::string upstream_error_code;  // error.code / type / status of an error answer ("" if none)
+  std::shared_ptr<RateLimitInfo> rate_limit;  // defined by its owner, see above
+
+  // A filter may ask the proxy to hold the request this long before sending
+  // it upstream (e.g. survival mode waiting for TPM runway). The wait is an
+  // asynchronous timer: it never blocks an I/O thread.
+  std::chrono::milliseconds delay_upstream{0};
+
+  // One slot per filter (index = Filter::slot()); see Filter::state<T>().
+  std::vector<std::unique_ptr<FilterState>> filter_state;
+};
+
+}  // namespace td::proxy

@@ -1,0 +1,86 @@
+#include "proxy/telemetry/telemetry.hpp"
+
+#include "config/config.hpp"
+#include "config/state_paths.hpp"
+#include "proxy/telemetry/log.hpp"
+
+#include <algorithm>
+
+namespace td::proxy {
+namespace {
+
+std::vector<CalibrationEntry> to_entries(const std::vector<tok::ModelCalibration>& state) {
+  std::vector<CalibrationEntry> out;
+  out.reserve(state.size());
+  for (const auto& m : state)
+    out.push_back({m.model, m.ratio, static_cast<std::int64_t>(m.samples)});
+  return out;
+}
+
+}  // namespace
+
+Telemetry::Telemetry() {
+  metrics_.add_counter("tokendiet_ledger_dropped_total",
+                       "Ledger rows dropped because the writer queue was full or closed.",
+                       [this] { return ledger() ? ledger()->dropped() : 0; });
+  metrics_.add_counter("tokendiet_ledger_rows_written_total", "Ledger rows committed to SQLite.",
+                       [this] { return ledger() ? ledger()->written() : 0; });
+  metrics_.add_counter("tokendiet_ledger_write_errors_total",
+                       "Ledger rows lost to SQLite errors (disk full, I/O error).",
+                       [this] { return ledger() ? ledger()->write_errors() : 0; });
+  metrics_.add_gauge("tokendiet_ledger_queue_rows", "Ledger rows waiting for the writer thread.",
+                     [this] { return ledger() ? static_cast<std::int64_t>(ledger()->queued()) : 0; });
+}
+
+std::string Telemetry::open_ledger(const config::Config& config) {
+  if (opened_) return {};
+  opened_ = true;
+  if (!config.ledger.enabled) return {};
+  auto path = config::ledger_file(config.ledger);
+  if (!path)
+    return "no ledger path: set ledger.path, or STATE_DIRECTORY, XDG_STATE_HOME or HOME";
+  LedgerOptions options;
+  options.path = *path;
+  options.queue_capacity = config.ledger.queue_size;
+  options.report_error = [](std::string_view message) { log_error("ledger", message); };
+  auto opened = Ledger::open(options);
+  if (!opened.ledger) return opened.error;
+  ledger_ = std::move(opened.ledger);
+  std::vector<tok::ModelCalibration> restored;
+  for (const auto& e : ledger_->load_calibration())
+    restored.push_back({e.model, e.ratio, static_cast<std::uint64_t>(std::max<std::int64_t>(e.samples, 0))});
+  calibration_.set_state(restored);
+  ledger_ptr_.store(ledger_.get(), std::memory_order_release);
+  return {};
+}
+
+void Telemetry::close_ledger() {
+  if (Ledger* l = ledger()) {
+    if (auto state = calibration_.state(); !state.empty()) l->save_calibration(to_entries(state));
+    l->close();
+  }
+}
+
+bool Telemetry::maybe_save_calibration(std::chrono::steady_clock::time_point now) {
+  Ledger* l = ledger();
+  if (!l) return false;
+  std::int64_t ticks = now.time_since_epoch().count();
+  std::int64_t due = next_calibration_save_.load(std::memory_order_relaxed);
+  if (ticks < due) return false;
+  std::int64_t next =
+      (now + kCalibrationSaveInterval).time_since_epoch().count();
+  // One thread wins the interval; the others go on at once.
+  if (!next_calibration_save_.compare_exchange_strong(due, next, std::memory_order_relaxed))
+    return false;
+  auto state = calibration_.state();
+  if (state.empty()) return false;
+  l->save_calibration(to_entries(state));
+  return true;
+}
+
+Telemetry& telemetry() {
+  static Telemetry instance;
+  return instance;
+}
+
+}  // namespace td::proxy

@@ -1,0 +1,71 @@
+// The process-wide usage accounting of `serve`: the /metrics registry, the
+// usage ledger and the token estimator's per-model calibration (persisted in
+// the ledger file). They outlive config reloads (a SIGHUP rebuilds the
+// filters, not the counters), so they live here rather than in any filter.
+//
+// Startup:  telemetry().open_ledger(config)   before accepting connections;
+//                                             also restores the calibration
+// /metrics: telemetry().metrics().render()    (Content-Type Metrics::kContentType)
+// Counting: tok::counter_for_model(model, &telemetry().calibration()), and
+//           calibration().observe(model, raw_estimate, billed_prompt) when
+//           the upstream's usage is known
+// Shutdown: telemetry().close_ledger()        after the last request's logging
+//                                             phase; saves the calibration
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "ledger/ledger.hpp"
+#include "proxy/telemetry/metrics.hpp"
+#include "pruning/tokenizer/calibration.hpp"
+
+namespace td::config { struct Config; }
+
+namespace td::proxy {
+
+class Telemetry {
+ public:
+  Telemetry();  // registers the ledger's counters with the metrics
+  Telemetry(const Telemetry&) = delete;
+  Telemetry& operator=(const Telemetry&) = delete;
+
+  Metrics& metrics() { return metrics_; }
+
+  // The open ledger, or null (disabled, not opened yet, or failed to open).
+  Ledger* ledger() const { return ledger_ptr_.load(std::memory_order_acquire); }
+
+  // Opens the ledger config.ledger describes (path resolved by
+  // config::ledger_file, queue_size), unless ledger.enabled is false. Call
+  // once, before serving. "" on success (or when disabled), else why not.
+  // Later calls are no-ops: the ledger file is fixed for the process's life.
+  std::string open_ledger(const config::Config& config);
+
+  // Commits every queued row and the calibration, and stops the writer.
+  // Rows submitted later are dropped (and counted).
+  void close_ledger();
+
+  // The estimator's calibration, shared by every request of the process.
+  tok::Calibration& calibration() { return calibration_; }
+
+  // Hands the calibration to the ledger's writer at most once per
+  // kCalibrationSaveInterval (cheap to call on every request; the logging
+  // phase does). True when it did.
+  bool maybe_save_calibration(std::chrono::steady_clock::time_point now);
+  static constexpr std::chrono::seconds kCalibrationSaveInterval{60};
+
+ private:
+  Metrics metrics_;
+  tok::Calibration calibration_;
+  std::atomic<std::int64_t> next_calibration_save_{0};  // steady_clock ticks
+  std::unique_ptr<Ledger> ledger_;  // kept until exit: I/O threads may still hold the pointer
+  std::atomic<Ledger*> ledger_ptr_{nullptr};
+  bool opened_ = false;
+};
+
+// The one instance of this process.
+Telemetry& telemetry();
+
+}  // namespace td::proxy

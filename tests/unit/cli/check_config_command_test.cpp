@@ -1,0 +1,74 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "cli/check_config_command.hpp"
+
+using td::cli::check_config_run;
+
+namespace {
+
+struct Run {
+  int status;
+  std::string out, err;
+};
+
+Run run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int status = check_config_run(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+}  // namespace
+
+TEST_CASE("check-config: exit codes and output") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("td-check-config-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string good = (dir / "good.yaml").string(), bad = (dir / "bad.yaml").string();
+  std::ofstream(good) << "listen: 127.0.0.1:9999\n";
+  std::ofstream(bad) << "listen: 127.0.0.1:9999\ntreads: 4\nlimits:\n  idle_timeout_ms: soon\n";
+
+  Run ok = run({good});
+  CHECK(ok.status == 0);
+  CHECK(ok.out == good + ": ok\n");
+  CHECK(ok.err.empty());
+
+  Run fail = run({bad});
+  CHECK(fail.status == 1);
+  CHECK(fail.out.empty());
+  CHECK(fail.err.find(bad + ":2:1: unknown key 'treads' (did you mean 'threads'?)\n") == 0);
+  CHECK(fail.err.find(bad + ":4:20: limits.idle_timeout_ms: expected a duration") != std::string::npos);
+
+  Run both = run({good, bad});
+  CHECK(both.status == 1);
+  CHECK(both.out == good + ": ok\n");
+
+  Run missing = run({(dir / "nope.yaml").string()});
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("nope.yaml: cannot read") != std::string::npos);
+
+  std::ofstream(dir / "warn.yaml") << "upstreams:\n  openai: {url: 'https://x', verify_tls: false}\n";
+  Run warn = run({(dir / "warn.yaml").string()});
+  CHECK(warn.status == 0);
+  CHECK(warn.err.find(":2:") != std::string::npos);
+  CHECK(warn.err.find("warning: ") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("check-config: usage") {
+  Run help = run({"--help"});
+  CHECK(help.status == 0);
+  CHECK(help.out.find("usage: tokendiet check-config FILE") == 0);
+  CHECK(run({}).status == 2);
+  CHECK(run({"--frobnicate"}).status == 2);
+}
+
+TEST_CASE("check-config accepts the shipped example") {
+  Run r = run({TD_SOURCE_DIR "/config/tokendiet.example.yaml"});
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+}

@@ -1,0 +1,29 @@
+#include <doctest/doctest.h>
+
+#include "cli/replay.hpp"
+
+using namespace td::proxy::replay;
+
+TEST_CASE("openai pricing: cached only from 1024 shared tokens on, in 128-token steps, at 0.1x") {
+  CHECK(request_cost(Pricing::OpenAI, 5000, 0) == doctest::Approx(5000));
+  CHECK(request_cost(Pricing::OpenAI, 5000, 1023) == doctest::Approx(5000));
+  CHECK(request_cost(Pricing::OpenAI, 5000, 1024) == doctest::Approx(5000 - 1024 + 102.4));
+  CHECK(request_cost(Pricing::OpenAI, 5000, 1151) == doctest::Approx(5000 - 1024 + 102.4));
+  CHECK(request_cost(Pricing::OpenAI, 5000, 1152) == doctest::Approx(5000 - 1152 + 115.2));
+  CHECK(request_cost(Pricing::OpenAI, 5000, 9999) == doctest::Approx(5000 - 4992 + 499.2));  // 1024 + 31*128
+}
+
+TEST_CASE("anthropic pricing: reads at 0.1x, the rest written at 1.25x") {
+  CHECK(request_cost(Pricing::Anthropic, 5000, 0) == doctest::Approx(6250));
+  CHECK(request_cost(Pricing::Anthropic, 5000, 4000) == doctest::Approx(400 + 1250));
+  CHECK(request_cost(Pricing::Anthropic, 100, 100) == doctest::Approx(10));
+}
+
+TEST_CASE("percentiles are nearest-rank") {
+  Report r;
+  for (int i = 1; i <= 100; ++i) r.pipeline_ms.push_back(i);
+  CHECK(r.percentile_ms(50) == 50);
+  CHECK(r.percentile_ms(99) == 99);
+  r.pipeline_ms = {3};
+  CHECK(r.percentile_ms(99) == 3);
+}

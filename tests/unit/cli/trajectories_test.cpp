@@ -1,0 +1,213 @@
+// Invariants on every request of every recorded trajectory, through the
+// proxy's own diet (proxy/filters/diet.hpp), with the default profile and with every
+// strategy on at aggressive settings.
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "config/load.hpp"
+#include "providers/request.hpp"
+#include "../pruning/pruning_support.hpp"
+#include "cli/replay.hpp"
+#include "pruning/lossy_plan.hpp"
+#include "pruning/strategies/working_memory.hpp"
+
+using namespace td;
+using namespace td::proxy::replay;
+
+namespace {
+
+std::vector<Trajectory> load_all() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(TD_FIXTURES "/replay"))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<Trajectory> out;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string error;
+    auto t = parse_trajectory(ss.str(), error);
+    INFO(f << ": " << error);
+    REQUIRE(t);
+    out.push_back(std::move(*t));
+  }
+  return out;
+}
+
+const std::vector<Trajectory>& trajectories() {
+  static const std::vector<Trajectory> all = load_all();
+  return all;
+}
+
+// The request's messages as raw JSON, and the pruning view of them.
+struct View {
+  std::vector<std::string> raw;
+  pruning::Conversation conv;
+};
+View view(const std::string& body) {
+  View v;
+  auto p = providers::parse(providers::Api::openai_chat, body);
+  REQUIRE(p.request);
+  for (const auto& m : p.request->conversation.messages)
+    v.raw.emplace_back(p.request->doc.raw(p.request->messages[m.origin].node));
+  v.conv = p.request->conversation;
+  return v;
+}
+
+// What OpenAI checks: valid JSON, roles it knows, string contents, argument
+// strings that are JSON, and every assistant tool call answered by the tool
+// messages right after it (each once), no tool message anywhere else.
+std::string openai_problem(const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.c_str(), body.size());
+  if (d.HasParseError() || !d.IsObject() || !d.HasMember("messages") || !d["messages"].IsArray())
+    return "not a chat body";
+  const auto& msgs = d["messages"].GetArray();
+  static const std::set<std::string> roles = {"system", "user", "assistant", "tool"};
+  std::vector<std::string> open;  // calls still to be answered, in the current block
+  for (rapidjson::SizeType i = 0; i < msgs.Size(); ++i) {
+    const auto& m = msgs[i];
+    if (!m.IsObject() || !m.HasMember("role") || !m["role"].IsString()) return "message without a role";
+    std::string role = m["role"].GetString();
+    if (!roles.count(role)) return "unknown role " + role;
+    if (m.HasMember("content") && !m["content"].IsString() && !m["content"].IsNull()) return "content not a string";
+    if (role == "tool") {
+      if (!m.HasMember("tool_call_id") || !m["tool_call_id"].IsString()) return "tool message without an id";
+      auto it = std::find(open.begin(), open.end(), m["tool_call_id"].GetString());
+      if (it == open.end()) return "tool result answering no open call: " + std::string(m["tool_call_id"].GetString());
+      open.erase(it);
+      continue;
+    }
+    if (!open.empty()) return "call " + open.front() + " not answered before message " + std::to_string(i);
+    if (role == "assistant" && m.HasMember("tool_calls")) {
+      for (const auto& c : m["tool_calls"].GetArray()) {
+        const auto& args = c["function"]["arguments"];
+        rapidjson::Document a;
+        a.Parse(args.GetString(), args.GetStringLength());
+        if (a.HasParseError()) return "arguments not JSON";
+        open.emplace_back(c["id"].GetString());
+      }
+    }
+  }
+  return open.empty() ? "" : "calls of the last message not answered";
+}
+
+void check_all(const pruning::Profile* profile, std::uint32_t window_turns) {
+  const config::Config cfg = config::default_config();
+  std::uint64_t requests = 0, changed = 0;
+  for (const Trajectory& t : trajectories()) {
+    auto sent = sent_requests(t, cfg, profile);
+    std::vector<std::string> prev;
+    std::uint32_t prev_stale = 0, prev_trim = 0;
+    for (std::size_t r = 0; r < sent.size(); ++r) {
+      const SentRequest& s = sent[r];
+      INFO(t.id << " request " << r + 1);
+      ++requests;
+      changed += s.sent != s.original;
+      CHECK_FALSE(s.fail_open);
+      REQUIRE(openai_problem(s.original) == "");
+      CHECK(openai_problem(s.sent) == "");
+      View a = view(s.original), b = view(s.sent);
+      // System messages: all there, byte for byte, in order.
+      std::vector<std::string> sys_a, sys_b;
+      for (std::size_t i = 0; i < a.raw.size(); ++i)
+        if (a.conv.messages[i].role == pruning::Role::System) sys_a.push_back(a.raw[i]);
+      for (std::size_t i = 0; i < b.raw.size(); ++i)
+        if (b.conv.messages[i].role == pruning::Role::System) sys_b.push_back(b.raw[i]);
+      CHECK(sys_a == sys_b);
+      // The last window_turns turns: byte for byte at the end.
+      pruning::Profile p;
+      p.window_turns = window_turns;
+      auto wm = pruning::working_memory(a.conv, p);
+      std::size_t from = wm.turns() > window_turns ? wm.turn_start[wm.turns() - window_turns] : 0;
+      std::size_t keep = a.raw.size() - from;
+      REQUIRE(b.raw.size() >= keep);
+      CHECK(std::equal(a.raw.end() - keep, a.raw.end(), b.raw.end() - keep));
+      // Stability: what was sent before is sent again, unless the frontier
+      // or trim-middle's cut moved (the threshold rules, in whole steps).
+      if (r > 0 && s.stale_messages == prev_stale && s.trimmed_until == prev_trim) {
+        bool prefix = prev.size() <= b.raw.size() && std::equal(prev.begin(), prev.end(), b.raw.begin());
+        CHECK(prefix);
+      }
+      CHECK(s.stale_messages >= prev_stale);
+      prev = b.raw;
+      prev_stale = s.stale_messages;
+      prev_trim = s.trimmed_until;
+    }
+  }
+  CHECK(requests > 1000);
+  CHECK(changed > requests / 4);  // the diet did act
+}
+
+}  // namespace
+
+TEST_CASE("every request of every trajectory, default profile: valid, paired, system and last turns intact, stable") {
+  REQUIRE(trajectories().size() >= 20);
+  check_all(nullptr, pruning::Profile{}.window_turns);
+}
+
+TEST_CASE("every request of every trajectory, every strategy on and eager: the same invariants") {
+  pruning::Profile p;
+  p.trigger_tokens = 0;
+  p.payback_requests = 100000;
+  p.payback_turn_fraction = 100;
+  p.frontier_step_turns = 2;
+  p.dedup_tool_calls = true;
+  p.trim_middle = true;
+  p.trim_budget_tokens = 4000;
+  p.snippet_threshold_bytes = 128;
+  p.snippet_head_bytes = 32;
+  p.snippet_tail_bytes = 32;
+  p.assistant_threshold_bytes = 64;
+  p.assistant_head_bytes = 16;
+  p.assistant_tail_bytes = 16;
+  p.window_turns = 2;
+  check_all(&p, p.window_turns);
+}
+
+TEST_CASE("every request of every trajectory: the plan memo changes nothing, and a growing history hits it") {
+  using namespace td::pruning;
+  for (const bool eager : {false, true}) {
+    Profile p;
+    if (eager) {
+      p.trigger_tokens = 0;
+      p.frontier_step_turns = 2;
+      p.window_turns = 2;
+    }
+    std::uint64_t planned = 0;
+    const std::uint64_t hits0 = plan_memo().hits(), misses0 = plan_memo().misses();
+    for (const Trajectory& t : trajectories()) {
+      td::tok::CountCache cache;
+      for (std::size_t k = 1; k < t.texts.size(); ++k) {
+        if (t.texts[k].speaker != Speaker::Assistant) continue;
+        INFO(t.id << " request of " << k << " messages, eager " << eager);
+        auto parsed = providers::parse(providers::Api::openai_chat, request_body(t, k));
+        REQUIRE(parsed.request);
+        Conversation a = parsed.request->conversation, b = a;
+        const PipelineResult ra = run_pipeline(a, p, test::QuarterCounter{});
+        const std::uint64_t before = plan_memo().hits() + plan_memo().misses();
+        const PipelineResult rb = run_pipeline(b, p, test::CachedQuarterCounter{}, &cache);
+        planned += plan_memo().hits() + plan_memo().misses() - before;
+        CHECK(test::dump(rb) == test::dump(ra));
+        CHECK(test::dump(b) == test::dump(a));
+      }
+    }
+    const std::uint64_t hits = plan_memo().hits() - hits0, misses = plan_memo().misses() - misses0;
+    MESSAGE("plan memo over the trajectories (eager " << eager << "): " << hits << " of " << planned
+                                                     << " planned requests answered from it, " << misses << " planned");
+    CHECK(planned > 300);
+    // An agent resends its history; the plan only changes when the grid of
+    // frontier steps moves (every 8 turns by default, every 2 when eager).
+    if (eager)
+      CHECK(hits * 3 > planned);
+    else
+      CHECK(hits * 4 > planned * 3);
+  }
+}

@@ -1,0 +1,115 @@
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/usage_command.hpp"
+#include "ledger/ledger_store.hpp"
+#include "rows.hpp"
+#include "temp_dir.hpp"
+
+using namespace td;
+using td::test::sample_row;
+using td::test::TempDir;
+
+namespace {
+
+struct Run {
+  int status;
+  std::string out, err;
+};
+
+Run run(std::vector<std::string> args, std::int64_t now_ms) {
+  std::ostringstream out, err;
+  int status = cli::usage_run(args, out, err, now_ms);
+  return {status, out.str(), err.str()};
+}
+
+// A ledger with 2 gpt-4o rows on day 1 and one claude row on day 2.
+struct Fixture {
+  TempDir tmp;
+  std::string ledger = tmp.file("usage.db");
+  std::string config = tmp.file("tokendiet.yaml");
+  std::int64_t day1 = sample_row(0).time_ms;
+  std::int64_t now = day1 + 2 * 86'400'000;
+
+  Fixture() {
+    auto opened = proxy::LedgerStore::open(ledger, proxy::LedgerStore::Access::ReadWrite);
+    REQUIRE(opened.store);
+    std::vector<proxy::LedgerRow> rows = {sample_row(0), sample_row(1), sample_row(2, "claude-x")};
+    rows[2].time_ms = day1 + 86'400'000;
+    rows[2].provider = "anthropic";
+    REQUIRE(opened.store->insert(rows).empty());
+    std::ofstream(config) << "prices:\n"
+                             "  - {model: \"gpt-4o*\", input: 2.5, cached_input: 1.25, output: 10}\n";
+  }
+};
+
+}  // namespace
+
+TEST_CASE("usage --json: groups, totals and prices from the config") {
+  Fixture f;
+  Run r = run({"--ledger", f.ledger, "--config", f.config, "--json"}, f.now);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  rapidjson::Document doc;
+  REQUIRE_FALSE(doc.Parse(r.out.c_str()).HasParseError());
+  REQUIRE(doc["groups"].Size() == 2);
+  const auto& gpt = doc["groups"][0];
+  CHECK(std::string(gpt["key"].GetString()) == "gpt-4o");
+  CHECK(gpt["requests"].GetInt64() == 2);
+  auto a = sample_row(0), b = sample_row(1);
+  CHECK(gpt["tokens_saved"].GetInt64() == a.tokens_saved() + b.tokens_saved());
+  double fresh = (a.prompt_tokens - 107) + (b.prompt_tokens - 107);  // 100 cached + 7 written
+  double cost = (fresh * 2.5 + 200 * 1.25 + (a.completion_tokens + b.completion_tokens) * 10) / 1e6;
+  CHECK(gpt["cost_usd"].GetDouble() == doctest::Approx(cost));
+  CHECK(doc["groups"][1]["unpriced_requests"].GetInt64() == 1);
+  CHECK(doc["total"]["requests"].GetInt64() == 3);
+}
+
+TEST_CASE("usage: --since and --by day select and group") {
+  Fixture f;
+  Run r = run({"--ledger=" + f.ledger, "--by=day", "--since", "36h", "--json"}, f.now);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  rapidjson::Document doc;
+  REQUIRE_FALSE(doc.Parse(r.out.c_str()).HasParseError());
+  REQUIRE(doc["groups"].Size() == 1);  // only day 2 is within 36 h
+  CHECK(std::string(doc["groups"][0]["key"].GetString()) == "2026-09-22");
+  CHECK(doc["since_ms"].GetInt64() == f.now - 36 * 3'600'000LL);
+}
+
+TEST_CASE("usage: human table by default") {
+  Fixture f;
+  Run r = run({"--ledger", f.ledger, "--config", f.config, "--by", "provider"}, f.now);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("whole ledger") != std::string::npos);
+  CHECK(r.out.find("openai") != std::string::npos);
+  CHECK(r.out.find("anthropic") != std::string::npos);
+  CHECK(r.out.find("no price for: claude-x") != std::string::npos);
+}
+
+TEST_CASE("usage: help and errors") {
+  Fixture f;
+  Run help = run({"--help"}, f.now);
+  CHECK(help.status == 0);
+  CHECK(help.out.find("--since") != std::string::npos);
+  CHECK(run({"--by", "week", "--ledger", f.ledger}, f.now).status == 2);
+  CHECK(run({"--since", "soon", "--ledger", f.ledger}, f.now).status == 2);
+  CHECK(run({"--frobnicate"}, f.now).status == 2);
+  CHECK(run({"--ledger"}, f.now).status == 2);
+  Run missing = run({"--ledger", f.tmp.file("nope.db")}, f.now);
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("no ledger at") != std::string::npos);
+  std::ofstream(f.tmp.file("bad.yaml")) << "prices: 3\n";
+  Run bad = run({"--ledger", f.ledger, "--config", f.tmp.file("bad.yaml")}, f.now);
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("bad.yaml:1:") != std::string::npos);
+}
+
+TEST_CASE("usage: the ledger path comes from the config when --ledger is absent") {
+  Fixture f;
+  std::ofstream(f.config) << "ledger:\n  path: usage.db\n";  // relative to the file
+  Run r = run({"--config", f.config, "--json"}, f.now);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("\"requests\":3") != std::string::npos);
+}

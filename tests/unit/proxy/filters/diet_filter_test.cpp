@@ -1,0 +1,214 @@
+#include <doctest/doctest.h>
+
+#include "config/config.hpp"
+#include "proxy/filters/diet_filter.hpp"
+#include "proxy/phases/header_map.hpp"
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "providers/request.hpp"
+#include "pruning/tokenizer/calibration.hpp"
+
+using namespace td::proxy;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(TD_FIXTURES) + "/" + name, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A replay trajectory as the compact OpenAI chat body an SDK sends for its
+// last turn: every message before the last assistant message.
+std::string trajectory_body(const std::string& name) {
+  std::string text = fixture("replay/" + name);
+  rapidjson::Document d;
+  d.Parse(text.data(), text.size());
+  REQUIRE_FALSE(d.HasParseError());
+  rapidjson::Document body(rapidjson::kObjectType);
+  auto& a = body.GetAllocator();
+  body.AddMember("model", rapidjson::Value(d["model"], a), a);
+  rapidjson::Value messages(d["messages"], a);
+  while (!messages.Empty() && std::string_view(messages[messages.Size() - 1]["role"].GetString()) != "assistant")
+    messages.PopBack();
+  if (!messages.Empty()) messages.PopBack();
+  body.AddMember("messages", messages, a);
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  body.Accept(w);
+  return sb.GetString();
+}
+
+struct Run {
+  RequestContext ctx;
+  std::string body;
+};
+
+Run run(const td::config::Config& cfg, std::string target, std::string body, SimpleHeaderMap headers = {}) {
+  DietFilter diet(cfg, nullptr);
+  Run r;
+  r.ctx.method = "POST";
+  r.ctx.target = std::move(target);
+  r.ctx.model = "peeked";
+  r.body = std::move(body);
+  CHECK_FALSE(diet.request_body_filter(r.ctx, headers, r.body).has_value());
+  return r;
+}
+
+const std::string kChat =
+    R"({"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]})";
+
+}  // namespace
+
+TEST_CASE("diet filter: a chat request is parsed, its model and stream read exactly") {
+  td::config::Config cfg;
+  Run r = run(cfg, "/v1/chat/completions", kChat);
+  CHECK(r.body == kChat);
+  CHECK_FALSE(r.ctx.fail_open);
+  CHECK(r.ctx.model == "gpt-4o");
+  CHECK(r.ctx.stream);
+  CHECK(r.ctx.profile == "default");
+  CHECK(r.ctx.mode == "standard");
+  CHECK(r.ctx.tokens_before > 0);
+  CHECK(r.ctx.tokens_after == r.ctx.tokens_before);  // two messages: nothing to cut
+  CHECK(r.ctx.strategies.empty());
+}
+
+TEST_CASE("diet filter: Gemini takes its model from the path") {
+  td::config::Config cfg;
+  const std::string body = R"({"contents":[{"role":"user","parts":[{"text":"hi"}]}]})";
+  Run r = run(cfg, "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", body);
+  CHECK(r.body == body);
+  CHECK_FALSE(r.ctx.fail_open);
+  CHECK(r.ctx.model == "gemini-2.5-pro");
+  CHECK(r.ctx.stream);
+}
+
+TEST_CASE("diet filter: fails open on bodies it cannot parse") {
+  td::config::Config cfg;
+  for (std::string bad : {std::string("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\""), std::string("not json"),
+                          std::string(R"({"messages":"wrong type"})"), std::string()}) {
+    Run r = run(cfg, "/v1/chat/completions", bad);
+    CHECK(r.body == bad);
+    CHECK(r.ctx.fail_open);
+    CHECK(r.ctx.fail_open_reason.rfind("parse: ", 0) == 0);
+    CHECK(r.ctx.model == "peeked");
+  }
+}
+
+TEST_CASE("diet filter: leaves alone what is not a chat request it can read") {
+  td::config::Config cfg;
+  Run embeddings = run(cfg, "/v1/embeddings", R"({"input":"x"})");
+  CHECK(embeddings.body == R"({"input":"x"})");
+  CHECK_FALSE(embeddings.ctx.fail_open);
+  CHECK(embeddings.ctx.model == "peeked");
+
+  Run gzip = run(cfg, "/v1/chat/completions", "\x1f\x8b binary", SimpleHeaderMap{{"Content-Encoding", "gzip"}});
+  CHECK(gzip.body == "\x1f\x8b binary");
+  CHECK_FALSE(gzip.ctx.fail_open);
+}
+
+TEST_CASE("diet filter: a disabled profile forwards untouched") {
+  td::config::Config cfg;
+  td::pruning::Profile off;
+  off.name = "off";
+  off.enabled = false;
+  cfg.profiles.push_back(off);
+  Run r = run(cfg, "/v1/chat/completions", kChat);
+  CHECK(r.body == kChat);
+  CHECK(r.ctx.profile == "off");
+  CHECK(r.ctx.mode == "none");
+  CHECK_FALSE(r.ctx.fail_open);
+  // Not even parsed or counted: the model and stream flag come from a peek.
+  CHECK(r.ctx.model == "gpt-4o");
+  CHECK(r.ctx.stream);
+  CHECK(r.ctx.tokens_before == 0);
+}
+
+TEST_CASE("diet filter: a disabled profile is chosen by model; the others still diet") {
+  td::config::Config cfg;
+  td::pruning::Profile off;
+  off.name = "off";
+  off.models = {"gpt-4o-mini*"};
+  off.enabled = false;
+  cfg.profiles.push_back(off);
+  Run on = run(cfg, "/v1/chat/completions", kChat);
+  CHECK(on.ctx.profile != "off");
+  CHECK(on.ctx.tokens_before > 0);  // parsed and counted
+  std::string mini = kChat;
+  mini.replace(mini.find("gpt-4o"), 6, "gpt-4o-mini");
+  Run skipped = run(cfg, "/v1/chat/completions", mini);
+  CHECK(skipped.ctx.profile == "off");
+  CHECK(skipped.ctx.tokens_before == 0);
+  CHECK(skipped.body == mini);
+  // Gemini names its model in the path.
+  Run gemini = run(cfg, "/v1beta/models/gpt-4o-mini-x:generateContent", R"({"contents":[]})");
+  CHECK(gemini.ctx.profile == "off");
+  CHECK(gemini.ctx.model == "gpt-4o-mini-x");
+}
+
+TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a valid request") {
+  td::config::Config cfg;
+  td::pruning::Profile eager;
+  eager.name = "eager";
+  eager.trigger_tokens = 20000;   // the default 100k is more than this history holds
+  eager.cache_write_price = 0.0;  // cache writes free (as OpenAI's): every step pays
+  cfg.profiles.push_back(eager);
+  const std::string body = trajectory_body("mini-swe-agent-12.json");
+  Run r = run(cfg, "/v1/chat/completions", body);
+  INFO(r.ctx.fail_open_reason);
+  CHECK_FALSE(r.ctx.fail_open);
+  CHECK(r.ctx.model == "deepseek/deepseek-chat");
+  CHECK(r.ctx.mode == "standard");
+  CHECK(r.ctx.tokens_before > 50000);
+  CHECK(r.ctx.tokens_after < r.ctx.tokens_before);
+  CHECK_FALSE(r.ctx.strategies.empty());
+  CHECK(r.body.size() < body.size());
+  auto back = td::providers::parse(td::providers::Api::openai_chat, r.body);
+  REQUIRE(back.request.has_value());
+  auto sent = td::providers::parse(td::providers::Api::openai_chat, body);
+  REQUIRE(sent.request.has_value());
+  CHECK(back.request->conversation.messages.size() == sent.request->conversation.messages.size());
+  CHECK(r.ctx.profile == "eager");
+  // The same history diets to the same bytes (provider prefix caches keep hitting).
+  Run again = run(cfg, "/v1/chat/completions", body);
+  CHECK(again.body == r.body);
+}
+
+TEST_CASE("diet filter: the logging phase calibrates the estimator from billed usage") {
+  td::config::Config cfg;
+  td::tok::Calibration calibration;
+  DietFilter diet(cfg, &calibration);
+  diet.logging(RequestContext{});  // no state, no usage: nothing to learn
+  RequestContext ctx;
+  ctx.method = "POST";
+  ctx.target = "/v1/chat/completions";
+  std::string body = trajectory_body("tau-bench-3.json");
+  SimpleHeaderMap headers;
+  diet.request_body_filter(ctx, headers, body);
+  REQUIRE(ctx.model == "gpt-4o");  // exact tokenizer: nothing to calibrate
+  ctx.usage.present = true;
+  ctx.usage.prompt = 1;
+  ctx.status = 200;
+  diet.logging(ctx);
+  CHECK(calibration.ratio("gpt-4o") == 1.0);
+
+  RequestContext est;
+  est.method = "POST";
+  est.target = "/v1/messages";
+  std::string anthropic = fixture("providers/anthropic.json");
+  est.status = 200;
+  diet.request_body_filter(est, headers, anthropic);
+  REQUIRE(est.model == "claude-sonnet-4-5");
+  est.usage.present = true;
+  est.usage.prompt = 2 * est.tokens_after;
+  diet.logging(est);
+  CHECK(calibration.ratio("claude-sonnet-4-5") > 1.5);
+}

@@ -1,0 +1,174 @@
+#include <doctest/doctest.h>
+
+#include "config/config.hpp"
+#include "proxy/filters/ledger_filter.hpp"
+#include "proxy/telemetry/telemetry.hpp"
+#include "temp_dir.hpp"
+
+using namespace td::proxy;
+using td::test::TempDir;
+
+namespace {
+
+RequestContext finished_request() {
+  RequestContext ctx;
+  ctx.request_id = 42;
+  ctx.wall_start = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'790'000'000'123));
+  ctx.provider = Provider::anthropic;
+  ctx.upstream = "anthropic";
+  ctx.model = "claude-sonnet-4-5";
+  ctx.stream = true;
+  ctx.key_fingerprint = "00112233aabbccdd";
+  ctx.session_id = "agent-7";
+  ctx.status = 200;
+  ctx.bytes_in = 52'000;
+  ctx.bytes_out = 3'100;
+  ctx.ttfb_ms = 812.6;
+  ctx.total_ms = 4020.2;
+  ctx.tokens_before = 14'000;
+  ctx.tokens_after = 9'000;
+  ctx.mode = "standard";
+  ctx.profile = "claude";
+  ctx.strategies = "stale_tool_outputs, dedup_tool_outputs";
+  ctx.usage = {.present = true, .prompt = 9'100, .completion = 400, .cached_read = 6'000,
+               .cache_write = 1'000, .reasoning = 0};
+  return ctx;
+}
+
+}  // namespace
+
+TEST_CASE("a finished request becomes one ledger row with every field") {
+  LedgerRow r = ledger_row(finished_request());
+  CHECK(r.time_ms == 1'790'000'000'123);
+  CHECK(r.request_id == "42");
+  CHECK(r.session == "agent-7");
+  CHECK(r.key_fingerprint == "00112233aabbccdd");
+  CHECK(r.provider == "anthropic");
+  CHECK(r.model == "claude-sonnet-4-5");
+  CHECK(r.profile == "claude");
+  CHECK(r.mode == "standard");
+  CHECK(r.tokens_before == 14'000);
+  CHECK(r.tokens_after == 9'000);
+  CHECK(r.prompt_tokens == 9'100);
+  CHECK(r.completion_tokens == 400);
+  CHECK(r.cached_read_tokens == 6'000);
+  CHECK(r.cache_write_tokens == 1'000);
+  CHECK(r.usage_present);
+  CHECK(r.status == 200);
+  CHECK(r.ttfb_ms == 813);
+  CHECK(r.total_ms == 4020);
+  CHECK(r.stream);
+  CHECK(r.strategies == std::vector<std::string>{"stale_tool_outputs", "dedup_tool_outputs"});
+  CHECK_FALSE(r.fail_open);
+  CHECK(r.bytes_in == 52'000);
+  CHECK(r.bytes_out == 3'100);
+
+  RequestContext aborted;
+  aborted.ttfb_ms = -1;
+  aborted.provider = Provider::other;
+  aborted.upstream = "local-llm";
+  LedgerRow a = ledger_row(aborted);
+  CHECK(a.ttfb_ms == -1);
+  CHECK(a.provider == "local-llm");
+  CHECK(a.strategies.empty());
+}
+
+TEST_CASE("the filter counts in flight, records metrics and queues the row") {
+  TempDir tmp;
+  td::config::Config cfg;
+  cfg.ledger.path = tmp.file("usage.db");
+  Telemetry t;
+  REQUIRE(t.open_ledger(cfg).empty());
+  REQUIRE(t.ledger());
+  LedgerFilter filter(t);
+  SimpleHeaderMap headers;
+
+  RequestContext ctx = finished_request();
+  {
+    RequestContext live = finished_request();
+    CHECK_FALSE(filter.request_filter(live, headers));
+    CHECK(t.metrics().in_flight() == 1);
+    filter.logging(live);
+    CHECK(t.metrics().in_flight() == 1);  // until the request's context is gone
+  }
+  CHECK(t.metrics().in_flight() == 0);
+  {
+    // Ended without a logging phase (client gone mid-body): still not in flight.
+    RequestContext abandoned;
+    CHECK_FALSE(filter.request_filter(abandoned, headers));
+    CHECK(t.metrics().in_flight() == 1);
+  }
+  CHECK(t.metrics().in_flight() == 0);
+
+  // A request some earlier filter answered: never counted up, so not down.
+  RequestContext answered = finished_request();
+  answered.status = 429;
+  filter.logging(answered);
+  CHECK(t.metrics().in_flight() == 0);
+
+  t.close_ledger();
+  CHECK(t.ledger()->written() == 2);
+  auto ro = LedgerStore::open(cfg.ledger.path, LedgerStore::Access::ReadOnly);
+  REQUIRE(ro.store);
+  auto rows = ro.store->rows_since(0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0] == ledger_row(ctx));
+  CHECK(rows[1].status == 429);
+
+  std::string page = t.metrics().render();
+  CHECK(page.find("tokendiet_tokens_saved_total{provider=\"anthropic\",model=\"claude-sonnet-4-5\"} "
+                  "10000") != std::string::npos);
+  CHECK(page.find("tokendiet_ledger_rows_written_total 2") != std::string::npos);
+  CHECK(page.find("tokendiet_ledger_dropped_total 0") != std::string::npos);
+
+  // After close, rows are dropped and counted, never written or blocking.
+  filter.logging(finished_request());
+  CHECK(t.ledger()->dropped() == 1);
+}
+
+TEST_CASE("ledger disabled: metrics only; a bad path is reported") {
+  td::config::Config off;
+  off.ledger.enabled = false;
+  Telemetry t;
+  CHECK(t.open_ledger(off).empty());
+  CHECK(t.ledger() == nullptr);
+  LedgerFilter filter(t);
+  filter.logging(finished_request());
+  CHECK(t.metrics().render().find("model=\"claude-sonnet-4-5\"") != std::string::npos);
+
+  td::config::Config bad;
+  bad.ledger.path = "/proc/no/such/dir/usage.db";
+  Telemetry t2;
+  CHECK_FALSE(t2.open_ledger(bad).empty());
+  CHECK(t2.ledger() == nullptr);
+}
+
+TEST_CASE("the estimator calibration is saved in the ledger and restored on the next start") {
+  TempDir tmp;
+  td::config::Config cfg;
+  cfg.ledger.path = tmp.file("usage.db");
+  auto t0 = std::chrono::steady_clock::time_point(std::chrono::hours(1000));
+  {
+    Telemetry t;
+    REQUIRE(t.open_ledger(cfg).empty());
+    CHECK_FALSE(t.maybe_save_calibration(t0));  // nothing learnt yet (and the interval starts)
+    t.calibration().observe("gemini-2.5-pro", 1000, 1200);
+    CHECK_FALSE(t.maybe_save_calibration(t0 + std::chrono::seconds(1)));  // not due yet
+    CHECK(t.maybe_save_calibration(t0 + Telemetry::kCalibrationSaveInterval));
+    REQUIRE(t.ledger()->flush());
+    auto ro = LedgerStore::open(cfg.ledger.path, LedgerStore::Access::ReadOnly);
+    REQUIRE(ro.store);
+    auto saved = ro.store->load_calibration();
+    REQUIRE(saved.size() == 1);
+    CHECK(saved[0].model == "gemini-2.5-pro");
+    CHECK(saved[0].ratio == doctest::Approx(1.2));
+    CHECK(saved[0].samples == 1);
+    t.calibration().observe("claude-x", 1000, 900);
+    t.close_ledger();  // saves the latest state
+  }
+  Telemetry restarted;
+  REQUIRE(restarted.open_ledger(cfg).empty());
+  CHECK(restarted.calibration().ratio("gemini-2.5-pro") == doctest::Approx(1.2));
+  CHECK(restarted.calibration().ratio("claude-x") == doctest::Approx(0.9));
+  CHECK(restarted.calibration().ratio("never-seen") == 1.0);
+}

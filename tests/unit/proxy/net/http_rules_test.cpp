@@ -1,0 +1,121 @@
+#include <doctest/doctest.h>
+
+#include "config/config.hpp"
+#include "proxy/phases/body_peek.hpp"
+#include "proxy/phases/errors.hpp"
+#include "proxy/phases/filter.hpp"
+#include "proxy/net/http_rules.hpp"
+
+using namespace td::proxy;
+
+TEST_CASE("hop-by-hop field names (RFC 9110 7.6.1)") {
+  for (const char* n : {"Connection", "keep-alive", "TE", "Trailer", "transfer-encoding", "Upgrade",
+                        "Proxy-Authorization", "PROXY-CONNECTION"})
+    CHECK(is_hop_by_hop(n));
+  for (const char* n : {"x-api-key", "Authorization", "trailers", "tex", "proxy", "content-type"})
+    CHECK_FALSE(is_hop_by_hop(n));
+}
+
+TEST_CASE("request head limits") {
+  td::config::Limits l;
+  l.max_header_count = 10;
+  l.max_body_bytes = 100;
+  auto head = [](std::size_t count, bool cl, bool te, std::optional<std::uint64_t> len) {
+    RequestHeadFacts f;
+    f.header_count = count;
+    f.has_content_length = cl;
+    f.has_transfer_encoding = te;
+    f.content_length = len;
+    return f;
+  };
+  CHECK(check_request_head(head(10, false, false, {}), l) == 0);
+  CHECK(check_request_head(head(11, false, false, {}), l) == 431);
+  CHECK(check_request_head(head(2, true, true, {}), l) == 400);
+  CHECK(check_request_head(head(2, true, false, 100), l) == 0);
+  CHECK(check_request_head(head(2, true, false, 101), l) == 413);
+}
+
+TEST_CASE("API key is found and only its fingerprint kept") {
+  SimpleHeaderMap openai{{"Authorization", "Bearer sk-test-123"}};
+  CHECK(find_api_key(openai, "") == "sk-test-123");
+  SimpleHeaderMap anthropic{{"x-api-key", "sk-ant"}};
+  CHECK(find_api_key(anthropic, "") == "sk-ant");
+  SimpleHeaderMap none;
+  CHECK(find_api_key(none, "alt=sse&key=AIza") == "AIza");
+  CHECK(find_api_key(none, "alt=sse") == "");
+  auto fp = key_fingerprint("sk-test-123");
+  CHECK(fp.size() == 16);
+  CHECK(fp == key_fingerprint("sk-test-123"));
+  CHECK(fp != key_fingerprint("sk-test-124"));
+  CHECK(fp.find("sk") == std::string::npos);
+  CHECK(key_fingerprint("") == "");
+}
+
+TEST_CASE("provider error bodies have each provider's own shape") {
+  CHECK(provider_error_body(Provider::openai, 502, "upstream \"x\" down") ==
+        R"({"error":{"message":"upstream \"x\" down","type":"server_error","param":null,"code":"upstream_unreachable"}})");
+  CHECK(provider_error_body(Provider::anthropic, 504, "slow") ==
+        R"({"type":"error","error":{"type":"api_error","message":"slow"}})");
+  CHECK(provider_error_body(Provider::gemini, 502, "down") ==
+        R"({"error":{"code":502,"message":"down","status":"UNAVAILABLE"}})");
+  CHECK(provider_error_body(Provider::anthropic, 413, "big") ==
+        R"({"type":"error","error":{"type":"request_too_large","message":"big"}})");
+}
+
+TEST_CASE("body peek finds the top-level model and stream flag") {
+  auto p = peek_body(R"({"messages":[{"role":"user","content":"say \"model\": \"x\""}],"model" : "gpt-4o","stream":true})");
+  CHECK(p.model == "gpt-4o");
+  CHECK(p.stream);
+  p = peek_body(R"({"tools":[{"input_schema":{"properties":{"model":{"type":"string"}}}}],"model":"claude","stream_options":{},"stream":false})");
+  CHECK(p.model == "claude");
+  CHECK_FALSE(p.stream);
+  std::string big = R"({"messages":[{"role":"user","content":")" + std::string(20000, 'x') + R"("}],"model":"gpt-4o-mini","stream":true})";
+  p = peek_body(big);
+  CHECK(p.model == "gpt-4o-mini");
+  CHECK(p.stream);
+  big = R"({"model":"claude","messages":[{"role":"user","content":")" + std::string(20000, 'x') + R"("}]})";
+  p = peek_body(big);
+  CHECK(p.model == "claude");
+  CHECK_FALSE(p.stream);
+  p = peek_body("not json");
+  CHECK(p.model == "");
+  CHECK_FALSE(p.stream);
+}
+
+TEST_CASE("body peek finds the keys at every offset of the 16-byte search, past look-alike keys") {
+  for (std::size_t pad = 0; pad < 40; ++pad) {
+    const std::string body = R"({"p":")" + std::string(pad, 'm') + R"(","mode":"m","models":"s","m\"":1,"model":"gpt-5","stream":true})";
+    CAPTURE(pad);
+    auto p = peek_body(body);
+    CHECK(p.model == "gpt-5");
+    CHECK(p.stream);
+    p = peek_body(body.substr(0, body.size() - 15) + "}");  // no "stream" at all
+    CHECK(p.model == "gpt-5");
+    CHECK_FALSE(p.stream);
+  }
+}
+
+namespace {
+struct Counter : FilterState {
+  int chunks = 0;
+};
+struct CountingFilter : Filter {
+  std::string_view name() const override { return "counting"; }
+  void response_body_filter(RequestContext& ctx, std::string& chunk, bool) override {
+    ++state<Counter>(ctx).chunks;
+  }
+  int chunks(RequestContext& ctx) const { return state<Counter>(ctx).chunks; }
+};
+}  // namespace
+
+TEST_CASE("filter state lives in the request context, one slot per filter") {
+  CountingFilter f;
+  RequestContext a, b;
+  std::string chunk = "x";
+  f.response_body_filter(a, chunk, false);
+  f.response_body_filter(a, chunk, true);
+  f.response_body_filter(b, chunk, true);
+  CHECK(f.chunks(a) == 2);
+  CHECK(f.chunks(b) == 1);
+  CHECK(make_filters(td::config::Config{}).size() >= 0);
+}

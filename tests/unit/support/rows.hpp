@@ -1,0 +1,39 @@
+// Ledger rows for tests: every field set, each distinct per index.
+#pragma once
+
+#include <string>
+
+#include "ledger/ledger_row.hpp"
+
+namespace td::test {
+
+inline proxy::LedgerRow sample_row(int i, std::string model = "gpt-4o") {
+  proxy::LedgerRow r;
+  r.time_ms = 1'790'000'000'000 + i * 1000;
+  r.request_id = "req-" + std::to_string(i);
+  r.session = "sess-" + std::to_string(i % 3);
+  r.key_fingerprint = "0123456789abcdef";
+  r.provider = "openai";
+  r.model = std::move(model);
+  r.profile = "default";
+  r.mode = i % 2 ? "standard" : "none";
+  r.tokens_before = 1000 + i;
+  r.tokens_after = 600 + i;
+  r.prompt_tokens = 610 + i;
+  r.completion_tokens = 50 + i;
+  r.cached_read_tokens = 100;
+  r.cache_write_tokens = 7;
+  r.reasoning_tokens = 20;
+  r.usage_present = true;
+  r.status = 200;
+  r.ttfb_ms = 120 + i;
+  r.total_ms = 900 + i;
+  r.stream = i % 2 == 1;
+  r.strategies = {"stale_tool_outputs", "dedup_tool_outputs"};
+  r.fail_open = i % 5 == 4;
+  r.bytes_in = 4000 + i;
+  r.bytes_out = 800 + i;
+  return r;
+}
+
+}  // namespace td::test
