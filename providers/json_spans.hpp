@@ -1,13 +1,19 @@
 // A JSON parser that remembers where every value is.
 //
 // The request writer splices edits into the client's original bytes, so it
-// needs each value's byte span, which RapidJSON's Document does not keep. This
-// is a strict RFC 8259 parser that builds a flat tree of nodes holding spans
-// only (no copies, no decoded strings): one pass over the body, a few dozen
-// bytes per value. Strings are validated (escapes, control characters) but
-// decoded only when asked. UTF-8 is not validated here: bytes we never touch
-// are copied as they came, and text we re-render is sanitised by
-// append_json_string().
+// needs each value's byte span, which RapidJSON's Document does not keep. It
+// parses RFC 8259's grammar strictly (structure, numbers, escapes, control
+// characters) and builds a flat tree of nodes holding spans only (no copies,
+// no decoded strings): one pass over the body, a few dozen bytes per value.
+// Strings are decoded only when asked.
+//
+// What it accepts beyond RFC 8259: string bytes that are not UTF-8 (§8.1
+// requires UTF-8). Checking them would cost every byte of every body, and
+// refusing them would change nothing for the client: bytes we never touch
+// are copied as they came (the upstream judges them, as it would without
+// tokendiet), and text we re-render is made valid by append_json_string()
+// (U+FFFD for each invalid byte). tests/unit/providers/json_spans_test.cpp
+// pins both.
 #pragma once
 
 #include <cstdint>

@@ -179,3 +179,19 @@ TEST_CASE("json: append_json_string escapes what must be and keeps UTF-8 whole")
   REQUIRE(d.parse(enc));
   CHECK(d.str(d.root()) == valid);
 }
+
+TEST_CASE("json: string bytes that are not UTF-8 are accepted and kept as they came (the one leniency)") {
+  const std::string bad[] = {"\x80", "\xC3(", "\xED\xA0\x80", "\xF8\x88\x80\x80\x80", "\xFF\xFE", "ok \xE2\x9C"};
+  for (const std::string& b : bad) {
+    const std::string text = "{\"s\":\"" + b + "\",\"t\":[\"" + b + "\"]}";
+    Document d;
+    REQUIRE(d.parse(text));
+    CHECK(d.str(d.find(0, "s")) == b);
+    CHECK(d.raw(d.find(0, "s")) == "\"" + b + "\"");
+    // Re-rendered, the same text is valid UTF-8: one U+FFFD per invalid byte.
+    const std::string rendered = json_string(b);
+    rapidjson::Document rd;
+    rd.Parse<rapidjson::kParseValidateEncodingFlag>(rendered.data(), rendered.size());
+    CHECK_FALSE(rd.HasParseError());
+  }
+}
