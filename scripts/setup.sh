@@ -2,18 +2,21 @@
 # Installs what tokendiet needs to build and test, on Debian 12 (bookworm).
 # Idempotent: packages already present are not fetched again.
 #   scripts/setup.sh          build dependencies
-#   scripts/setup.sh --test   also the test tools (redis, node SDKs)
+#   scripts/setup.sh --test   also the test tools (node SDKs)
+#   scripts/setup.sh --sanitize  also clang and its sanitizer + libFuzzer runtime (scripts/sanitize.sh)
 #   scripts/setup.sh --bench  the benchmark tools (scripts/bench/proxy/setup.sh: nginx + Lua, wrk, valgrind, Portkey)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev
-  libhiredis-dev libxxhash-dev libgoogle-perftools-dev ca-certificates)
-TEST_PKGS=(doctest-dev redis-server sqlite3 openssl curl)
+  libxxhash-dev libgoogle-perftools-dev ca-certificates)
+TEST_PKGS=(doctest-dev sqlite3 openssl curl)
+SANITIZE_PKGS=(clang libclang-rt-14-dev)
 
 want=("${BUILD_PKGS[@]}")
-if [[ "${1:-}" == "--test" ]]; then
+[[ "${1:-}" == "--sanitize" ]] && want+=("${SANITIZE_PKGS[@]}")
+if [[ "${1:-}" == "--test" || "${1:-}" == "--sanitize" ]]; then
   want+=("${TEST_PKGS[@]}")
   # Node 20+ with npm for the SDK tests; a machine that already has node
   # (Debian's or NodeSource's package, which bundles npm) keeps its own.
@@ -31,7 +34,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [[ "${1:-}" == "--test" ]]; then
+if [[ "${1:-}" == "--test" || "${1:-}" == "--sanitize" ]]; then
   for dir in tests/e2e tests/integration; do
     if [[ -f $dir/package-lock.json ]]; then
       (cd "$dir" && { [[ -d node_modules ]] && npm ls --silent >/dev/null 2>&1 || npm ci --no-audit --no-fund --silent; })

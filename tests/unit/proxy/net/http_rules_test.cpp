@@ -89,7 +89,8 @@ TEST_CASE("body peek finds the keys at every offset of the 16-byte search, past 
     auto p = peek_body(body);
     CHECK(p.model == "gpt-5");
     CHECK(p.stream);
-    p = peek_body(body.substr(0, body.size() - 15) + "}");  // no "stream" at all
+    const std::string no_stream = body.substr(0, body.size() - 15) + "}";  // no "stream" at all
+    p = peek_body(no_stream);  // its views point into the body, which must outlive them
     CHECK(p.model == "gpt-5");
     CHECK_FALSE(p.stream);
   }
