@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 
 BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev
-  libxxhash-dev libgoogle-perftools-dev ca-certificates)
-TEST_PKGS=(doctest-dev sqlite3 openssl curl)
+  libxxhash-dev libgoogle-perftools-dev doctest-dev ca-certificates)
+TEST_PKGS=(sqlite3 openssl curl)
 SANITIZE_PKGS=(clang libclang-rt-14-dev)
 
 want=("${BUILD_PKGS[@]}")
