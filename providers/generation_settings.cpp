@@ -1,204 +1,30 @@
 #include "providers/generation_settings.hpp"
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <exception>
 #include <span>
 #include <type_traits>
 
+#include "providers/generation_settings_fields.hpp"
 #include "providers/splice.hpp"
 
 namespace td::providers {
 namespace {
 
+using generation::copy;
+using generation::Field;
+using generation::fields;
+using generation::Found;
+using generation::has;
+using generation::index_of;
+using generation::json_value;
+using generation::Key;
+using generation::look;
+using generation::member;
+using generation::same;
+using generation::visit;
 using json::kNone;
 using json::Type;
-
-enum class Kind : std::uint8_t { String, Integer, Bool };
-
-struct Key {
-  std::string_view camel;
-  std::string_view snake = {};  // Gemini's other protobuf JSON spelling; empty: one spelling
-};
-
-// One wire field: where a setting lives in one format.
-struct Field {
-  Setting setting;
-  Kind kind;
-  std::uint8_t depth;        // members from the root to the value
-  std::array<Key, 3> path;
-  std::string_view wire;     // the dotted path, for wire_field() and messages
-  bool twin = false;         // a second spelling of the setting (chat max_tokens):
-                             // written where present, never inserted
-};
-
-constexpr Key kGen{"generationConfig", "generation_config"};
-constexpr Key kThink{"thinkingConfig", "thinking_config"};
-
-// Within a format, fields are in the order new members are written.
-constexpr Field kChat[] = {
-    {Setting::reasoning_effort, Kind::String, 1, {Key{"reasoning_effort"}}, "reasoning_effort"},
-    {Setting::max_output_tokens, Kind::Integer, 1, {Key{"max_completion_tokens"}}, "max_completion_tokens"},
-    {Setting::max_output_tokens, Kind::Integer, 1, {Key{"max_tokens"}}, "max_tokens", true},
-};
-constexpr Field kResponses[] = {
-    {Setting::reasoning_effort, Kind::String, 2, {Key{"reasoning"}, Key{"effort"}}, "reasoning.effort"},
-    {Setting::max_output_tokens, Kind::Integer, 1, {Key{"max_output_tokens"}}, "max_output_tokens"},
-};
-constexpr Field kAnthropic[] = {
-    {Setting::thinking_type, Kind::String, 2, {Key{"thinking"}, Key{"type"}}, "thinking.type"},
-    {Setting::thinking_budget, Kind::Integer, 2, {Key{"thinking"}, Key{"budget_tokens"}}, "thinking.budget_tokens"},
-    {Setting::reasoning_effort, Kind::String, 2, {Key{"output_config"}, Key{"effort"}}, "output_config.effort"},
-    {Setting::max_output_tokens, Kind::Integer, 1, {Key{"max_tokens"}}, "max_tokens"},
-};
-constexpr Field kGemini[] = {
-    {Setting::max_output_tokens, Kind::Integer, 2, {kGen, Key{"maxOutputTokens", "max_output_tokens"}},
-     "generationConfig.maxOutputTokens"},
-    {Setting::include_thoughts, Kind::Bool, 3, {kGen, kThink, Key{"includeThoughts", "include_thoughts"}},
-     "generationConfig.thinkingConfig.includeThoughts"},
-    {Setting::thinking_budget, Kind::Integer, 3, {kGen, kThink, Key{"thinkingBudget", "thinking_budget"}},
-     "generationConfig.thinkingConfig.thinkingBudget"},
-    {Setting::thinking_level, Kind::String, 3, {kGen, kThink, Key{"thinkingLevel", "thinking_level"}},
-     "generationConfig.thinkingConfig.thinkingLevel"},
-};
-
-std::span<const Field> fields(Api api) {
-  switch (api) {
-    case Api::openai_chat: return kChat;
-    case Api::openai_responses: return kResponses;
-    case Api::anthropic: return kAnthropic;
-    case Api::gemini: return kGemini;
-  }
-  return {};
-}
-
-// Calls f with the optional member of `g` that holds setting `s`.
-template <class G, class F>
-decltype(auto) visit(G& g, Setting s, F&& f) {
-  switch (s) {
-    case Setting::reasoning_effort: return f(g.reasoning_effort);
-    case Setting::thinking_type: return f(g.thinking_type);
-    case Setting::thinking_budget: return f(g.thinking_budget);
-    case Setting::thinking_level: return f(g.thinking_level);
-    case Setting::include_thoughts: return f(g.include_thoughts);
-    case Setting::max_output_tokens: break;
-  }
-  return f(g.max_output_tokens);
-}
-
-bool has(const GenerationSettings& g, Setting s) {
-  return visit(g, s, [](const auto& o) { return o.has_value(); });
-}
-
-bool same(const GenerationSettings& a, const GenerationSettings& b, Setting s) {
-  return visit(a, s, [&](const auto& x) {
-    return visit(b, s, [&](const auto& y) {
-      if constexpr (std::is_same_v<decltype(x), decltype(y)>) return x == y;
-      else return false;
-    });
-  });
-}
-
-void copy(GenerationSettings& to, const GenerationSettings& from, Setting s) {
-  visit(to, s, [&](auto& x) {
-    visit(from, s, [&](const auto& y) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::decay_t<decltype(y)>>) x = y;
-    });
-  });
-}
-
-// The JSON text of the (set) value of `s`.
-std::string json_value(const GenerationSettings& g, Setting s) {
-  return visit(g, s, [](const auto& o) -> std::string {
-    using T = typename std::decay_t<decltype(o)>::value_type;
-    if constexpr (std::is_same_v<T, std::string>) return json::json_string(*o);
-    else if constexpr (std::is_same_v<T, bool>) return *o ? "true" : "false";
-    else return std::to_string(*o);
-  });
-}
-
-// A field's member in the body.
-struct Found {
-  enum class State : std::uint8_t { absent, value, problem } state = State::absent;
-  std::uint32_t leaf = kNone;  // the member holding the value (null included)
-  GenerationSettings value;    // this field alone, when state == value
-  std::string problem;
-};
-
-// The member of `obj` spelled `k`: false (with *why) when it is there twice.
-bool member(const json::Document& d, std::uint32_t obj, const Key& k, std::uint32_t& out, std::string& why) {
-  out = kNone;
-  for (std::uint32_t c = d.node(obj).first; c != kNone; c = d.node(c).next) {
-    if (!d.key_is(c, k.camel) && (k.snake.empty() || !d.key_is(c, k.snake))) continue;
-    if (out != kNone) {
-      why = d.key(out) == d.key(c) ? "duplicated key" : "sent under both spellings";
-      return false;
-    }
-    out = c;
-  }
-  return true;
-}
-
-std::string_view wire_prefix(const Field& f, std::size_t levels) {
-  std::size_t end = 0;
-  for (std::size_t i = 0; i < levels && end != std::string_view::npos; ++i)
-    end = f.wire.find('.', end == 0 ? 0 : end + 1);
-  return f.wire.substr(0, end);
-}
-
-bool parse_int(std::string_view raw, std::int64_t& v) {
-  if (raw.find_first_of(".eE") != std::string_view::npos) return false;
-  auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
-  return ec == std::errc{} && p == raw.data() + raw.size();
-}
-
-Found look(const json::Document& d, const Field& f) {
-  Found r;
-  auto problem = [&](std::size_t levels, const char* why) {
-    r.state = Found::State::problem;
-    r.problem = std::string(wire_prefix(f, levels)) + ": " + why;
-    return r;
-  };
-  std::uint32_t obj = d.root();
-  for (std::size_t i = 0; i < f.depth; ++i) {
-    std::uint32_t m;
-    std::string why;
-    if (!member(d, obj, f.path[i], m, why)) return problem(i + 1, why.c_str());
-    if (m == kNone) return r;
-    const Type t = d.node(m).type;
-    if (i + 1 < f.depth) {
-      if (t == Type::Null) return r;  // a null parent: nothing set below it
-      if (t != Type::Object) return problem(i + 1, "not an object");
-      obj = m;
-      continue;
-    }
-    r.leaf = m;
-    if (t == Type::Null) return r;
-    std::string text;
-    std::int64_t number = 0;
-    switch (f.kind) {
-      case Kind::String:
-        if (t != Type::String) return problem(i + 1, "not a string");
-        text = d.str(m);
-        break;
-      case Kind::Integer:
-        if (t != Type::Number || !parse_int(d.raw(m), number)) return problem(i + 1, "not an integer");
-        break;
-      case Kind::Bool:
-        if (t != Type::True && t != Type::False) return problem(i + 1, "not a boolean");
-        break;
-    }
-    visit(r.value, f.setting, [&](auto& x) {
-      using T = typename std::decay_t<decltype(x)>::value_type;
-      if constexpr (std::is_same_v<T, std::string>) x = std::move(text);
-      else if constexpr (std::is_same_v<T, bool>) x = t == Type::True;
-      else x = number;
-    });
-    r.state = Found::State::value;
-  }
-  return r;
-}
 
 SettingsRead read_doc(Api api, const json::Document& d) {
   SettingsRead out;
@@ -239,24 +65,18 @@ bool check_values(Api api, const GenerationSettings& want, std::string& err) {
   return err.empty();
 }
 
-std::size_t index_of(std::span<const Field> fs, Setting s, bool twin = false) {
-  for (std::size_t i = 0; i < fs.size(); ++i)
-    if (fs[i].setting == s && fs[i].twin == twin) return i;
-  return fs.size();
-}
-
-// The pairing rules between fields (see the header). `drop`: the index of a
-// member to remove with the write, or fs.size().
+// The pairing rules between fields (see the header), for the values that
+// change (`want`). `drop`: the index of a member to remove with the write.
 bool check_shape(Api api, std::span<const Field> fs, const std::vector<Found>& found, const GenerationSettings& now,
                  const GenerationSettings& want, std::size_t& drop, std::string& err) {
-  drop = fs.size();
   auto present = [&](Setting s) { return found[index_of(fs, s)].state != Found::State::absent; };
   if (api == Api::anthropic) {
-    const bool type_written = want.thinking_type && want.thinking_type != now.thinking_type;
+    const bool type_written = want.thinking_type.has_value();
     const auto type = want.thinking_type ? want.thinking_type : now.thinking_type;
     const std::size_t budget = index_of(fs, Setting::thinking_budget);
     if (type_written && *type != "enabled") {
-      // The budget goes with the "enabled" variant; one we cannot locate stays.
+      // The budget goes with the "enabled" variant; one we cannot locate
+      // (a duplicated key) cannot be removed, so nothing is written.
       if (found[budget].state == Found::State::problem && found[budget].leaf == kNone) {
         err = found[budget].problem;
         return false;
@@ -455,18 +275,16 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
       return out;
     }
   }
-  if (!check_values(api, want, out.error)) return out;
   std::vector<Found> found;
   GenerationSettings now;
   for (const Field& f : fs) {
     found.push_back(look(d, f));
     if (found.back().state == Found::State::value && !has(now, f.setting)) copy(now, found.back().value, f.setting);
   }
-  std::size_t drop;
-  if (!check_shape(api, fs, found, now, want, drop, out.error)) return out;
-
-  Placer place(d);
-  bool any = false;
+  // What changes: a field already at the wanted value is left out, so a body
+  // that already says what we want is neither refused nor rewritten.
+  std::vector<std::size_t> targets;
+  GenerationSettings delta;
   for (std::size_t i = 0; i < fs.size(); ++i) {
     const Field& f = fs[i];
     if (!has(want, f.setting)) continue;
@@ -475,20 +293,25 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
     auto there = [&](std::size_t k) { return k < fs.size() && found[k].state != Found::State::absent; };
     const std::size_t twin = index_of(fs, f.setting, true);
     if (f.twin ? !there(i) : (twin != fs.size() && there(twin) && !there(i))) continue;
+    if (found[i].state == Found::State::value && same(found[i].value, want, f.setting)) continue;
+    targets.push_back(i);
+    copy(delta, want, f.setting);
+  }
+  std::size_t drop = fs.size();
+  if (!targets.empty() &&
+      (!check_values(api, delta, out.error) || !check_shape(api, fs, found, now, delta, drop, out.error)))
+    return out;
+  Placer place(d);
+  for (std::size_t i : targets) {
     if (found[i].state == Found::State::problem) {
       out.error = found[i].problem;
       return out;
     }
-    if (found[i].state == Found::State::value && same(found[i].value, want, f.setting)) continue;
-    place.set(f, json_value(want, f.setting));
-    any = true;
+    place.set(fs[i], json_value(want, fs[i].setting));
   }
-  if (drop != fs.size()) {
-    place.remove(fs[drop], found[drop].leaf);
-    any = true;
-  }
+  if (drop != fs.size()) place.remove(fs[drop], found[drop].leaf);
   out.ok = true;
-  if (!any) return out;
+  if (targets.empty()) return out;
   if (!splice::apply(d.text(), place.edits(), out.body)) {
     out = SettingsWrite{};
     out.error = "overlapping edits";

@@ -7,9 +7,8 @@
 // the body with only those fields' bytes changed: a present value's span is
 // replaced, an absent member is inserted after the last member of its object
 // (the object, e.g. generationConfig, created when it is missing or null).
-// Every other byte is copied as it came, and a request whose settings already
-// have the wanted values is not rewritten at all, so the prompt cache key
-// upstream stays what the client made it.
+// Every other byte is copied as it came: the body is parsed with the
+// span-keeping json::Document, and only spans are spliced.
 //
 // Wire fields per format (a dash: the format has none; writing it fails):
 //
@@ -22,8 +21,11 @@
 //   max_output_tokens max_completion_tokens   max_output_tokens  max_tokens              maxOutputTokens
 //                     (or max_tokens)
 //
-// Rules the writer keeps so it never sends what the provider rejects for
-// shape reasons (model-specific value sets are the caller's to respect):
+// A field already at the wanted value is not written (and the rules below
+// apply only to what changes), so a body that already says what the caller
+// wants goes out as it came. Rules the writer keeps so it never sends what
+// the provider rejects for shape reasons (model-specific value sets are the
+// caller's to respect):
 //   - OpenAI chat: the output cap is written to whichever of
 //     max_completion_tokens / max_tokens the body uses (both when it has
 //     both: the server honours one of them); with neither, to

@@ -484,6 +484,31 @@ TEST_CASE("generation settings: inserted members follow the body's spacing") {
   }
 }
 
+TEST_CASE("generation settings: the same values, however spelled, are not rewritten") {
+  GenerationSettings same;
+  same.reasoning_effort = "low";
+  same.max_output_tokens = 1024;
+  for (const char* body : {R"({"messages":[],"reasoning_effort":"\u006cow","max_tokens":1024})",
+                           R"({"messages":[],"reasoning_effort":"lo\u0077","max_completion_tokens":1024,"max_tokens":1024})"}) {
+    INFO(body);
+    SettingsWrite w = write_generation_settings(Api::openai_chat, body, same);
+    CHECK(w.ok);
+    CHECK_FALSE(w.changed);
+    CHECK(w.body.empty());
+  }
+  // Nor refused when the body breaks a rule we would keep: not ours to fix.
+  for (auto [api, body] : {std::pair{Api::anthropic, R"({"thinking":{"type":"enabled","budget_tokens":500}})"},
+                           std::pair{Api::anthropic, R"({"thinking":{"type":"enabled"}})"},
+                           std::pair{Api::gemini, R"({"generationConfig":{"thinkingConfig":{"thinkingLevel":"low","thinkingBudget":0}}})"}}) {
+    INFO(body);
+    const SettingsRead r = read_generation_settings(api, body);
+    CHECK(r.problems.empty());
+    SettingsWrite w = write_generation_settings(api, body, r.settings);
+    CHECK(w.ok);
+    CHECK_FALSE(w.changed);
+  }
+}
+
 TEST_CASE("generation settings: Anthropic thinking.type switches drop the budget") {
   const std::string body = R"({"model":"m","thinking":{"type":"enabled","budget_tokens":4096},"messages":[]})";
   for (const char* type : {"adaptive", "disabled"}) {
