@@ -9,6 +9,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <random>
 
 #include "bodies.hpp"
 #include "providers/generation_settings.hpp"
@@ -209,9 +210,9 @@ void oracle_write(rapidjson::Document& d, Api api, const GenerationSettings& wan
       case Setting::max_output_tokens:
         if (!want.max_output_tokens) continue;
         v.SetInt64(*want.max_output_tokens);
-        if (api == Api::openai_chat && d.HasMember("max_tokens")) {
+        if (api == Api::openai_chat && at(d, "max_tokens")) {  // null is no value
           d["max_tokens"].SetInt64(*want.max_output_tokens);
-          if (!d.HasMember("max_completion_tokens")) continue;
+          if (!at(d, "max_completion_tokens")) continue;
         }
         break;
     }
@@ -672,4 +673,143 @@ TEST_CASE("generation settings: applied after the message writer") {
     REQUIRE(b.request.has_value());
     CHECK(summary(a.request->conversation) == summary(b.request->conversation));
   }
+}
+
+namespace {
+
+// A request of format `api` whose settings fields are each, at random,
+// absent, a value, null, of the wrong type, or under a null or wrongly-typed
+// parent; Gemini's keys in either spelling (now and then both).
+std::string random_body(Api api, std::mt19937& rng) {
+  rapidjson::Document d;
+  d.SetObject();
+  auto& a = d.GetAllocator();
+  const char* base = api == Api::openai_chat        ? R"({"messages":[{"role":"user","content":"hi"}]})"
+                     : api == Api::openai_responses ? R"({"input":"hi"})"
+                     : api == Api::anthropic        ? R"({"messages":[{"role":"user","content":"hi"}]})"
+                                                    : R"({"contents":[{"role":"user","parts":[{"text":"hi"}]}]})";
+  d.Parse(base);
+  const bool snake_body = rng() % 3 == 0;
+  std::vector<std::string> paths;
+  for (Setting s : kAllSettings)
+    if (*expected_wire(api, s)) paths.emplace_back(expected_wire(api, s));
+  if (api == Api::openai_chat) paths.emplace_back("max_tokens");
+  std::shuffle(paths.begin(), paths.end(), rng);
+  for (const std::string& path : paths) {
+    auto keys = split(path);
+    for (auto& k : keys)
+      if (api == Api::gemini && (snake_body != (rng() % 10 == 0))) k = snake(k);
+    rapidjson::Value value;
+    const bool is_string = path.ends_with("effort") || path.ends_with("type") || path.ends_with("Level");
+    const bool is_bool = path.ends_with("Thoughts");
+    const int pick = static_cast<int>(rng() % 7);
+    if (pick <= 1) continue;
+    if (pick <= 3) {  // a value of the right type
+      static const char* kStrings[] = {"low", "high", "enabled", "disabled", "adaptive", "medium"};
+      static const std::int64_t kNumbers[] = {-1, 0, 1, 1024, 4096, 8192, 32000};
+      if (is_string) value.SetString(rapidjson::StringRef(kStrings[rng() % 6]));
+      else if (is_bool) value.SetBool(rng() % 2);
+      else value.SetInt64(kNumbers[rng() % 7]);
+    } else if (pick == 4) {
+      value.SetNull();
+    } else if (pick == 5) {  // the wrong type
+      if (is_string) value.SetInt(3);
+      else value.SetString("3");
+    } else if (keys.size() > 1) {  // a parent that is null or not an object
+      keys.resize(1 + rng() % (keys.size() - 1));
+      if (rng() % 2) value.SetArray();
+      else value.SetNull();
+    }
+    rapidjson::Value* v = &d;
+    for (std::size_t i = 0; v && i < keys.size(); ++i) {
+      if (!v->IsObject()) {
+        v = nullptr;
+        break;
+      }
+      auto it = v->FindMember(keys[i].c_str());
+      if (it == v->MemberEnd()) {
+        v->AddMember(rapidjson::Value(keys[i].c_str(), a),
+                     i + 1 == keys.size() ? rapidjson::Value() : rapidjson::Value(rapidjson::kObjectType), a);
+        it = v->FindMember(keys[i].c_str());
+      }
+      v = &it->value;
+    }
+    if (v) *v = value;
+  }
+  constexpr Style kStyles[] = {Style::Compact, Style::Pretty, Style::PythonAscii};
+  return serialize(d, kStyles[rng() % 3]);
+}
+
+GenerationSettings random_want(Api api, std::mt19937& rng) {
+  GenerationSettings g;
+  static const char* kStrings[] = {"low", "high", "enabled", "disabled", "adaptive", "medium"};
+  static const std::int64_t kNumbers[] = {-2, -1, 0, 1, 512, 1024, 4096, 8192};
+  for (Setting s : kAllSettings) {
+    if (!*expected_wire(api, s) || rng() % 2) continue;
+    switch (s) {
+      case Setting::reasoning_effort: g.reasoning_effort = kStrings[rng() % 6]; break;
+      case Setting::thinking_type: g.thinking_type = kStrings[rng() % 6]; break;
+      case Setting::thinking_level: g.thinking_level = kStrings[rng() % 6]; break;
+      case Setting::thinking_budget: g.thinking_budget = kNumbers[rng() % 8]; break;
+      case Setting::max_output_tokens: g.max_output_tokens = kNumbers[rng() % 8]; break;
+      case Setting::include_thoughts: g.include_thoughts = rng() % 2; break;
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("generation settings: random bodies and settings") {
+  // Whatever the body holds, a write either fails open with a reason or
+  // means exactly the input with the wanted fields set (the same oracle).
+  std::mt19937 rng(20260707);
+  std::size_t written = 0, refused = 0, unchanged = 0;
+  for (int n = 0; n < 4000; ++n) {
+    const Api api = static_cast<Api>(n % 4);
+    const std::string body = random_body(api, rng);
+    const GenerationSettings want = random_want(api, rng);
+    INFO(body);
+    const SettingsRead before = read_generation_settings(api, body);
+    SettingsWrite w = write_generation_settings(api, body, want);
+    INFO("error: " << w.error);
+    if (!w.ok) {
+      ++refused;
+      CHECK_FALSE(w.error.empty());
+      CHECK_FALSE(w.changed);
+      continue;
+    }
+    rapidjson::Document in, out;
+    in.Parse(body.data(), body.size());
+    normalize(in, api);
+    const std::string result(w.result(body));
+    out.Parse(result.data(), result.size());
+    INFO(result);
+    REQUIRE(!out.HasParseError());
+    json::Document ours;
+    CHECK(ours.parse(result));
+    // Both spellings of one Gemini key: the oracle's renaming would merge
+    // them, so only validity is checked (the fields under them were refused).
+    if (std::any_of(before.problems.begin(), before.problems.end(),
+                    [](const std::string& p) { return p.find("both spellings") != std::string::npos; }))
+      continue;
+    normalize(out, api);
+    oracle_write(in, api, want, before.settings);
+    CHECK(out == in);
+    if (!w.changed) {
+      ++unchanged;
+      continue;
+    }
+    ++written;
+    const SettingsRead back = read_generation_settings(api, result);
+    if (want.reasoning_effort) CHECK(back.settings.reasoning_effort == want.reasoning_effort);
+    if (want.thinking_type) CHECK(back.settings.thinking_type == want.thinking_type);
+    if (want.thinking_budget) CHECK(back.settings.thinking_budget == want.thinking_budget);
+    if (want.thinking_level) CHECK(back.settings.thinking_level == want.thinking_level);
+    if (want.include_thoughts) CHECK(back.settings.include_thoughts == want.include_thoughts);
+    CHECK(parse(api, result).request.has_value());
+  }
+  CHECK(written > 800);
+  CHECK(refused > 400);
+  CHECK(unchanged > 200);
 }
