@@ -15,23 +15,16 @@
 //
 // Short bursts: the writer shares the machine's cores with the I/O threads,
 // and a request whose thread wakes on the writer's core waits for the
-// writer's time slice to end. At 10k requests/s, 100 ms batches made ~1 ms
-// bursts and added 0.5 ms to the proxy's p99 at one connection (2 cores,
-// scripts/bench/proxy.sh; perf sched showed the waits). Hence the short
-// flush interval (~100 rows a batch at that rate), and at most `commit_rows`
-// per transaction with a yield between them when a burst of load queues
-// more. Committing 128 rows at a time costs ~15% of the writer's peak
-// throughput (~500k rows/s, scripts/bench/ledger.sh): far beyond any load.
+// writer's time slice to end. Hence the short flush interval, and at most
+// `commit_rows` per transaction with a yield between them when a burst of
+// load queues more.
 //
 // Background priority: the writer runs at nice `writer_nice` (10). With the
 // kernel's group scheduling (autogroup, cgroups) a busy thread on one core
-// takes the process's CPU share away from the I/O thread on the other, and
-// that thread is then preempted more often by whatever else wakes there:
-// at nice 0 the I/O thread was preempted ~0.25 times a request (2 cores, 2 KB
-// requests at c=32), and the proxy served ~13% fewer requests/s than at nice
-// 10. Nice 10 still leaves the writer ~10% of a core that an I/O thread keeps
-// busy, above its ~6% need at 40k rows/s, so a saturated machine does not
-// starve it (nice 19 would: ~1.5%).
+// takes the process's CPU share away from the I/O thread on the other, which
+// is then preempted more often; nice 10 still leaves the writer more of a
+// core than it needs, so a saturated machine does not starve it. What each
+// choice measured: scripts/bench/ledger/record-2026-11-24.md.
 #pragma once
 
 #include <atomic>

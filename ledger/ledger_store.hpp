@@ -93,8 +93,8 @@ class LedgerStore {
   sqlite3_stmt* insert_statement(unsigned k);
 
   // Rows go in blocks of up to 2^kMaxInsertLog2 per statement: SQLite's
-  // per-statement work (cursor setup, halt, reset) was a third of the
-  // writer's CPU per row when every row had its own.
+  // per-statement work (cursor setup, halt, reset) dominated the writer's
+  // CPU when every row had its own.
   static constexpr unsigned kMaxInsertLog2 = 5;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* insert_[kMaxInsertLog2 + 1] = {};

@@ -244,7 +244,7 @@ bool Document::fail(const char* why) {
 std::uint32_t Document::add(Type t, std::uint32_t begin) {
   // Built in place: a Node assembled on the stack was stored field by field
   // and then read back as 16-byte vectors to copy it, a store-forwarding
-  // stall on every node (4% of a 50 KB chat request's cycles).
+  // stall on every node.
   Node& n = nodes_.emplace_back();
   n.type = t;
   n.begin = begin;

@@ -16,7 +16,8 @@
 // resent element by its first 128 bytes (a guess: which element started so,
 // and how long it was), checks the guess by hashing that many bytes, and
 // copies the subtree in instead of parsing the element (KnownMessages, given
-// to Document::parse). Hashing takes a seventh of parsing's instructions per byte.
+// to Document::parse). Hashing costs far fewer instructions per byte than
+// parsing (docs/benchmarks.md §What moved the numbers).
 //
 // Process-wide, shared by the I/O threads (pruning::Memo: sharded, bounded at
 // 64 MiB, oldest first out). It changes how fast a request parses, never what

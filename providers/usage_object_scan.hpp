@@ -2,8 +2,8 @@
 // object, without building a document.
 //
 // Every response carries one usage object of a few hundred bytes, and a
-// RapidJSON document for it cost ~8,000 instructions a request, the single
-// largest item of the proxy core's response path (callgrind). This reader
+// RapidJSON document for it was the single largest item of the proxy core's
+// response path (scripts/bench/providers/record-2026-11-24.md). This reader
 // walks the bytes once and keeps, for the top level and one level of nesting,
 // each member's key and, when the value is a number, that number.
 //

@@ -1,8 +1,8 @@
 // Per-model calibration of the token estimator from what upstreams report.
 //
 // For models without a local tokenizer (Gemini, Claude) tokendiet estimates
-// bytes/4 (bytes, not characters: characters under-count multilingual text by
-// a third). Every response then says how many prompt tokens were really
+// the count from the bytes (counter.hpp, EstimateMethod). Every response then
+// says how many prompt tokens were really
 // billed; the ratio billed/estimated is kept per model as a moving average and
 // multiplies later estimates. A pure, thread-safe object: the ledger persists
 // state() and restores it with set_state().

@@ -38,11 +38,10 @@ const BpeCounter& exact_counter(EncodingId id);
 //               error) to exact o200k counts of the 648 segments of the
 //               benchmark corpus: ASCII letter 0.229, digit 0.901, space/tab/
 //               CR/LF 0.096, other ASCII 0.587, UTF-8 lead byte -0.181,
-//               continuation byte 0.552 tokens. Error per segment (MAPE)
-//               5.2 % held out vs 14.9 % for bytes/4; on cases.jsonl 18.7 % vs
-//               26.8 %, bias -8 % vs -21 % (see README "Token counting").
+//               continuation byte 0.552 tokens. Its error against bytes/4:
+//               docs/benchmarks.md §Token counting.
 //   BytesOver4  ceil(bytes / 4): bytes, not characters (characters
-//               under-count multilingual text by a third).
+//               under-count multilingual text).
 enum class EstimateMethod : std::uint8_t { ByteClass, BytesOver4 };
 
 // The raw (uncalibrated) estimate, before rounding.

@@ -108,8 +108,8 @@ bool Vocab::parse(std::string_view text, std::string* error) {
     while (static_cast<double>(n) > max_load * static_cast<double>(cap)) cap <<= 1;
     return cap;
   };
-  // The short table is the big one: fuller (both ~55 %) keeps it at 6 MB for
-  // both encodings; probes stay within one or two cache lines.
+  // The short table is the big one: filled fuller, it stays small for both
+  // encodings while probes stay within one or two cache lines.
   slots_.assign(capacity(n_long, 0.4), kEmpty);
   mask_ = slots_.size() - 1;
   short_slots_.assign(capacity(n_short, 0.6), ShortSlot{});
