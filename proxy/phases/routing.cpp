@@ -71,31 +71,62 @@ std::optional<std::string_view> origin_form(std::string_view target) {
   return rest.substr(end);
 }
 
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A query parameter's name as a server reads it: %XX decoded once.
+std::string decoded_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    int hi = -1, lo = -1;
+    if (name[i] == '%' && i + 2 < name.size() && (hi = hex_digit(name[i + 1])) >= 0 &&
+        (lo = hex_digit(name[i + 2])) >= 0) {
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      out.push_back(name[i]);
+    }
+  }
+  return out;
+}
+
+bool secret_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 6> kSecret = {
+      "key", "api_key", "apikey", "access_token", "token", "x-goog-api-key"};
+  const std::string plain = decoded_name(name);
+  for (auto s : kSecret)
+    if (iequals(plain, s)) return true;
+  return false;
+}
+
+}  // namespace
+
 std::string redact_target(std::string_view target) {
   auto q = target.find('?');
   if (q == std::string_view::npos) return std::string(target);
   std::string out(target.substr(0, q + 1));
   auto query = target.substr(q + 1);
-  bool first = true;
   while (true) {
-    auto amp = query.find('&');
-    auto param = query.substr(0, amp);
-    if (!first) out.push_back('&');
-    first = false;
-    auto eq = param.find('=');
-    auto name = param.substr(0, eq);
-    static constexpr std::array<std::string_view, 6> kSecret = {
-        "key", "api_key", "apikey", "access_token", "token", "x-goog-api-key"};
-    bool secret = false;
-    for (auto s : kSecret) secret |= iequals(name, s);
-    if (secret && eq != std::string_view::npos) {
-      out.append(name);
+    // '&' and ';' both separate parameters (servers differ; the log must not).
+    const auto sep = query.find_first_of("&;");
+    const auto param = query.substr(0, sep);
+    const auto eq = param.find('=');
+    if (eq != std::string_view::npos && secret_name(param.substr(0, eq))) {
+      out.append(param.substr(0, eq));
       out.append("=REDACTED");
     } else {
       out.append(param);
     }
-    if (amp == std::string_view::npos) break;
-    query = query.substr(amp + 1);
+    if (sep == std::string_view::npos) break;
+    out.push_back(query[sep]);
+    query = query.substr(sep + 1);
   }
   return out;
 }

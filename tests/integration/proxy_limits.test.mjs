@@ -93,7 +93,8 @@ test('upstream unreachable: 502 in the calling provider\'s error shape, and a lo
 });
 
 test('one JSON log line per request, and no API key anywhere in the output', async () => {
-  const secrets = ['sk-proj-SECRETaaaa1111', 'sk-ant-api03-SECRETbbbb2222', 'AIzaSECRETcccc3333', 'AIzaSECRETdddd4444'];
+  const secrets = ['sk-proj-SECRETaaaa1111', 'sk-ant-api03-SECRETbbbb2222', 'AIzaSECRETcccc3333', 'AIzaSECRETdddd4444',
+    'AIzaSECRETeeee5555', 'AIzaSECRETffff6666', 'AIzaSECRETgggg7777'];
   const before = td.lines.length;
   await rawRequest({port: td.port, method: 'POST', path: '/v1/chat/completions', body: '{"model":"gpt-5.1","messages":[]}',
     headers: {'content-type': 'application/json', authorization: `Bearer ${secrets[0]}`}});
@@ -101,9 +102,13 @@ test('one JSON log line per request, and no API key anywhere in the output', asy
     headers: {'content-type': 'application/json', 'x-api-key': secrets[1], 'anthropic-version': '2023-06-01'}});
   await rawRequest({port: td.port, method: 'POST', path: `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=${secrets[3]}`, body: '{"contents":[]}',
     headers: {'content-type': 'application/json', 'x-goog-api-key': secrets[2]}});
-  // Log lines may be written after the response: wait (bounded) for three.
+  // The key under names a server decodes to "key", and behind ';'.
+  for (const q of [`%6Bey=${secrets[4]}`, `k%65y=${secrets[5]}`, `alt=sse;key=${secrets[6]}`])
+    await rawRequest({port: td.port, method: 'POST', path: `/v1beta/models/gemini-2.5-flash:generateContent?${q}`, body: '{"contents":[]}',
+      headers: {'content-type': 'application/json'}});
+  // Log lines may be written after the response: wait (bounded) for six.
   const logLines = () => td.lines.slice(before).filter(l => { try { return typeof JSON.parse(l) === 'object'; } catch { return false; } });
-  for (let i = 0; i < 200 && logLines().length < 3; i++) await sleep(10);
+  for (let i = 0; i < 200 && logLines().length < 6; i++) await sleep(10);
   const lines = logLines().map(l => JSON.parse(l));
   const reqLines = lines.filter(l => l.path !== undefined && l.status !== undefined);
   assert.ok(reqLines.length >= 3, `expected a JSON line per request, got:\n${td.lines.slice(before).join('\n')}`);

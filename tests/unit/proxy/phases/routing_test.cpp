@@ -75,3 +75,14 @@ TEST_CASE("redact_target hides secret query values and keeps the rest") {
   CHECK(redact_target("/p") == "/p");
   CHECK(redact_target("/p?keyword=k") == "/p?keyword=k");
 }
+
+TEST_CASE("redact_target reads names as servers do: percent-decoded, ';' a separator too") {
+  CHECK(redact_target("/m?%6Bey=AIzaSECRET") == "/m?%6Bey=REDACTED");
+  CHECK(redact_target("/m?k%65y=AIzaSECRET&x=1") == "/m?k%65y=REDACTED&x=1");
+  CHECK(redact_target("/m?%4B%45%59=S") == "/m?%4B%45%59=REDACTED");
+  CHECK(redact_target("/m?alt=sse;key=AIzaSECRET") == "/m?alt=sse;key=REDACTED");
+  CHECK(redact_target("/m?a=1;%61pi_key=S&token=T;b=2") == "/m?a=1;%61pi_key=REDACTED&token=REDACTED;b=2");
+  CHECK(redact_target("/m?%6Bey") == "/m?%6Bey");           // no value to hide
+  CHECK(redact_target("/m?%6=x&%zz=y&%") == "/m?%6=x&%zz=y&%");  // bad escapes kept as they are
+  CHECK(redact_target("/m?ke%79word=k") == "/m?ke%79word=k");
+}
