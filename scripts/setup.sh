@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev
-  libhiredis-dev libxxhash-dev libgoogle-perftools-dev ca-certificates)
+  libhiredis-dev libxxhash-dev libgoogle-perftools-dev libcli11-dev ca-certificates)
 TEST_PKGS=(doctest-dev redis-server sqlite3 openssl curl)
 
 want=("${BUILD_PKGS[@]}")
