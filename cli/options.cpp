@@ -62,6 +62,26 @@ std::string mismatch(const CLI::ArgumentMismatch& e) {
   return missing ? what.substr(0, colon) + ": missing value" : what;
 }
 
+// "--name=" gives --name an empty value. CLI11 reads it as "--name" alone
+// and takes the next word as the value, so it becomes "--name" "".
+std::vector<std::string> split_empty_values(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  out.reserve(args.size() + 1);
+  bool options_end = false;
+  for (const auto& word : args) {
+    options_end = options_end || word == "--";
+    const bool empty_value = !options_end && word.size() > 3 && word.rfind("--", 0) == 0 && word.back() == '=';
+    const CLI::Option* opt = empty_value ? app.get_option_no_throw(word.substr(0, word.size() - 1)) : nullptr;
+    if (opt && opt->get_type_size() != 0) {
+      out.push_back(word.substr(0, word.size() - 1));
+      out.emplace_back();
+    } else {
+      out.push_back(word);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::unique_ptr<CLI::App> make_app(const std::string& name, std::string synopsis, std::string footer,
@@ -77,7 +97,8 @@ std::unique_ptr<CLI::App> make_app(const std::string& name, std::string synopsis
   return app;
 }
 
-std::optional<ParseStop> parse(CLI::App& app, std::vector<std::string> args) {
+std::optional<ParseStop> parse(CLI::App& app, const std::vector<std::string>& words) {
+  std::vector<std::string> args = split_empty_values(app, words);
   std::reverse(args.begin(), args.end());  // CLI11 takes them last word first
   try {
     app.parse(args);

@@ -44,7 +44,7 @@ std::unique_ptr<CLI::App> make_app(const std::string& name, std::string synopsis
 
 // Parses `args` (the words after the command's name) into the options bound
 // to `app`. nullopt: they are set and the command runs.
-std::optional<ParseStop> parse(CLI::App& app, std::vector<std::string> args);
+std::optional<ParseStop> parse(CLI::App& app, const std::vector<std::string>& args);
 
 // A usage error the command finds after parsing (no FILE given), in the same
 // form as the parser's own.
