@@ -97,6 +97,12 @@ std::unique_ptr<CLI::App> make_app(const std::string& name, std::string synopsis
   return app;
 }
 
+CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<std::string>& slot,
+                          const std::string& description) {
+  return app.add_option_function<std::string>(name, [&slot](const std::string& value) { slot = value; },
+                                              description);
+}
+
 std::optional<ParseStop> parse(CLI::App& app, const std::vector<std::string>& words) {
   std::vector<std::string> args = split_empty_values(app, words);
   std::reverse(args.begin(), args.end());  // CLI11 takes them last word first
@@ -115,7 +121,13 @@ std::optional<ParseStop> parse(CLI::App& app, const std::vector<std::string>& wo
 }
 
 ParseStop usage_error(const CLI::App& app, const std::string& reason) {
-  return ParseStop{2, app.get_name() + ": " + reason + "\n\n" + app.help()};
+  return usage_error(app, std::vector<std::string>{reason});
+}
+
+ParseStop usage_error(const CLI::App& app, const std::vector<std::string>& reasons) {
+  std::string text;
+  for (const auto& reason : reasons) text += app.get_name() + ": " + reason + "\n";
+  return ParseStop{2, text + "\n" + app.help()};
 }
 
 int finish(const ParseStop& stop, std::ostream& out, std::ostream& err) {

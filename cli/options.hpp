@@ -42,6 +42,10 @@ struct Parsed {
 std::unique_ptr<CLI::App> make_app(const std::string& name, std::string synopsis, std::string footer = "",
                                    std::size_t column = 18);
 
+// An option whose value lands in `slot` when given (nullopt: not given).
+CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<std::string>& slot,
+                          const std::string& description);
+
 // Parses `args` (the words after the command's name) into the options bound
 // to `app`. nullopt: they are set and the command runs.
 std::optional<ParseStop> parse(CLI::App& app, const std::vector<std::string>& args);
@@ -49,6 +53,8 @@ std::optional<ParseStop> parse(CLI::App& app, const std::vector<std::string>& ar
 // A usage error the command finds after parsing (no FILE given), in the same
 // form as the parser's own.
 ParseStop usage_error(const CLI::App& app, const std::string& reason);
+// Several at once, a line each (bad values the command checks together).
+ParseStop usage_error(const CLI::App& app, const std::vector<std::string>& reasons);
 
 // Prints the stop (help on `out`, an error on `err`); returns its exit status.
 int finish(const ParseStop& stop, std::ostream& out, std::ostream& err);

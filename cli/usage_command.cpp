@@ -31,34 +31,31 @@ constexpr const char* kFooter =
     "For the systemd service: sudo tokendiet usage --config /etc/tokendiet/tokendiet.yaml\n"
     "  --ledger /var/lib/tokendiet/usage.db\n";
 
-// An option whose value lands in `slot`.
-void add_optional(CLI::App& app, const char* name, std::optional<std::string>& slot, const char* value_name,
-                  const char* description) {
-  app.add_option_function<std::string>(name, [&slot](const std::string& v) { slot = v; }, description)
-      ->type_name(value_name);
-}
-
 }  // namespace
 
 Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
   Parsed<UsageOptions> parsed;
   UsageOptions& o = parsed.options;
   auto app = make_app("usage", kSynopsis, kFooter, 17);
-  add_optional(*app, "--since", o.since, "WHEN",
+  add_optional(*app, "--since", o.since,
                "only requests since WHEN: a duration back from now (90m, 24h,\n"
                "7d, 2w) or a UTC date/time (2026-11-01, 2026-11-01T12:00Z).\n"
-               "Default: the whole ledger.");
-  add_optional(*app, "--by", o.by, "GROUP",
+               "Default: the whole ledger.")
+      ->type_name("WHEN");
+  add_optional(*app, "--by", o.by,
                "model (default), day (UTC), session, provider or key (API-key\n"
-               "fingerprint).");
+               "fingerprint).")
+      ->type_name("GROUP");
   app->add_flag("--json", o.json, "one JSON object instead of the table.");
-  add_optional(*app, "--ledger", o.ledger, "FILE",
+  add_optional(*app, "--ledger", o.ledger,
                "the ledger to read. Default: ledger.path from the config, else\n"
                "$STATE_DIRECTORY/usage.db, $XDG_STATE_HOME/tokendiet/usage.db or\n"
-               "~/.local/state/tokendiet/usage.db.");
-  add_optional(*app, "--config", o.config, "FILE",
+               "~/.local/state/tokendiet/usage.db.")
+      ->type_name("FILE");
+  add_optional(*app, "--config", o.config,
                "the config with the prices (and ledger.path). Default: the\n"
-               "embedded default config.");
+               "embedded default config.")
+      ->type_name("FILE");
   parsed.stop = parse(*app, args);
   return parsed;
 }
