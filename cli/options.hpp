@@ -1,7 +1,8 @@
 // The command line of every subcommand, parsed one way (CLI11): "--name value"
-// and "--name=value" alike, options repeated where a command allows it (a
+// and "--name=value" alike ("--name=" is an empty value), options repeated
+// where a command binds a vector (each occurrence collected, in order; a
 // single-value option given twice keeps the last), positional arguments
-// anywhere, `--help`/`-h` per command. A usage error is
+// anywhere ("--" ends the options), `--help`/`-h` per command. A usage error is
 // "COMMAND: reason", a blank line and the command's help page, on stderr,
 // with exit status 2; --help prints the page on stdout with exit status 0.
 //

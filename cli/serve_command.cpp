@@ -42,8 +42,7 @@ Parsed<config::ServeArgs> parse_serve_args(const std::vector<std::string>& args)
   app->add_option("--upstream", text.upstreams,
                   "upstream for provider P (openai, gemini, anthropic);\n"
                   "repeatable, e.g. --upstream openai=http://127.0.0.1:18080")
-      ->type_name("P=URL")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->type_name("P=URL");
   if ((parsed.stop = parse(*app, args))) return parsed;
   config::ParsedServeArgs checked = config::check_serve_args(text);
   parsed.options = std::move(checked.args);
