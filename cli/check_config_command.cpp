@@ -8,7 +8,7 @@
 namespace td::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "usage: tokendiet check-config FILE...\n\n"
     "Validates tokendiet config files (YAML) without starting the proxy.\n"
     "Prints \"FILE: ok\" for a valid file, or FILE:LINE:COLUMN: reason for\n"
@@ -19,23 +19,19 @@ constexpr const char* kUsage =
 
 }  // namespace
 
+Parsed<CheckConfigOptions> parse_check_config_args(const std::vector<std::string>& args) {
+  Parsed<CheckConfigOptions> parsed;
+  auto app = make_app("check-config", kSynopsis);
+  app->add_option("FILE", parsed.options.files);  // described in the synopsis
+  parsed.stop = parse(*app, args);
+  if (!parsed.stop && parsed.options.files.empty()) parsed.stop = usage_error(*app, "no FILE given");
+  return parsed;
+}
+
 int check_config_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::vector<std::string> files;
-  for (const auto& a : args) {
-    if (a == "--help" || a == "-h") {
-      out << kUsage;
-      return 0;
-    }
-    if (a.size() > 1 && a[0] == '-') {
-      err << "check-config: unknown option '" << a << "'\n\n" << kUsage;
-      return 2;
-    }
-    files.push_back(a);
-  }
-  if (files.empty()) {
-    err << "check-config: no FILE given\n\n" << kUsage;
-    return 2;
-  }
+  auto parsed = parse_check_config_args(args);
+  if (parsed.stop) return finish(*parsed.stop, out, err);
+  const std::vector<std::string>& files = parsed.options.files;
   int status = 0;
   for (const auto& file : files) {
     config::LoadResult r = config::load_file(file);
@@ -55,7 +51,7 @@ int check_config_run(const std::vector<std::string>& args, std::ostream& out, st
 }
 
 int check_config(int argc, char** argv) {
-  return check_config_run(std::vector<std::string>(argv, argv + argc), std::cout, std::cerr);
+  return check_config_run(args_of(argc, argv), std::cout, std::cerr);
 }
 
 }  // namespace td::cli

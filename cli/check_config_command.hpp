@@ -8,7 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "cli/options.hpp"
+
 namespace td::cli {
+
+struct CheckConfigOptions {
+  std::vector<std::string> files;
+
+  bool operator==(const CheckConfigOptions&) const = default;
+};
+
+// A usage error too when no FILE is given.
+Parsed<CheckConfigOptions> parse_check_config_args(const std::vector<std::string>& args);
 
 // The command with its streams passed in, so tests can read what it prints.
 int check_config_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

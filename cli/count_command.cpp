@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "providers/billing.hpp"
 #include "providers/request.hpp"
 #include "cli/commands.hpp"
+#include "cli/count_command.hpp"
 #include "pruning/conversation.hpp"
 #include "pruning/json_nesting.hpp"
 #include "pruning/tokenizer/counter.hpp"
@@ -24,27 +26,18 @@
 namespace td::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "usage: tokendiet count [--encoding o200k_base|cl100k_base|estimate] [FILE|-]\n"
     "       tokendiet count [--encoding ...] --jsonl\n"
     "       tokendiet count --request FILE.json [--json] [--format F] [--encoding ...|--model MODEL]\n\n"
     "Counts tokens exactly as OpenAI's tiktoken (encode_ordinary), or estimates\n"
     "them (a weight per byte class, uncalibrated) for models without a local\n"
-    "tokenizer.\n\n"
-    "  FILE|-          count the whole file (stdin without FILE or with -); prints\n"
-    "                  only the integer\n"
-    "  --jsonl         read JSON lines {\"text\": ...} on stdin, print one count per line\n"
-    "  --request FILE  an OpenAI chat completions request body (- = stdin): the total\n"
-    "                  prompt tokens as billed (per-message overhead, names, tool\n"
-    "                  calls, tool schemas, reply priming) and a per-message\n"
-    "                  breakdown; the encoding follows the request's model\n"
-    "  --json          with --request: the breakdown as JSON\n"
-    "  --encoding E    o200k_base (default), cl100k_base, or estimate\n"
-    "  --model M       pick the counter the proxy would use for model M\n"
-    "  --format F      the request body's wire format: openai_chat (default),\n"
-    "                  openai_responses, anthropic, gemini (Gemini names its model\n"
-    "                  in the URL: pass --model)\n"
-    "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
+    "tokenizer.\n\n";
+
+constexpr const char* kFooter = "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
+
+constexpr providers::Api kFormats[] = {providers::Api::openai_chat, providers::Api::openai_responses,
+                                       providers::Api::anthropic, providers::Api::gemini};
 
 // Reads straight into the string (no bounce buffer), growing it geometrically.
 bool read_all(std::FILE* f, std::string& out) {
@@ -83,16 +76,7 @@ const char* role_name(pruning::Role r) {
   return "user";
 }
 
-struct Options {
-  providers::Api format = providers::Api::openai_chat;
-  std::string encoding;  // "", o200k_base, cl100k_base, estimate
-  std::string model;
-  std::string request;
-  std::string file = "-";
-  bool jsonl = false, json = false;
-};
-
-std::unique_ptr<pruning::TokenCounter> make_counter(const Options& o, std::string_view model) {
+std::unique_ptr<pruning::TokenCounter> make_counter(const CountOptions& o, std::string_view model) {
   if (o.encoding == "estimate") return std::make_unique<tok::EstimatingCounter>(1.0);
   if (auto id = tok::encoding_from_name(o.encoding)) return std::make_unique<tok::BpeCounter>(*id);
   if (!o.model.empty()) return tok::counter_for_model(o.model);
@@ -136,7 +120,7 @@ int run_jsonl(const pruning::TokenCounter& counter) {
   return 0;
 }
 
-int run_request(const Options& o) {
+int run_request(const CountOptions& o) {
   std::string body;
   if (!read_path(o.request, body)) return std::perror(("count: " + o.request).c_str()), 1;
   providers::ParseOutcome parsed = providers::parse(o.format, body);
@@ -180,46 +164,8 @@ int run_request(const Options& o) {
   return 0;
 }
 
-int run(int argc, char** argv) {
-  Options o;
-  bool have_file = false;
-  for (int i = 0; i < argc; ++i) {
-    std::string_view a = argv[i];
-    auto value = [&](std::string& dst) {
-      if (i + 1 >= argc) return false;
-      dst = argv[++i];
-      return true;
-    };
-    if (a == "--help" || a == "-h") return std::fputs(kUsage, stdout), 0;
-    if (a == "--jsonl") o.jsonl = true;
-    else if (a == "--json") o.json = true;
-    else if (a == "--encoding") {
-      if (!value(o.encoding)) return std::fputs("count: --encoding needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
-      if (o.encoding != "estimate" && !tok::encoding_from_name(o.encoding))
-        return std::fprintf(stderr, "count: unknown encoding '%s'\n\n%s", o.encoding.c_str(), kUsage), 2;
-    } else if (a == "--format") {
-      std::string f;
-      if (!value(f)) return std::fputs("count: --format needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
-      bool known = false;
-      for (auto api : {providers::Api::openai_chat, providers::Api::openai_responses, providers::Api::anthropic,
-                       providers::Api::gemini})
-        if (providers::name(api) == f) o.format = api, known = true;
-      if (!known) return std::fprintf(stderr, "count: unknown format '%s'\n\n%s", f.c_str(), kUsage), 2;
-    } else if (a == "--model") {
-      if (!value(o.model)) return std::fputs("count: --model needs a value\n\n", stderr), std::fputs(kUsage, stderr), 2;
-    } else if (a == "--request") {
-      if (!value(o.request)) return std::fputs("count: --request needs a FILE\n\n", stderr), std::fputs(kUsage, stderr), 2;
-    } else if (a.size() > 1 && a[0] == '-') {
-      return std::fprintf(stderr, "count: unknown option '%s'\n\n%s", argv[i], kUsage), 2;
-    } else if (!have_file) {
-      o.file = argv[i];
-      have_file = true;
-    } else {
-      return std::fprintf(stderr, "count: more than one FILE\n\n%s", kUsage), 2;
-    }
-  }
+int run(const CountOptions& o) {
   if (!o.request.empty()) return run_request(o);
-  if (o.json) return std::fprintf(stderr, "count: --json goes with --request\n\n%s", kUsage), 2;
   auto counter = make_counter(o, "");
   if (o.jsonl) return run_jsonl(*counter);
   std::string text;
@@ -230,9 +176,47 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+Parsed<CountOptions> parse_count_args(const std::vector<std::string>& args) {
+  Parsed<CountOptions> parsed;
+  CountOptions& o = parsed.options;
+  auto app = make_app("count", kSynopsis, kFooter);
+  app->add_option("FILE|-", o.file,
+                  "count the whole file (stdin without FILE or with -); prints\n"
+                  "only the integer");
+  app->add_flag("--jsonl", o.jsonl, "read JSON lines {\"text\": ...} on stdin, print one count per line");
+  CLI::Option* request = app->add_option("--request", o.request,
+                                         "an OpenAI chat completions request body (- = stdin): the total\n"
+                                         "prompt tokens as billed (per-message overhead, names, tool\n"
+                                         "calls, tool schemas, reply priming) and a per-message\n"
+                                         "breakdown; the encoding follows the request's model")
+                              ->type_name("FILE");
+  app->add_flag("--json", o.json, "with --request: the breakdown as JSON")->needs(request);
+  app->add_option("--encoding", o.encoding, "o200k_base (default), cl100k_base, or estimate")
+      ->type_name("E")
+      ->check(one_of({"o200k_base", "cl100k_base", "estimate"}, "encoding"));
+  app->add_option("--model", o.model, "pick the counter the proxy would use for model M")->type_name("M");
+  std::vector<std::string> formats;
+  for (auto api : kFormats) formats.emplace_back(providers::name(api));
+  app->add_option_function<std::string>(
+         "--format",
+         [&o](const std::string& name) {
+           for (auto api : kFormats)
+             if (providers::name(api) == name) o.format = api;
+         },
+         "the request body's wire format: openai_chat (default),\n"
+         "openai_responses, anthropic, gemini (Gemini names its model\n"
+         "in the URL: pass --model)")
+      ->type_name("F")
+      ->check(one_of(std::move(formats), "format"));
+  parsed.stop = parse(*app, args);
+  return parsed;
+}
+
 int count(int argc, char** argv) {
+  auto parsed = parse_count_args(args_of(argc, argv));
+  if (parsed.stop) return finish(*parsed.stop, std::cout, std::cerr);
   try {
-    return run(argc, argv);
+    return run(parsed.options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "count: %s\n", e.what());
     return 1;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,11 +15,12 @@
 #include "config/match.hpp"
 #include "cli/commands.hpp"
 #include "cli/replay.hpp"
+#include "cli/replay_command.hpp"
 
 namespace td::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "usage: tokendiet replay FILE...|DIR [--profile NAME] [--pricing openai|anthropic]\n"
     "                        [--config FILE] [--json] [--requests]\n\n"
     "Replays recorded agent trajectories (JSON: {\"id\", \"model\", \"messages\"}; a\n"
@@ -30,24 +32,9 @@ constexpr const char* kUsage =
     "provider's prefix caching, in units of the uncached input price; prefix\n"
     "stability (share of requests that begin with all the previous one sent);\n"
     "pipeline time p50/p99 (parse + pipeline + write); retention of the\n"
-    "references the agent used.\n\n"
-    "  --profile NAME  the config's profile NAME (default: the one matching the model)\n"
-    "  --pricing P     openai (default): cached input 0.1x from 1024 tokens on, in\n"
-    "                  128-token steps, no write premium; anthropic: reads 0.1x,\n"
-    "                  writes 1.25x, one cache breakpoint at the end of each request\n"
-    "  --config FILE   tokendiet config to take profiles from (default: built-in)\n"
-    "  --json          one JSON object {\"trajectories\": [...], \"total\": {...}}\n"
-    "  --requests      also a line per request: messages, tokens and cost without and\n"
-    "                  with, whether it was prefix-stable, the frontier, what fired\n"
-    "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
+    "references the agent used.\n\n";
 
-struct Options {
-  std::vector<std::string> inputs;
-  std::string profile, config_file;
-  proxy::replay::Pricing pricing = proxy::replay::Pricing::OpenAI;
-  bool json = false;
-  bool requests = false;
-};
+constexpr const char* kFooter = "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
 
 bool read_file(const std::string& path, std::string& out) {
   std::ifstream f(path, std::ios::binary);
@@ -121,48 +108,38 @@ void print_row(const proxy::replay::Report& r) {
 
 }  // namespace
 
+Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
+  Parsed<ReplayOptions> parsed;
+  ReplayOptions& o = parsed.options;
+  auto app = make_app("replay", kSynopsis, kFooter);
+  app->add_option("FILE...|DIR", o.inputs);  // described in the synopsis
+  app->add_option("--profile", o.profile, "the config's profile NAME (default: the one matching the model)")
+      ->type_name("NAME");
+  app->add_option_function<std::string>(
+         "--pricing",
+         [&o](const std::string& name) {
+           o.pricing = name == "anthropic" ? proxy::replay::Pricing::Anthropic : proxy::replay::Pricing::OpenAI;
+         },
+         "openai (default): cached input 0.1x from 1024 tokens on, in\n"
+         "128-token steps, no write premium; anthropic: reads 0.1x,\n"
+         "writes 1.25x, one cache breakpoint at the end of each request")
+      ->type_name("P")
+      ->check(one_of({"openai", "anthropic"}, "pricing"));
+  app->add_option("--config", o.config_file, "tokendiet config to take profiles from (default: built-in)")
+      ->type_name("FILE");
+  app->add_flag("--json", o.json, "one JSON object {\"trajectories\": [...], \"total\": {...}}");
+  app->add_flag("--requests", o.requests,
+                "also a line per request: messages, tokens and cost without and\n"
+                "with, whether it was prefix-stable, the frontier, what fired");
+  parsed.stop = parse(*app, args);
+  if (!parsed.stop && o.inputs.empty()) parsed.stop = usage_error(*app, "no FILE or DIR given");
+  return parsed;
+}
+
 int replay(int argc, char** argv) {
-  Options o;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string& out) {
-      if (i + 1 >= argc) return false;
-      out = argv[++i];
-      return true;
-    };
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--requests") {
-      o.requests = true;
-    } else if (a == "--profile") {
-      if (!value(o.profile)) return std::fputs(kUsage, stderr), 2;
-    } else if (a == "--config") {
-      if (!value(o.config_file)) return std::fputs(kUsage, stderr), 2;
-    } else if (a == "--pricing") {
-      std::string p;
-      if (!value(p)) return std::fputs(kUsage, stderr), 2;
-      if (p == "openai") {
-        o.pricing = proxy::replay::Pricing::OpenAI;
-      } else if (p == "anthropic") {
-        o.pricing = proxy::replay::Pricing::Anthropic;
-      } else {
-        std::fprintf(stderr, "replay: unknown pricing '%s' (openai or anthropic)\n\n%s", p.c_str(), kUsage);
-        return 2;
-      }
-    } else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "replay: unknown option '%s'\n\n%s", a.c_str(), kUsage);
-      return 2;
-    } else {
-      o.inputs.push_back(a);
-    }
-  }
-  if (o.inputs.empty()) {
-    std::fprintf(stderr, "replay: no FILE or DIR given\n\n%s", kUsage);
-    return 2;
-  }
+  auto parsed = parse_replay_args(args_of(argc, argv));
+  if (parsed.stop) return finish(*parsed.stop, std::cout, std::cerr);
+  const ReplayOptions& o = parsed.options;
 
   config::Config cfg;
   if (o.config_file.empty()) {

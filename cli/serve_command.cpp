@@ -1,11 +1,13 @@
 // `tokendiet serve`: load the config (file or embedded default, then the
 // command-line overrides), build the runtime, run the server until SIGTERM.
 #include <cstdio>
+#include <iostream>
 
 #include "config/load.hpp"
 #include "config/reload.hpp"
 #include "config/serve_args.hpp"
 #include "cli/commands.hpp"
+#include "cli/serve_command.hpp"
 #include "proxy/telemetry/log.hpp"
 #include "proxy/net/server.hpp"
 #include "proxy/telemetry/telemetry.hpp"
@@ -13,7 +15,7 @@
 namespace td::cli {
 
 namespace {
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "usage: tokendiet serve [--config FILE] [--listen HOST:PORT] [--threads N]\n"
     "                       [--upstream PROVIDER=URL]...\n\n"
     "Runs the proxy. Without --config it uses the embedded default config\n"
@@ -28,18 +30,34 @@ constexpr const char* kSignals =
     "Logs one JSON line per request on stderr (event \"request\").\n";
 }  // namespace
 
+Parsed<config::ServeArgs> parse_serve_args(const std::vector<std::string>& args) {
+  Parsed<config::ServeArgs> parsed;
+  config::ServeArgsText text;
+  auto app = make_app("tokendiet serve", kSynopsis, kSignals, 24);
+  add_optional(*app, "--config", text.config_file, "YAML config (default: the embedded one; see check-config)")
+      ->type_name("FILE");
+  add_optional(*app, "--listen", text.listen, "address to accept clients on (default 127.0.0.1:8787)")
+      ->type_name("HOST:PORT");
+  add_optional(*app, "--threads", text.threads, "I/O threads, 0 = one per core (default 0)")->type_name("N");
+  app->add_option("--upstream", text.upstreams,
+                  "upstream for provider P (openai, gemini, anthropic);\n"
+                  "repeatable, e.g. --upstream openai=http://127.0.0.1:18080")
+      ->type_name("P=URL");
+  if ((parsed.stop = parse(*app, args))) return parsed;
+  config::ParsedServeArgs checked = config::check_serve_args(text);
+  parsed.options = std::move(checked.args);
+  if (!checked.errors.empty()) {
+    std::vector<std::string> reasons;
+    for (const auto& e : checked.errors) reasons.push_back(e.reason);
+    parsed.stop = usage_error(*app, reasons);
+  }
+  return parsed;
+}
+
 int serve(int argc, char** argv) {
-  auto parsed = config::parse_serve_args(argc, argv);
-  if (parsed.args.help) {
-    std::printf("%s%s%s", kUsage, config::serve_options_help(), kSignals);
-    return 0;
-  }
-  if (!parsed.errors.empty()) {
-    for (auto& e : parsed.errors) std::fprintf(stderr, "%s\n", config::format_error(e).c_str());
-    std::fprintf(stderr, "\n%s", kUsage);
-    return 2;
-  }
-  auto loaded = config::load_for_serve(parsed.args);
+  auto parsed = parse_serve_args(args_of(argc, argv));
+  if (parsed.stop) return finish(*parsed.stop, std::cout, std::cerr);
+  auto loaded = config::load_for_serve(parsed.options);
   for (auto& w : loaded.warnings) proxy::log_info("config_warning", config::format_error(w));
   if (!loaded.ok()) {
     for (auto& e : loaded.errors) std::fprintf(stderr, "%s\n", config::format_error(e).c_str());
@@ -62,7 +80,7 @@ int serve(int argc, char** argv) {
 
   proxy::Server* server_ptr = nullptr;
   proxy::ServerHooks hooks;
-  hooks.reload = [args = parsed.args, &server_ptr]() -> std::optional<config::Config> {
+  hooks.reload = [args = parsed.options, &server_ptr]() -> std::optional<config::Config> {
     auto r = config::reload_config(args);
     for (auto& w : r.warnings) proxy::log_info("config_warning", config::format_error(w));
     if (!r.ok()) {

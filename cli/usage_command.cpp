@@ -14,7 +14,7 @@
 namespace td::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "usage: tokendiet usage [--since WHEN] [--by GROUP] [--json] [--ledger FILE] [--config FILE]\n"
     "\n"
     "Reports what went through tokendiet, from its usage ledger: per group, the\n"
@@ -24,75 +24,47 @@ constexpr const char* kUsage =
     "price. Prices (USD per million tokens) come from `prices:` in the config;\n"
     "models without a price show n/a.\n"
     "\n"
-    "options:\n"
-    "  --since WHEN   only requests since WHEN: a duration back from now (90m, 24h,\n"
-    "                 7d, 2w) or a UTC date/time (2026-11-01, 2026-11-01T12:00Z).\n"
-    "                 Default: the whole ledger.\n"
-    "  --by GROUP     model (default), day (UTC), session, provider or key (API-key\n"
-    "                 fingerprint).\n"
-    "  --json         one JSON object instead of the table.\n"
-    "  --ledger FILE  the ledger to read. Default: ledger.path from the config, else\n"
-    "                 $STATE_DIRECTORY/usage.db, $XDG_STATE_HOME/tokendiet/usage.db or\n"
-    "                 ~/.local/state/tokendiet/usage.db.\n"
-    "  --config FILE  the config with the prices (and ledger.path). Default: the\n"
-    "                 embedded default config.\n"
+    "options:\n";
+
+constexpr const char* kFooter =
     "\n"
     "For the systemd service: sudo tokendiet usage --config /etc/tokendiet/tokendiet.yaml\n"
     "  --ledger /var/lib/tokendiet/usage.db\n";
 
-struct Options {
-  std::optional<std::string> since, by, ledger, config;
-  bool json = false;
-  bool help = false;
-};
-
-// Parses "--opt value" and "--opt=value"; "" on success, else why not.
-std::string parse(const std::vector<std::string>& args, Options& o) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-      continue;
-    }
-    if (a == "--json") {
-      o.json = true;
-      continue;
-    }
-    std::optional<std::string> inline_value;
-    if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = a.substr(eq + 1);
-      a.resize(eq);
-    }
-    std::optional<std::string>* slot = a == "--since"    ? &o.since
-                                       : a == "--by"     ? &o.by
-                                       : a == "--ledger" ? &o.ledger
-                                       : a == "--config" ? &o.config
-                                                         : nullptr;
-    if (!slot) return "unknown option '" + args[i] + "'";
-    if (inline_value) {
-      *slot = *inline_value;
-    } else if (i + 1 < args.size()) {
-      *slot = args[++i];
-    } else {
-      return a + " needs a value";
-    }
-  }
-  return {};
-}
-
 }  // namespace
+
+Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
+  Parsed<UsageOptions> parsed;
+  UsageOptions& o = parsed.options;
+  auto app = make_app("usage", kSynopsis, kFooter, 17);
+  add_optional(*app, "--since", o.since,
+               "only requests since WHEN: a duration back from now (90m, 24h,\n"
+               "7d, 2w) or a UTC date/time (2026-11-01, 2026-11-01T12:00Z).\n"
+               "Default: the whole ledger.")
+      ->type_name("WHEN");
+  add_optional(*app, "--by", o.by,
+               "model (default), day (UTC), session, provider or key (API-key\n"
+               "fingerprint).")
+      ->type_name("GROUP");
+  app->add_flag("--json", o.json, "one JSON object instead of the table.");
+  add_optional(*app, "--ledger", o.ledger,
+               "the ledger to read. Default: ledger.path from the config, else\n"
+               "$STATE_DIRECTORY/usage.db, $XDG_STATE_HOME/tokendiet/usage.db or\n"
+               "~/.local/state/tokendiet/usage.db.")
+      ->type_name("FILE");
+  add_optional(*app, "--config", o.config,
+               "the config with the prices (and ledger.path). Default: the\n"
+               "embedded default config.")
+      ->type_name("FILE");
+  parsed.stop = parse(*app, args);
+  return parsed;
+}
 
 int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
               std::int64_t now_ms) {
-  Options o;
-  if (auto why = parse(args, o); !why.empty()) {
-    err << "usage: " << why << "\n\n" << kUsage;
-    return 2;
-  }
-  if (o.help) {
-    out << kUsage;
-    return 0;
-  }
+  auto parsed = parse_usage_args(args);
+  if (parsed.stop) return finish(*parsed.stop, out, err);
+  const UsageOptions& o = parsed.options;
   std::int64_t since_ms = 0;
   if (o.since) {
     std::string why;
@@ -154,7 +126,7 @@ int usage(int argc, char** argv) {
   auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
                  std::chrono::system_clock::now().time_since_epoch())
                  .count();
-  return usage_run(std::vector<std::string>(argv, argv + argc), std::cout, std::cerr, now);
+  return usage_run(args_of(argc, argv), std::cout, std::cerr, now);
 }
 
 }  // namespace td::cli

@@ -3,11 +3,25 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "cli/options.hpp"
+
 namespace td::cli {
+
+// The command line as given; --since and --by are read against the clock
+// and the report's groups when the command runs.
+struct UsageOptions {
+  std::optional<std::string> since, by, ledger, config;
+  bool json = false;
+
+  bool operator==(const UsageOptions&) const = default;
+};
+
+Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args);
 
 // The command with its streams and clock passed in, so tests can check what
 // it prints. Exit 0 on success, 1 when the ledger or config cannot be read,

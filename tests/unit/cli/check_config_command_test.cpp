@@ -72,3 +72,16 @@ TEST_CASE("check-config accepts the shipped example") {
   CHECK(r.status == 0);
   CHECK(r.err.empty());
 }
+
+TEST_CASE("check-config: FILEs in order, options anywhere; usage errors name the word") {
+  auto p = td::cli::parse_check_config_args({"a.yaml", "b.yaml"});
+  REQUIRE_FALSE(p.stop);
+  CHECK(p.options.files == std::vector<std::string>{"a.yaml", "b.yaml"});
+  auto unknown = td::cli::parse_check_config_args({"a.yaml", "--strict"});
+  REQUIRE(unknown.stop);
+  CHECK(unknown.stop->status == 2);
+  CHECK(unknown.stop->text.find("check-config: unknown option '--strict'\n\nusage: tokendiet check-config FILE") == 0);
+  Run none = run({});
+  CHECK(none.err.find("check-config: no FILE given\n\nusage: tokendiet check-config FILE") == 0);
+  CHECK(none.out.empty());
+}

@@ -19,12 +19,23 @@ std::filesystem::path temp_yaml(const std::string& name, const std::string& text
   return path;
 }
 
+// The overrides of a command line already split into its options' values.
+ServeArgs checked(const ServeArgsText& text) {
+  ParsedServeArgs p = check_serve_args(text);
+  INFO((p.errors.empty() ? std::string() : format_error(p.errors.front())));
+  REQUIRE(p.errors.empty());
+  return p.args;
+}
+
 }  // namespace
 
 TEST_CASE("serve with no file: listen and upstream from the command line") {
-  Config cfg = default_config();
-  auto errors = apply_serve_args(cfg, {"--listen", "127.0.0.1:18090", "--upstream", "openai=http://127.0.0.1:18080"});
-  REQUIRE(errors.empty());
+  ServeArgsText text;
+  text.listen = "127.0.0.1:18090";
+  text.upstreams = {"openai=http://127.0.0.1:18080"};
+  LoadResult r = load_for_serve(checked(text));
+  REQUIRE(r.ok());
+  const Config& cfg = r.config;
   CHECK(cfg.listen_host == "127.0.0.1");
   CHECK(cfg.listen_port == 18090);
   const Upstream& o = cfg.upstreams.at("openai");
@@ -35,41 +46,54 @@ TEST_CASE("serve with no file: listen and upstream from the command line") {
   REQUIRE(cfg.profiles.size() == 1);  // still the embedded default otherwise
 }
 
-TEST_CASE("--opt=value, --threads, repeated --upstream, --help") {
-  auto p = parse_serve_args({"--threads=3", "--upstream=gemini=http://h:1", "--upstream", "anthropic=http://h:2/p", "-h"});
-  REQUIRE(p.errors.empty());
-  CHECK(p.args.threads == 3u);
-  REQUIRE(p.args.upstreams.size() == 2);
-  CHECK(p.args.upstreams[0].first == "gemini");
-  CHECK(p.args.upstreams[1].second.path_prefix == "/p");
-  CHECK(p.args.help);
-  CHECK_FALSE(p.args.listen.has_value());
-  CHECK(p.args.config_file.empty());
+TEST_CASE("--threads, repeated --upstream in order; options not given stay unset") {
+  ServeArgsText text;
+  text.threads = "3";
+  text.upstreams = {"gemini=http://h:1", "anthropic=http://h:2/p"};
+  ServeArgs a = checked(text);
+  CHECK(a.threads == 3u);
+  REQUIRE(a.upstreams.size() == 2);
+  CHECK(a.upstreams[0].first == "gemini");
+  CHECK(a.upstreams[1].second.path_prefix == "/p");
+  CHECK_FALSE(a.listen.has_value());
+  CHECK(a.config_file.empty());
 }
 
-TEST_CASE("bad serve arguments: every one reported") {
-  auto p = parse_serve_args({"--listen", "nowhere", "--threads", "-2", "--upstream", "mistral=http://x",
-                             "--upstream", "openai", "--upstream", "openai=ftp://x", "--verbose", "--config"});
-  REQUIRE(p.errors.size() == 7);
-  CHECK(p.errors[0].reason.find("--listen: missing port") == 0);
-  CHECK(p.errors[1].reason.find("--threads: expected an integer") == 0);
-  CHECK(p.errors[2].reason.find("unknown provider 'mistral'") != std::string::npos);
-  CHECK(p.errors[3].reason.find("expected PROVIDER=URL") != std::string::npos);
-  CHECK(p.errors[4].reason.find("scheme must be http or https") != std::string::npos);
-  CHECK(p.errors[5].reason.find("unknown option '--verbose'") == 0);
-  CHECK(p.errors[6].reason == "--config: missing value");
-  CHECK(format_error(p.errors[0]).find("tokendiet serve: --listen") == 0);
-  CHECK(parse_serve_args({"--threads", "2000"}).errors.size() == 1);
+TEST_CASE("bad serve values: every one reported") {
+  ServeArgsText text;
+  text.listen = "nowhere";
+  text.threads = "-2";
+  text.upstreams = {"mistral=http://x", "openai", "openai=ftp://x"};
+  text.config_file = "";
+  auto p = check_serve_args(text);
+  REQUIRE(p.errors.size() == 6);
+  CHECK(p.errors[0].reason == "--config: empty file name");
+  CHECK(p.errors[1].reason.find("--listen: missing port") == 0);
+  CHECK(p.errors[2].reason.find("--threads: expected an integer") == 0);
+  CHECK(p.errors[3].reason.find("unknown provider 'mistral'") != std::string::npos);
+  CHECK(p.errors[4].reason.find("expected PROVIDER=URL") != std::string::npos);
+  CHECK(p.errors[5].reason.find("scheme must be http or https") != std::string::npos);
+  CHECK(format_error(p.errors[1]).find("tokendiet serve: --listen") == 0);
+  ServeArgsText many;
+  many.threads = "2000";
+  CHECK(check_serve_args(many).errors.size() == 1);
+  many.threads = "1024";
+  CHECK(check_serve_args(many).errors.empty());
+  many.threads = "4x";
+  CHECK(check_serve_args(many).errors.size() == 1);
 }
 
 TEST_CASE("--config FILE, then the command line wins over it") {
   auto path = temp_yaml("serve.yaml",
                         "listen: 127.0.0.1:1111\nthreads: 2\n"
                         "upstreams:\n  openai: {url: 'https://gw.example', verify_tls: false}\n");
-  Config cfg = default_config();
-  auto errors = apply_serve_args(cfg, {"--config", path.string(), "--threads", "5", "--upstream",
-                                       "openai=https://other.example"});
-  REQUIRE(errors.empty());
+  ServeArgsText text;
+  text.config_file = path.string();
+  text.threads = "5";
+  text.upstreams = {"openai=https://other.example"};
+  LoadResult r = load_for_serve(checked(text));
+  REQUIRE(r.ok());
+  const Config& cfg = r.config;
   CHECK(cfg.listen_port == 1111);
   CHECK(cfg.threads == 5);
   CHECK(cfg.upstreams.at("openai").host == "other.example");
@@ -79,29 +103,33 @@ TEST_CASE("--config FILE, then the command line wins over it") {
   std::filesystem::remove_all(path.parent_path());
 }
 
-TEST_CASE("a bad --config file leaves the config as it was") {
+TEST_CASE("a bad --config file is reported at its lines") {
   auto path = temp_yaml("bad.yaml", "threads: x\nlisten: y\n");
-  Config cfg = default_config();
-  auto errors = apply_serve_args(cfg, {"--config", path.string(), "--listen", "127.0.0.1:1"});
-  REQUIRE(errors.size() == 2);
-  CHECK(errors[0].file == path.string());
-  CHECK(errors[0].line == 1);
-  CHECK(cfg.listen_port == 8787);
-  CHECK(apply_serve_args(cfg, {"--config", path.string() + ".missing"}).size() == 1);
+  ServeArgsText text;
+  text.config_file = path.string();
+  text.listen = "127.0.0.1:1";
+  LoadResult r = load_for_serve(checked(text));
+  REQUIRE(r.errors.size() == 2);
+  CHECK(r.errors[0].file == path.string());
+  CHECK(r.errors[0].line == 1);
+  text.config_file = path.string() + ".missing";
+  CHECK(load_for_serve(checked(text)).errors.size() == 1);
   std::filesystem::remove_all(path.parent_path());
 }
 
 TEST_CASE("reload: the file again, with the command line still on top") {
   auto path = temp_yaml("reload.yaml", "threads: 2\n");
-  auto parsed = parse_serve_args({"--config", path.string(), "--listen", "127.0.0.1:2222"});
-  REQUIRE(parsed.errors.empty());
-  LoadResult first = load_for_serve(parsed.args);
+  ServeArgsText text;
+  text.config_file = path.string();
+  text.listen = "127.0.0.1:2222";
+  const ServeArgs args = checked(text);
+  LoadResult first = load_for_serve(args);
   REQUIRE(first.ok());
   CHECK(first.config.threads == 2);
   CHECK(first.config.listen_port == 2222);
 
   std::ofstream(path) << "threads: 2\nlisten: 0.0.0.0:9\nprofiles:\n  - name: new\n";
-  LoadResult second = reload_config(parsed.args);
+  LoadResult second = reload_config(args);
   REQUIRE(second.ok());
   CHECK(second.config.listen_port == 2222);  // --listen still wins
   REQUIRE(second.config.profiles.size() == 1);
@@ -109,14 +137,14 @@ TEST_CASE("reload: the file again, with the command line still on top") {
   CHECK(restart_required(first.config, second.config).empty());
 
   std::ofstream(path) << "threads: 8\n";
-  LoadResult third = reload_config(parsed.args);
+  LoadResult third = reload_config(args);
   REQUIRE(third.ok());
   auto changes = restart_required(first.config, third.config);
   REQUIRE(changes.size() == 1);
   CHECK(changes[0] == "threads: 2 -> 8");
 
   std::ofstream(path) << "threads: [\n";
-  LoadResult broken = reload_config(parsed.args);
+  LoadResult broken = reload_config(args);
   CHECK_FALSE(broken.ok());
   CHECK(broken.errors[0].file == path.string());
   std::filesystem::remove_all(path.parent_path());
@@ -129,10 +157,4 @@ TEST_CASE("restart_required names a listen change") {
   auto changes = restart_required(a, b);
   REQUIRE(changes.size() == 1);
   CHECK(changes[0] == "listen: 127.0.0.1:8787 -> [::1]:9");
-}
-
-TEST_CASE("the help text names every option") {
-  std::string help = serve_options_help();
-  for (const char* opt : {"--config", "--listen", "--threads", "--upstream"})
-    CHECK(help.find(opt) != std::string::npos);
 }

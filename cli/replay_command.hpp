@@ -1,0 +1,26 @@
+// `tokendiet replay`: recorded trajectories through the diet, measured
+// (cli/replay.hpp). Its command line, parsed (cli/options.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/replay.hpp"
+
+namespace td::cli {
+
+struct ReplayOptions {
+  std::vector<std::string> inputs;  // FILE... or DIR, in command-line order
+  std::string profile, config_file;
+  proxy::replay::Pricing pricing = proxy::replay::Pricing::OpenAI;
+  bool json = false;
+  bool requests = false;
+
+  bool operator==(const ReplayOptions&) const = default;
+};
+
+// A usage error too when no FILE or DIR is given.
+Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args);
+
+}  // namespace td::cli

@@ -1,0 +1,68 @@
+// `tokendiet replay`'s command line (cli/replay_command.hpp).
+#include <doctest/doctest.h>
+
+#include "cli/replay_command.hpp"
+
+using namespace td::cli;
+using td::proxy::replay::Pricing;
+
+namespace {
+
+ReplayOptions parsed(const std::vector<std::string>& args) {
+  auto p = parse_replay_args(args);
+  INFO((p.stop ? p.stop->text : std::string()));
+  REQUIRE_FALSE(p.stop);
+  return p.options;
+}
+
+std::string error_of(const std::vector<std::string>& args) {
+  auto p = parse_replay_args(args);
+  REQUIRE(p.stop);
+  CHECK(p.stop->status == 2);
+  return p.stop->text.substr(0, p.stop->text.find('\n'));
+}
+
+}  // namespace
+
+TEST_CASE("replay: --name value and --name=value give the same options") {
+  ReplayOptions spaced = parsed({"a.json", "--pricing", "anthropic", "--profile", "p", "--config", "c.yaml",
+                                 "--json", "--requests", "dir"});
+  ReplayOptions joined = parsed({"--pricing=anthropic", "a.json", "--profile=p", "--config=c.yaml", "dir",
+                                 "--json", "--requests"});
+  CHECK(spaced == joined);
+  CHECK(spaced.pricing == Pricing::Anthropic);
+  CHECK(spaced.profile == "p");
+  CHECK(spaced.config_file == "c.yaml");
+  CHECK(spaced.inputs == std::vector<std::string>{"a.json", "dir"});
+  CHECK(spaced.json);
+  CHECK(spaced.requests);
+}
+
+TEST_CASE("replay: defaults, and the last --pricing wins") {
+  ReplayOptions o = parsed({"t.json"});
+  CHECK(o.pricing == Pricing::OpenAI);
+  CHECK(o.profile.empty());
+  CHECK_FALSE(o.json);
+  CHECK(parsed({"t.json", "--pricing=anthropic", "--pricing", "openai"}).pricing == Pricing::OpenAI);
+}
+
+TEST_CASE("replay: usage errors") {
+  CHECK(error_of({}) == "replay: no FILE or DIR given");
+  CHECK(error_of({"--json"}) == "replay: no FILE or DIR given");
+  CHECK(error_of({"t.json", "--bogus"}) == "replay: unknown option '--bogus'");
+  CHECK(error_of({"t.json", "--pricing=google"}) == "replay: --pricing: unknown pricing 'google' (openai or anthropic)");
+  CHECK(error_of({"t.json", "--profile"}) == "replay: --profile: missing value");
+}
+
+TEST_CASE("replay --help: every option and what it does") {
+  auto p = parse_replay_args({"--help"});
+  REQUIRE(p.stop);
+  CHECK(p.stop->status == 0);
+  const std::string& help = p.stop->text;
+  CHECK(help.find("usage: tokendiet replay FILE...|DIR") == 0);
+  for (const char* line : {"  --profile NAME  the config's profile NAME", "  --pricing P     openai (default)",
+                           "\n                  128-token steps", "  --config FILE   tokendiet config",
+                           "  --json          one JSON object", "  --requests      also a line per request",
+                           "\nExit status: 0 ok"})
+    CHECK_MESSAGE(help.find(line) != std::string::npos, line);
+}
