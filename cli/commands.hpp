@@ -1,5 +1,5 @@
-// The subcommands of the `tokendiet` binary. Each lives in its own cli_*.cpp
-// file and takes the arguments after its own name.
+// The subcommands of the `tokendiet` binary. Each lives in its own
+// cli/<name>_command.cpp and takes the arguments after its own name.
 #pragma once
 
 namespace td::cli {

@@ -4,7 +4,7 @@
 //
 // Request t is the trajectory's messages before its t-th assistant message,
 // sent as an OpenAI chat completions body {"model": ..., "messages": [...]}.
-// For each request (see README "Compression (replay)"):
+// For each request (docs/benchmarks.md §Compression (replay)):
 //   tokens      o200k_base, billed as OpenAI bills a chat request
 //               (td::tok::count_conversation), of the original body and of
 //               the body tokendiet sent (parsed back by the same adapter);

@@ -1,5 +1,5 @@
-// Usage for OpenAI chat streams whose client did not ask for it (DESIGN.md,
-// principle 1's one exception).
+// Usage for OpenAI chat streams whose client did not ask for it (docs/design.md
+// §Principles (1), its one exception).
 //
 // Without stream_options.include_usage an OpenAI chat stream carries no token
 // counts at all. So on the way up tokendiet adds the option, and on the way

@@ -1,6 +1,6 @@
-// Trim-middle (F12; codetether streaming_llm.rs, StreamingLLM's attention
+// Trim-middle (docs/design.md §Features F12; codetether streaming_llm.rs, StreamingLLM's attention
 // sinks). Off by default, as in codetether: replay shows what it drops is
-// referred to later (see README "Compression (replay)").
+// referred to later (docs/benchmarks.md §Compression (replay)).
 //
 // Removes: whole stale turns between the attention sinks and the recent
 // part, while the request is still over `trim_budget_tokens` after every

@@ -23,7 +23,7 @@ const plain = x => JSON.parse(JSON.stringify(x));
 
 // Runs fn(baseOrigin) direct and through the proxy; asserts both results and
 // both upstream requests are equal; returns the proxied result.
-// The one documented request change (DESIGN.md principle 1): an OpenAI stream
+// The one documented request change (docs/design.md §Principles (1)): an OpenAI stream
 // whose client did not ask for usage is sent upstream with
 // stream_options.include_usage, and the usage parts are spliced back out of the
 // answer. Anything else in the body must be byte-identical.

@@ -1,4 +1,5 @@
-// The pretokenizer traps of ../shared/tokenizer/README.md, one by one (the
+// The pretokenizer traps (where a hand-written split differs from tiktoken's
+// regex), one by one (the
 // cases test proves the counts; these pin the splits themselves).
 #include <doctest/doctest.h>
 
