@@ -13,30 +13,13 @@
 #include <string_view>
 #include <vector>
 
+#include "providers/provider.hpp"
+#include "providers/usage.hpp"
+
 namespace td::proxy {
 
-// Which wire format a request speaks, decided by its path (proxy/phases/routing.hpp).
-enum class Provider : std::uint8_t { openai, gemini, anthropic, other };
-
-constexpr std::string_view to_string(Provider p) {
-  switch (p) {
-    case Provider::openai: return "openai";
-    case Provider::gemini: return "gemini";
-    case Provider::anthropic: return "anthropic";
-    case Provider::other: return "other";
-  }
-  return "other";
-}
-
-// Token usage as the upstream reported it (filled by the usage filter).
-struct Usage {
-  bool present = false;  // the response carried a usage block
-  std::uint64_t prompt = 0;       // input tokens billed, cached ones included
-  std::uint64_t completion = 0;   // output tokens, reasoning included
-  std::uint64_t cached_read = 0;  // input tokens served from the prompt cache
-  std::uint64_t cache_write = 0;  // input tokens written to the cache (Anthropic)
-  std::uint64_t reasoning = 0;    // thinking tokens (part of completion)
-};
+// Which provider a request goes to, decided by its path (proxy/phases/routing.hpp).
+using providers::Provider;
 
 // Rate-limit facts read from upstream headers: proxy/phases/rate_limit_info.hpp
 // (filled by the usage filter); held here by pointer so this header stays small.
@@ -93,7 +76,7 @@ struct RequestContext {
   std::string mode;        // semantic | standard | survival | none
   std::string profile;     // name of the matched profile
   std::string strategies;  // strategies that fired, comma-separated
-  Usage usage;
+  providers::Usage usage;  // as the upstream reported it (filled by the usage filter)
   // Filled by the usage filter (proxy/filters/usage_filter.hpp) from the response:
   std::string response_model;  // the model the upstream says answered ("gpt-5.1-2025-11-13"); "" if unsaid
   bool context_length_exceeded = false;  // the upstream found the prompt too long (F21)

@@ -30,8 +30,8 @@ RequestContext finished_request() {
   ctx.mode = "standard";
   ctx.profile = "claude";
   ctx.strategies = "stale_tool_outputs, dedup_tool_outputs";
-  ctx.usage = {.present = true, .prompt = 9'100, .completion = 400, .cached_read = 6'000,
-               .cache_write = 1'000, .reasoning = 0};
+  ctx.usage = {.prompt = 9'100, .completion = 400, .cached_read = 6'000, .cache_write = 1'000, .reasoning = 0,
+               .present = true};
   return ctx;
 }
 
