@@ -275,7 +275,7 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     rep.pipeline_ms.push_back(thread_cpu_ms() - t0);
     ++rep.requests;
     rep.fail_open += diet.fail_open;
-    for (const auto& name : diet.result.fired) ++rep.fired[name];
+    for (std::string_view name : diet.result.fired) ++rep.fired[std::string(name)];
 
     const Measured before = measure(original, metrics_cache);
     const Measured after = diet.rewritten ? measure(body, metrics_cache) : before;
@@ -293,7 +293,7 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     row.cost_without = request_cost(pricing, before.total, shared_tokens(shared_before));
     row.cost_with = request_cost(pricing, after.total, shared_tokens(shared_after));
     row.stale_messages = diet.result.stale_messages;
-    row.fired = fired_list(diet.result);
+    row.fired = pruning::join_names(diet.result.fired);
     rep.cost_without += row.cost_without;
     rep.cost_with += row.cost_with;
 

@@ -11,14 +11,6 @@
 
 namespace td::pruning {
 
-const char* mode_name(Mode m) {
-  switch (m) {
-    case Mode::None: return "none";
-    case Mode::Standard: return "standard";
-  }
-  return "none";
-}
-
 namespace {
 
 // Prefix sums: ps[i] = sum of v[0, i).

@@ -33,10 +33,11 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+#include <string_view>
 #include <vector>
 
 #include "pruning/conversation.hpp"
+#include "pruning/mode.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_stats.hpp"
 #include "pruning/token_counter.hpp"
@@ -44,17 +45,13 @@
 
 namespace td::pruning {
 
-// What the proxy does with the request as a whole. The tri-modal policy
-// (semantic / survival) will add modes; the pipeline itself runs Standard.
-enum class Mode : std::uint8_t { None, Standard };
-const char* mode_name(Mode m);
-
 struct PipelineResult {
   std::uint64_t tokens_before = 0;  // the request as the client sent it
   std::uint64_t tokens_after = 0;   // as pruned (shadow: as it would have been)
   Mode mode = Mode::None;           // None: profile disabled, nothing ran
   bool shadow = false;              // the profile is in shadow mode: conv left as it came
-  std::vector<std::string> fired;        // names of strategies that changed something, in order
+  std::vector<std::string_view> fired;   // names of strategies that changed something, in order
+                                         // (StrategyStats::name: string literals)
   std::vector<StrategyStats> strategies;  // every strategy that ran, in pipeline order
   std::uint32_t stale_turns = 0;          // turns before the frontier (0: nothing stale)
   std::uint32_t stale_messages = 0;       // messages before the frontier

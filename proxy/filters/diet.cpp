@@ -10,15 +10,6 @@
 
 namespace td::proxy {
 
-std::string fired_list(const pruning::PipelineResult& r) {
-  std::string out;
-  for (const auto& name : r.fired) {
-    if (!out.empty()) out += ',';
-    out += name;
-  }
-  return out;
-}
-
 DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
                       const DietOptions& options) {
   DietOutcome out;

@@ -43,7 +43,4 @@ struct DietOutcome {
 DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
                       const DietOptions& options = {});
 
-// "a,b,c": the names of the strategies that fired.
-std::string fired_list(const pruning::PipelineResult& r);
-
 }  // namespace td::proxy

@@ -57,7 +57,7 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
         ctx.model = std::string(model);
         ctx.stream = ctx.stream || route->stream || peek.stream;
         ctx.profile = p.name;
-        ctx.mode = pruning::mode_name(pruning::Mode::None);
+        ctx.mode = pruning::Mode::None;
         return {};
       }
     }
@@ -75,8 +75,8 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
     ctx.profile = diet.profile;
     ctx.tokens_before = diet.result.tokens_before;
     ctx.tokens_after = diet.result.tokens_after;
-    ctx.mode = pruning::mode_name(diet.result.mode);
-    ctx.strategies = fired_list(diet.result);
+    ctx.mode = diet.result.mode;
+    ctx.strategies = diet.result.fired;
     if (diet.fail_open) {
       fail_open(ctx, diet.error);
       return {};

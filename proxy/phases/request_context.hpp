@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "providers/provider.hpp"
 #include "providers/usage.hpp"
+#include "pruning/mode.hpp"
 
 namespace td::proxy {
 
@@ -73,9 +75,13 @@ struct RequestContext {
   std::string fail_open_reason;
   std::uint64_t tokens_before = 0;  // request tokens as the client sent them
   std::uint64_t tokens_after = 0;   // request tokens after the diet
-  std::string mode;        // semantic | standard | survival | none
+  std::optional<pruning::Mode> mode;  // the diet's decision; nullopt: it never decided
+                                      // (not a chat request, or a body it could not parse)
   std::string profile;     // name of the matched profile
-  std::string strategies;  // strategies that fired, comma-separated
+  // Strategies that fired, in pipeline order: their names are string
+  // literals (pruning::StrategyStats::name). Joined only by the log line and
+  // the ledger row.
+  std::vector<std::string_view> strategies;
   providers::Usage usage;  // as the upstream reported it (filled by the usage filter)
   // Filled by the usage filter (proxy/filters/usage_filter.hpp) from the response:
   std::string response_model;  // the model the upstream says answered ("gpt-5.1-2025-11-13"); "" if unsaid

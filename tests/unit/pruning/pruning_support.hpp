@@ -124,7 +124,7 @@ inline std::string dump(const PipelineResult& r) {
   std::string s = std::to_string(r.tokens_before) + "/" + std::to_string(r.tokens_after) + " mode " +
                   mode_name(r.mode) + (r.shadow ? " shadow" : "") + " stale " + std::to_string(r.stale_turns) + "/" +
                   std::to_string(r.stale_messages) + " trimmed " + std::to_string(r.trimmed_until) + " fired";
-  for (const auto& f : r.fired) s += " " + f;
+  for (std::string_view f : r.fired) (s += " ") += f;
   for (const auto& st : r.strategies)
     s += " " + std::string(st.name) + ":" + std::to_string(st.hits) + "/" + std::to_string(st.bytes_saved);
   return s;

@@ -75,7 +75,7 @@ TEST_CASE("diet filter: a chat request is parsed, its model and stream read exac
   CHECK(r.ctx.model == "gpt-4o");
   CHECK(r.ctx.stream);
   CHECK(r.ctx.profile == "default");
-  CHECK(r.ctx.mode == "standard");
+  CHECK(r.ctx.mode == td::pruning::Mode::Standard);
   CHECK(r.ctx.tokens_before > 0);
   CHECK(r.ctx.tokens_after == r.ctx.tokens_before);  // two messages: nothing to cut
   CHECK(r.ctx.strategies.empty());
@@ -124,7 +124,7 @@ TEST_CASE("diet filter: a disabled profile forwards untouched") {
   Run r = run(cfg, "/v1/chat/completions", kChat);
   CHECK(r.body == kChat);
   CHECK(r.ctx.profile == "off");
-  CHECK(r.ctx.mode == "none");
+  CHECK(r.ctx.mode == td::pruning::Mode::None);
   CHECK_FALSE(r.ctx.fail_open);
   // Not even parsed or counted: the model and stream flag come from a peek.
   CHECK(r.ctx.model == "gpt-4o");
@@ -166,7 +166,7 @@ TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a
   INFO(r.ctx.fail_open_reason);
   CHECK_FALSE(r.ctx.fail_open);
   CHECK(r.ctx.model == "deepseek/deepseek-chat");
-  CHECK(r.ctx.mode == "standard");
+  CHECK(r.ctx.mode == td::pruning::Mode::Standard);
   CHECK(r.ctx.tokens_before > 50000);
   CHECK(r.ctx.tokens_after < r.ctx.tokens_before);
   CHECK_FALSE(r.ctx.strategies.empty());
