@@ -24,12 +24,12 @@ namespace {
 std::vector<StrategyStats> run_strategies(Conversation& conv, const Profile& profile, std::uint32_t limit,
                                           std::uint32_t thinking_limit) {
   return {
-      prune_old_thinking_before(conv, profile, thinking_limit),
-      dedup_tool_calls(conv, profile, limit),
-      dedup_tool_outputs(conv, profile, limit),
-      fold_low_entropy(conv, profile, limit),
-      snip_stale_tool_outputs(conv, profile, limit),
-      snip_stale_assistant_text(conv, profile, limit),
+      old_thinking_before(conv, profile, thinking_limit),
+      identical_tool_calls(conv, profile, limit),
+      identical_tool_outputs(conv, profile, limit),
+      low_entropy(conv, profile, limit),
+      stale_tool_outputs(conv, profile, limit),
+      stale_assistant_text(conv, profile, limit),
   };
 }
 

@@ -121,7 +121,7 @@ void run_on(Conversation& conv, const Profile& profile, const Tally& tally, Pipe
   std::uint64_t total = r.tokens_before;
   for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
   r.strategies.push_back(trim_middle(conv, profile, wm, f.turns, now, total, &r.trimmed_until));
-  r.strategies.push_back(repair_pairing(conv));
+  r.strategies.push_back(pairing_repair(conv));
   for (auto& s : r.strategies) {
     s.edits.clear();
     s.edits.shrink_to_fit();

@@ -159,15 +159,15 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   p.payback_requests = 100000;
   p.payback_turn_fraction = 100;
   p.frontier_step_turns = 2;
-  p.dedup_tool_calls = true;
+  p.identical_tool_calls = true;
   p.trim_middle = true;
-  p.trim_budget_tokens = 4000;
-  p.snippet_threshold_bytes = 128;
-  p.snippet_head_bytes = 32;
-  p.snippet_tail_bytes = 32;
-  p.assistant_threshold_bytes = 64;
-  p.assistant_head_bytes = 16;
-  p.assistant_tail_bytes = 16;
+  p.trim_middle_budget_tokens = 4000;
+  p.stale_tool_outputs_threshold_bytes = 128;
+  p.stale_tool_outputs_head_bytes = 32;
+  p.stale_tool_outputs_tail_bytes = 32;
+  p.stale_assistant_text_threshold_bytes = 64;
+  p.stale_assistant_text_head_bytes = 16;
+  p.stale_assistant_text_tail_bytes = 16;
   p.window_turns = 2;
   check_all(&p, p.window_turns);
 }

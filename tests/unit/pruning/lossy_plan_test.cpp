@@ -76,13 +76,13 @@ TEST_CASE("plan memo: a request differing from a planned one in any field the st
       {"a message's name", [](Conversation& c, Profile&) { c.messages[5].name = "alice"; }},
       {"a cache breakpoint", [](Conversation& c, Profile&) { c.messages[5].cache_protected = true; }},
       {"an opaque part's size", [](Conversation& c, Profile&) { c.messages[5].parts[1].opaque_bytes = 99; }},
-      {"a profile constant", [](Conversation&, Profile& p) { p.snippet_head_bytes = 24; }, true},
+      {"a profile constant", [](Conversation&, Profile& p) { p.stale_tool_outputs_head_bytes = 24; }, true},
       {"an excluded tool", [](Conversation&, Profile& p) { p.exclude_tools = {"bash"}; }, true},
       {"old thinking's end, past the plan",
        [](Conversation& c, Profile& p) {
          // The last messages kept count from the end: one more message at
          // the end (the same turn) lets old thinking reach one further.
-         p.thinking_keep_last_messages = static_cast<std::uint32_t>(c.messages.size()) - 4;
+         p.old_thinking_keep_last_messages = static_cast<std::uint32_t>(c.messages.size()) - 4;
          c.messages.push_back(assistant_msg("and more"));
        }},
   };

@@ -107,16 +107,16 @@ bool well_paired(const Conversation& c) {
 
 Profile aggressive() {
   Profile p = stepping_profile();
-  p.dedup_tool_calls = true;
-  p.dedup_call_min_bytes = 16;
+  p.identical_tool_calls = true;
+  p.identical_tool_calls_min_bytes = 16;
   p.trim_middle = true;
-  p.trim_budget_tokens = 3000;
-  p.assistant_threshold_bytes = 32;
-  p.assistant_head_bytes = 8;
-  p.assistant_tail_bytes = 8;
-  p.fold_min_run = 3;
-  p.fold_blob_min_bytes = 16;
-  p.thinking_keep_last_messages = 2;
+  p.trim_middle_budget_tokens = 3000;
+  p.stale_assistant_text_threshold_bytes = 32;
+  p.stale_assistant_text_head_bytes = 8;
+  p.stale_assistant_text_tail_bytes = 8;
+  p.low_entropy_min_run = 3;
+  p.low_entropy_blob_min_bytes = 16;
+  p.old_thinking_keep_last_messages = 2;
   return p;
 }
 

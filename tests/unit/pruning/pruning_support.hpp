@@ -139,10 +139,10 @@ inline Profile stepping_profile() {
   p.payback_turn_fraction = 1000;
   p.frontier_step_turns = 2;
   p.window_turns = 2;
-  p.snippet_threshold_bytes = 64;
-  p.snippet_head_bytes = 16;
-  p.snippet_tail_bytes = 16;
-  p.dedup_min_bytes = 32;
+  p.stale_tool_outputs_threshold_bytes = 64;
+  p.stale_tool_outputs_head_bytes = 16;
+  p.stale_tool_outputs_tail_bytes = 16;
+  p.identical_tool_outputs_min_bytes = 32;
   return p;
 }
 
