@@ -135,7 +135,8 @@ std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_
   return out;
 }
 
-StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                          Memo<std::string>* folds) {
   StrategyStats st{.name = "low_entropy"};
   if (!profile.low_entropy) return st;
   auto& msgs = conv.messages;
@@ -149,7 +150,7 @@ StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint3
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable || p.text.size() < 64) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
-      auto folded = text_memo().get_or(salt, p, [&](std::string_view t) -> std::optional<std::string> {
+      auto folded = memoized(folds, salt, p, [&](std::string_view t) -> std::optional<std::string> {
         std::string f = fold_text(t, profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes);
         if (f.size() >= t.size()) return std::nullopt;
         return f;

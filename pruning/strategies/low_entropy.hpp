@@ -24,12 +24,15 @@
 #include <string_view>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit);
+// `folds` (may be null) remembers each output's folded form.
+StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                          Memo<std::string>* folds = nullptr);
 
 // The folding itself (exposed for tests): `text` folded, or unchanged.
 std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_t blob_min_bytes);

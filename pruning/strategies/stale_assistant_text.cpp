@@ -87,7 +87,8 @@ std::string snip_arguments(std::string_view args, const Profile& profile) {
   return out.size() < args.size() ? out : std::string{args};
 }
 
-StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                   Memo<Snipped>* snips) {
   StrategyStats st{.name = "stale_assistant_text"};
   if (!profile.stale_assistant_text_prose && !profile.stale_assistant_text_tool_arguments) return st;
   auto& msgs = conv.messages;
@@ -118,10 +119,10 @@ StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, s
       std::shared_ptr<const Snipped> snipped;
       bool json = false;
       if (p.kind == PartKind::Text && profile.stale_assistant_text_prose) {
-        snipped = snip_memo().get_or(text_salt, p, snip_of);
+        snipped = memoized(snips, text_salt, p, snip_of);
       } else if (p.kind == PartKind::ToolCall && profile.stale_assistant_text_tool_arguments &&
                  !detail::excluded_tool(profile, p.name)) {
-        snipped = snip_memo().get_or(args_salt, p, args_of);
+        snipped = memoized(snips, args_salt, p, args_of);
         json = true;
       } else {
         continue;

@@ -26,13 +26,16 @@
 #include <string_view>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit);
+// `snips` (may be null) remembers each part's cut.
+StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                   Memo<Snipped>* snips = nullptr);
 
 // Tool-call arguments with their long string values snipped (exposed for
 // tests); `args` unchanged if it is not a JSON object or would not shrink.

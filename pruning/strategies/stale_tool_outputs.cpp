@@ -6,7 +6,8 @@
 
 namespace td::pruning {
 
-StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                 Memo<Snipped>* snips) {
   StrategyStats st{.name = "stale_tool_outputs"};
   if (!profile.stale_tool_outputs) return st;
   auto& msgs = conv.messages;
@@ -27,7 +28,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std
       if (p.kind != PartKind::ToolResult || !p.editable) continue;
       if (p.text.size() < profile.stale_tool_outputs_threshold_bytes) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
-      auto snipped = snip_memo().get_or(salt, p, [&](std::string_view t) -> std::optional<Snipped> {
+      auto snipped = memoized(snips, salt, p, [&](std::string_view t) -> std::optional<Snipped> {
         Snipped s = snip(t, options);
         if (!s.cut) return std::nullopt;
         return s;

@@ -27,11 +27,14 @@
 #include <cstdint>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit);
+// `snips` (may be null) remembers each output's cut.
+StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                 Memo<Snipped>* snips = nullptr);
 
 }  // namespace td::pruning

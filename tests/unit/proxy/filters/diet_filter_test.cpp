@@ -3,48 +3,15 @@
 #include "config/config.hpp"
 #include "proxy/filters/diet_filter.hpp"
 #include "proxy/phases/header_map.hpp"
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
-#include <fstream>
-#include <sstream>
-
 #include "providers/request.hpp"
 #include "pruning/tokenizer/calibration.hpp"
+#include "trajectory_body.hpp"
 
 using namespace td::proxy;
+using td::proxy::test::fixture;
+using td::proxy::test::trajectory_body;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(TD_FIXTURES) + "/" + name, std::ios::binary);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A replay trajectory as the compact OpenAI chat body an SDK sends for its
-// last turn: every message before the last assistant message.
-std::string trajectory_body(const std::string& name) {
-  std::string text = fixture("replay/" + name);
-  rapidjson::Document d;
-  d.Parse(text.data(), text.size());
-  REQUIRE_FALSE(d.HasParseError());
-  rapidjson::Document body(rapidjson::kObjectType);
-  auto& a = body.GetAllocator();
-  body.AddMember("model", rapidjson::Value(d["model"], a), a);
-  rapidjson::Value messages(d["messages"], a);
-  while (!messages.Empty() && std::string_view(messages[messages.Size() - 1]["role"].GetString()) != "assistant")
-    messages.PopBack();
-  if (!messages.Empty()) messages.PopBack();
-  body.AddMember("messages", messages, a);
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  body.Accept(w);
-  return sb.GetString();
-}
 
 struct Run {
   RequestContext ctx;
@@ -52,7 +19,8 @@ struct Run {
 };
 
 Run run(const td::config::Config& cfg, std::string target, std::string body, SimpleHeaderMap headers = {}) {
-  DietFilter diet(cfg, nullptr);
+  DietCaches caches;
+  DietFilter diet(cfg, nullptr, caches);
   Run r;
   r.ctx.method = "POST";
   r.ctx.target = std::move(target);
@@ -185,7 +153,8 @@ TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a
 TEST_CASE("diet filter: the logging phase calibrates the estimator from billed usage") {
   td::config::Config cfg;
   td::tok::Calibration calibration;
-  DietFilter diet(cfg, &calibration);
+  DietCaches caches;
+  DietFilter diet(cfg, &calibration, caches);
   diet.logging(RequestContext{});  // no state, no usage: nothing to learn
   RequestContext ctx;
   ctx.method = "POST";
