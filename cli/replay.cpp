@@ -70,9 +70,10 @@ struct Measured {
   std::string all_text;               // every text of every message
 };
 
-Measured measure(const std::string& body, tok::CountCache& cache) {
+// `memo`: the diet's, as the proxy's parses share one.
+Measured measure(const std::string& body, tok::CountCache& cache, providers::ParsedMessageMemo& memo) {
   Measured m;
-  providers::ParseOutcome p = providers::parse(providers::Api::openai_chat, body);
+  providers::ParseOutcome p = providers::parse(providers::Api::openai_chat, body, &memo);
   if (!p.request) return m;
   const providers::ParsedRequest& r = *p.request;
   static const tok::BillingRules rules = providers::billing_rules_for(providers::Api::openai_chat);
@@ -253,6 +254,12 @@ void Report::add(const Report& o) {
 
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
                          Pricing pricing) {
+  DietCaches caches;
+  return replay_trajectory(t, config, profile, pricing, caches);
+}
+
+Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
+                         Pricing pricing, DietCaches& caches) {
   Report rep;
   rep.id = t.id;
   const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
@@ -265,20 +272,20 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     // One untimed request first: the process's one-time set-up (the count
     // cache's memory, the vocabulary) is not any request's cost.
     std::string warm = request_body(t, sizes.front());
-    diet_body(route, warm, config, DietOptions{.profile = profile});
+    diet_body(route, warm, config, caches, DietOptions{.profile = profile});
   }
   for (std::size_t n : sizes) {
     std::string body = request_body(t, n);
     const std::string original = body;
     const double t0 = thread_cpu_ms();
-    DietOutcome diet = diet_body(route, body, config, DietOptions{.profile = profile});
+    DietOutcome diet = diet_body(route, body, config, caches, DietOptions{.profile = profile});
     rep.pipeline_ms.push_back(thread_cpu_ms() - t0);
     ++rep.requests;
     rep.fail_open += diet.fail_open;
-    for (const auto& name : diet.result.fired) ++rep.fired[name];
+    for (std::string_view name : diet.result.fired) ++rep.fired[std::string(name)];
 
-    const Measured before = measure(original, metrics_cache);
-    const Measured after = diet.rewritten ? measure(body, metrics_cache) : before;
+    const Measured before = measure(original, metrics_cache, caches.parsed);
+    const Measured after = diet.rewritten ? measure(body, metrics_cache, caches.parsed) : before;
     rep.tokens_without += before.total;
     rep.tokens_with += after.total;
     auto shared_before = without.share(before);
@@ -293,7 +300,7 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     row.cost_without = request_cost(pricing, before.total, shared_tokens(shared_before));
     row.cost_with = request_cost(pricing, after.total, shared_tokens(shared_after));
     row.stale_messages = diet.result.stale_messages;
-    row.fired = fired_list(diet.result);
+    row.fired = pruning::join_names(diet.result.fired);
     rep.cost_without += row.cost_without;
     rep.cost_with += row.cost_with;
 
@@ -315,13 +322,19 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
 
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
                                        const pruning::Profile* profile) {
+  DietCaches caches;
+  return sent_requests(t, config, profile, caches);
+}
+
+std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
+                                       const pruning::Profile* profile, DietCaches& caches) {
   std::vector<SentRequest> out;
   const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
   for (std::size_t n : request_sizes(t)) {
     SentRequest s;
     s.original = request_body(t, n);
     s.sent = s.original;
-    DietOutcome diet = diet_body(route, s.sent, config, DietOptions{.profile = profile});
+    DietOutcome diet = diet_body(route, s.sent, config, caches, DietOptions{.profile = profile});
     s.fail_open = diet.fail_open;
     s.stale_messages = diet.result.stale_messages;
     s.trimmed_until = diet.result.trimmed_until;

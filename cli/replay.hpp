@@ -1,6 +1,6 @@
 // `tokendiet replay`: recorded agent trajectories, request by request,
-// through exactly the proxy's code path (proxy/filters/diet.hpp: adapter parse ->
-// pipeline -> adapter write), measured.
+// through exactly the proxy's code path (proxy/filters/diet.hpp: parse ->
+// count -> decide -> prune -> write), measured.
 //
 // Request t is the trajectory's messages before its t-th assistant message,
 // sent as an OpenAI chat completions body {"model": ..., "messages": [...]}.
@@ -21,8 +21,10 @@
 //   stability   request t (t >= 2) is prefix-stable when the messages it sends
 //               begin with every message request t-1 sent, byte for byte
 //               (element by element of the JSON "messages" array);
-//   time        parse + pipeline + write, wall clock, with the count cache as
-//               warm as the proxy's (the previous requests went through it);
+//   time        parse + pipeline + write, this thread's CPU time, with the
+//               diet's caches as warm as the proxy's would be for this
+//               conversation (its previous requests went through them; the
+//               caches are replay's own, proxy/telemetry/diet_caches.hpp);
 //   retention   cli/replay_retention.hpp.
 #pragma once
 
@@ -35,6 +37,10 @@
 
 #include "config/config.hpp"
 #include "cli/replay_retention.hpp"
+
+namespace td::proxy {
+struct DietCaches;
+}
 
 namespace td::proxy::replay {
 
@@ -86,7 +92,10 @@ struct Report {
 double request_cost(Pricing pricing, std::uint64_t total, std::uint64_t shared_tokens);
 
 // Replays one trajectory with `profile` (nullptr: the profile `config` picks
-// for the trajectory's model).
+// for the trajectory's model), through `caches`.
+Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
+                         Pricing pricing, DietCaches& caches);
+// The same through caches of its own, new for this trajectory.
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
                          Pricing pricing);
 
@@ -98,7 +107,10 @@ struct SentRequest {
   std::uint32_t stale_messages = 0;  // the pipeline's frontier
   std::uint32_t trimmed_until = 0;   // where trim-middle's cut ended (0: none)
 };
-// Requests 1..T of a trajectory, in order, through the diet.
+// Requests 1..T of a trajectory, in order, through the diet and `caches`.
+std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
+                                       const pruning::Profile* profile, DietCaches& caches);
+// The same through caches of its own, new for this trajectory.
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
                                        const pruning::Profile* profile);
 

@@ -15,6 +15,7 @@
 
 #include "config/address.hpp"
 #include "config/glob.hpp"
+#include "config/renamed_keys.hpp"
 #include "config/suggest.hpp"
 #include "config/yaml_fields.hpp"
 
@@ -245,8 +246,10 @@ class Loader {
     }
   }
 
-  // Every field pruning::Profile::visit names, plus checks on the globs.
+  // Every field pruning::Profile::visit names (or an old name of one), plus
+  // checks on the globs.
   void read_profile_fields(MapFields& f, pruning::Profile& p, const std::string& path) {
+    for (const detail::RenamedKey& r : detail::kRenamedProfileKeys) f.rename(r.old_name, r.names());
     p.visit(f);
     f.finish();
     if (!f.has("models")) return;

@@ -218,6 +218,22 @@ MapFields::Entry* MapFields::use(std::string_view key) {
   return nullptr;
 }
 
+void MapFields::rename(std::string_view old_name, std::span<const std::string_view> new_names) {
+  auto old = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == old_name; });
+  if (old == entries_.end()) return;
+  old->used = true;  // read under its new names, or reported below
+  const Entry renamed = *old;  // entries_ grows below
+  std::string names;
+  for (std::size_t i = 0; i < new_names.size(); ++i)
+    names += (i == 0 ? "" : i + 1 < new_names.size() ? ", " : " and ") + std::string(new_names[i]);
+  for (std::string_view name : new_names)
+    if (has(name))
+      return d_.error(renamed.key.Mark(), path_ + renamed.name + ": the old name of " + names +
+                                              ", which is given too; remove '" + renamed.name + "'");
+  d_.warning(renamed.key.Mark(), path_ + renamed.name + ": deprecated name; use " + names);
+  for (std::string_view name : new_names) entries_.push_back(Entry{std::string(name), renamed.key, renamed.value});
+}
+
 YAML::Node MapFields::take(std::string_view key) {
   Entry* e = use(key);
   return e ? e->value : YAML::Node(YAML::NodeType::Undefined);

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <concepts>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -95,7 +96,7 @@ class MapFields {
     if (!e) return;
     Bounds b{std::max(bounds.min, type_bounds<T>().min), std::min(bounds.max, type_bounds<T>().max)};
     Wide v = 0;
-    if (read_integer(d_, path_ + std::string(key), value_mark(e->key, e->value), e->value, b, v))
+    if (read_integer(d_, path_ + e->key.Scalar(), value_mark(e->key, e->value), e->value, b, v))
       field = static_cast<T>(v);
   }
 
@@ -104,9 +105,15 @@ class MapFields {
     const Entry* e = use(key);
     if (!e) return;
     double v = 0;
-    if (read_real(d_, path_ + std::string(key), value_mark(e->key, e->value), e->value, bounds, v))
+    if (read_real(d_, path_ + e->key.Scalar(), value_mark(e->key, e->value), e->value, bounds, v))
       field = static_cast<T>(v);
   }
+
+  // `old_name` was renamed `new_names` (a key split in two has two): a value
+  // given under the old name is read as each new one, with a deprecation
+  // warning; given under a new name too, it is an error. Call before the
+  // visits. Messages about the value name the key as written.
+  void rename(std::string_view old_name, std::span<const std::string_view> new_names);
 
   // The key's value node (undefined when absent), marked as known and used,
   // for values that need more than a plain field.
@@ -137,7 +144,7 @@ class MapFields {
     const Entry* e = use(key);
     if (!e) return;
     T v{};
-    if (read_value(d_, path_ + std::string(key), value_mark(e->key, e->value), e->value, v))
+    if (read_value(d_, path_ + e->key.Scalar(), value_mark(e->key, e->value), e->value, v))
       field = std::move(v);
   }
 

@@ -154,9 +154,9 @@ bool parse(ParsedRequest& r, std::string& err) {
   int index = 0;
   for (std::uint32_t c = d.node(f[kMessages]).first; c != json::kNone; c = d.node(c).next, ++index) {
     // A message resent from an earlier request: its view, not its parse.
-    const ParsedMessageKey key = r.reuse_messages ? parsed_message_key(r, c) : ParsedMessageKey{};
+    const ParsedMessageKey key = r.memo ? parsed_message_key(r, c) : ParsedMessageKey{};
     bool breakpoint = false;
-    if (r.reuse_messages && reuse_parsed_message(r, c, key, &breakpoint)) {
+    if (r.memo && reuse_parsed_message(r, c, key, &breakpoint)) {
       if (breakpoint) newest_breakpoint = index;
       continue;
     }
@@ -182,7 +182,7 @@ bool parse(ParsedRequest& r, std::string& err) {
       if (all_results) m.role = Role::Tool;
     }
     r.conversation.messages.push_back(std::move(m));
-    if (r.reuse_messages) remember_parsed_message(r, c, key, breakpoint);
+    if (r.memo) remember_parsed_message(r, c, key, breakpoint);
   }
   if (has_cache_control(d, f[kCache])) newest_breakpoint = index - 1;  // automatic: the last block
   if (newest_breakpoint >= 0 || system_breakpoint) {

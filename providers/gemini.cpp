@@ -145,10 +145,10 @@ bool parse(ParsedRequest& r, std::string& err) {
   r.array = f[0];
   for (std::uint32_t c = d.node(f[0]).first; c != json::kNone; c = d.node(c).next) {
     // A content resent from an earlier request: its view, not its parse.
-    const ParsedMessageKey key = r.reuse_messages ? parsed_message_key(r, c) : ParsedMessageKey{};
-    if (r.reuse_messages && reuse_parsed_message(r, c, key)) continue;
+    const ParsedMessageKey key = r.memo ? parsed_message_key(r, c) : ParsedMessageKey{};
+    if (r.memo && reuse_parsed_message(r, c, key)) continue;
     if (!parse_content(r, c, false, err)) return false;
-    if (r.reuse_messages) remember_parsed_message(r, c, key);
+    if (r.memo) remember_parsed_message(r, c, key);
   }
   std::vector<std::uint32_t> tools;
   if (f[3] != json::kNone) tools.push_back(f[3]);

@@ -191,10 +191,10 @@ bool parse(ParsedRequest& r, std::string& err) {
   r.messages.reserve(d.node(f[2]).count);
   for (std::uint32_t c = d.node(f[2]).first; c != json::kNone; c = d.node(c).next) {
     // A message resent from an earlier request: its view, not its parse.
-    const ParsedMessageKey key = r.reuse_messages ? parsed_message_key(r, c) : ParsedMessageKey{};
-    if (r.reuse_messages && reuse_parsed_message(r, c, key)) continue;
+    const ParsedMessageKey key = r.memo ? parsed_message_key(r, c) : ParsedMessageKey{};
+    if (r.memo && reuse_parsed_message(r, c, key)) continue;
     if (!parse_message(r, c, err)) return false;
-    if (r.reuse_messages) remember_parsed_message(r, c, key);
+    if (r.memo) remember_parsed_message(r, c, key);
   }
   std::vector<std::uint32_t> tools;
   if (f[3] != json::kNone) tools.push_back(f[3]);

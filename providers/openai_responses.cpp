@@ -174,12 +174,12 @@ bool parse(ParsedRequest& r, std::string& err) {
   } else {
     for (std::uint32_t c = d.node(input).first; c != json::kNone; c = d.node(c).next) {
       // An item resent from an earlier request: its view, not its parse.
-      const ParsedMessageKey key = r.reuse_messages ? parsed_message_key(r, c) : ParsedMessageKey{};
-      if (r.reuse_messages && reuse_parsed_message(r, c, key)) continue;
+      const ParsedMessageKey key = r.memo ? parsed_message_key(r, c) : ParsedMessageKey{};
+      if (r.memo && reuse_parsed_message(r, c, key)) continue;
       const std::size_t messages_before = r.messages.size();
       if (!parse_item(r, c, err)) return false;
       // An item that became no message (or more than one) is parsed every time.
-      if (r.reuse_messages && r.messages.size() == messages_before + 1) remember_parsed_message(r, c, key);
+      if (r.memo && r.messages.size() == messages_before + 1) remember_parsed_message(r, c, key);
     }
   }
   std::vector<std::uint32_t> tools;

@@ -30,11 +30,6 @@ struct ParsedMessage {
 
 namespace {
 
-pruning::Memo<ParsedMessage>& memo() {
-  static pruning::Memo<ParsedMessage> m(std::size_t{64} << 20);
-  return m;
-}
-
 std::uint64_t key_salt(Api format) { return 0x7061727365ull + static_cast<std::uint64_t>(format); }
 // Root member values (tool definitions, a system block array) are keyed
 // apart from message elements: they only ever have a subtree, no view.
@@ -94,17 +89,33 @@ class ElementGuesses {
   std::unique_ptr<Shard[]> shards_ = std::make_unique<Shard[]>(kShards);
 };
 
-ElementGuesses& guesses() {
-  static ElementGuesses g;
-  return g;
+}  // namespace
+
+struct ParsedMessageMemo::Stores {
+  pruning::Memo<ParsedMessage> views{std::size_t{64} << 20};
+  ElementGuesses guesses;
+  std::atomic<std::uint64_t> spliced{0};  // views found through a guess, not the memo
+  std::atomic<std::uint64_t> members{0};  // root member values spliced
+};
+
+ParsedMessageMemo::ParsedMessageMemo() : stores_(std::make_unique<Stores>()) {}
+ParsedMessageMemo::~ParsedMessageMemo() = default;
+
+std::uint64_t ParsedMessageMemo::hits() const {
+  return stores_->views.hits() + stores_->spliced.load(std::memory_order_relaxed);
 }
+
+std::uint64_t ParsedMessageMemo::spliced_members() const { return stores_->members.load(std::memory_order_relaxed); }
+
+namespace {
 
 // The guess for value `node` of `doc`: the next request with those bytes
 // splices `view`.
-void guess(Api format, Where where, const json::Document& doc, std::uint32_t node, const ParsedMessageKey& key,
-           std::shared_ptr<const ParsedMessage> view) {
+void guess(ParsedMessageMemo::Stores& stores, Api format, Where where, const json::Document& doc, std::uint32_t node,
+           const ParsedMessageKey& key, std::shared_ptr<const ParsedMessage> view) {
   const json::Node& n = doc.node(node);
-  guesses().put(ElementGuesses::anchor(format, where, doc.text(), n.begin), {n.end - n.begin, key, std::move(view)});
+  stores.guesses.put(ElementGuesses::anchor(format, where, doc.text(), n.begin),
+                     {n.end - n.begin, key, std::move(view)});
 }
 
 // The spliced element starting at `begin`, if any.
@@ -137,10 +148,11 @@ bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMess
   if (const SplicedMessage* s = spliced_at(r, begin)) {
     found = s->view;
   } else {
-    auto hit = memo().find(key);
+    ParsedMessageMemo::Stores& stores = r.memo->stores();
+    auto hit = stores.views.find(key);
     if (!hit || !*hit) return false;
     found = std::move(*hit);
-    guess(r.format, Where::Element, r.doc, elem, key, found);  // its guess was lost: splice it next time
+    guess(stores, r.format, Where::Element, r.doc, elem, key, found);  // its guess was lost: splice it next time
   }
   const ParsedMessage& pm = *found;
   if (mark) *mark = pm.mark;
@@ -178,32 +190,25 @@ void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const P
   pm->nodes = r.doc.subtree(elem);
   // The hashes of its texts go along: the next request need not hash them.
   for (const auto& p : pm->message.parts) pruning::text_hash(p);
-  memo().insert(key, pm);
-  guess(r.format, Where::Element, r.doc, elem, key, std::move(pm));
+  ParsedMessageMemo::Stores& stores = r.memo->stores();
+  stores.views.insert(key, pm);
+  guess(stores, r.format, Where::Element, r.doc, elem, key, std::move(pm));
 }
 
-namespace {
-std::atomic<std::uint64_t> g_spliced{0};  // views found through a guess, not the memo
-std::atomic<std::uint64_t> g_members{0};  // root member values spliced
-}  // namespace
-
-std::uint64_t spliced_member_count() { return g_members.load(std::memory_order_relaxed); }
-
-std::uint64_t parsed_message_memo_hits() { return memo().hits() + g_spliced.load(std::memory_order_relaxed); }
-
 json::KnownValues::Value KnownMessages::at(std::string_view text, std::size_t pos, Where where) {
-  ElementGuesses::Found g = guesses().find(ElementGuesses::anchor(r_.format, where, text, pos));
+  ParsedMessageMemo::Stores& stores = r_.memo->stores();
+  ElementGuesses::Found g = stores.guesses.find(ElementGuesses::anchor(r_.format, where, text, pos));
   if (!g.view || g.view->nodes.empty() || g.size > text.size() - pos) return {};
   const tok::Hash128 h =
       tok::hash128(text.data() + pos, g.size, where == Where::Element ? key_salt(r_.format) : member_salt(r_.format));
   if (h.lo != g.key.lo || h.hi != g.key.hi) return {};
   if (where == Where::Member) {
     member_views_.push_back(std::move(g.view));  // held until the copy is made
-    g_members.fetch_add(1, std::memory_order_relaxed);
+    stores.members.fetch_add(1, std::memory_order_relaxed);
     return {g.size, member_views_.back()->nodes};
   }
   r_.spliced.push_back(SplicedMessage{static_cast<std::uint32_t>(pos), h.lo, h.hi, std::move(g.view)});
-  g_spliced.fetch_add(1, std::memory_order_relaxed);
+  stores.spliced.fetch_add(1, std::memory_order_relaxed);
   return {g.size, r_.spliced.back().view->nodes};
 }
 
@@ -215,8 +220,9 @@ void KnownMessages::parsed_member(const json::Document& doc, std::uint32_t i) {
   const ParsedMessageKey key{h.lo, h.hi};
   std::shared_ptr<ParsedMessage> pm(new ParsedMessage);  // not make_shared: see remember_parsed_message
   pm->nodes = doc.subtree(i);
-  memo().insert(key, pm);
-  guess(r_.format, Where::Member, doc, i, key, std::move(pm));
+  ParsedMessageMemo::Stores& stores = r_.memo->stores();
+  stores.views.insert(key, pm);
+  guess(stores, r_.format, Where::Member, doc, i, key, std::move(pm));
 }
 
 }  // namespace td::providers

@@ -19,10 +19,12 @@
 // to Document::parse). Hashing costs far fewer instructions per byte than
 // parsing (docs/benchmarks.md §What moved the numbers).
 //
-// Process-wide, shared by the I/O threads (pruning::Memo: sharded, bounded at
-// 64 MiB, oldest first out). It changes how fast a request parses, never what
-// it parses to: a miss parses the element as before. Used by the parsers of
-// all four formats (OpenAI chat and Responses, Anthropic, Gemini).
+// One ParsedMessageMemo is shared by the I/O threads of the proxy (its owner
+// passes it to parse(); pruning::Memo: sharded, bounded at 64 MiB, oldest
+// first out), another by `tokendiet replay`. It changes how fast a request
+// parses, never what it parses to: a miss, or no memo, parses the element as
+// before. Used by the parsers of all four formats (OpenAI chat and
+// Responses, Anthropic, Gemini).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +40,29 @@ namespace td::providers {
 
 using ParsedMessageKey = pruning::memo_detail::Key;
 
+class ParsedMessageMemo {
+ public:
+  ParsedMessageMemo();
+  ~ParsedMessageMemo();
+  ParsedMessageMemo(const ParsedMessageMemo&) = delete;
+  ParsedMessageMemo& operator=(const ParsedMessageMemo&) = delete;
+
+  // Messages answered from the memo so far (tests and metrics).
+  std::uint64_t hits() const;
+  // Root member values (tool definitions) spliced in so far (tests).
+  std::uint64_t spliced_members() const;
+
+  struct Stores;  // the views, the guesses and the counters (parsed_message_memo.cpp)
+  Stores& stores() { return *stores_; }
+
+ private:
+  std::unique_ptr<Stores> stores_;
+};
+
 // The key of message element `elem` of r.doc, for format `format`.
 ParsedMessageKey parsed_message_key(const ParsedRequest& r, std::uint32_t elem);
+
+// The functions below use r.memo, which must be set.
 
 // Appends the remembered view of element `elem` to r (conversation message,
 // its source and its parts' sources, moved to `elem`): true, or false when
@@ -52,13 +75,8 @@ bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMess
 void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key,
                              bool mark = false);
 
-// Messages answered from the memo so far (tests and metrics).
-std::uint64_t parsed_message_memo_hits();
-// Root member values (tool definitions) spliced in so far (tests).
-std::uint64_t spliced_member_count();
-
 // What Document::parse offers r's message elements and large root members
-// (tool definitions) to: those the memo knows are copied in (elements are
+// (tool definitions) to: those r.memo knows are copied in (elements are
 // listed in r.spliced), not parsed.
 class KnownMessages final : public json::KnownValues {
  public:

@@ -67,16 +67,15 @@ bool render_in_place(const ParsedRequest& r, std::string_view body, const Messag
 
 }  // namespace detail
 
-ParseOutcome parse(Api format, std::string_view body, bool reuse_messages) {
+ParseOutcome parse(Api format, std::string_view body, ParsedMessageMemo* memo) {
   ParseOutcome out;
   try {
     ParsedRequest r;
     r.format = format;
-    r.reuse_messages = reuse_messages;
+    r.memo = memo;
     // Resent message elements are spliced in from the memo, not parsed.
     KnownMessages known(r);
-    if (!r.doc.parse(body, &out.error, 512, reuse_messages ? detail::ops(format).array_key : "",
-                     reuse_messages ? &known : nullptr))
+    if (!r.doc.parse(body, &out.error, 512, memo ? detail::ops(format).array_key : "", memo ? &known : nullptr))
       return out;
     if (r.doc.node(r.doc.root()).type != json::Type::Object) {
       out.error = "body is not a JSON object";

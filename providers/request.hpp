@@ -63,8 +63,10 @@ struct MessageSource {
   bool system_field = false;         // Anthropic system / Gemini systemInstruction / instructions
 };
 
-// A message element's remembered view (providers/parsed_message_memo.hpp).
+// A message element's remembered view, and the memo of them
+// (providers/parsed_message_memo.hpp).
 struct ParsedMessage;
+class ParsedMessageMemo;
 
 // A message element the Document took from the parsed-message memo instead
 // of parsing it, by its first byte.
@@ -76,10 +78,9 @@ struct SplicedMessage {
 
 struct ParsedRequest {
   Api format = Api::openai_chat;  // the wire format
-  // Messages resent from earlier requests take their view from the
-  // parsed-message memo (providers/parsed_message_memo.hpp); false parses
-  // every one.
-  bool reuse_messages = true;
+  // Messages resent from earlier requests take their view from this memo
+  // (providers/parsed_message_memo.hpp); null parses every one.
+  ParsedMessageMemo* memo = nullptr;
   pruning::Conversation conversation;  // Message::origin indexes `messages` below
   std::string model;                   // also conversation.model
   bool stream = false;
@@ -107,8 +108,8 @@ struct WriteOutcome {
 
 // Parses a request body of the given format. `model` and `stream` are filled
 // from the body where the format carries them there (Gemini: from the path).
-// `reuse_messages`: see ParsedRequest (the result is the same either way).
-ParseOutcome parse(Api format, std::string_view body, bool reuse_messages = true);
+// `memo`: see ParsedRequest::memo (the result is the same either way).
+ParseOutcome parse(Api format, std::string_view body, ParsedMessageMemo* memo = nullptr);
 
 // Writes the conversation's edits back into `original` (the bytes parse() saw).
 WriteOutcome write(const ParsedRequest& request, std::string_view original);

@@ -20,8 +20,8 @@ std::optional<ChatRoute> chat_route(std::string_view method, std::string_view ta
   return r;
 }
 
-ParseOutcome parse_request(const ChatRoute& route, std::string_view body) {
-  ParseOutcome out = parse(route.api, body);
+ParseOutcome parse_request(const ChatRoute& route, std::string_view body, ParsedMessageMemo* memo) {
+  ParseOutcome out = parse(route.api, body, memo);
   if (out.request && route.api == Api::gemini) {
     out.request->model = route.model;
     out.request->stream = route.stream;

@@ -27,6 +27,6 @@ std::optional<ChatRoute> chat_route(std::string_view method, std::string_view ta
 
 // parse() plus what the path says (Gemini's model and stream flag). Never
 // throws: no request means forward the body untouched (error says why).
-ParseOutcome parse_request(const ChatRoute& route, std::string_view body);
+ParseOutcome parse_request(const ChatRoute& route, std::string_view body, ParsedMessageMemo* memo = nullptr);
 
 }  // namespace td::providers

@@ -25,6 +25,11 @@
 //                Anthropic, which folds thinking into output_tokens.
 //
 // So fresh (full-price) input = prompt - cached_read - cache_write, always.
+//
+// The one usage type: the readers fill it, the request context carries it
+// (proxy/phases/request_context.hpp) and the ledger stores its fields in
+// columns of the same names. Counts are never negative: a negative count in
+// a response is read as 0 (usage_fields.cpp, normalise()).
 #pragma once
 
 #include <cstdint>
@@ -33,15 +38,19 @@
 namespace td::providers {
 
 struct Usage {
-  std::int64_t prompt = 0;
-  std::int64_t completion = 0;
-  std::int64_t cached_read = 0;
-  std::int64_t cache_write = 0;
-  std::int64_t reasoning = 0;
+  std::uint64_t prompt = 0;
+  std::uint64_t completion = 0;
+  std::uint64_t cached_read = 0;
+  std::uint64_t cache_write = 0;
+  std::uint64_t reasoning = 0;
   bool present = false;  // the upstream reported usage (all zeros otherwise)
 
-  std::int64_t total() const { return prompt + completion; }
-  std::int64_t fresh_prompt() const { return prompt - cached_read - cache_write; }
+  std::uint64_t total() const { return prompt + completion; }
+  // 0 when a provider reports more cached tokens than prompt tokens.
+  std::uint64_t fresh_prompt() const {
+    const std::uint64_t cached = cached_read + cache_write;
+    return prompt > cached ? prompt - cached : 0;
+  }
   bool operator==(const Usage&) const = default;
 };
 

@@ -33,10 +33,10 @@ std::optional<std::int64_t> nested_count(const Value& obj, const char* parent, c
 std::string to_string(const Usage& u) {
   char buf[192];
   std::snprintf(buf, sizeof buf,
-                "prompt=%lld completion=%lld cached_read=%lld cache_write=%lld reasoning=%lld%s",
-                static_cast<long long>(u.prompt), static_cast<long long>(u.completion),
-                static_cast<long long>(u.cached_read), static_cast<long long>(u.cache_write),
-                static_cast<long long>(u.reasoning), u.present ? "" : " (absent)");
+                "prompt=%llu completion=%llu cached_read=%llu cache_write=%llu reasoning=%llu%s",
+                static_cast<unsigned long long>(u.prompt), static_cast<unsigned long long>(u.completion),
+                static_cast<unsigned long long>(u.cached_read), static_cast<unsigned long long>(u.cache_write),
+                static_cast<unsigned long long>(u.reasoning), u.present ? "" : " (absent)");
   return buf;
 }
 
@@ -132,25 +132,28 @@ Usage normalise(Api api, const RawUsage& r) {
   u.present = r.any();
   if (!u.present) return u;
   auto v = [](const std::optional<std::int64_t>& o) { return o.value_or(0); };
+  // Sums are taken over the provider's signed counts; a negative result (a
+  // broken upstream) is read as 0.
+  auto n = [](std::int64_t x) { return static_cast<std::uint64_t>(x < 0 ? 0 : x); };
   switch (api) {
     case Api::openai_chat:
     case Api::openai_responses:
-      u.prompt = v(r.input);
-      u.completion = v(r.output);
-      u.cached_read = v(r.cache_read);
-      u.reasoning = v(r.reasoning);
+      u.prompt = n(v(r.input));
+      u.completion = n(v(r.output));
+      u.cached_read = n(v(r.cache_read));
+      u.reasoning = n(v(r.reasoning));
       break;
     case Api::gemini:
-      u.prompt = v(r.input) + v(r.tool_prompt);
-      u.completion = v(r.output) + v(r.reasoning);
-      u.cached_read = v(r.cache_read);
-      u.reasoning = v(r.reasoning);
+      u.prompt = n(v(r.input) + v(r.tool_prompt));
+      u.completion = n(v(r.output) + v(r.reasoning));
+      u.cached_read = n(v(r.cache_read));
+      u.reasoning = n(v(r.reasoning));
       break;
     case Api::anthropic:
-      u.prompt = v(r.input) + v(r.cache_read) + v(r.cache_write);
-      u.completion = v(r.output);
-      u.cached_read = v(r.cache_read);
-      u.cache_write = v(r.cache_write);
+      u.prompt = n(v(r.input) + v(r.cache_read) + v(r.cache_write));
+      u.completion = n(v(r.output));
+      u.cached_read = n(v(r.cache_read));
+      u.cache_write = n(v(r.cache_write));
       break;
   }
   return u;

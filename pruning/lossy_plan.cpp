@@ -6,6 +6,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "pruning/pipeline_caches.hpp"
 #include "pruning/strategies/identical_tool_calls.hpp"
 #include "pruning/strategies/identical_tool_outputs.hpp"
 #include "pruning/strategies/low_entropy.hpp"
@@ -22,14 +23,14 @@ namespace {
 
 // Steps 2-7, in order, on messages [0, limit) (old thinking on [0, thinking_limit)).
 std::vector<StrategyStats> run_strategies(Conversation& conv, const Profile& profile, std::uint32_t limit,
-                                          std::uint32_t thinking_limit) {
+                                          std::uint32_t thinking_limit, PipelineCaches* caches) {
   return {
-      prune_old_thinking_before(conv, profile, thinking_limit),
-      dedup_tool_calls(conv, profile, limit),
-      dedup_tool_outputs(conv, profile, limit),
-      fold_low_entropy(conv, profile, limit),
-      snip_stale_tool_outputs(conv, profile, limit),
-      snip_stale_assistant_text(conv, profile, limit),
+      old_thinking_before(conv, profile, thinking_limit),
+      identical_tool_calls(conv, profile, limit),
+      identical_tool_outputs(conv, profile, limit),
+      low_entropy(conv, profile, limit, caches ? &caches->folds : nullptr),
+      stale_tool_outputs(conv, profile, limit, caches ? &caches->snips : nullptr),
+      stale_assistant_text(conv, profile, limit, caches ? &caches->snips : nullptr),
   };
 }
 
@@ -100,7 +101,7 @@ memo_detail::Key plan_key(const Conversation& conv, const Profile& profile, std:
 }
 
 std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const Profile& profile, std::uint32_t limit,
-                                         std::uint32_t thinking_limit, const Tally& tally) {
+                                         std::uint32_t thinking_limit, const Tally& tally, PipelineCaches* caches) {
   Conversation copy;
   copy.messages.reserve(limit);
   for (std::uint32_t i = 0; i < limit; ++i) {
@@ -108,7 +109,7 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const Profile
     copy.messages.push_back(prunable(m) ? m : role_only(m));
   }
   auto plan = std::make_shared<LossyPlan>();
-  plan->stats = run_strategies(copy, profile, limit, thinking_limit);
+  plan->stats = run_strategies(copy, profile, limit, thinking_limit, caches);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = copy.messages[i];
     if (!m.changed) continue;
@@ -163,26 +164,21 @@ std::uint64_t profile_fingerprint(const Profile& profile) {
 std::vector<StrategyStats> lossy_names() {
   static const std::vector<StrategyStats> names = [] {
     Conversation none;
-    return run_strategies(none, Profile{}, 0, 0);
+    return run_strategies(none, Profile{}, 0, 0, nullptr);
   }();
   return names;
 }
 
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Profile& profile, std::uint32_t limit,
-                                            std::uint32_t thinking_end, const Tally& tally) {
+                                            std::uint32_t thinking_end, const Tally& tally,
+                                            PipelineCaches* caches) {
   const std::uint32_t thinking_limit = std::min(limit, thinking_end);
-  if (tally.salt() == 0) return compute(conv, profile, limit, thinking_limit, tally);
+  if (!caches || tally.salt() == 0) return compute(conv, profile, limit, thinking_limit, tally, caches);
   const memo_detail::Key key = plan_key(conv, profile, limit, thinking_limit, tally.salt());
-  Memo<LossyPlan>& memo = plan_memo();
-  if (auto hit = memo.find(key)) return *hit;
-  std::shared_ptr<const LossyPlan> plan = compute(conv, profile, limit, thinking_limit, tally);
-  memo.insert(key, plan);
+  if (auto hit = caches->plans.find(key)) return *hit;
+  std::shared_ptr<const LossyPlan> plan = compute(conv, profile, limit, thinking_limit, tally, caches);
+  caches->plans.insert(key, plan);
   return plan;
-}
-
-Memo<LossyPlan>& plan_memo() {
-  static Memo<LossyPlan> memo(std::size_t{32} << 20);
-  return memo;
 }
 
 }  // namespace td::pruning

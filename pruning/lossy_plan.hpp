@@ -14,7 +14,8 @@
 // in the body (Message::origin, restored on use), its parts' texts by their
 // stored digests (text_hash.hpp), every profile constant, the counter's salt.
 // A miss computes the same plan; the memo changes how fast, never what.
-// Without a count cache (Tally::salt() == 0) nothing is memoized.
+// Without caches, or without counts cached (Tally::salt() == 0), nothing is
+// memoized.
 //
 // Reports nothing of its own: `stats` are the six strategies' reports on the
 // whole prefix, which the pipeline cuts at the frontier it settles on.
@@ -33,6 +34,8 @@
 
 namespace td::pruning {
 
+struct PipelineCaches;
+
 struct LossyPlan {
   std::vector<std::uint32_t> changed;  // ascending: the messages the strategies changed
   std::vector<Message> pruned;         // their pruned forms, parallel to `changed`
@@ -43,9 +46,11 @@ struct LossyPlan {
 };
 
 // The plan for messages [0, limit) of `conv`; `thinking_end` is
-// old_thinking_end() of the whole of `conv`.
+// old_thinking_end() of the whole of `conv`. `caches` (may be null) holds the
+// plan memo and the strategies' memos.
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Profile& profile, std::uint32_t limit,
-                                            std::uint32_t thinking_end, const Tally& tally);
+                                            std::uint32_t thinking_end, const Tally& tally,
+                                            PipelineCaches* caches);
 
 // The strategies' names and empty reports, in pipeline order (no plan ran).
 std::vector<StrategyStats> lossy_names();
@@ -53,8 +58,5 @@ std::vector<StrategyStats> lossy_names();
 // Every profile constant, hashed (through Profile::visit: a field added to
 // the profile is covered at once).
 std::uint64_t profile_fingerprint(const Profile& profile);
-
-// The process-wide plan memo (32 MiB of plans at most).
-Memo<LossyPlan>& plan_memo();
 
 }  // namespace td::pruning

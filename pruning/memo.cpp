@@ -23,16 +23,6 @@ std::size_t bytes_of(const Snipped& s) {
 
 }  // namespace memo_detail
 
-Memo<std::string>& text_memo() {
-  static Memo<std::string> memo(std::size_t{64} << 20);
-  return memo;
-}
-
-Memo<Snipped>& snip_memo() {
-  static Memo<Snipped> memo(std::size_t{64} << 20);
-  return memo;
-}
-
 std::uint64_t memo_salt(std::string_view transform, std::initializer_list<std::uint64_t> constants) {
   std::uint64_t h = tok::hash_bytes(transform.data(), transform.size(), 0x6d656d6fULL);
   for (std::uint64_t c : constants) h = tok::hash_bytes(&c, sizeof c, h);

@@ -7,6 +7,8 @@
 // recomputes the same result. find()/insert() serve other pure functions of
 // a 128-bit key (providers/parsed_message_memo.hpp).
 //
+// No memo is process-wide: their owners pass them in (pruning/pipeline_caches.hpp).
+//
 // Sharded (16 shards, each behind its own mutex); each shard holds at most
 // 1/16 of `max_bytes` of results and evicts its oldest entries first.
 // Results are shared, immutable and reference-counted: a result evicted while
@@ -23,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "pruning/snip.hpp"
 #include "pruning/text_hash.hpp"
@@ -124,9 +127,14 @@ class Memo {
   Shard shards_[kShards];
 };
 
-// The process-wide memos the strategies use (64 MiB of results each at most).
-Memo<std::string>& text_memo();
-Memo<Snipped>& snip_memo();
+// `fn` on the text of `part` through `memo` (Memo::get_or), or, without a
+// memo, computed on the spot: the result is the same.
+template <class V, class Fn>
+std::shared_ptr<const V> memoized(Memo<V>* memo, std::uint64_t salt, const Part& part, Fn&& fn) {
+  if (memo) return memo->get_or(salt, part, std::forward<Fn>(fn));
+  std::optional<V> out = fn(std::string_view(part.text));
+  return out ? std::make_shared<const V>(std::move(*out)) : nullptr;
+}
 
 // A salt for a transform and its constants.
 std::uint64_t memo_salt(std::string_view transform, std::initializer_list<std::uint64_t> constants);

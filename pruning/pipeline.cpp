@@ -1,6 +1,7 @@
 #include "pruning/pipeline.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "pruning/lossy_plan.hpp"
 #include "pruning/strategies/old_thinking.hpp"
@@ -10,14 +11,6 @@
 #include "pruning/tally.hpp"
 
 namespace td::pruning {
-
-const char* mode_name(Mode m) {
-  switch (m) {
-    case Mode::None: return "none";
-    case Mode::Standard: return "standard";
-  }
-  return "none";
-}
 
 namespace {
 
@@ -76,13 +69,12 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
   return f;
 }
 
-void run_on(Conversation& conv, const Profile& profile, const Tally& tally, PipelineResult& r) {
+void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Tally& tally,
+            PipelineCaches* caches, PipelineResult& r) {
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
-  std::vector<std::uint64_t> orig(size);
-  std::uint64_t messages_total = 0;
-  for (std::uint32_t i = 0; i < size; ++i) messages_total += orig[i] = tally.message(msgs[i]);
-  r.tokens_before = tally.fixed(conv) + messages_total;
+  const std::vector<std::uint64_t>& orig = counted.messages;
+  r.tokens_before = counted.total;
 
   WorkingMemory wm = working_memory(conv, profile);
   // Grid points whose history had reached the trigger: only those can be
@@ -106,7 +98,7 @@ void run_on(Conversation& conv, const Profile& profile, const Tally& tally, Pipe
     // from what each step would save, then keep the pruned forms before it.
     const std::uint32_t plan_limit = wm.start_of(wm.grid.back(), size);
     const std::shared_ptr<const LossyPlan> plan =
-        plan_lossy(conv, profile, plan_limit, old_thinking_end(conv, profile), tally);
+        plan_lossy(conv, profile, plan_limit, old_thinking_end(conv, profile), tally, caches);
     std::vector<std::uint64_t> planned = orig;
     for (std::size_t k = 0; k < plan->changed.size(); ++k) planned[plan->changed[k]] = plan->tokens[k];
     f = choose_frontier(conv, profile, wm, orig, planned, *plan);
@@ -129,7 +121,7 @@ void run_on(Conversation& conv, const Profile& profile, const Tally& tally, Pipe
   std::uint64_t total = r.tokens_before;
   for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
   r.strategies.push_back(trim_middle(conv, profile, wm, f.turns, now, total, &r.trimmed_until));
-  r.strategies.push_back(repair_pairing(conv));
+  r.strategies.push_back(pairing_repair(conv));
   for (auto& s : r.strategies) {
     s.edits.clear();
     s.edits.shrink_to_fit();
@@ -143,21 +135,32 @@ void run_on(Conversation& conv, const Profile& profile, const Tally& tally, Pipe
 
 }  // namespace
 
-PipelineResult run_pipeline(Conversation& conv, const Profile& profile, const TokenCounter& counter,
-                            tok::CountCache* cache) {
-  const Tally tally(counter, cache);
+Counted count_tokens(const Conversation& conv, const TokenCounter& counter, PipelineCaches* caches) {
+  const Tally tally(counter, caches ? &caches->counts : nullptr);
+  Counted c;
+  c.messages.resize(conv.messages.size());
+  c.fixed = tally.fixed(conv);
+  c.total = c.fixed;
+  for (std::size_t i = 0; i < conv.messages.size(); ++i) c.total += c.messages[i] = tally.message(conv.messages[i]);
+  return c;
+}
+
+PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const Decision& decision,
+                            const TokenCounter& counter, PipelineCaches* caches) {
+  if (counted.messages.size() != conv.messages.size())
+    throw std::invalid_argument("run_pipeline: the count is of another conversation");
   PipelineResult r;
-  if (!profile.enabled) {
-    r.tokens_before = r.tokens_after = tally.conversation(conv);
+  const Profile* profile = decision.settings.profile;
+  if (decision.mode == Mode::None || !profile) {
+    r.tokens_before = r.tokens_after = counted.total;
     return r;
   }
-  r.mode = Mode::Standard;
-  r.shadow = profile.shadow;
-  if (profile.shadow) {
-    Conversation copy = conv;
-    run_on(copy, profile, tally, r);
+  const Tally tally(counter, caches ? &caches->counts : nullptr);
+  if (decision.settings.write) {
+    run_on(conv, counted, *profile, tally, caches, r);
   } else {
-    run_on(conv, profile, tally, r);
+    Conversation copy = conv;
+    run_on(copy, counted, *profile, tally, caches, r);
   }
   return r;
 }

@@ -1,9 +1,11 @@
 // The diet: every pruning strategy, composed in one fixed order.
 //
-// run_pipeline() is the one entry point the proxy (and `tokendiet replay`)
-// calls: adapter parse -> run_pipeline -> adapter write. It edits the
-// Conversation in place through set_text()/remove_message()/part removal and
-// new messages (origin == kNewOrigin), which the adapters' writers render.
+// The proxy (and `tokendiet replay`) run the diet as named steps
+// (proxy/filters/diet.hpp): adapter parse -> count_tokens -> decide
+// (pruning/decision.hpp) -> run_pipeline -> adapter write. run_pipeline()
+// edits the Conversation in place through set_text()/remove_message()/part
+// removal and new messages (origin == kNewOrigin), which the adapters'
+// writers render.
 //
 // Order (pipeline.cpp; each step's doc comment is in pruning/strategies/):
 //   1. working memory   decides which turns are stale (never edits anything)
@@ -28,33 +30,28 @@
 // Speed: steps 2-7 run on a copy of the messages the largest step could
 // reach, and that plan is memoized by a hash of exactly its inputs
 // (pruning/lossy_plan.hpp): an agent resends the same history until the grid
-// of steps moves, so most requests look their plan up (87 % of the recorded
-// trajectories' planned requests). The memo changes how fast, never what.
+// of steps moves, so most requests look their plan up. The memos and the
+// count cache are the caller's (pruning/pipeline_caches.hpp): they change how
+// fast, never what.
 #pragma once
 
 #include <cstdint>
-#include <string>
+#include <string_view>
 #include <vector>
 
 #include "pruning/conversation.hpp"
-#include "pruning/profile.hpp"
+#include "pruning/decision.hpp"
+#include "pruning/pipeline_caches.hpp"
 #include "pruning/strategy_stats.hpp"
 #include "pruning/token_counter.hpp"
-#include "pruning/tokenizer/count_cache.hpp"
 
 namespace td::pruning {
 
-// What the proxy does with the request as a whole. The tri-modal policy
-// (semantic / survival) will add modes; the pipeline itself runs Standard.
-enum class Mode : std::uint8_t { None, Standard };
-const char* mode_name(Mode m);
-
 struct PipelineResult {
   std::uint64_t tokens_before = 0;  // the request as the client sent it
-  std::uint64_t tokens_after = 0;   // as pruned (shadow: as it would have been)
-  Mode mode = Mode::None;           // None: profile disabled, nothing ran
-  bool shadow = false;              // the profile is in shadow mode: conv left as it came
-  std::vector<std::string> fired;        // names of strategies that changed something, in order
+  std::uint64_t tokens_after = 0;   // as pruned (not written: as it would have been)
+  std::vector<std::string_view> fired;   // names of strategies that changed something, in order
+                                         // (StrategyStats::name: string literals)
   std::vector<StrategyStats> strategies;  // every strategy that ran, in pipeline order
   std::uint32_t stale_turns = 0;          // turns before the frontier (0: nothing stale)
   std::uint32_t stale_messages = 0;       // messages before the frontier
@@ -64,14 +61,19 @@ struct PipelineResult {
   std::uint64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }
 };
 
-// Runs the pipeline of `profile` over `conv`. Pure: no I/O, no clock, no
-// state between calls. Throws only on allocation failure; callers fail open.
-// In shadow mode the edits are made on a copy and `conv` is left untouched.
-// Tokens are counted per message as td::tok::count_message bills them (tool
-// definitions: their raw text); with `cache` (and an exact counter) each
-// message, original or pruned, is counted once and then looked up by its
-// content hash, so a resent history costs hashes, not BPE.
-PipelineResult run_pipeline(Conversation& conv, const Profile& profile, const TokenCounter& counter,
-                            tok::CountCache* cache = nullptr);
+// Counts `conv` per message as td::tok::count_message bills it (tool
+// definitions: their raw text). With `caches` (and a counter whose counts may
+// be cached) each message is counted once and then looked up by its content
+// hash, so a resent history costs hashes, not BPE.
+Counted count_tokens(const Conversation& conv, const TokenCounter& counter, PipelineCaches* caches = nullptr);
+
+// Does what `decision` says to `conv`, whose count_tokens() is `counted`:
+// Mode::None runs nothing; Standard runs the strategies with the decision's
+// profile, on `conv` itself when the decision writes, else on a copy (`conv`
+// left as it came, the savings reported). Pure besides `caches` (which
+// change how fast, never what): no I/O, no clock. Throws on allocation
+// failure or a `counted` of another conversation; callers fail open.
+PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const Decision& decision,
+                            const TokenCounter& counter, PipelineCaches* caches = nullptr);
 
 }  // namespace td::pruning

@@ -3,6 +3,11 @@
 // measured better ones. config/ parses a YAML profile by visiting the fields
 // by name, so a field added here is configurable at once, and a key that is
 // not a field is an error.
+//
+// A strategy's switch is its name, and its constants start with it: the
+// name of its file (pruning/strategies/<name>.cpp), its function and the
+// stat it reports (logs, ledger). Renamed keys still load, with a warning
+// (config/renamed_keys.hpp).
 #pragma once
 
 #include <cstdint>
@@ -48,43 +53,44 @@ struct Profile {
   std::vector<std::string> exclude_tools;
 
   // --- Old thinking (F10; codetether thinking_prune) ---
-  bool prune_thinking = true;
-  std::uint32_t thinking_keep_last_messages = 4;
+  bool old_thinking = true;
+  std::uint32_t old_thinking_keep_last_messages = 4;
 
   // --- Identical tool calls (F9; codetether tool_call_dedup, off there too) ---
-  bool dedup_tool_calls = false;
-  std::uint64_t dedup_call_min_bytes = 64;
+  bool identical_tool_calls = false;
+  std::uint64_t identical_tool_calls_min_bytes = 64;
 
   // --- Identical tool outputs (F8; codetether dedup) ---
-  bool dedup_tool_outputs = true;
-  std::uint64_t dedup_min_bytes = 256;
+  bool identical_tool_outputs = true;
+  std::uint64_t identical_tool_outputs_min_bytes = 256;
 
   // --- Low-entropy folding (F11) ---
-  bool fold_low_entropy = true;
-  std::uint32_t fold_min_run = 4;          // identical / near-identical lines in a row
-  std::uint64_t fold_blob_min_bytes = 256;  // base64 / hex runs at least this long
+  bool low_entropy = true;
+  std::uint32_t low_entropy_min_run = 4;           // identical / near-identical lines in a row
+  std::uint64_t low_entropy_blob_min_bytes = 256;  // base64 / hex runs at least this long
 
   // --- Stale tool outputs (F7; codetether snippet: 1 KiB + 1 KiB over 4 KiB;
   // replay measured 96 + 96 over 384, with error lines and names kept) ---
-  bool snip_stale_outputs = true;
-  std::uint64_t snippet_threshold_bytes = 384;
-  std::uint64_t snippet_head_bytes = 96;
-  std::uint64_t snippet_tail_bytes = 96;
-  std::uint32_t snippet_error_lines = 8;  // error lines kept from the hidden middle
-  std::uint32_t snippet_names = 16;      // names of the hidden middle listed (0: none)
+  bool stale_tool_outputs = true;
+  std::uint64_t stale_tool_outputs_threshold_bytes = 384;
+  std::uint64_t stale_tool_outputs_head_bytes = 96;
+  std::uint64_t stale_tool_outputs_tail_bytes = 96;
+  std::uint32_t stale_tool_outputs_error_lines = 8;  // error lines kept from the hidden middle
+  std::uint32_t stale_tool_outputs_names = 16;       // names of the hidden middle listed (0: none)
 
   // --- Stale assistant text (prose and tool-call arguments) ---
-  bool snip_assistant_text = true;
-  bool snip_tool_arguments = true;
-  std::uint64_t assistant_threshold_bytes = 192;
-  std::uint64_t assistant_head_bytes = 80;
-  std::uint64_t assistant_tail_bytes = 80;
+  bool stale_assistant_text_prose = true;
+  bool stale_assistant_text_tool_arguments = true;
+  std::uint64_t stale_assistant_text_threshold_bytes = 192;
+  std::uint64_t stale_assistant_text_head_bytes = 80;
+  std::uint64_t stale_assistant_text_tail_bytes = 80;
+  std::uint32_t stale_assistant_text_names = 16;  // names of the hidden middle listed (0: none)
 
   // --- Trim-middle (F12; codetether streaming_llm, off there too) ---
   bool trim_middle = false;
-  std::uint32_t sink_messages = 2;     // first non-system messages kept (attention sinks)
-  std::uint32_t recent_messages = 16;  // at least this many last messages kept
-  std::uint64_t trim_budget_tokens = 100000;  // trimmed only while the history is over this
+  std::uint32_t trim_middle_sink_messages = 2;        // first non-system messages kept (attention sinks)
+  std::uint32_t trim_middle_recent_messages = 16;     // at least this many last messages kept
+  std::uint64_t trim_middle_budget_tokens = 100000;  // trimmed only while the history is over this
 
   template <class Visitor>
   void visit(Visitor&& v) {
@@ -102,30 +108,31 @@ struct Profile {
     v("payback_requests", payback_requests);
     v("payback_turn_fraction", payback_turn_fraction);
     v("exclude_tools", exclude_tools);
-    v("prune_thinking", prune_thinking);
-    v("thinking_keep_last_messages", thinking_keep_last_messages);
-    v("dedup_tool_calls", dedup_tool_calls);
-    v("dedup_call_min_bytes", dedup_call_min_bytes);
-    v("dedup_tool_outputs", dedup_tool_outputs);
-    v("dedup_min_bytes", dedup_min_bytes);
-    v("fold_low_entropy", fold_low_entropy);
-    v("fold_min_run", fold_min_run);
-    v("fold_blob_min_bytes", fold_blob_min_bytes);
-    v("snip_stale_outputs", snip_stale_outputs);
-    v("snippet_threshold_bytes", snippet_threshold_bytes);
-    v("snippet_head_bytes", snippet_head_bytes);
-    v("snippet_tail_bytes", snippet_tail_bytes);
-    v("snippet_error_lines", snippet_error_lines);
-    v("snippet_names", snippet_names);
-    v("snip_assistant_text", snip_assistant_text);
-    v("snip_tool_arguments", snip_tool_arguments);
-    v("assistant_threshold_bytes", assistant_threshold_bytes);
-    v("assistant_head_bytes", assistant_head_bytes);
-    v("assistant_tail_bytes", assistant_tail_bytes);
+    v("old_thinking", old_thinking);
+    v("old_thinking_keep_last_messages", old_thinking_keep_last_messages);
+    v("identical_tool_calls", identical_tool_calls);
+    v("identical_tool_calls_min_bytes", identical_tool_calls_min_bytes);
+    v("identical_tool_outputs", identical_tool_outputs);
+    v("identical_tool_outputs_min_bytes", identical_tool_outputs_min_bytes);
+    v("low_entropy", low_entropy);
+    v("low_entropy_min_run", low_entropy_min_run);
+    v("low_entropy_blob_min_bytes", low_entropy_blob_min_bytes);
+    v("stale_tool_outputs", stale_tool_outputs);
+    v("stale_tool_outputs_threshold_bytes", stale_tool_outputs_threshold_bytes);
+    v("stale_tool_outputs_head_bytes", stale_tool_outputs_head_bytes);
+    v("stale_tool_outputs_tail_bytes", stale_tool_outputs_tail_bytes);
+    v("stale_tool_outputs_error_lines", stale_tool_outputs_error_lines);
+    v("stale_tool_outputs_names", stale_tool_outputs_names);
+    v("stale_assistant_text_prose", stale_assistant_text_prose);
+    v("stale_assistant_text_tool_arguments", stale_assistant_text_tool_arguments);
+    v("stale_assistant_text_threshold_bytes", stale_assistant_text_threshold_bytes);
+    v("stale_assistant_text_head_bytes", stale_assistant_text_head_bytes);
+    v("stale_assistant_text_tail_bytes", stale_assistant_text_tail_bytes);
+    v("stale_assistant_text_names", stale_assistant_text_names);
     v("trim_middle", trim_middle);
-    v("sink_messages", sink_messages);
-    v("recent_messages", recent_messages);
-    v("trim_budget_tokens", trim_budget_tokens);
+    v("trim_middle_sink_messages", trim_middle_sink_messages);
+    v("trim_middle_recent_messages", trim_middle_recent_messages);
+    v("trim_middle_budget_tokens", trim_middle_budget_tokens);
   }
 };
 

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace td::pruning {
@@ -35,5 +38,16 @@ struct StrategyStats {
     return s;
   }
 };
+
+// "a,b,c": the names of the strategies that fired, as the log line and
+// replay's rows print them.
+inline std::string join_names(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view name : names) {
+    if (!out.empty()) out += ',';
+    out += name;
+  }
+  return out;
+}
 
 }  // namespace td::pruning

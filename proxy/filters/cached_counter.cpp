@@ -15,9 +15,4 @@ std::uint64_t CachedCounter::count(std::string_view text) const {
   return n;
 }
 
-tok::CountCache& text_count_cache() {
-  static tok::CountCache cache;
-  return cache;
-}
-
 }  // namespace td::proxy

@@ -1,6 +1,6 @@
 // A TokenCounter that remembers: the same text (a history is resent every
-// turn) is counted once per process, then costs a hash and a lookup
-// (DESIGN.md principle 6). Wraps the exact tokenizers; a counter whose
+// turn) is counted once per cache (the diet's, proxy/telemetry/diet_caches.hpp),
+// then costs a hash and a lookup (DESIGN.md principle 6). Wraps the exact tokenizers; a counter whose
 // cache_salt() is 0 (the calibrated estimator, cheaper than a hash) is called
 // straight through.
 #pragma once
@@ -27,8 +27,5 @@ class CachedCounter final : public pruning::TokenCounter {
   const pruning::TokenCounter& inner_;
   tok::CountCache& cache_;
 };
-
-// The process-wide cache of text counts (bounded: 2^18 entries, 4 MB).
-tok::CountCache& text_count_cache();
 
 }  // namespace td::proxy

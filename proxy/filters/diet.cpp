@@ -10,20 +10,45 @@
 
 namespace td::proxy {
 
-std::string fired_list(const pruning::PipelineResult& r) {
-  std::string out;
-  for (const auto& name : r.fired) {
-    if (!out.empty()) out += ',';
-    out += name;
+providers::ParseOutcome parse_step(const providers::ChatRoute& route, std::string_view body, DietCaches& caches) {
+  return providers::parse_request(route, body, &caches.parsed);
+}
+
+pruning::Counted count_step(const pruning::Conversation& conv, const pruning::TokenCounter& counter,
+                            DietCaches& caches) {
+  // Whole messages are looked up by content hash before any text is
+  // counted: a resent history costs a hash per message.
+  return pruning::count_tokens(conv, counter, &caches.pipeline);
+}
+
+pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::Counted& counted,
+                                   const pruning::Decision& decision, const pruning::TokenCounter& counter,
+                                   DietCaches& caches) {
+  return pruning::run_pipeline(conv, counted, decision, counter, &caches.pipeline);
+}
+
+Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
+                   const pruning::Decision& decision, std::string& body) {
+  Written out;
+  if (!result.changed() || !decision.settings.write) return out;
+  providers::WriteOutcome written = providers::write(request, body);
+  if (!written.ok) {
+    out.ok = false;
+    out.error = std::move(written.error);
+    return out;
+  }
+  if (written.changed) {
+    body = std::move(written.body);
+    out.rewritten = true;
   }
   return out;
 }
 
 DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
-                      const DietOptions& options) {
+                      DietCaches& caches, const DietOptions& options) {
   DietOutcome out;
   try {
-    providers::ParseOutcome parsed = providers::parse_request(route, body);
+    providers::ParseOutcome parsed = parse_step(route, body, caches);
     if (!parsed.request) {
       out.fail_open = true;
       out.error = "parse: " + parsed.error;
@@ -37,26 +62,21 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, cons
     out.profile = profile.name;
 
     const auto model_counter = tok::counter_for_model(out.model, options.calibration);
-    const CachedCounter counter(*model_counter, text_count_cache());
+    const CachedCounter counter(*model_counter, caches.pipeline.counts);
     out.exact = counter.exact();
-    // Whole messages are looked up by content hash before any text is
-    // counted: a resent history costs a hash per message.
-    out.result = pruning::run_pipeline(request.conversation, profile, counter, &text_count_cache());
-    if (out.result.changed() && !out.result.shadow) {
-      providers::WriteOutcome written = providers::write(request, body);
-      if (!written.ok) {
-        out.fail_open = true;
-        out.error = "write: " + written.error;
-        out.result.tokens_after = out.result.tokens_before;  // nothing was cut after all
-        return out;
-      }
-      if (written.changed) {
-        body = std::move(written.body);
-        out.rewritten = true;
-      }
+    const pruning::Counted counted = count_step(request.conversation, counter, caches);
+    out.decision = pruning::decide(counted, profile);
+    out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
+    Written written = write_step(request, out.result, out.decision, body);
+    if (!written.ok) {
+      out.fail_open = true;
+      out.error = "write: " + written.error;
+      out.result.tokens_after = out.result.tokens_before;  // nothing was cut after all
+      return out;
     }
+    out.rewritten = written.rewritten;
     if (!out.exact && options.calibration) {
-      // In shadow mode the view is the request as sent, otherwise its diet.
+      // Not written (shadow): the view is the request as sent, otherwise its diet.
       out.raw_estimate = tok::count_conversation(request.conversation, tok::EstimatingCounter(1.0)).total;
     }
   } catch (const std::exception& e) {

@@ -1,14 +1,27 @@
-// The diet of one chat request body: adapter parse -> the pruning pipeline ->
-// adapter write. DietFilter (the proxy's request body filter) and `tokendiet
-// replay` both call diet_body(), so replay measures exactly what the proxy
-// sends.
+// The diet of one chat request body, as named steps:
+//
+//   parse_step   the body in the provider-neutral view (resent messages
+//                taken from the parsed-message memo)
+//   count_step   every message as billed (the count cache)
+//   decide       pruning::decide (pruning/decision.hpp): mode, what the
+//                pipeline runs with and whether it writes, admission
+//   prune_step   pruning::run_pipeline, as decided (the memos)
+//   write_step   the edits spliced into the body, when the decision writes
+//
+// diet_body() runs them in that order. DietFilter (the proxy's request body
+// filter) and `tokendiet replay` both call it, so replay measures exactly
+// what the proxy sends. The caches every step uses are passed in
+// (proxy/telemetry/diet_caches.hpp): the proxy's, or replay's own.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "config/config.hpp"
 #include "providers/route.hpp"
+#include "proxy/telemetry/diet_caches.hpp"
+#include "pruning/decision.hpp"
 #include "pruning/pipeline.hpp"
 
 namespace td::tok { class Calibration; }
@@ -27,6 +40,7 @@ struct DietOutcome {
   std::string model;       // from the body (or the Gemini path)
   bool stream = false;
   std::string profile;     // the profile that applied
+  pruning::Decision decision;  // what the diet decided (once parsed)
   pruning::PipelineResult result;
   bool rewritten = false;  // `body` now holds the pruned request
   bool exact = false;      // tokens were counted by the model's own tokenizer
@@ -35,15 +49,33 @@ struct DietOutcome {
   std::uint64_t raw_estimate = 0;
 };
 
-// Puts `body` on the diet of its profile. `body` is replaced only when the
-// pipeline changed something and the writer spliced it; otherwise it is
-// untouched. Counts go through the process-wide text count cache
-// (proxy/filters/cached_counter.hpp). Never throws for bad input: failures come back
-// as fail_open with a reason.
-DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
-                      const DietOptions& options = {});
+// 1. Parse: no request means the body goes as it came (error says why).
+providers::ParseOutcome parse_step(const providers::ChatRoute& route, std::string_view body, DietCaches& caches);
 
-// "a,b,c": the names of the strategies that fired.
-std::string fired_list(const pruning::PipelineResult& r);
+// 2. Count: the request as the client sent it.
+pruning::Counted count_step(const pruning::Conversation& conv, const pruning::TokenCounter& counter,
+                            DietCaches& caches);
+
+// 4. Prune `conv` (counted by count_step) as `decision` says.
+pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::Counted& counted,
+                                   const pruning::Decision& decision, const pruning::TokenCounter& counter,
+                                   DietCaches& caches);
+
+// 5. Write: when the decision writes and the pipeline changed something,
+// `body` (the bytes parse_step saw) is replaced by the spliced request.
+struct Written {
+  bool ok = true;          // false: nothing written (error says why); forward `body` as it came
+  bool rewritten = false;  // `body` now holds the pruned request
+  std::string error;
+};
+Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
+                   const pruning::Decision& decision, std::string& body);
+
+// Puts `body` on the diet of its profile: steps 1 to 5. `body` is replaced
+// only when the pipeline changed something, the decision writes and the
+// writer spliced it; otherwise it is untouched. Never throws for bad input:
+// failures come back as fail_open with a reason.
+DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
+                      DietCaches& caches, const DietOptions& options = {});
 
 }  // namespace td::proxy

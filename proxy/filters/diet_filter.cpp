@@ -5,8 +5,9 @@
 
 #include "config/match.hpp"
 #include "providers/route.hpp"
-#include "proxy/phases/body_peek.hpp"
 #include "proxy/filters/diet.hpp"
+#include "proxy/phases/body_peek.hpp"
+#include "proxy/phases/errors.hpp"
 #include "proxy/phases/routing.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 
@@ -26,9 +27,10 @@ void fail_open(RequestContext& ctx, std::string reason) {
 
 }  // namespace
 
-DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration)
+DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches)
     : config_(config),
       calibration_(calibration),
+      caches_(caches),
       any_profile_disabled_(std::any_of(config_.profiles.begin(), config_.profiles.end(),
                                         [](const pruning::Profile& p) { return !p.enabled; })) {}
 
@@ -57,14 +59,14 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
         ctx.model = std::string(model);
         ctx.stream = ctx.stream || route->stream || peek.stream;
         ctx.profile = p.name;
-        ctx.mode = pruning::mode_name(pruning::Mode::None);
+        ctx.mode = pruning::Mode::None;
         return {};
       }
     }
 
-    // THE PIPELINE CALL SITE: parse -> run_pipeline -> write (proxy/filters/diet.hpp),
-    // the same function `tokendiet replay` measures.
-    DietOutcome diet = diet_body(*route, body, config_, DietOptions{.calibration = calibration_});
+    // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
+    // (proxy/filters/diet.hpp), the same function `tokendiet replay` measures.
+    DietOutcome diet = diet_body(*route, body, config_, caches_, DietOptions{.calibration = calibration_});
     if (!diet.parsed) {
       fail_open(ctx, diet.error);
       return {};
@@ -75,17 +77,39 @@ std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx
     ctx.profile = diet.profile;
     ctx.tokens_before = diet.result.tokens_before;
     ctx.tokens_after = diet.result.tokens_after;
-    ctx.mode = pruning::mode_name(diet.result.mode);
-    ctx.strategies = fired_list(diet.result);
+    ctx.mode = diet.decision.mode;
+    ctx.strategies = diet.result.fired;
     if (diet.fail_open) {
       fail_open(ctx, diet.error);
-      return {};
+      return admit(ctx, diet.decision.admission);
     }
     if (diet.raw_estimate > 0) state<DietState>(ctx).raw_estimate = diet.raw_estimate;
+    return admit(ctx, diet.decision.admission);
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
   } catch (...) {
     fail_open(ctx, "diet: unknown exception");
+  }
+  return {};
+}
+
+std::optional<LocalResponse> admit(RequestContext& ctx, const pruning::Admission& admission) {
+  using Kind = pruning::Admission::Kind;
+  switch (admission.kind) {
+    case Kind::Send:
+      return {};
+    case Kind::Wait:
+      ctx.delay_upstream = admission.wait;
+      return {};
+    case Kind::Reject: {
+      const auto seconds = (admission.wait.count() + 999) / 1000;
+      LocalResponse r;
+      r.status = 429;
+      r.body = provider_error_body(ctx.provider, 429,
+                                   "tokendiet: not sent upstream now; retry after " + std::to_string(seconds) + " s");
+      r.headers.emplace_back("retry-after", std::to_string(seconds));
+      return r;
+    }
   }
   return {};
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "proxy/telemetry/telemetry.hpp"
+#include "pruning/mode.hpp"
 
 namespace td::proxy {
 namespace {
@@ -20,21 +21,6 @@ std::int64_t to_i64(std::uint64_t v) {
   return v > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v);
 }
 
-std::vector<std::string> split_names(const std::string& list) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < list.size()) {
-    std::size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    std::string name = list.substr(start, comma - start);
-    while (!name.empty() && name.front() == ' ') name.erase(0, 1);
-    while (!name.empty() && name.back() == ' ') name.pop_back();
-    if (!name.empty()) out.push_back(std::move(name));
-    start = comma + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 LedgerRow ledger_row(const RequestContext& ctx) {
@@ -50,7 +36,7 @@ LedgerRow ledger_row(const RequestContext& ctx) {
                    : std::string(to_string(ctx.provider));
   r.model = ctx.model;
   r.profile = ctx.profile;
-  r.mode = ctx.mode;
+  if (ctx.mode) r.mode = pruning::mode_name(*ctx.mode);
   r.tokens_before = to_i64(ctx.tokens_before);
   r.tokens_after = to_i64(ctx.tokens_after);
   r.prompt_tokens = to_i64(ctx.usage.prompt);
@@ -63,7 +49,7 @@ LedgerRow ledger_row(const RequestContext& ctx) {
   r.ttfb_ms = ctx.ttfb_ms < 0 ? -1 : std::llround(ctx.ttfb_ms);
   r.total_ms = std::llround(std::max(ctx.total_ms, 0.0));
   r.stream = ctx.stream;
-  r.strategies = split_names(ctx.strategies);
+  r.strategies.assign(ctx.strategies.begin(), ctx.strategies.end());
   r.fail_open = ctx.fail_open;
   r.bytes_in = to_i64(ctx.bytes_in);
   r.bytes_out = to_i64(ctx.bytes_out);

@@ -35,17 +35,6 @@ bool starts_with_ci(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
-void copy_usage(const providers::Usage& u, Usage& to) {
-  if (!u.present) return;
-  auto n = [](std::int64_t v) { return static_cast<std::uint64_t>(v < 0 ? 0 : v); };
-  to.present = true;
-  to.prompt = n(u.prompt);
-  to.completion = n(u.completion);
-  to.cached_read = n(u.cached_read);
-  to.cache_write = n(u.cache_write);
-  to.reasoning = n(u.reasoning);
-}
-
 void fail_open(RequestContext& ctx, std::string_view what) {
   ctx.fail_open = true;
   if (ctx.fail_open_reason.empty()) ctx.fail_open_reason = std::string("usage: ") + std::string(what);
@@ -137,8 +126,8 @@ void UsageFilter::response_body_filter(RequestContext& ctx, std::string& chunk, 
       st.tee->feed(chunk);
       if (end_of_stream) st.tee->finish();
     }
-    providers::Usage u = facts ? facts->usage() : st.tee->usage();
-    copy_usage(u, ctx.usage);
+    // A piece without usage keeps what an earlier piece reported.
+    if (providers::Usage u = facts ? facts->usage() : st.tee->usage(); u.present) ctx.usage = u;
     const std::string& model = facts ? facts->model() : st.tee->model();
     if (!model.empty() && ctx.response_model.empty()) ctx.response_model = model;
     if (end_of_stream) {

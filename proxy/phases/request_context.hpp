@@ -9,34 +9,19 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "providers/provider.hpp"
+#include "providers/usage.hpp"
+#include "pruning/mode.hpp"
+
 namespace td::proxy {
 
-// Which wire format a request speaks, decided by its path (proxy/phases/routing.hpp).
-enum class Provider : std::uint8_t { openai, gemini, anthropic, other };
-
-constexpr std::string_view to_string(Provider p) {
-  switch (p) {
-    case Provider::openai: return "openai";
-    case Provider::gemini: return "gemini";
-    case Provider::anthropic: return "anthropic";
-    case Provider::other: return "other";
-  }
-  return "other";
-}
-
-// Token usage as the upstream reported it (filled by the usage filter).
-struct Usage {
-  bool present = false;  // the response carried a usage block
-  std::uint64_t prompt = 0;       // input tokens billed, cached ones included
-  std::uint64_t completion = 0;   // output tokens, reasoning included
-  std::uint64_t cached_read = 0;  // input tokens served from the prompt cache
-  std::uint64_t cache_write = 0;  // input tokens written to the cache (Anthropic)
-  std::uint64_t reasoning = 0;    // thinking tokens (part of completion)
-};
+// Which provider a request goes to, decided by its path (proxy/phases/routing.hpp).
+using providers::Provider;
 
 // Rate-limit facts read from upstream headers: proxy/phases/rate_limit_info.hpp
 // (filled by the usage filter); held here by pointer so this header stays small.
@@ -90,10 +75,14 @@ struct RequestContext {
   std::string fail_open_reason;
   std::uint64_t tokens_before = 0;  // request tokens as the client sent them
   std::uint64_t tokens_after = 0;   // request tokens after the diet
-  std::string mode;        // semantic | standard | survival | none
+  std::optional<pruning::Mode> mode;  // the diet's decision; nullopt: it never decided
+                                      // (not a chat request, or a body it could not parse)
   std::string profile;     // name of the matched profile
-  std::string strategies;  // strategies that fired, comma-separated
-  Usage usage;
+  // Strategies that fired, in pipeline order: their names are string
+  // literals (pruning::StrategyStats::name). Joined only by the log line and
+  // the ledger row.
+  std::vector<std::string_view> strategies;
+  providers::Usage usage;  // as the upstream reported it (filled by the usage filter)
   // Filled by the usage filter (proxy/filters/usage_filter.hpp) from the response:
   std::string response_model;  // the model the upstream says answered ("gpt-5.1-2025-11-13"); "" if unsaid
   bool context_length_exceeded = false;  // the upstream found the prompt too long (F21)

@@ -10,6 +10,7 @@
 
 #include "proxy/phases/json_text.hpp"
 #include "proxy/phases/routing.hpp"
+#include "pruning/strategy_stats.hpp"
 
 namespace td::proxy {
 
@@ -162,10 +163,10 @@ LogLine access_line(const RequestContext& ctx) {
   if (!ctx.error.empty()) l.str("error", ctx.error);
   if (ctx.fail_open) l.flag("fail_open", true).str("fail_open_reason", ctx.fail_open_reason);
   if (!ctx.profile.empty()) l.str("profile", ctx.profile);
-  if (!ctx.mode.empty()) l.str("mode", ctx.mode);
+  if (ctx.mode) l.str("mode", pruning::mode_name(*ctx.mode));
   if (ctx.tokens_before || ctx.tokens_after)
     l.num("tokens_before", ctx.tokens_before).num("tokens_after", ctx.tokens_after);
-  if (!ctx.strategies.empty()) l.str("strategies", ctx.strategies);
+  if (!ctx.strategies.empty()) l.str("strategies", pruning::join_names(ctx.strategies));
   if (ctx.usage.present) {
     l.num("usage_prompt", ctx.usage.prompt).num("usage_completion", ctx.usage.completion);
     if (ctx.usage.cached_read) l.num("usage_cached_read", ctx.usage.cached_read);

@@ -1,7 +1,8 @@
-// The process-wide usage accounting of `serve`: the /metrics registry, the
-// usage ledger and the token estimator's per-model calibration (persisted in
-// the ledger file). They outlive config reloads (a SIGHUP rebuilds the
-// filters, not the counters), so they live here rather than in any filter.
+// The process-wide state of `serve`: the /metrics registry, the usage ledger,
+// the token estimator's per-model calibration (persisted in the ledger file)
+// and the diet's caches. They outlive config reloads (a SIGHUP rebuilds the
+// filters, not the counters or the caches), so they live here rather than in
+// any filter.
 //
 // Startup:  telemetry().open_ledger(config)   before accepting connections;
 //                                             also restores the calibration
@@ -9,6 +10,7 @@
 // Counting: tok::counter_for_model(model, &telemetry().calibration()), and
 //           calibration().observe(model, raw_estimate, billed_prompt) when
 //           the upstream's usage is known
+// Diet:     telemetry().diet_caches()          handed to the diet filter
 // Shutdown: telemetry().close_ledger()        after the last request's logging
 //                                             phase; saves the calibration
 #pragma once
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "ledger/ledger.hpp"
+#include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/metrics.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 
@@ -50,6 +53,9 @@ class Telemetry {
   // The estimator's calibration, shared by every request of the process.
   tok::Calibration& calibration() { return calibration_; }
 
+  // The diet's caches, shared by every request of the process.
+  DietCaches& diet_caches() { return diet_caches_; }
+
   // Hands the calibration to the ledger's writer at most once per
   // kCalibrationSaveInterval (cheap to call on every request; the logging
   // phase does). True when it did.
@@ -59,6 +65,7 @@ class Telemetry {
  private:
   Metrics metrics_;
   tok::Calibration calibration_;
+  DietCaches diet_caches_;
   std::atomic<std::int64_t> next_calibration_save_{0};  // steady_clock ticks
   std::unique_ptr<Ledger> ledger_;  // kept until exit: I/O threads may still hold the pointer
   std::atomic<Ledger*> ledger_ptr_{nullptr};

@@ -3,7 +3,7 @@
 // commands) are what later turns refer to.
 //
 // Removes: the arguments of a stale tool call (before the frontier) whose
-// name and arguments (at least `dedup_call_min_bytes` bytes) equal those of
+// name and arguments (at least `identical_tool_calls_min_bytes` bytes) equal those of
 // an earlier call. They become a JSON object that names the first call:
 //   {"same_arguments_as_call":"<first id>"}
 // so the arguments stay valid JSON for every provider (OpenAI parses the
@@ -22,6 +22,6 @@
 
 namespace td::pruning {
 
-StrategyStats dedup_tool_calls(Conversation& conv, const Profile& profile, std::uint32_t limit);
+StrategyStats identical_tool_calls(Conversation& conv, const Profile& profile, std::uint32_t limit);
 
 }  // namespace td::pruning

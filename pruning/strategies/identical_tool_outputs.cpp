@@ -23,9 +23,9 @@ struct Low64 {
 
 }  // namespace
 
-StrategyStats dedup_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit) {
   StrategyStats st{.name = "identical_tool_outputs"};
-  if (!profile.dedup_tool_outputs) return st;
+  if (!profile.identical_tool_outputs) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
 
@@ -44,7 +44,7 @@ StrategyStats dedup_tool_outputs(Conversation& conv, const Profile& profile, std
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult) continue;
       ++answers[p.id];
-      if (p.text.size() < profile.dedup_min_bytes) continue;
+      if (p.text.size() < profile.identical_tool_outputs_min_bytes) continue;
       auto [it, inserted] = first.try_emplace(text_hash(p).lo, FirstCopy{i, &p.id, &p.text});
       if (inserted || !p.editable || detail::excluded_tool(profile, names.of_result(p))) continue;
       const FirstCopy& f = it->second;

@@ -1,7 +1,7 @@
 // Identical tool outputs (F8; codetether dedup.rs).
 //
 // Removes: a stale tool output (before the frontier) of at least
-// `dedup_min_bytes` bytes that is byte-identical to an earlier tool output,
+// `identical_tool_outputs_min_bytes` bytes that is byte-identical to an earlier tool output,
 // the later copy becoming
 //   [same output as tool call <id>: <N> bytes omitted]
 // where <id> is the call id of the first copy. Call ids may be reused once
@@ -23,6 +23,6 @@
 
 namespace td::pruning {
 
-StrategyStats dedup_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit);
+StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit);
 
 }  // namespace td::pruning

@@ -135,12 +135,13 @@ std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_
   return out;
 }
 
-StrategyStats fold_low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                          Memo<std::string>* folds) {
   StrategyStats st{.name = "low_entropy"};
-  if (!profile.fold_low_entropy) return st;
+  if (!profile.low_entropy) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
-  const std::uint64_t salt = memo_salt("fold_text", {profile.fold_min_run, profile.fold_blob_min_bytes});
+  const std::uint64_t salt = memo_salt("fold_text", {profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes});
   detail::ToolNames names(profile);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
@@ -149,8 +150,8 @@ StrategyStats fold_low_entropy(Conversation& conv, const Profile& profile, std::
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable || p.text.size() < 64) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
-      auto folded = text_memo().get_or(salt, p, [&](std::string_view t) -> std::optional<std::string> {
-        std::string f = fold_text(t, profile.fold_min_run, profile.fold_blob_min_bytes);
+      auto folded = memoized(folds, salt, p, [&](std::string_view t) -> std::optional<std::string> {
+        std::string f = fold_text(t, profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes);
         if (f.size() >= t.size()) return std::nullopt;
         return f;
       });

@@ -3,13 +3,13 @@
 // Removes, from stale tool outputs (before the frontier):
 //   - carriage-return redraws: of a line drawn over itself with '\r'
 //     (progress bars, spinners) only what was drawn last is kept;
-//   - runs of at least `fold_min_run` identical lines: the first is kept,
+//   - runs of at least `low_entropy_min_run` identical lines: the first is kept,
 //     then "[... previous line repeated 41 more times ...]";
-//   - runs of at least `fold_min_run` near-identical lines (equal once digit
+//   - runs of at least `low_entropy_min_run` near-identical lines (equal once digit
 //     runs, progress-bar blocks and repeated spaces are masked, and with a
 //     letter in them: "Downloading 12%", "Downloading 13%"...): the first
 //     and the last are kept, with "[... 38 similar lines folded ...]" between;
-//   - base64 / hex blobs of at least `fold_blob_min_bytes` bytes in one run
+//   - base64 / hex blobs of at least `low_entropy_blob_min_bytes` bytes in one run
 //     (hex: only hex digits; base64: letters of both cases and digits): the
 //     first 16 characters are kept, then "[... 4096-byte base64 blob folded ...]".
 // Why it is safe: what is dropped repeats what is kept, or is encoded data a
@@ -24,12 +24,15 @@
 #include <string_view>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-StrategyStats fold_low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit);
+// `folds` (may be null) remembers each output's folded form.
+StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                          Memo<std::string>* folds = nullptr);
 
 // The folding itself (exposed for tests): `text` folded, or unchanged.
 std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_t blob_min_bytes);

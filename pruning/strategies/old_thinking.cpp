@@ -16,17 +16,17 @@ std::uint32_t old_thinking_end(const Conversation& conv, const Profile& profile)
       break;
     }
   const std::uint32_t keep_from =
-      size > profile.thinking_keep_last_messages ? size - profile.thinking_keep_last_messages : 0;
+      size > profile.old_thinking_keep_last_messages ? size - profile.old_thinking_keep_last_messages : 0;
   return std::min(last_assistant, keep_from);
 }
 
-StrategyStats prune_old_thinking(Conversation& conv, const Profile& profile, std::uint32_t limit) {
-  return prune_old_thinking_before(conv, profile, std::min(limit, old_thinking_end(conv, profile)));
+StrategyStats old_thinking(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+  return old_thinking_before(conv, profile, std::min(limit, old_thinking_end(conv, profile)));
 }
 
-StrategyStats prune_old_thinking_before(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats old_thinking_before(Conversation& conv, const Profile& profile, std::uint32_t limit) {
   StrategyStats st{.name = "old_thinking"};
-  if (!profile.prune_thinking) return st;
+  if (!profile.old_thinking) return st;
   auto& msgs = conv.messages;
   limit = std::min(limit, static_cast<std::uint32_t>(msgs.size()));
 

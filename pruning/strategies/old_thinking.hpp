@@ -1,7 +1,7 @@
 // Old thinking (F10): reasoning the model wrote in earlier turns.
 //
 // Removes: the Thinking parts of stale assistant messages (before the
-// frontier, and never in the last `thinking_keep_last_messages` messages nor
+// frontier, and never in the last `old_thinking_keep_last_messages` messages nor
 // in the last assistant turn, whatever the profile says).
 //   - A Thinking part without a signature (DeepSeek/OpenRouter
 //     reasoning_content, Gemini thought text) is blanked to "": the field
@@ -31,17 +31,17 @@
 namespace td::pruning {
 
 // Prunes the thinking of messages before `limit` and before old_thinking_end().
-StrategyStats prune_old_thinking(Conversation& conv, const Profile& profile, std::uint32_t limit);
+StrategyStats old_thinking(Conversation& conv, const Profile& profile, std::uint32_t limit);
 
 // Where old thinking stops whatever the frontier: the last assistant message
-// and the last `thinking_keep_last_messages` messages of the request. It is
+// and the last `old_thinking_keep_last_messages` messages of the request. It is
 // the one fact a lossy strategy reads past the frontier, so the pipeline
 // computes it on the whole request and hands it to its plan, which holds
 // only the messages it may prune (pruning/lossy_plan.hpp).
 std::uint32_t old_thinking_end(const Conversation& conv, const Profile& profile);
 
-// prune_old_thinking with `limit` already clipped to old_thinking_end() of
+// old_thinking with `limit` already clipped to old_thinking_end() of
 // the whole request.
-StrategyStats prune_old_thinking_before(Conversation& conv, const Profile& profile, std::uint32_t limit);
+StrategyStats old_thinking_before(Conversation& conv, const Profile& profile, std::uint32_t limit);
 
 }  // namespace td::pruning

@@ -63,7 +63,7 @@ Message unavailable_result(const Call& c) {
 
 }  // namespace
 
-StrategyStats repair_pairing(Conversation& conv) {
+StrategyStats pairing_repair(Conversation& conv) {
   StrategyStats st{.name = "pairing_repair"};
   auto& msgs = conv.messages;
   const std::size_t n = msgs.size();

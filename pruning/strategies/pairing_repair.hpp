@@ -28,6 +28,6 @@ namespace td::pruning {
 
 inline constexpr const char* kUnavailableResult = "[tool result unavailable: elided by context management]";
 
-StrategyStats repair_pairing(Conversation& conv);
+StrategyStats pairing_repair(Conversation& conv);
 
 }  // namespace td::pruning

@@ -14,7 +14,7 @@ namespace td::pruning {
 namespace {
 
 SnipOptions options_of(const Profile& p) {
-  return SnipOptions{p.assistant_head_bytes, p.assistant_tail_bytes, 0, p.snippet_names};
+  return SnipOptions{p.stale_assistant_text_head_bytes, p.stale_assistant_text_tail_bytes, 0, p.stale_assistant_text_names};
 }
 
 // A string as it appears inside a JSON string literal (no quotes).
@@ -30,7 +30,7 @@ std::string json_inside(std::string_view s) {
 void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc, const Profile& p,
                        std::vector<Snipped>& snips) {
   if (v.IsString()) {
-    if (v.GetStringLength() < p.assistant_threshold_bytes) return;
+    if (v.GetStringLength() < p.stale_assistant_text_threshold_bytes) return;
     Snipped s = snip({v.GetString(), v.GetStringLength()}, options_of(p));
     if (!s.cut) return;
     std::string marker = "\x01" + std::to_string(snips.size()) + "\x01";
@@ -83,13 +83,14 @@ Snipped snip_arguments_template(std::string_view args, const Profile& profile) {
 std::string snip_arguments(std::string_view args, const Profile& profile) {
   Snipped s = snip_arguments_template(args, profile);
   if (!s.cut) return std::string{args};
-  std::string out = render(s, profile.snippet_names, nullptr, nullptr, true);
+  std::string out = render(s, profile.stale_assistant_text_names, nullptr, nullptr, true);
   return out.size() < args.size() ? out : std::string{args};
 }
 
-StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                   Memo<Snipped>* snips) {
   StrategyStats st{.name = "stale_assistant_text"};
-  if (!profile.snip_assistant_text && !profile.snip_tool_arguments) return st;
+  if (!profile.stale_assistant_text_prose && !profile.stale_assistant_text_tool_arguments) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests
@@ -97,7 +98,7 @@ StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profi
   const std::uint64_t text_salt =
       memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
   const std::uint64_t args_salt = memo_salt(
-      "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, profile.assistant_threshold_bytes});
+      "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, profile.stale_assistant_text_threshold_bytes});
   NameSet listed;  // names listed by earlier messages are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   auto snip_of = [&](std::string_view t) -> std::optional<Snipped> {
@@ -114,14 +115,14 @@ StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profi
     Message& m = msgs[i];
     if (m.role != Role::Assistant || m.removed) continue;
     for (Part& p : m.parts) {
-      if (!p.editable || p.text.size() < profile.assistant_threshold_bytes) continue;
+      if (!p.editable || p.text.size() < profile.stale_assistant_text_threshold_bytes) continue;
       std::shared_ptr<const Snipped> snipped;
       bool json = false;
-      if (p.kind == PartKind::Text && profile.snip_assistant_text) {
-        snipped = snip_memo().get_or(text_salt, p, snip_of);
-      } else if (p.kind == PartKind::ToolCall && profile.snip_tool_arguments &&
+      if (p.kind == PartKind::Text && profile.stale_assistant_text_prose) {
+        snipped = memoized(snips, text_salt, p, snip_of);
+      } else if (p.kind == PartKind::ToolCall && profile.stale_assistant_text_tool_arguments &&
                  !detail::excluded_tool(profile, p.name)) {
-        snipped = snip_memo().get_or(args_salt, p, args_of);
+        snipped = memoized(snips, args_salt, p, args_of);
         json = true;
       } else {
         continue;

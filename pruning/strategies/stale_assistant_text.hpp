@@ -2,13 +2,13 @@
 // the arguments of its tool calls, when long.
 //
 // Removes: the middle of a Text part of a stale assistant message (before the
-// frontier) of at least `assistant_threshold_bytes` bytes (with
-// `snip_assistant_text`), and the middle of every string value of at least
-// that size inside a stale tool call's arguments (with `snip_tool_arguments`:
+// frontier) of at least `stale_assistant_text_threshold_bytes` bytes (with
+// `stale_assistant_text_prose`), and the middle of every string value of at least
+// that size inside a stale tool call's arguments (with `stale_assistant_text_tool_arguments`:
 // heredocs, scripts, file contents the agent wrote). Kept: whole lines from
-// the start up to `assistant_head_bytes`, from the end up to
-// `assistant_tail_bytes`, and the names the hidden part mentions (up to
-// `snippet_names`; a name an earlier stale assistant message already listed
+// the start up to `stale_assistant_text_head_bytes`, from the end up to
+// `stale_assistant_text_tail_bytes`, and the names the hidden part mentions (up to
+// `stale_assistant_text_names`; a name an earlier stale assistant message already listed
 // is not listed again), as in stale tool outputs (pruning/snip.hpp). Arguments
 // are re-serialised compactly and stay a valid JSON object, as every
 // provider requires; they are changed only when that makes them shorter.
@@ -26,13 +26,16 @@
 #include <string_view>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-StrategyStats snip_stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit);
+// `snips` (may be null) remembers each part's cut.
+StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                   Memo<Snipped>* snips = nullptr);
 
 // Tool-call arguments with their long string values snipped (exposed for
 // tests); `args` unchanged if it is not a JSON object or would not shrink.

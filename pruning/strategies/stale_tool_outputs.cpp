@@ -6,14 +6,15 @@
 
 namespace td::pruning {
 
-StrategyStats snip_stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                 Memo<Snipped>* snips) {
   StrategyStats st{.name = "stale_tool_outputs"};
-  if (!profile.snip_stale_outputs) return st;
+  if (!profile.stale_tool_outputs) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests
-  const SnipOptions options{profile.snippet_head_bytes, profile.snippet_tail_bytes, profile.snippet_error_lines,
-                            profile.snippet_names};
+  const SnipOptions options{profile.stale_tool_outputs_head_bytes, profile.stale_tool_outputs_tail_bytes, profile.stale_tool_outputs_error_lines,
+                            profile.stale_tool_outputs_names};
   const std::uint64_t salt = memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines,
                                                 options.max_names > 0});
   NameSet listed;  // names listed by earlier outputs are not listed again
@@ -25,9 +26,9 @@ StrategyStats snip_stale_tool_outputs(Conversation& conv, const Profile& profile
     if (m.removed) continue;
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable) continue;
-      if (p.text.size() < profile.snippet_threshold_bytes) continue;
+      if (p.text.size() < profile.stale_tool_outputs_threshold_bytes) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
-      auto snipped = snip_memo().get_or(salt, p, [&](std::string_view t) -> std::optional<Snipped> {
+      auto snipped = memoized(snips, salt, p, [&](std::string_view t) -> std::optional<Snipped> {
         Snipped s = snip(t, options);
         if (!s.cut) return std::nullopt;
         return s;

@@ -2,13 +2,13 @@
 // truncation), line-aware.
 //
 // Removes: the middle of a stale tool output (before the frontier) of at
-// least `snippet_threshold_bytes` bytes. Kept: whole lines from the start up
-// to `snippet_head_bytes`, whole lines from the end up to
-// `snippet_tail_bytes`, and up to `snippet_error_lines` lines of the middle
+// least `stale_tool_outputs_threshold_bytes` bytes. Kept: whole lines from the start up
+// to `stale_tool_outputs_head_bytes`, whole lines from the end up to
+// `stale_tool_outputs_tail_bytes`, and up to `stale_tool_outputs_error_lines` lines of the middle
 // that look like errors (error, exception, traceback, failed, fatal, panic,
 // assert...), each gap replaced by one line
 //   [... 120 lines (5230 bytes) hidden ...]
-// and, after the last gap, up to `snippet_names` names the hidden lines
+// and, after the last gap, up to `stale_tool_outputs_names` names the hidden lines
 // mention (paths, identifiers, numbers, error codes; pruning/snip.hpp) that
 // no earlier stale output listed already (a function of earlier messages
 // only, so the rendering is stable):
@@ -27,11 +27,14 @@
 #include <cstdint>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-StrategyStats snip_stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit);
+// `snips` (may be null) remembers each output's cut.
+StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit,
+                                 Memo<Snipped>* snips = nullptr);
 
 }  // namespace td::pruning

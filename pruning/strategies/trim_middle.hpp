@@ -3,10 +3,10 @@
 // referred to later (docs/benchmarks.md §Compression (replay)).
 //
 // Removes: whole stale turns between the attention sinks and the recent
-// part, while the request is still over `trim_budget_tokens` after every
-// other strategy. Kept: system messages, the first `sink_messages` other
+// part, while the request is still over `trim_middle_budget_tokens` after every
+// other strategy. Kept: system messages, the first `trim_middle_sink_messages` other
 // messages (and the tool results answering them), and everything from the
-// cut end on: at least `recent_messages` messages and never anything past
+// cut end on: at least `trim_middle_recent_messages` messages and never anything past
 // the stale frontier. The cut end is the first turn on the frontier's grid
 // (multiples of `frontier_step_turns` turns) that brings the request under
 // the budget, or the frontier itself: it moves in whole steps, never turn by

@@ -56,6 +56,15 @@ TEST_CASE("check-config: exit codes and output") {
   CHECK(warn.status == 0);
   CHECK(warn.err.find(":2:") != std::string::npos);
   CHECK(warn.err.find("warning: ") != std::string::npos);
+
+  // A renamed profile key (config/renamed_keys.hpp): still ok, with one deprecation line.
+  const std::string old_key = (dir / "old_key.yaml").string();
+  std::ofstream(old_key) << "profiles:\n  - name: a\n    dedup_tool_outputs: false\n";
+  Run renamed = run({old_key});
+  CHECK(renamed.status == 0);
+  CHECK(renamed.out == old_key + ": ok\n");
+  CHECK(renamed.err == old_key +
+                           ":3:5: warning: profiles[0].dedup_tool_outputs: deprecated name; use identical_tool_outputs\n");
   fs::remove_all(dir);
 }
 

@@ -14,7 +14,7 @@
 #include "providers/request.hpp"
 #include "../pruning/pruning_support.hpp"
 #include "cli/replay.hpp"
-#include "pruning/lossy_plan.hpp"
+#include "pruning/pipeline_caches.hpp"
 #include "pruning/strategies/working_memory.hpp"
 
 using namespace td;
@@ -159,15 +159,15 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   p.payback_requests = 100000;
   p.payback_turn_fraction = 100;
   p.frontier_step_turns = 2;
-  p.dedup_tool_calls = true;
+  p.identical_tool_calls = true;
   p.trim_middle = true;
-  p.trim_budget_tokens = 4000;
-  p.snippet_threshold_bytes = 128;
-  p.snippet_head_bytes = 32;
-  p.snippet_tail_bytes = 32;
-  p.assistant_threshold_bytes = 64;
-  p.assistant_head_bytes = 16;
-  p.assistant_tail_bytes = 16;
+  p.trim_middle_budget_tokens = 4000;
+  p.stale_tool_outputs_threshold_bytes = 128;
+  p.stale_tool_outputs_head_bytes = 32;
+  p.stale_tool_outputs_tail_bytes = 32;
+  p.stale_assistant_text_threshold_bytes = 64;
+  p.stale_assistant_text_head_bytes = 16;
+  p.stale_assistant_text_tail_bytes = 16;
   p.window_turns = 2;
   check_all(&p, p.window_turns);
 }
@@ -181,25 +181,25 @@ TEST_CASE("every request of every trajectory: the plan memo changes nothing, and
       p.frontier_step_turns = 2;
       p.window_turns = 2;
     }
-    std::uint64_t planned = 0;
-    const std::uint64_t hits0 = plan_memo().hits(), misses0 = plan_memo().misses();
+    std::uint64_t planned = 0, hits = 0, misses = 0;
     for (const Trajectory& t : trajectories()) {
-      td::tok::CountCache cache;
+      PipelineCaches caches;
       for (std::size_t k = 1; k < t.texts.size(); ++k) {
         if (t.texts[k].speaker != Speaker::Assistant) continue;
         INFO(t.id << " request of " << k << " messages, eager " << eager);
         auto parsed = providers::parse(providers::Api::openai_chat, request_body(t, k));
         REQUIRE(parsed.request);
         Conversation a = parsed.request->conversation, b = a;
-        const PipelineResult ra = run_pipeline(a, p, test::QuarterCounter{});
-        const std::uint64_t before = plan_memo().hits() + plan_memo().misses();
-        const PipelineResult rb = run_pipeline(b, p, test::CachedQuarterCounter{}, &cache);
-        planned += plan_memo().hits() + plan_memo().misses() - before;
+        const PipelineResult ra = test::prune(a, p, test::QuarterCounter{});
+        const std::uint64_t before = caches.plans.hits() + caches.plans.misses();
+        const PipelineResult rb = test::prune(b, p, test::CachedQuarterCounter{}, &caches);
+        planned += caches.plans.hits() + caches.plans.misses() - before;
         CHECK(test::dump(rb) == test::dump(ra));
         CHECK(test::dump(b) == test::dump(a));
       }
+      hits += caches.plans.hits();
+      misses += caches.plans.misses();
     }
-    const std::uint64_t hits = plan_memo().hits() - hits0, misses = plan_memo().misses() - misses0;
     MESSAGE("plan memo over the trajectories (eager " << eager << "): " << hits << " of " << planned
                                                      << " planned requests answered from it, " << misses << " planned");
     CHECK(planned > 300);

@@ -21,7 +21,7 @@ namespace {
 // Parse and, when that succeeds, edit everything editable and write: must not
 // crash, and whatever is written must parse again.
 void exercise(Api f, std::string_view body) {
-  ParseOutcome p = parse(f, body);
+  ParseOutcome p = parse(f, body, &test_memo());
   if (!p.request) {
     CHECK_FALSE(p.error.empty());
     return;
@@ -30,7 +30,7 @@ void exercise(Api f, std::string_view body) {
     for (Part& part : m.parts)
       if (part.editable && part.kind != PartKind::ToolCall) td::pruning::set_text(m, part, "x");
   WriteOutcome w = write(*p.request, body);
-  if (w.ok && w.changed) CHECK(parse(f, w.body).request.has_value());
+  if (w.ok && w.changed) CHECK(parse(f, w.body, &test_memo()).request.has_value());
 }
 
 }  // namespace
@@ -69,7 +69,7 @@ TEST_CASE("fail open: wrongly-typed bodies are not parsed") {
            Case{Api::openai_responses, R"({"input":"x","instructions":[1]})"},
        }) {
     INFO(c.body);
-    ParseOutcome p = parse(c.f, c.body);
+    ParseOutcome p = parse(c.f, c.body, &test_memo());
     CHECK_FALSE(p.request.has_value());
     CHECK_FALSE(p.error.empty());
   }
@@ -87,7 +87,7 @@ TEST_CASE("fail open: every truncation of real bodies, and random byte damage") 
     INFO(std::string(name(f)));
     std::size_t value_end = body.find_last_not_of(" \n\r\t") + 1;
     for (std::size_t n = 0; n < value_end; ++n) {
-      ParseOutcome p = parse(f, std::string_view(body).substr(0, n));
+      ParseOutcome p = parse(f, std::string_view(body).substr(0, n), &test_memo());
       // Only whitespace may follow the value, so no strict prefix parses.
       CHECK_FALSE(p.request.has_value());
     }
@@ -142,7 +142,7 @@ TEST_CASE("fail open: parse_request on junk never throws and says why") {
   auto route = chat_route("POST", "/v1/chat/completions");
   REQUIRE(route);
   for (std::string junk : {std::string(), std::string("\0\0\0", 3), std::string(100000, '['), std::string("{\"messages\":[")}) {
-    ParseOutcome p = parse_request(*route, junk);
+    ParseOutcome p = parse_request(*route, junk, &test_memo());
     CHECK_FALSE(p.request.has_value());
     CHECK_FALSE(p.error.empty());
   }
@@ -158,7 +158,7 @@ TEST_CASE("fail open: bodies nested a million deep are refused, where the nestin
       {Api::gemini, R"({"contents":[{"role":"user","parts":[{"text":"x","extra":)" + deep + "}]}]}"},
   };
   for (const auto& [api, body] : bodies) {
-    ParseOutcome p = parse(api, body);
+    ParseOutcome p = parse(api, body, &test_memo());
     CHECK_FALSE(p.request.has_value());
     CHECK(p.error.find("nesting too deep") != std::string::npos);
   }

@@ -174,7 +174,7 @@ TEST_CASE("gemini: signatures stay with their parts, responses pair by name") {
       R"("generationConfig":{"thinkingConfig":{"thinkingBudget":100}}})";
   auto route = chat_route("POST", "/v1beta/models/gemini-3-pro:generateContent");
   REQUIRE(route);
-  ParseOutcome p = parse_request(*route, body);
+  ParseOutcome p = parse_request(*route, body, &test_memo());
   REQUIRE(p.request);
   ParsedRequest& r = *p.request;
   CHECK(r.model == "gemini-3-pro");

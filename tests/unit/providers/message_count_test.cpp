@@ -7,6 +7,7 @@
 #include "providers/request.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"
+#include "roundtrip.hpp"
 
 using namespace td::tok;
 using namespace td::pruning;
@@ -133,7 +134,7 @@ TEST_CASE("an OpenAI chat body through the adapter: names, tools rendered, cache
     {"role":"user","name":"ann","content":"weather in Oslo?"}],
     "tools":[{"type":"function","function":{"name":"get_weather","description":"Get the weather",
       "parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]})";
-  auto parsed = td::providers::parse(td::providers::Api::openai_chat, body);
+  auto parsed = td::providers::parse(td::providers::Api::openai_chat, body, &td::providers::test::test_memo());
   REQUIRE(parsed.request);
   const Conversation& c = parsed.request->conversation;
   CHECK(c.messages[1].name == "ann");

@@ -95,8 +95,8 @@ std::string path_of(std::string_view uri) {
 TEST_CASE("parse reuse: every recorded request of every format, again and shifted, as without it") {
   const auto files = fixture_files("wire", ".request.json");
   REQUIRE(files.size() >= 25);
+  ParsedMessageMemo memo;
   std::size_t checked = 0, spliced = 0;
-  const std::uint64_t members = spliced_member_count();
   for (const auto& file : files) {
     const std::string text = fixture(file);
     rapidjson::Document d;
@@ -109,9 +109,9 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
       const std::string shifted = "{\"zz_first\":[\"" + std::string(37, 'z') + "\",{}]," + body.substr(body.find('{') + 1);
       for (const std::string* b : {&body, &body, &shifted}) {  // the second time from the memos
         INFO(file << " style " << int(style));
-        ParseOutcome with = parse(route->api, *b, true);
+        ParseOutcome with = parse(route->api, *b, &memo);
         if (with.request) spliced += with.request->spliced.size();
-        ParseOutcome without = parse(route->api, *b, false);
+        ParseOutcome without = parse(route->api, *b);
         REQUIRE(with.request);
         REQUIRE(without.request);
         check_same(*with.request, *without.request);
@@ -121,7 +121,7 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
   }
   CHECK(checked >= 225);
   CHECK(spliced >= 225);  // parsed again, elements are copied into the Document, not parsed
-  CHECK(spliced_member_count() - members >= 20);  // and so are tool definitions
+  CHECK(memo.spliced_members() >= 20);  // and so are tool definitions
 }
 
 TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, every part kind)") {
@@ -134,13 +134,13 @@ TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, e
                  Case{"providers/openai-responses.json", Api::openai_responses}}) {
     const std::string body = fixture(c.file);
     const std::string shifted = "{\"zz_first\":{\"a\":[]}," + body.substr(body.find('{') + 1);
-    std::uint64_t hits = parsed_message_memo_hits();
+    ParsedMessageMemo memo;
     const std::string* bodies[] = {&body, &body, &shifted};
     for (int pass = 0; pass < 3; ++pass) {
       const std::string* b = bodies[pass];
       INFO(c.file << " pass " << pass);
-      ParseOutcome with = parse(c.format, *b, true);
-      ParseOutcome without = parse(c.format, *b, false);
+      ParseOutcome with = parse(c.format, *b, &memo);
+      ParseOutcome without = parse(c.format, *b);
       REQUIRE(with.request);
       REQUIRE(without.request);
       check_same(*with.request, *without.request);
@@ -148,14 +148,14 @@ TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, e
       if (pass > 0) CHECK(!with.request->spliced.empty());
     }
     // Parsed again, the body's messages came from the memo.
-    CHECK(parsed_message_memo_hits() > hits);
+    CHECK(memo.hits() > 0);
   }
 }
 
 TEST_CASE("parsed-message memo: every trajectory request parses and writes as without it") {
   const auto files = fixture_files("replay", ".json");
   REQUIRE(files.size() >= 20);
-  const std::uint64_t hits_before = parsed_message_memo_hits();
+  const std::uint64_t hits_before = test_memo().hits();
   std::size_t requests = 0, messages = 0, spliced = 0;
   for (const auto& file : files) {
     const Trajectory t = load_trajectory(std::string(TD_FIXTURES) + "/" + file);
@@ -171,7 +171,7 @@ TEST_CASE("parsed-message memo: every trajectory request parses and writes as wi
         INFO(t.id << " request " << turn << (b == &shifted ? " shifted" : ""));
         ParsedRequest with = parse_ok(Api::openai_chat, *b, t.id);
         spliced += with.spliced.size();
-        ParseOutcome without = parse(Api::openai_chat, *b, false);
+        ParseOutcome without = parse(Api::openai_chat, *b);
         REQUIRE(without.request);
         check_same(with, *without.request);
         if (turn % 4 == 0) check_same_write(std::move(with), std::move(*without.request), *b);
@@ -182,7 +182,7 @@ TEST_CASE("parsed-message memo: every trajectory request parses and writes as wi
   }
   CHECK(requests > 1000);
   // Most messages of a request were in the one before it.
-  CHECK(parsed_message_memo_hits() - hits_before > messages / 2);
+  CHECK(test_memo().hits() - hits_before > messages / 2);
   CHECK(spliced > messages / 2);  // and most were not even parsed
 }
 
@@ -194,8 +194,9 @@ TEST_CASE("spliced elements: a guess whose bytes changed, ran past the body or i
     return "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"go\"}," + el + after;
   };
   const std::string base = body_with(element);
-  REQUIRE(parse(Api::openai_chat, base, true).request);  // remembered, with its guess
-  const ParseOutcome again = parse(Api::openai_chat, base, true);
+  ParsedMessageMemo memo;
+  REQUIRE(parse(Api::openai_chat, base, &memo).request);  // remembered, with its guess
+  const ParseOutcome again = parse(Api::openai_chat, base, &memo);
   REQUIRE(again.request);
   CHECK(again.request->spliced.size() == 2);
   const std::vector<std::string> variants = {
@@ -209,8 +210,8 @@ TEST_CASE("spliced elements: a guess whose bytes changed, ran past the body or i
   };
   for (const std::string& v : variants) {
     INFO(v.substr(v.size() - 40));
-    const ParseOutcome with = parse(Api::openai_chat, v, true);
-    const ParseOutcome without = parse(Api::openai_chat, v, false);
+    const ParseOutcome with = parse(Api::openai_chat, v, &memo);
+    const ParseOutcome without = parse(Api::openai_chat, v);
     REQUIRE(with.request.has_value() == without.request.has_value());
     CHECK(with.error == without.error);
     if (with.request) check_same(*with.request, *without.request);

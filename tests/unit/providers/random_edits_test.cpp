@@ -149,7 +149,7 @@ TEST_CASE("random edits always write a body that reads back as the edited view")
   }
   std::mt19937 rng(20240607);
   for (const auto& [api, body] : bodies) {
-    ParsedRequest original = std::move(*parse(api, body).request);
+    ParsedRequest original = std::move(*parse(api, body, &test_memo()).request);
     for (int round = 0; round < 300; ++round) {
       ParsedRequest r = original;
       mutate(api, r.conversation, rng);
@@ -157,7 +157,7 @@ TEST_CASE("random edits always write a body that reads back as the edited view")
       INFO(std::string(name(api)) << " round " << round << ": " << w.error);
       REQUIRE(w.ok);
       std::string_view out = w.changed ? std::string_view(w.body) : std::string_view(body);
-      ParseOutcome back = parse(api, out);
+      ParseOutcome back = parse(api, out, &test_memo());
       INFO(back.error << "\n" << out.substr(0, 4000));
       REQUIRE(back.request.has_value());
       CHECK(normal_form(back.request->conversation) == normal_form(r.conversation));

@@ -91,9 +91,14 @@ std::vector<std::string> summary(const Conversation& c) {
   return out;
 }
 
+ParsedMessageMemo& test_memo() {
+  static ParsedMessageMemo memo;
+  return memo;
+}
+
 ParsedRequest parse_ok(Api f, std::string_view body, const std::string& label) {
   INFO(label);
-  ParseOutcome p = parse(f, body);
+  ParseOutcome p = parse(f, body, &test_memo());
   INFO("parse error: " << p.error);
   REQUIRE(p.request.has_value());
   WriteOutcome w = write(*p.request, body);
@@ -131,7 +136,7 @@ bool check_edit(Api f, std::string_view body, ParsedRequest& r, std::size_t inde
     expected += body.substr(src.slot.end);
     CHECK(w.body == expected);
   }
-  ParseOutcome back = parse(f, w.body);
+  ParseOutcome back = parse(f, w.body, &test_memo());
   INFO("reparse error: " << back.error);
   REQUIRE(back.request.has_value());
   REQUIRE(back.request->conversation.messages.size() == r.conversation.messages.size());
@@ -151,7 +156,7 @@ void check_remove(Api f, std::string_view body, ParsedRequest& r, std::size_t in
   INFO("write error: " << w.error);
   REQUIRE(w.ok);
   CHECK(w.changed);
-  ParseOutcome back = parse(f, w.body);
+  ParseOutcome back = parse(f, w.body, &test_memo());
   INFO("reparse error: " << back.error << "\n" << w.body.substr(0, 2000));
   REQUIRE(back.request.has_value());
   const auto& before = r.conversation.messages;
@@ -176,7 +181,7 @@ void check_drop_part(Api f, std::string_view body, ParsedRequest& r, std::size_t
   WriteOutcome w = write(r, body);
   INFO("write error: " << w.error);
   REQUIRE(w.ok);
-  ParseOutcome back = parse(f, w.body);
+  ParseOutcome back = parse(f, w.body, &test_memo());
   INFO("reparse error: " << back.error << "\n" << w.body.substr(0, 2000));
   REQUIRE(back.request.has_value());
   REQUIRE(back.request->conversation.messages.size() == r.conversation.messages.size());
@@ -210,7 +215,7 @@ void check_insert(Api f, std::string_view body, ParsedRequest& r, const std::str
   INFO("write error: " << w.error);
   REQUIRE(w.ok);
   CHECK(w.changed);
-  ParseOutcome back = parse(f, w.body);
+  ParseOutcome back = parse(f, w.body, &test_memo());
   INFO("reparse error: " << back.error << "\n" << w.body.substr(0, 3000));
   REQUIRE(back.request.has_value());
   auto want = summary(r.conversation);

@@ -7,9 +7,15 @@
 #include <string_view>
 #include <vector>
 
+#include "providers/parsed_message_memo.hpp"
 #include "providers/request.hpp"
 
 namespace td::providers::test {
+
+// The parsed-message memo the provider tests parse through, one for the test
+// binary as the proxy has one for its requests: a body parsed again (by
+// another check, another test) takes its resent messages from it.
+ParsedMessageMemo& test_memo();
 
 std::string read_file(const std::string& path);
 std::string fixture(const std::string& relative);  // under TD_FIXTURES

@@ -36,7 +36,7 @@ TEST_CASE("wire: every recorded request body round-trips in every style") {
     for (Style s : {Style::Compact, Style::Pretty, Style::PythonAscii}) {
       std::string body = serialize(d["body"], s);
       check_all(route->api, body, file + " style " + std::to_string(int(s)));
-      ParseOutcome p = parse_request(*route, body);
+      ParseOutcome p = parse_request(*route, body, &test_memo());
       REQUIRE(p.request.has_value());
       CHECK_FALSE(p.request->conversation.messages.empty());
       if (route->api == Api::gemini) CHECK(p.request->model == route->model);

@@ -10,7 +10,7 @@ namespace {
 const std::string kArgs = "{\"command\": \"cd /testbed && python -m pytest tests/test_schema.py -x -q\"}";
 Profile on() {
   Profile p;
-  p.dedup_tool_calls = true;
+  p.identical_tool_calls = true;
   return p;
 }
 }  // namespace
@@ -20,7 +20,7 @@ TEST_CASE("identical calls: off by default") {
   for (auto& m : c.messages)
     for (auto& p : m.parts)
       if (p.kind == PartKind::ToolCall) p.text = kArgs;
-  CHECK(dedup_tool_calls(c, Profile{}, 100).hits == 0);
+  CHECK(identical_tool_calls(c, Profile{}, 100).hits == 0);
 }
 
 TEST_CASE("identical calls: a later copy names the first call in valid JSON; id, name and result stay") {
@@ -28,7 +28,7 @@ TEST_CASE("identical calls: a later copy names the first call in valid JSON; id,
   for (auto& m : c.messages)
     for (auto& p : m.parts)
       if (p.kind == PartKind::ToolCall) p.text = kArgs;
-  auto st = dedup_tool_calls(c, on(), 100);
+  auto st = identical_tool_calls(c, on(), 100);
   CHECK(st.hits == 2);
   CHECK(c.messages[2].parts[1].text == kArgs);
   const Part& later = c.messages[4].parts[1];
@@ -45,6 +45,6 @@ TEST_CASE("identical calls: other names, small arguments and calls past the limi
                 assistant_call("b", kArgs, "t", "python"), tool_msg("b", "r"), assistant_call("c", "{\"x\":1}"),
                 tool_msg("c", "r"), assistant_call("d", "{\"x\":1}"), tool_msg("d", "r"),
                 assistant_call("e", kArgs, "t", "bash"), tool_msg("e", "r")};
-  CHECK(dedup_tool_calls(c, on(), 9).hits == 0);
-  CHECK(dedup_tool_calls(c, on(), 11).hits == 1);
+  CHECK(identical_tool_calls(c, on(), 9).hits == 0);
+  CHECK(identical_tool_calls(c, on(), 11).hits == 1);
 }

@@ -12,7 +12,7 @@ const std::string kBig = numbered_lines(20, "src/app.py:");  // ~600 bytes
 
 TEST_CASE("identical outputs: a later copy refers to the first by its call id") {
   auto c = agent_loop(4, [](int k) { return k == 1 || k == 3 ? kBig : "other " + std::to_string(k); });
-  auto st = dedup_tool_outputs(c, Profile{}, static_cast<std::uint32_t>(c.messages.size()));
+  auto st = identical_tool_outputs(c, Profile{}, static_cast<std::uint32_t>(c.messages.size()));
   CHECK(c.messages[5].parts[0].text == kBig);  // the first copy is untouched
   const std::string& later = c.messages[9].parts[0].text;
   CHECK(later == "[same output as tool call call_1: " + std::to_string(kBig.size()) + " bytes omitted]");
@@ -24,10 +24,10 @@ TEST_CASE("identical outputs: a later copy refers to the first by its call id") 
 
 TEST_CASE("identical outputs: short outputs, distinct outputs and outputs past the limit stay") {
   auto c = agent_loop(6, [](int k) { return k % 2 ? std::string("ok") : kBig + std::to_string(k); });
-  CHECK(dedup_tool_outputs(c, Profile{}, 100).hits == 0);
+  CHECK(identical_tool_outputs(c, Profile{}, 100).hits == 0);
   auto d = agent_loop(4, [](int) { return kBig; });
   // Limit 7: only message 5 (call_1's result) is before it.
-  auto st = dedup_tool_outputs(d, Profile{}, 7);
+  auto st = identical_tool_outputs(d, Profile{}, 7);
   CHECK(st.hits == 1);
   CHECK(d.messages[7].parts[0].text == kBig);
   CHECK(d.messages[9].parts[0].text == kBig);
@@ -35,7 +35,7 @@ TEST_CASE("identical outputs: short outputs, distinct outputs and outputs past t
 
 TEST_CASE("identical outputs: three copies all refer to the first") {
   auto c = agent_loop(3, [](int) { return kBig; });
-  dedup_tool_outputs(c, Profile{}, 100);
+  identical_tool_outputs(c, Profile{}, 100);
   CHECK(c.messages[5].parts[0].text.find("call_0") != std::string::npos);
   CHECK(c.messages[7].parts[0].text.find("call_0") != std::string::npos);
 }
@@ -45,7 +45,7 @@ TEST_CASE("identical outputs: a reused call id gets the message number too") {
   c.messages = {user_msg("task"),      assistant_call("x", "{\"a\":1}"), tool_msg("x", kBig),
                 assistant_call("x", "{\"a\":2}"), tool_msg("x", "different"), assistant_call("y", "{}"),
                 tool_msg("y", kBig)};
-  dedup_tool_outputs(c, Profile{}, 100);
+  identical_tool_outputs(c, Profile{}, 100);
   CHECK(c.messages[6].parts[0].text ==
         "[same output as tool call x (message 3): " + std::to_string(kBig.size()) + " bytes omitted]");
 }
@@ -58,10 +58,10 @@ TEST_CASE("identical outputs: excluded tools, non-editable parts and other roles
                 assistant_call("b", "{}", "t", "read_file"), tool_msg("b", kBig), assistant_msg(kBig),
                 assistant_call("c", "{}"), tool_msg("c", kBig)};
   c.messages[7].parts[0].editable = false;
-  CHECK(dedup_tool_outputs(c, p, 100).hits == 0);
+  CHECK(identical_tool_outputs(c, p, 100).hits == 0);
   CHECK(c.messages[4].parts[0].text == kBig);
   CHECK(c.messages[5].parts[0].text == kBig);
   p.exclude_tools.clear();
-  p.dedup_tool_outputs = false;
-  CHECK(dedup_tool_outputs(c, p, 100).hits == 0);
+  p.identical_tool_outputs = false;
+  CHECK(identical_tool_outputs(c, p, 100).hits == 0);
 }

@@ -38,11 +38,11 @@ struct Run {
   PipelineResult result;
 };
 Run without_memo(Conversation c, const Profile& p) {
-  PipelineResult r = run_pipeline(c, p, QuarterCounter{});
+  PipelineResult r = prune(c, p, QuarterCounter{});
   return {std::move(c), std::move(r)};
 }
-Run with_memo(Conversation c, const Profile& p, td::tok::CountCache& cache) {
-  PipelineResult r = run_pipeline(c, p, CachedQuarterCounter{}, &cache);
+Run with_memo(Conversation c, const Profile& p, PipelineCaches& cache) {
+  PipelineResult r = prune(c, p, CachedQuarterCounter{}, &cache);
   return {std::move(c), std::move(r)};
 }
 std::vector<std::string> first(const Conversation& c, std::size_t n) {
@@ -76,13 +76,13 @@ TEST_CASE("plan memo: a request differing from a planned one in any field the st
       {"a message's name", [](Conversation& c, Profile&) { c.messages[5].name = "alice"; }},
       {"a cache breakpoint", [](Conversation& c, Profile&) { c.messages[5].cache_protected = true; }},
       {"an opaque part's size", [](Conversation& c, Profile&) { c.messages[5].parts[1].opaque_bytes = 99; }},
-      {"a profile constant", [](Conversation&, Profile& p) { p.snippet_head_bytes = 24; }, true},
+      {"a profile constant", [](Conversation&, Profile& p) { p.stale_tool_outputs_head_bytes = 24; }, true},
       {"an excluded tool", [](Conversation&, Profile& p) { p.exclude_tools = {"bash"}; }, true},
       {"old thinking's end, past the plan",
        [](Conversation& c, Profile& p) {
          // The last messages kept count from the end: one more message at
          // the end (the same turn) lets old thinking reach one further.
-         p.thinking_keep_last_messages = static_cast<std::uint32_t>(c.messages.size()) - 4;
+         p.old_thinking_keep_last_messages = static_cast<std::uint32_t>(c.messages.size()) - 4;
          c.messages.push_back(assistant_msg("and more"));
        }},
   };
@@ -94,7 +94,7 @@ TEST_CASE("plan memo: a request differing from a planned one in any field the st
     // The base is planned and memoized first, so that an input missing
     // from the key would be answered from its plan.
     const Profile& base_profile = m.profile_only ? p0 : mp;
-    td::tok::CountCache cache;
+    PipelineCaches cache;
     const Run ref_base = without_memo(b, base_profile);
     with_memo(b, base_profile, cache);
     const Run ref = without_memo(mc, mp);
@@ -109,11 +109,11 @@ TEST_CASE("plan memo: a request differing from a planned one in any field the st
 TEST_CASE("plan memo: a resent history, and the next turns until the frontier's grid moves, are planned once") {
   const Profile p = stepping_profile();
   Conversation c = base();
-  td::tok::CountCache cache;
+  PipelineCaches cache;
   const Run first_run = with_memo(c, p, cache);
-  const std::uint64_t hits = plan_memo().hits();
+  const std::uint64_t hits = cache.plans.hits();
   const Run again = with_memo(c, p, cache);
-  CHECK(plan_memo().hits() == hits + 1);
+  CHECK(cache.plans.hits() == hits + 1);
   CHECK(dump(again.conv) == dump(first_run.conv));
   CHECK(dump(again.result) == dump(first_run.result));
   CHECK(first_run.result.changed());
@@ -121,7 +121,7 @@ TEST_CASE("plan memo: a resent history, and the next turns until the frontier's 
   Conversation moved = c;
   for (Message& m : moved.messages) m.origin += 3;
   const Run shifted = with_memo(moved, p, cache);
-  CHECK(plan_memo().hits() == hits + 2);
+  CHECK(cache.plans.hits() == hits + 2);
   for (std::size_t i = 0; i < moved.messages.size(); ++i) CHECK(shifted.conv.messages[i].origin == moved.messages[i].origin);
   CHECK(dump(shifted.conv) == dump(without_memo(moved, p).conv));
 }

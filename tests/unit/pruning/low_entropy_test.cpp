@@ -77,16 +77,16 @@ TEST_CASE("low entropy: only tool outputs before the limit are folded") {
   auto c = agent_loop(3, [&](int) { return noisy; });
   c.messages.push_back(assistant_msg(noisy));
   c.messages.push_back(user_msg(noisy));
-  auto st = fold_low_entropy(c, Profile{}, 6);
+  auto st = low_entropy(c, Profile{}, 6);
   CHECK(st.hits == 2);
   CHECK(c.messages[3].parts[0].text.size() < noisy.size());
   CHECK(c.messages[5].parts[0].text.size() < noisy.size());
   CHECK(c.messages[7].parts[0].text == noisy);
-  CHECK(fold_low_entropy(c, Profile{}, 100).hits == 1);  // message 7; never 8 or 9
+  CHECK(low_entropy(c, Profile{}, 100).hits == 1);  // message 7; never 8 or 9
   CHECK(c.messages[8].parts[0].text == noisy);
   CHECK(c.messages[9].parts[0].text == noisy);
   Profile off;
-  off.fold_low_entropy = false;
+  off.low_entropy = false;
   auto d = agent_loop(3, [&](int) { return noisy; });
-  CHECK(fold_low_entropy(d, off, 100).hits == 0);
+  CHECK(low_entropy(d, off, 100).hits == 0);
 }

@@ -9,7 +9,7 @@ using namespace td::pruning::test;
 TEST_CASE("pairing: a well-formed history is left exactly as it is") {
   auto c = agent_loop(5, [](int k) { return "out " + std::to_string(k); });
   auto before = render(c);
-  auto st = repair_pairing(c);
+  auto st = pairing_repair(c);
   CHECK(st.hits == 0);
   CHECK(render(c) == before);
   for (const auto& m : c.messages) CHECK_FALSE(m.changed);
@@ -20,7 +20,7 @@ TEST_CASE("pairing: an unanswered call gets a result after the existing ones, wi
   c.messages = {user_msg("q"),
                 msg(Role::Assistant, {call_part("a", "bash", "{}"), call_part("b", "grep", "{}")}),
                 tool_msg("a", "ra"), user_msg("next"), assistant_msg("done")};
-  auto st = repair_pairing(c);
+  auto st = pairing_repair(c);
   CHECK(st.hits == 1);
   REQUIRE(c.messages.size() == 6);
   const Message& added = c.messages[3];
@@ -38,7 +38,7 @@ TEST_CASE("pairing: an unanswered call gets a result after the existing ones, wi
 TEST_CASE("pairing: a call with no results at all is answered right after it") {
   Conversation c;
   c.messages = {user_msg("q"), assistant_call("a", "{}"), user_msg("hello?")};
-  repair_pairing(c);
+  pairing_repair(c);
   REQUIRE(c.messages.size() == 4);
   CHECK(c.messages[2].role == Role::Tool);
   CHECK(c.messages[2].parts[0].id == "a");
@@ -49,7 +49,7 @@ TEST_CASE("pairing: a result answering nothing is removed, its message too when 
   c.messages = {tool_msg("early", "r"), user_msg("q"), assistant_call("a", "{}"), tool_msg("a", "ra"),
                 tool_msg("zzz", "orphan"), msg(Role::User, {result_part("yyy", "orphan"), text_part("note")}),
                 assistant_msg("ok")};
-  auto st = repair_pairing(c);
+  auto st = pairing_repair(c);
   CHECK(st.hits == 3);
   CHECK(c.messages[0].removed);
   CHECK_FALSE(c.messages[3].removed);
@@ -65,7 +65,7 @@ TEST_CASE("pairing: reused ids pair within their own block") {
   c.messages = {user_msg("q"),        assistant_call("x", "{\"a\":1}"), tool_msg("x", "r1"),
                 assistant_call("x", "{\"a\":2}"), tool_msg("x", "r2"), tool_msg("x", "duplicate answer"),
                 assistant_call("x", "{\"a\":3}"), user_msg("interrupt")};
-  auto st = repair_pairing(c);
+  auto st = pairing_repair(c);
   CHECK(st.hits == 2);           // the duplicate answer goes, the last call is answered
   CHECK(c.messages[5].removed);
   REQUIRE(c.messages.size() == 9);
@@ -77,6 +77,6 @@ TEST_CASE("pairing: removed messages neither call nor answer") {
   Conversation c;
   c.messages = {user_msg("q"), assistant_call("a", "{}"), tool_msg("a", "r")};
   c.messages[1].removed = true;
-  repair_pairing(c);
+  pairing_repair(c);
   CHECK(c.messages[2].removed);  // its call is gone, so is the result
 }

@@ -107,16 +107,16 @@ bool well_paired(const Conversation& c) {
 
 Profile aggressive() {
   Profile p = stepping_profile();
-  p.dedup_tool_calls = true;
-  p.dedup_call_min_bytes = 16;
+  p.identical_tool_calls = true;
+  p.identical_tool_calls_min_bytes = 16;
   p.trim_middle = true;
-  p.trim_budget_tokens = 3000;
-  p.assistant_threshold_bytes = 32;
-  p.assistant_head_bytes = 8;
-  p.assistant_tail_bytes = 8;
-  p.fold_min_run = 3;
-  p.fold_blob_min_bytes = 16;
-  p.thinking_keep_last_messages = 2;
+  p.trim_middle_budget_tokens = 3000;
+  p.stale_assistant_text_threshold_bytes = 32;
+  p.stale_assistant_text_head_bytes = 8;
+  p.stale_assistant_text_tail_bytes = 8;
+  p.low_entropy_min_run = 3;
+  p.low_entropy_blob_min_bytes = 16;
+  p.old_thinking_keep_last_messages = 2;
   return p;
 }
 
@@ -137,16 +137,16 @@ TEST_CASE("random conversations: paired, system and last turns intact, determini
       a.messages.resize(n);
       b.messages.resize(n);
       const Conversation original = a;
-      PipelineResult r = run_pipeline(a, p, QuarterCounter{});
-      run_pipeline(b, p, QuarterCounter{});
+      PipelineResult r = prune(a, p, QuarterCounter{});
+      prune(b, p, QuarterCounter{});
       const auto out = render(a);
       CHECK(out == render(b));
       // With a count cache the plan comes from the memo (computed the first
       // time, looked up the second): the same request in every field.
       for (int pass = 0; pass < 2; ++pass) {
         Conversation c = original;
-        td::tok::CountCache cache;
-        const PipelineResult rc = run_pipeline(c, p, CachedQuarterCounter{}, &cache);
+        PipelineCaches cache;
+        const PipelineResult rc = prune(c, p, CachedQuarterCounter{}, &cache);
         CHECK(dump(rc) == dump(r));
         CHECK(dump(c) == dump(a));
       }
@@ -181,14 +181,14 @@ TEST_CASE("random conversations: paired, system and last turns intact, determini
 TEST_CASE("degenerate conversations: empty, only system, only opaque parts, no assistant") {
   Profile p = aggressive();
   Conversation empty;
-  CHECK_FALSE(run_pipeline(empty, p, QuarterCounter{}).changed());
+  CHECK_FALSE(prune(empty, p, QuarterCounter{}).changed());
   Conversation sys;
   sys.messages = {system_msg("s")};
-  CHECK_FALSE(run_pipeline(sys, p, QuarterCounter{}).changed());
+  CHECK_FALSE(prune(sys, p, QuarterCounter{}).changed());
   Conversation users;
   for (int i = 0; i < 30; ++i) users.messages.push_back(user_msg(std::string(500, 'u')));
   auto before = render(users);
-  run_pipeline(users, p, QuarterCounter{});
+  prune(users, p, QuarterCounter{});
   CHECK(render(users) == before);  // user text is never pruned
   Conversation opaque;
   Part img;
@@ -199,7 +199,7 @@ TEST_CASE("degenerate conversations: empty, only system, only opaque parts, no a
     opaque.messages.push_back(msg(Role::User, {img}));
     opaque.messages.push_back(assistant_msg("seen"));
   }
-  run_pipeline(opaque, p, QuarterCounter{});
+  prune(opaque, p, QuarterCounter{});
   for (const auto& m : opaque.messages)
     if (m.role == Role::User && !m.removed) CHECK(m.parts[0].kind == PartKind::Opaque);
 }

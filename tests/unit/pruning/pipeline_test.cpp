@@ -44,20 +44,18 @@ TEST_CASE("pipeline: a disabled profile runs nothing") {
   auto before = render(c);
   Profile p = eager();
   p.enabled = false;
-  auto r = run_pipeline(c, p, QuarterCounter{});
-  CHECK(r.mode == Mode::None);
+  auto r = prune(c, p, QuarterCounter{});
   CHECK(r.strategies.empty());
   CHECK_FALSE(r.changed());
   CHECK(r.tokens_after == r.tokens_before);
+  CHECK(r.tokens_before == count_tokens(c, QuarterCounter{}).total);
   CHECK(render(c) == before);
-  CHECK(std::string(mode_name(r.mode)) == "none");
 }
 
 TEST_CASE("pipeline: a short history is left alone") {
   auto c = busy_loop(8);
   auto before = render(c);
-  auto r = run_pipeline(c, eager(), QuarterCounter{});
-  CHECK(r.mode == Mode::Standard);
+  auto r = prune(c, eager(), QuarterCounter{});
   CHECK_FALSE(r.changed());
   CHECK(r.stale_turns == 0);
   CHECK(render(c) == before);
@@ -68,14 +66,14 @@ TEST_CASE("pipeline: below the trigger nothing is pruned") {
   auto c = busy_loop(40);
   Profile p;
   p.trigger_tokens = 10'000'000;
-  auto r = run_pipeline(c, p, QuarterCounter{});
+  auto r = prune(c, p, QuarterCounter{});
   CHECK_FALSE(r.changed());
 }
 
 TEST_CASE("pipeline: a long history is pruned; system, working memory and pairing intact") {
   auto c = busy_loop(40);
   const auto original = c;
-  auto r = run_pipeline(c, eager(), QuarterCounter{});
+  auto r = prune(c, eager(), QuarterCounter{});
   REQUIRE(r.changed());
   CHECK(r.tokens_after < r.tokens_before / 2);
   CHECK(r.stale_turns % 8 == 0);
@@ -104,8 +102,7 @@ TEST_CASE("pipeline: shadow mode reports the savings and changes nothing") {
   auto before = render(c);
   Profile p = eager();
   p.shadow = true;
-  auto r = run_pipeline(c, p, QuarterCounter{});
-  CHECK(r.shadow);
+  auto r = prune(c, p, QuarterCounter{});
   CHECK(r.changed());
   CHECK(r.tokens_after < r.tokens_before);
   CHECK(render(c) == before);
@@ -116,11 +113,11 @@ TEST_CASE("pipeline: a step that cannot pay for the cache rewrite is not taken")
   auto c = busy_loop(40);
   Profile p = eager();
   p.payback_requests = 0;
-  CHECK_FALSE(run_pipeline(c, p, QuarterCounter{}).changed());
+  CHECK_FALSE(prune(c, p, QuarterCounter{}).changed());
   // clear_at_least above anything a step saves: no step either.
   p = eager();
   p.clear_at_least_tokens = 1'000'000;
-  CHECK_FALSE(run_pipeline(c, p, QuarterCounter{}).changed());
+  CHECK_FALSE(prune(c, p, QuarterCounter{}).changed());
 }
 
 TEST_CASE("pipeline: deterministic, and stable turn after turn (prefix property)") {
@@ -134,8 +131,8 @@ TEST_CASE("pipeline: deterministic, and stable turn after turn (prefix property)
     if (n < full.messages.size() && full.messages[n].role != Role::Assistant) continue;
     auto a = prefix(full, n);
     auto b = prefix(full, n);
-    auto ra = run_pipeline(a, p, QuarterCounter{});
-    run_pipeline(b, p, QuarterCounter{});
+    auto ra = prune(a, p, QuarterCounter{});
+    prune(b, p, QuarterCounter{});
     auto out = render(a);
     CHECK(out == render(b));
     if (ra.stale_messages != prev_stale) {

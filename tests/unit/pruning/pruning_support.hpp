@@ -121,10 +121,10 @@ inline std::vector<std::string> dump(const Conversation& c) {
 }
 
 inline std::string dump(const PipelineResult& r) {
-  std::string s = std::to_string(r.tokens_before) + "/" + std::to_string(r.tokens_after) + " mode " +
-                  mode_name(r.mode) + (r.shadow ? " shadow" : "") + " stale " + std::to_string(r.stale_turns) + "/" +
-                  std::to_string(r.stale_messages) + " trimmed " + std::to_string(r.trimmed_until) + " fired";
-  for (const auto& f : r.fired) s += " " + f;
+  std::string s = std::to_string(r.tokens_before) + "/" + std::to_string(r.tokens_after) + " stale " +
+                  std::to_string(r.stale_turns) + "/" + std::to_string(r.stale_messages) + " trimmed " +
+                  std::to_string(r.trimmed_until) + " fired";
+  for (std::string_view f : r.fired) (s += " ") += f;
   for (const auto& st : r.strategies)
     s += " " + std::string(st.name) + ":" + std::to_string(st.hits) + "/" + std::to_string(st.bytes_saved);
   return s;
@@ -139,15 +139,23 @@ inline Profile stepping_profile() {
   p.payback_turn_fraction = 1000;
   p.frontier_step_turns = 2;
   p.window_turns = 2;
-  p.snippet_threshold_bytes = 64;
-  p.snippet_head_bytes = 16;
-  p.snippet_tail_bytes = 16;
-  p.dedup_min_bytes = 32;
+  p.stale_tool_outputs_threshold_bytes = 64;
+  p.stale_tool_outputs_head_bytes = 16;
+  p.stale_tool_outputs_tail_bytes = 16;
+  p.identical_tool_outputs_min_bytes = 32;
   return p;
 }
 
+// The pruning steps in the proxy's order (proxy/filters/diet.hpp): count,
+// decide by the profile, run the pipeline as decided.
+inline PipelineResult prune(Conversation& conv, const Profile& profile, const TokenCounter& counter,
+                            PipelineCaches* caches = nullptr) {
+  const Counted counted = count_tokens(conv, counter, caches);
+  return run_pipeline(conv, counted, decide(counted, profile), counter, caches);
+}
+
 // A bytes/4 counter whose counts may be cached (a non-zero cache salt): with
-// a tok::CountCache, the pipeline memoizes its plans (pruning/lossy_plan.hpp).
+// PipelineCaches, the pipeline memoizes its plans (pruning/lossy_plan.hpp).
 class CachedQuarterCounter : public QuarterCounter {
  public:
   std::uint64_t cache_salt() const override { return 0x71756172746572ULL; }

@@ -43,7 +43,7 @@ std::string args_of(const std::string& script) {
 TEST_CASE("stale assistant text: long prose keeps its start, its end and its names") {
   Conversation c;
   c.messages = {user_msg("task"), assistant_msg(prose()), user_msg("go on"), assistant_msg("ok")};
-  auto st = snip_stale_assistant_text(c, Profile{}, 2);
+  auto st = stale_assistant_text(c, Profile{}, 2);
   CHECK(st.hits == 1);
   const std::string& t = c.messages[1].parts[0].text;
   CHECK(t.size() < prose().size() / 4);
@@ -59,7 +59,7 @@ TEST_CASE("stale assistant text: tool-call arguments stay a valid JSON object wi
   std::string args = args_of(script);
   Conversation c;
   c.messages = {user_msg("task"), assistant_call("call_7", args), tool_msg("call_7", "ok"), assistant_msg("done")};
-  auto st = snip_stale_assistant_text(c, Profile{}, 3);
+  auto st = stale_assistant_text(c, Profile{}, 3);
   CHECK(st.hits == 1);
   const Part& call = c.messages[1].parts[1];
   CHECK(call.id == "call_7");
@@ -89,7 +89,7 @@ TEST_CASE("stale assistant text: never past the limit, never other roles, thinki
   c.messages = {user_msg(prose()), a, tool_msg("x", prose()), assistant_msg(prose())};
   Profile p;
   p.exclude_tools = {"write"};
-  auto st = snip_stale_assistant_text(c, p, 3);
+  auto st = stale_assistant_text(c, p, 3);
   CHECK(st.hits == 1);  // only the prose
   CHECK(c.messages[0].parts[0].text == prose());
   CHECK(c.messages[1].parts[0].text == prose());  // thinking
@@ -97,9 +97,9 @@ TEST_CASE("stale assistant text: never past the limit, never other roles, thinki
   CHECK(c.messages[2].parts[0].text == prose());  // tool output: not this strategy's
   CHECK(c.messages[3].parts[0].text == prose());  // past the limit
   Profile off;
-  off.snip_assistant_text = false;
-  off.snip_tool_arguments = false;
+  off.stale_assistant_text_prose = false;
+  off.stale_assistant_text_tool_arguments = false;
   Conversation d;
   d.messages = {user_msg("q"), assistant_msg(prose()), user_msg("q")};
-  CHECK(snip_stale_assistant_text(d, off, 3).hits == 0);
+  CHECK(stale_assistant_text(d, off, 3).hits == 0);
 }

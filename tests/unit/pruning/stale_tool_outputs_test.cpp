@@ -11,7 +11,7 @@ TEST_CASE("stale outputs: only big tool outputs before the limit, never other ro
   auto c = agent_loop(4, [&](int k) { return k == 2 ? std::string("small") : big; });
   c.messages.push_back(user_msg(big));
   c.messages.push_back(assistant_msg(big));
-  auto st = snip_stale_tool_outputs(c, Profile{}, 8);  // messages 3, 5, 7 are results before 8
+  auto st = stale_tool_outputs(c, Profile{}, 8);  // messages 3, 5, 7 are results before 8
   CHECK(st.hits == 2);
   CHECK(c.messages[3].parts[0].text.size() < big.size());
   CHECK(c.messages[5].parts[0].text.size() < big.size());
@@ -28,14 +28,14 @@ TEST_CASE("stale outputs: excluded tools, non-editable parts and a disabled prof
   Profile p;
   p.exclude_tools = {"bash"};
   auto c = agent_loop(3, [&](int) { return big; });
-  CHECK(snip_stale_tool_outputs(c, p, 100).hits == 0);
+  CHECK(stale_tool_outputs(c, p, 100).hits == 0);
   p.exclude_tools.clear();
   c.messages[3].parts[0].editable = false;
-  CHECK(snip_stale_tool_outputs(c, p, 100).hits == 2);
+  CHECK(stale_tool_outputs(c, p, 100).hits == 2);
   CHECK(c.messages[3].parts[0].text == big);
-  p.snip_stale_outputs = false;
+  p.stale_tool_outputs = false;
   auto d = agent_loop(3, [&](int) { return big; });
-  CHECK(snip_stale_tool_outputs(d, p, 100).hits == 0);
+  CHECK(stale_tool_outputs(d, p, 100).hits == 0);
 }
 
 TEST_CASE("stale outputs: a name listed by an earlier output is not listed again") {
@@ -44,7 +44,7 @@ TEST_CASE("stale outputs: a name listed by an earlier output is not listed again
     out += (i >= 20 && i < 60 ? "match in src/shared_module.py line " : "plain line here ") + std::string(30, 'x') + "\n";
   auto c = agent_loop(3, [&](int k) { return "header " + std::to_string(k) + "\n" + out + "footer\n"; });
   Profile p;
-  snip_stale_tool_outputs(c, p, 100);
+  stale_tool_outputs(c, p, 100);
   const std::string& first = c.messages[3].parts[0].text;
   const std::string& second = c.messages[5].parts[0].text;
   CHECK(first.find("[names in the hidden lines: src/shared_module.py]") != std::string::npos);

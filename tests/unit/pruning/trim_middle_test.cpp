@@ -27,7 +27,7 @@ Setup setup(int steps, const Profile& p) {
 Profile on(std::uint64_t budget) {
   Profile p;
   p.trim_middle = true;
-  p.trim_budget_tokens = budget;
+  p.trim_middle_budget_tokens = budget;
   return p;
 }
 }  // namespace
@@ -61,9 +61,9 @@ TEST_CASE("trim middle: keeps system, sinks and recent; drops whole turns on the
   std::size_t kept_tail = 0;
   for (std::size_t i = 5; i < m.size(); ++i)
     if (!m[i].removed) ++kept_tail;
-  CHECK(kept_tail >= p.recent_messages);
+  CHECK(kept_tail >= p.trim_middle_recent_messages);
   auto before = render(s.c);
-  CHECK(repair_pairing(s.c).hits == 0);  // nothing orphaned
+  CHECK(pairing_repair(s.c).hits == 0);  // nothing orphaned
   CHECK(render(s.c) == before);
   // The first kept message after the cut starts a turn on the grid.
   std::size_t first_kept = 5;

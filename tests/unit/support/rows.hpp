@@ -29,7 +29,7 @@ inline proxy::LedgerRow sample_row(int i, std::string model = "gpt-4o") {
   r.ttfb_ms = 120 + i;
   r.total_ms = 900 + i;
   r.stream = i % 2 == 1;
-  r.strategies = {"stale_tool_outputs", "dedup_tool_outputs"};
+  r.strategies = {"stale_tool_outputs", "identical_tool_outputs"};
   r.fail_open = i % 5 == 4;
   r.bytes_in = 4000 + i;
   r.bytes_out = 800 + i;

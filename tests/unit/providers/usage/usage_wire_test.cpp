@@ -23,8 +23,8 @@ struct Expect {
   const char* model;
 };
 
-Usage U(std::int64_t prompt, std::int64_t completion, std::int64_t cached_read = 0,
-        std::int64_t cache_write = 0, std::int64_t reasoning = 0) {
+Usage U(std::uint64_t prompt, std::uint64_t completion, std::uint64_t cached_read = 0,
+        std::uint64_t cache_write = 0, std::uint64_t reasoning = 0) {
   return Usage{prompt, completion, cached_read, cache_write, reasoning, true};
 }
 const Usage kNone{};
@@ -231,5 +231,28 @@ TEST_CASE("truncated and malformed bodies never throw and report what was comple
     b.finish();
     CHECK_FALSE(a.usage().present);
     CHECK_FALSE(b.usage().present);
+  }
+}
+
+TEST_CASE("a negative count is read as 0, after the provider's sums") {
+  struct Case {
+    Api api;
+    const char* body;
+    Usage want;
+  };
+  const Case cases[] = {
+      {Api::openai_chat, R"({"usage":{"prompt_tokens":-5,"completion_tokens":7}})", U(0, 7)},
+      {Api::gemini, R"({"usageMetadata":{"promptTokenCount":-5,"toolUsePromptTokenCount":9,"candidatesTokenCount":-1}})",
+       U(4, 0)},
+      {Api::anthropic,
+       R"({"usage":{"input_tokens":-20,"cache_read_input_tokens":5,"output_tokens":3,"cache_creation_input_tokens":-2}})",
+       U(0, 3, 5, 0)},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.body);
+    ResponseUsageTee tee(c.api, kJson);
+    tee.feed(c.body);
+    tee.finish();
+    CHECK(to_string(tee.usage()) == to_string(c.want));
   }
 }

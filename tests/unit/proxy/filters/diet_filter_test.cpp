@@ -3,48 +3,15 @@
 #include "config/config.hpp"
 #include "proxy/filters/diet_filter.hpp"
 #include "proxy/phases/header_map.hpp"
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
-#include <fstream>
-#include <sstream>
-
 #include "providers/request.hpp"
 #include "pruning/tokenizer/calibration.hpp"
+#include "trajectory_body.hpp"
 
 using namespace td::proxy;
+using td::proxy::test::fixture;
+using td::proxy::test::trajectory_body;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(TD_FIXTURES) + "/" + name, std::ios::binary);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A replay trajectory as the compact OpenAI chat body an SDK sends for its
-// last turn: every message before the last assistant message.
-std::string trajectory_body(const std::string& name) {
-  std::string text = fixture("replay/" + name);
-  rapidjson::Document d;
-  d.Parse(text.data(), text.size());
-  REQUIRE_FALSE(d.HasParseError());
-  rapidjson::Document body(rapidjson::kObjectType);
-  auto& a = body.GetAllocator();
-  body.AddMember("model", rapidjson::Value(d["model"], a), a);
-  rapidjson::Value messages(d["messages"], a);
-  while (!messages.Empty() && std::string_view(messages[messages.Size() - 1]["role"].GetString()) != "assistant")
-    messages.PopBack();
-  if (!messages.Empty()) messages.PopBack();
-  body.AddMember("messages", messages, a);
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  body.Accept(w);
-  return sb.GetString();
-}
 
 struct Run {
   RequestContext ctx;
@@ -52,7 +19,8 @@ struct Run {
 };
 
 Run run(const td::config::Config& cfg, std::string target, std::string body, SimpleHeaderMap headers = {}) {
-  DietFilter diet(cfg, nullptr);
+  DietCaches caches;
+  DietFilter diet(cfg, nullptr, caches);
   Run r;
   r.ctx.method = "POST";
   r.ctx.target = std::move(target);
@@ -75,7 +43,7 @@ TEST_CASE("diet filter: a chat request is parsed, its model and stream read exac
   CHECK(r.ctx.model == "gpt-4o");
   CHECK(r.ctx.stream);
   CHECK(r.ctx.profile == "default");
-  CHECK(r.ctx.mode == "standard");
+  CHECK(r.ctx.mode == td::pruning::Mode::Standard);
   CHECK(r.ctx.tokens_before > 0);
   CHECK(r.ctx.tokens_after == r.ctx.tokens_before);  // two messages: nothing to cut
   CHECK(r.ctx.strategies.empty());
@@ -124,7 +92,7 @@ TEST_CASE("diet filter: a disabled profile forwards untouched") {
   Run r = run(cfg, "/v1/chat/completions", kChat);
   CHECK(r.body == kChat);
   CHECK(r.ctx.profile == "off");
-  CHECK(r.ctx.mode == "none");
+  CHECK(r.ctx.mode == td::pruning::Mode::None);
   CHECK_FALSE(r.ctx.fail_open);
   // Not even parsed or counted: the model and stream flag come from a peek.
   CHECK(r.ctx.model == "gpt-4o");
@@ -166,7 +134,7 @@ TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a
   INFO(r.ctx.fail_open_reason);
   CHECK_FALSE(r.ctx.fail_open);
   CHECK(r.ctx.model == "deepseek/deepseek-chat");
-  CHECK(r.ctx.mode == "standard");
+  CHECK(r.ctx.mode == td::pruning::Mode::Standard);
   CHECK(r.ctx.tokens_before > 50000);
   CHECK(r.ctx.tokens_after < r.ctx.tokens_before);
   CHECK_FALSE(r.ctx.strategies.empty());
@@ -185,7 +153,8 @@ TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a
 TEST_CASE("diet filter: the logging phase calibrates the estimator from billed usage") {
   td::config::Config cfg;
   td::tok::Calibration calibration;
-  DietFilter diet(cfg, &calibration);
+  DietCaches caches;
+  DietFilter diet(cfg, &calibration, caches);
   diet.logging(RequestContext{});  // no state, no usage: nothing to learn
   RequestContext ctx;
   ctx.method = "POST";

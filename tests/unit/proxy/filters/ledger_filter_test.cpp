@@ -27,11 +27,11 @@ RequestContext finished_request() {
   ctx.total_ms = 4020.2;
   ctx.tokens_before = 14'000;
   ctx.tokens_after = 9'000;
-  ctx.mode = "standard";
+  ctx.mode = td::pruning::Mode::Standard;
   ctx.profile = "claude";
-  ctx.strategies = "stale_tool_outputs, dedup_tool_outputs";
-  ctx.usage = {.present = true, .prompt = 9'100, .completion = 400, .cached_read = 6'000,
-               .cache_write = 1'000, .reasoning = 0};
+  ctx.strategies = {"identical_tool_outputs", "stale_tool_outputs"};
+  ctx.usage = {.prompt = 9'100, .completion = 400, .cached_read = 6'000, .cache_write = 1'000, .reasoning = 0,
+               .present = true};
   return ctx;
 }
 
@@ -58,7 +58,7 @@ TEST_CASE("a finished request becomes one ledger row with every field") {
   CHECK(r.ttfb_ms == 813);
   CHECK(r.total_ms == 4020);
   CHECK(r.stream);
-  CHECK(r.strategies == std::vector<std::string>{"stale_tool_outputs", "dedup_tool_outputs"});
+  CHECK(r.strategies == std::vector<std::string>{"identical_tool_outputs", "stale_tool_outputs"});
   CHECK_FALSE(r.fail_open);
   CHECK(r.bytes_in == 52'000);
   CHECK(r.bytes_out == 3'100);
@@ -71,6 +71,9 @@ TEST_CASE("a finished request becomes one ledger row with every field") {
   CHECK(a.ttfb_ms == -1);
   CHECK(a.provider == "local-llm");
   CHECK(a.strategies.empty());
+  CHECK(a.mode.empty());  // the diet never decided: no mode, as before the enum
+  aborted.mode = td::pruning::Mode::None;
+  CHECK(ledger_row(aborted).mode == "none");
 }
 
 TEST_CASE("the filter counts in flight, records metrics and queues the row") {

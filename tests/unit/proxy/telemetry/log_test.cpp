@@ -34,3 +34,24 @@ TEST_CASE("the access line redacts query secrets and carries only the key's fing
   CHECK(text.front() == '{');
   CHECK(text.back() == '}');
 }
+
+TEST_CASE("the access line: the diet's mode, the strategies joined with commas, usage as reported") {
+  RequestContext ctx;
+  ctx.method = "POST";
+  ctx.target = "/v1/chat/completions";
+  ctx.provider = Provider::openai;
+  CHECK(access_line(ctx).text().find("mode") == std::string::npos);  // the diet never decided
+  CHECK(access_line(ctx).text().find("strategies") == std::string::npos);
+  ctx.mode = td::pruning::Mode::Standard;
+  ctx.profile = "default";
+  ctx.tokens_before = 900;
+  ctx.tokens_after = 500;
+  ctx.strategies = {"identical_tool_outputs", "low_entropy", "stale_tool_outputs"};
+  ctx.usage = {.prompt = 510, .completion = 20, .cached_read = 256, .present = true};
+  const std::string text = access_line(ctx).text();
+  CHECK(text.find(R"("profile":"default","mode":"standard","tokens_before":900,"tokens_after":500,)"
+                  R"("strategies":"identical_tool_outputs,low_entropy,stale_tool_outputs",)"
+                  R"("usage_prompt":510,"usage_completion":20,"usage_cached_read":256})") != std::string::npos);
+  ctx.mode = td::pruning::Mode::None;
+  CHECK(access_line(ctx).text().find(R"("mode":"none")") != std::string::npos);
+}

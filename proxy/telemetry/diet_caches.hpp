@@ -1,0 +1,22 @@
+// The caches the diet's steps use (proxy/filters/diet.hpp): resent message
+// elements for the parse step, counts and pruned forms for the count and
+// prune steps. Each changes how fast a request goes on its diet, never what
+// it becomes.
+//
+// One object per owner, passed by reference, none process-wide: the proxy's
+// lives in Telemetry (it outlives config reloads, as the statics it replaces
+// did), `tokendiet replay` makes its own, and a test can make two that never
+// warm each other.
+#pragma once
+
+#include "providers/parsed_message_memo.hpp"
+#include "pruning/pipeline_caches.hpp"
+
+namespace td::proxy {
+
+struct DietCaches {
+  providers::ParsedMessageMemo parsed;  // parse step
+  pruning::PipelineCaches pipeline;     // count and prune steps
+};
+
+}  // namespace td::proxy

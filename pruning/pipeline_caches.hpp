@@ -1,0 +1,32 @@
+// What the pipeline remembers between requests: counts and pruned forms by
+// content hash, so a resent history costs hashes and lookups instead of BPE
+// and strategy work. Each is bounded and thread-safe, and changes how fast
+// the pipeline runs, never what it decides (a miss recomputes the same
+// result; pruning/memo.hpp, pruning/tokenizer/count_cache.hpp).
+//
+// pruning/ keeps none of its own: whoever runs the pipeline owns one and
+// passes it in (the proxy one for the process, outliving config reloads;
+// `tokendiet replay` its own), so two owners never share or warm each
+// other's.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "pruning/lossy_plan.hpp"
+#include "pruning/memo.hpp"
+#include "pruning/snip.hpp"
+#include "pruning/tokenizer/count_cache.hpp"
+
+namespace td::pruning {
+
+struct PipelineCaches {
+  // Token counts of texts (proxy/filters/cached_counter.hpp) and of whole
+  // messages (pruning/tally.hpp), keyed by salted content hashes.
+  tok::CountCache counts;
+  Memo<std::string> folds{std::size_t{64} << 20};  // low_entropy: a tool output's folded form
+  Memo<Snipped> snips{std::size_t{64} << 20};      // stale_tool_outputs, stale_assistant_text: cuts
+  Memo<LossyPlan> plans{std::size_t{32} << 20};    // lossy_plan: the plan of a history
+};
+
+}  // namespace td::pruning

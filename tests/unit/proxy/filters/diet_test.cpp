@@ -1,0 +1,142 @@
+// The diet's steps with the caches passed in (proxy/filters/diet.hpp): two
+// DietCaches never warm each other, a warm one gives the request a fresh one
+// gives, and the filter uses the caches it is handed (as the proxy's survive
+// a config reload, which builds a new filter); the decision's admission.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "config/config.hpp"
+#include "proxy/filters/diet.hpp"
+#include "proxy/filters/diet_filter.hpp"
+#include "proxy/phases/header_map.hpp"
+#include "trajectory_body.hpp"
+
+using namespace td::proxy;
+using td::proxy::test::trajectory_body;
+
+namespace {
+
+// A profile that prunes the recorded history (see diet_filter_test.cpp).
+td::config::Config eager_config() {
+  td::config::Config cfg;
+  td::pruning::Profile eager;
+  eager.name = "eager";
+  eager.trigger_tokens = 20000;
+  eager.cache_write_price = 0.0;
+  cfg.profiles.push_back(eager);
+  return cfg;
+}
+
+// gpt-4o: counted by its own tokenizer, so counts and plans are cached.
+const std::string& history() {
+  static const std::string body = trajectory_body("mini-swe-agent-12.json", "gpt-4o");
+  return body;
+}
+
+// Everything a diet decided and did, as text.
+std::string summary(const DietOutcome& d, const std::string& body) {
+  std::string s = std::string(td::pruning::mode_name(d.decision.mode)) + (d.decision.settings.write ? " write" : "") +
+                  " " + std::to_string(d.result.tokens_before) + "->" + std::to_string(d.result.tokens_after) +
+                  " stale " + std::to_string(d.result.stale_turns) + "/" + std::to_string(d.result.stale_messages) +
+                  " trimmed " + std::to_string(d.result.trimmed_until) + " fired " +
+                  td::pruning::join_names(d.result.fired) + (d.rewritten ? " rewritten" : "") +
+                  (d.fail_open ? " FAIL " + d.error : "");
+  for (const auto& st : d.result.strategies)
+    s += " " + std::string(st.name) + ":" + std::to_string(st.hits) + "/" + std::to_string(st.bytes_saved);
+  return s + "\n" + body;
+}
+
+// How much a DietCaches has been used: every lookup of every cache.
+std::uint64_t lookups(const DietCaches& c) {
+  const auto counts = c.pipeline.counts.stats();
+  return counts.hits + counts.misses + c.pipeline.plans.hits() + c.pipeline.plans.misses() +
+         c.pipeline.snips.hits() + c.pipeline.snips.misses() + c.pipeline.folds.hits() + c.pipeline.folds.misses() +
+         c.parsed.hits();
+}
+
+std::string diet(DietCaches& caches, const td::config::Config& cfg) {
+  std::string body = history();
+  const DietOutcome d = diet_body({}, body, cfg, caches);
+  return summary(d, body);
+}
+
+}  // namespace
+
+TEST_CASE("diet caches: two are independent, and a warm one diets a request as a fresh one does") {
+  const td::config::Config cfg = eager_config();
+  DietCaches a, b;
+  const std::string first = diet(a, cfg);
+  CHECK(first.find(" rewritten") != std::string::npos);  // the diet did act
+  CHECK(a.pipeline.counts.stats().inserts > 0);
+  CHECK(a.pipeline.plans.misses() > 0);  // planned, and remembered
+  CHECK(a.pipeline.snips.misses() > 0);
+  CHECK(lookups(b) == 0);  // untouched by a's request
+  CHECK(b.pipeline.counts.stats().inserts == 0);
+
+  // Warm: the same request through `a` again is looked up, and comes out the same.
+  const auto counts_before = a.pipeline.counts.stats();
+  const std::uint64_t plans_before = a.pipeline.plans.hits();
+  CHECK(diet(a, cfg) == first);
+  CHECK(a.pipeline.counts.stats().hits > counts_before.hits);
+  CHECK(a.pipeline.plans.hits() > plans_before);
+  CHECK(a.parsed.hits() > 0);  // its messages were parsed once
+
+  // Fresh: `b` has seen nothing, gives the same, and `a` sees none of it.
+  const std::uint64_t a_used = lookups(a);
+  CHECK(diet(b, cfg) == first);
+  CHECK(b.parsed.hits() == 0);
+  CHECK(b.pipeline.plans.hits() == 0);
+  CHECK(lookups(a) == a_used);
+}
+
+TEST_CASE("diet filter: uses the caches it is handed, which a new filter (a reload) finds warm") {
+  const td::config::Config cfg = eager_config();
+  DietCaches caches;
+  auto through = [&](DietFilter& filter) {
+    RequestContext ctx;
+    ctx.method = "POST";
+    ctx.target = "/v1/chat/completions";
+    std::string body = history();
+    SimpleHeaderMap headers;
+    CHECK_FALSE(filter.request_body_filter(ctx, headers, body).has_value());
+    CHECK_FALSE(ctx.fail_open);
+    CHECK(ctx.delay_upstream.count() == 0);  // today's decision sends every request now
+    return body;
+  };
+  std::string sent;
+  {
+    DietFilter before_reload(cfg, nullptr, caches);
+    sent = through(before_reload);
+  }
+  CHECK(caches.pipeline.counts.stats().inserts > 0);
+  const std::uint64_t plan_hits = caches.pipeline.plans.hits();
+  const std::uint64_t parse_hits = caches.parsed.hits();
+  DietFilter after_reload(cfg, nullptr, caches);
+  CHECK(through(after_reload) == sent);
+  CHECK(caches.pipeline.plans.hits() > plan_hits);
+  CHECK(caches.parsed.hits() > parse_hits);
+}
+
+TEST_CASE("admit: send goes now, wait holds the request, reject answers 429 in the provider's shape") {
+  using td::pruning::Admission;
+  RequestContext ctx;
+  ctx.provider = Provider::anthropic;
+  CHECK_FALSE(admit(ctx, Admission{}).has_value());
+  CHECK(ctx.delay_upstream.count() == 0);
+
+  CHECK_FALSE(admit(ctx, Admission{Admission::Kind::Wait, std::chrono::milliseconds(1500)}).has_value());
+  CHECK(ctx.delay_upstream == std::chrono::milliseconds(1500));
+
+  RequestContext rejected;
+  rejected.provider = Provider::anthropic;
+  auto r = admit(rejected, Admission{Admission::Kind::Reject, std::chrono::milliseconds(1500)});
+  REQUIRE(r.has_value());
+  CHECK(r->status == 429);
+  REQUIRE(r->headers.size() == 1);
+  CHECK(r->headers[0].first == "retry-after");
+  CHECK(r->headers[0].second == "2");  // seconds, rounded up
+  CHECK(r->body.find(R"("type":"error")") != std::string::npos);
+  CHECK(r->body.find("retry after 2 s") != std::string::npos);
+  CHECK(rejected.delay_upstream.count() == 0);
+}

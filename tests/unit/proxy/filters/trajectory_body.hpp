@@ -1,0 +1,50 @@
+// Request bodies made of the recorded trajectories (tests/fixtures/replay),
+// for the filter tests.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace td::proxy::test {
+
+inline std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(TD_FIXTURES) + "/" + name, std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A replay trajectory as the compact OpenAI chat body an SDK sends for its
+// last turn: every message before the last assistant message (`model`, if
+// given, instead of the trajectory's).
+inline std::string trajectory_body(const std::string& name, const char* model = nullptr) {
+  std::string text = fixture("replay/" + name);
+  rapidjson::Document d;
+  d.Parse(text.data(), text.size());
+  REQUIRE_FALSE(d.HasParseError());
+  rapidjson::Document body(rapidjson::kObjectType);
+  auto& a = body.GetAllocator();
+  if (model)
+    body.AddMember("model", rapidjson::Value(model, a), a);
+  else
+    body.AddMember("model", rapidjson::Value(d["model"], a), a);
+  rapidjson::Value messages(d["messages"], a);
+  while (!messages.Empty() && std::string_view(messages[messages.Size() - 1]["role"].GetString()) != "assistant")
+    messages.PopBack();
+  if (!messages.Empty()) messages.PopBack();
+  body.AddMember("messages", messages, a);
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  body.Accept(w);
+  return sb.GetString();
+}
+
+}  // namespace td::proxy::test
