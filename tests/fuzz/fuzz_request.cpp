@@ -20,21 +20,21 @@ td::pruning::Profile eager_profile() {
   p.frontier_step_turns = 1;
   p.trigger_tokens = 0;
   p.payback_requests = 0;
-  p.dedup_tool_calls = true;
-  p.dedup_call_min_bytes = 8;
-  p.dedup_min_bytes = 16;
-  p.fold_min_run = 2;
-  p.fold_blob_min_bytes = 16;
-  p.snippet_threshold_bytes = 32;
-  p.snippet_head_bytes = 8;
-  p.snippet_tail_bytes = 8;
-  p.assistant_threshold_bytes = 32;
-  p.assistant_head_bytes = 8;
-  p.assistant_tail_bytes = 8;
+  p.identical_tool_calls = true;
+  p.identical_tool_calls_min_bytes = 8;
+  p.identical_tool_outputs_min_bytes = 16;
+  p.low_entropy_min_run = 2;
+  p.low_entropy_blob_min_bytes = 16;
+  p.stale_tool_outputs_threshold_bytes = 32;
+  p.stale_tool_outputs_head_bytes = 8;
+  p.stale_tool_outputs_tail_bytes = 8;
+  p.stale_assistant_text_threshold_bytes = 32;
+  p.stale_assistant_text_head_bytes = 8;
+  p.stale_assistant_text_tail_bytes = 8;
   p.trim_middle = true;
-  p.sink_messages = 1;
-  p.recent_messages = 1;
-  p.trim_budget_tokens = 0;
+  p.trim_middle_sink_messages = 1;
+  p.trim_middle_recent_messages = 1;
+  p.trim_middle_budget_tokens = 0;
   return p;
 }
 
@@ -43,13 +43,16 @@ td::pruning::Profile eager_profile() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const td::config::Config config;
   static const td::pruning::Profile profile = eager_profile();
+  // Warm across inputs, as the proxy's are across requests: the memos' hits
+  // and misses are both exercised.
+  static td::proxy::DietCaches caches;
   td::providers::ChatRoute route;
   route.api = td::providers::Api::TD_FUZZ_API;
   if (route.api == td::providers::Api::gemini) route.model = "gemini-2.5-flash";
   std::string body(reinterpret_cast<const char*>(data), size);
   td::proxy::DietOptions options;
   options.profile = &profile;
-  const td::proxy::DietOutcome out = td::proxy::diet_body(route, body, config, options);
+  const td::proxy::DietOutcome out = td::proxy::diet_body(route, body, config, caches, options);
   if (out.rewritten && !td::providers::parse_request(route, body).request) __builtin_trap();
   return 0;
 }
