@@ -98,7 +98,9 @@ TEST_CASE("the example documents every profile field with its built-in default")
   REQUIRE(c.profiles.size() == 1);
   auto documented = fields_of(c.profiles[0]);
   auto builtin = fields_of(td::pruning::Profile{});
-  for (const auto& [key, value] : builtin) {
+  for (const auto& field : builtin) {
+    const std::string& key = field.first;  // not a structured binding: clang 14's INFO cannot capture one
+    const auto& value = field.second;
     INFO("profile field '" << key << "': add it to config/tokendiet.example.yaml's default profile");
     CHECK(documented.count(key) == 1);
     std::string example_text = read_file(TD_SOURCE_DIR "/config/tokendiet.example.yaml");

@@ -498,9 +498,11 @@ TEST_CASE("generation settings: the same values, however spelled, are not rewrit
     CHECK(w.body.empty());
   }
   // Nor refused when the body breaks a rule we would keep: not ours to fix.
-  for (auto [api, body] : {std::pair{Api::anthropic, R"({"thinking":{"type":"enabled","budget_tokens":500}})"},
+  for (const auto& entry : {std::pair{Api::anthropic, R"({"thinking":{"type":"enabled","budget_tokens":500}})"},
                            std::pair{Api::anthropic, R"({"thinking":{"type":"enabled"}})"},
                            std::pair{Api::gemini, R"({"generationConfig":{"thinkingConfig":{"thinkingLevel":"low","thinkingBudget":0}}})"}}) {
+    const auto& api = entry.first;  // not a structured binding: clang 14's doctest
+    const auto& body = entry.second;  // macros cannot capture one
     INFO(body);
     const SettingsRead r = read_generation_settings(api, body);
     CHECK(r.problems.empty());

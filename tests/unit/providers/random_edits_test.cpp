@@ -148,7 +148,9 @@ TEST_CASE("random edits always write a body that reads back as the edited view")
     bodies.emplace_back(Api::openai_chat, chat_body(t, t.messages.size()));
   }
   std::mt19937 rng(20240607);
-  for (const auto& [api, body] : bodies) {
+  for (const auto& entry : bodies) {
+    const auto& api = entry.first;  // not a structured binding: clang 14's doctest
+    const auto& body = entry.second;  // macros cannot capture one
     ParsedRequest original = std::move(*parse(api, body, &test_memo()).request);
     for (int round = 0; round < 300; ++round) {
       ParsedRequest r = original;

@@ -87,8 +87,10 @@ TEST_CASE("response framer: the bytes of Beast's serializer, chunked and not, he
       {"data: one\n\n", ""},  // the body ends with an empty read
       {""},                   // no body at all
   };
-  for (auto [status, reason] : {std::pair<unsigned, std::string_view>{200, "OK"}, {429, "Too Many Requests"},
+  for (const auto& entry : {std::pair<unsigned, std::string_view>{200, "OK"}, {429, "Too Many Requests"},
                                 {503, ""}, {299, "Custom Reason"}}) {
+    const auto& status = entry.first;  // not a structured binding: clang 14's doctest
+    const auto& reason = entry.second;  // macros cannot capture one
     for (bool chunked : {true, false}) {
       for (const auto& pieces : bodies) {
         Response res = recorded_head(status, reason);
