@@ -1,5 +1,5 @@
 // Retention, the measure `tokendiet replay` uses for "did the diet keep what
-// the agent needed" (issue 5):
+// the agent needed" (docs/benchmarks.md §Compression (replay)):
 //   A reference is a maximal run of [A-Za-z0-9_./:-], at least 6 characters
 //   long, containing a digit or one of _ . / : (paths, identifiers, numbers,
 //   error codes). A reference found in assistant message k counts when it was

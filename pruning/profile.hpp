@@ -1,5 +1,5 @@
 // A pruning profile: every constant a strategy uses, with defaults taken from
-// the seed systems (../shared/reference/seed-systems.md) unless replay
+// the seed systems (docs/design.md §The diet) unless replay
 // measured better ones. config/ parses a YAML profile by visiting the fields
 // by name, so a field added here is configurable at once, and a key that is
 // not a field is an error.
@@ -22,13 +22,13 @@ struct Profile {
   bool enabled = true;                      // false: forward untouched
   bool shadow = false;                      // compute savings, change nothing
 
-  // Usage: ask OpenAI streams for usage and splice it back out (issue 4).
+  // Usage: ask OpenAI streams for usage and splice it back out (docs/design.md §Principles (1)).
   bool stream_usage = true;
 
-  // --- Working memory and the stale frontier (F6, principle 4) ---
+  // --- Working memory and the stale frontier (F6, docs/design.md §Principles (4)) ---
   // The last `window_turns` turns are never touched (a turn: see
   // strategies/working_memory.hpp). omni-dev-fusion keeps 4 (x2 messages);
-  // replay measured 3 (README "Compression (replay)").
+  // replay measured 3 (docs/benchmarks.md §Compression (replay)).
   std::uint32_t window_turns = 3;
   // Anthropic context editing's `keep`: the last N tool results stay intact.
   std::uint32_t keep_tool_uses = 3;

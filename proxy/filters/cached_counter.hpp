@@ -1,6 +1,6 @@
 // A TokenCounter that remembers: the same text (a history is resent every
 // turn) is counted once per cache (the diet's, proxy/telemetry/diet_caches.hpp),
-// then costs a hash and a lookup (DESIGN.md principle 6). Wraps the exact tokenizers; a counter whose
+// then costs a hash and a lookup (docs/design.md §Principles (6)). Wraps the exact tokenizers; a counter whose
 // cache_salt() is 0 (the calibrated estimator, cheaper than a hash) is called
 // straight through.
 #pragma once

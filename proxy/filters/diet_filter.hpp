@@ -1,5 +1,5 @@
 // The diet: the request body filter that puts a chat request's message array
-// through the pruning pipeline (DESIGN.md "request flow").
+// through the pruning pipeline (docs/design.md §Request flow).
 //
 //   route by path -> the diet's steps (proxy/filters/diet.hpp): parse, count
 //   (with the model's tokenizer, or the calibrated estimator), decide, prune,

@@ -1,5 +1,5 @@
 // The usage filter: reads what every response cost, without changing what the
-// client receives (DESIGN.md principle 1 and its one exception).
+// client receives (docs/design.md §Principles (1) and its one exception).
 //
 //   request_body_filter       OpenAI chat streams whose client did not ask for
 //                             usage get stream_options.include_usage added

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks tokendiet as a plain proxy (issue 2's targets), on 127.0.0.1 only:
+# Benchmarks tokendiet as a plain proxy (the targets of docs/benchmarks.md §Proxy), on 127.0.0.1 only:
 #
 #   load       scripts/bench/proxy/bench.sh: direct vs nginx vs Portkey vs tokendiet, wrk -c32,
 #              bodies 2k/50k/500k, ROUNDS rounds, tokendiet --threads 1 like NGINX_WORKERS=1;
@@ -74,7 +74,7 @@ export NGINX_WORKERS=${NGINX_WORKERS:-1}
 TD_START="env XDG_STATE_HOME={RUN}/tokendiet $BIN serve --threads 1 --listen 127.0.0.1:{PORT} --upstream openai={UPSTREAM}"
 # The proxy core beside it: the same binary with a profile `enabled: false`,
 # so chat bodies are neither parsed nor counted (the usage tee, ledger row,
-# metrics and log line stay): what issue 2's targets are about.
+# metrics and log line stay): what the targets of docs/benchmarks.md §Proxy are about.
 printf 'profiles:\n  - name: off\n    models: ["*"]\n    enabled: false\n' >"$OUT/diet-off.yaml"
 CORE_START="env XDG_STATE_HOME={RUN}/core $BIN serve --config $OUT/diet-off.yaml --threads 1 --listen 127.0.0.1:{PORT} --upstream openai={UPSTREAM}"
 CORE_PORT=$((TD_PORT + 1))
@@ -193,6 +193,6 @@ if has callgrind; then
     echo; cat "$CG/table.md"; } >>"$OUT/summary.md"
 fi
 
-{ echo; echo "## Targets (issue 2)"; echo; python3 "$ROOT/scripts/bench/proxy_summary.py" targets "$OUT"; } >>"$OUT/summary.md"
+{ echo; echo "## Targets (docs/benchmarks.md §Proxy)"; echo; python3 "$ROOT/scripts/bench/proxy_summary.py" targets "$OUT"; } >>"$OUT/summary.md"
 cat "$OUT/summary.md"
 log "results in $OUT"

@@ -2,7 +2,7 @@
 """Tables for scripts/bench/proxy.sh.
 
   proxy_summary.py slow SLOW_STREAMS.json    the slow-streams table (from slow_streams.mjs --json)
-  proxy_summary.py targets OUT_DIR           issue 2's targets against what OUT_DIR holds
+  proxy_summary.py targets OUT_DIR           the targets of docs/benchmarks.md §Proxy against what OUT_DIR holds
 
 Targets: req/s >= 0.8x nginx and >= 10x Portkey at every size (wrk -c32); added
 p99 over direct at -c1 (2k, 50k) <= nginx's + 50 us (and <= 150 us on a quiet
@@ -75,7 +75,7 @@ def targets(out):
     rows = []
     mark = lambda ok: "yes" if ok else "**NO**"
     load = runs(os.path.join(out, "load", "runs.tsv"))
-    # tokendiet-core: the same binary with the diet disabled (issue 2 is the
+    # tokendiet-core: the same binary with the diet disabled (the targets are about the
     # proxy core); tokendiet: as shipped, every chat body parsed and pruned;
     # tokendiet-relay (latency phase only): the core with the ledger off too.
     variants = (("tokendiet-relay", "relay (diet, ledger off)"), ("tokendiet-core", "core"),
