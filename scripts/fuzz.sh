@@ -12,7 +12,7 @@ B=$ROOT/${BUILD_DIR:-build-sanitize}
 SECONDS_EACH=${FUZZ_SECONDS:-20}
 F=$ROOT/tests/fixtures
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1:suppressions=$ROOT/scripts/ubsan.supp}
 
 # seeds TARGET FILE...: copies the files into the target's seed folder.
 seeds() { local d=$B/fuzz/$1/seeds; mkdir -p "$d"; shift; for f in "$@"; do [[ -f $f ]] && cp "$f" "$d/"; done; }
