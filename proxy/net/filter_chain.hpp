@@ -1,0 +1,35 @@
+// Running a phase over the filter chain (proxy/phases/filter.hpp), fail-open.
+#pragma once
+
+#include <exception>
+#include <string>
+
+#include "proxy/net/runtime.hpp"
+#include "proxy/telemetry/log.hpp"
+
+namespace td::proxy {
+
+// Records a hook's exception: the request continues fail-open (the filter's
+// change, if any, may be partial).
+inline void filter_failed(RequestContext& ctx, const Filter& f, const char* phase, const char* what) {
+  ctx.fail_open = true;
+  ctx.fail_open_reason = std::string(f.name()) + " " + phase + ": " + what;
+  log_error("filter_error", ctx.fail_open_reason);
+}
+
+// Runs one phase over every filter, in registry order; an exception is a
+// filter bug, recorded by filter_failed().
+template <class Fn>
+void for_each_filter(const Runtime& rt, RequestContext& ctx, const char* phase, Fn&& fn) {
+  for (auto& f : rt.filters) {
+    try {
+      fn(*f);
+    } catch (const std::exception& e) {
+      filter_failed(ctx, *f, phase, e.what());
+    } catch (...) {
+      filter_failed(ctx, *f, phase, "unknown exception");
+    }
+  }
+}
+
+}  // namespace td::proxy

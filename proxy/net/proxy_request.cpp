@@ -1,0 +1,214 @@
+// A request that goes upstream: the request phases of the filters (1-3),
+// the upstream request, the exchange and the relay, the logging phase.
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/write.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "proxy/net/beast_header_map.hpp"
+#include "proxy/net/client_session.hpp"
+#include "proxy/net/filter_chain.hpp"
+#include "proxy/net/http_rules.hpp"
+#include "proxy/net/local_reply.hpp"
+#include "proxy/net/relay.hpp"
+#include "proxy/net/stream_io.hpp"
+#include "proxy/net/upstream_exchange.hpp"
+#include "proxy/phases/body_peek.hpp"
+
+namespace td::proxy {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using std::chrono::milliseconds;
+
+namespace {
+
+// The request as it goes upstream: the client's, minus hop-by-hop fields and
+// our own x-tokendiet-* ones, with the upstream's Host and identity encoding.
+void make_upstream_request(Request& req, const UpstreamTarget& target, const RequestContext& ctx) {
+  strip_dropped_fields(req, true);
+  req.erase(http::field::expect);  // we hold the whole body: nothing to wait for
+  req.set(http::field::host, target.host_header);
+  req.set(http::field::accept_encoding, "identity");
+  if (!target.cfg.path_prefix.empty()) req.target(target.cfg.path_prefix + ctx.target);
+  else if (req.target() != ctx.target) req.target(ctx.target);
+  req.version(11);
+}
+
+// What the client is told when the upstream gave no response: {status, code, error, message}.
+struct FailureAnswer {
+  unsigned status;
+  std::string code, error, message;
+};
+FailureAnswer failure_answer(const UpstreamFailure& f, const UpstreamTarget& target) {
+  using Kind = UpstreamFailure::Kind;
+  const bool timeout = f.kind == Kind::connect_timeout || f.kind == Kind::send_timeout || f.kind == Kind::response_timeout;
+  std::string error;
+  switch (f.kind) {
+    case Kind::send_timeout: error = "cannot send the request within " + std::to_string(f.limit_ms) + " ms"; break;
+    case Kind::send_failed: error = "cannot send the request: " + f.detail; break;
+    case Kind::response_timeout: error = "no response headers within " + std::to_string(f.limit_ms) + " ms"; break;
+    case Kind::no_response: error = "no response: " + f.detail; break;
+    default: error = f.detail; break;
+  }
+  std::string message = "tokendiet: upstream " + target.name + " (" + target.cfg.url + "): " + error;
+  return {timeout ? 504u : 502u, timeout ? "upstream_timeout" : "upstream_unreachable", error, message};
+}
+
+}  // namespace
+
+asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime& rt, RequestParser& parser,
+                                                                  RequestContext& ctx, bool keep_alive) {
+  auto& req = parser.get();
+  const bool head_request = req.method() == http::verb::head;
+  BeastHeaderMap headers(req);
+  ctx.session_id = std::string(req["x-tokendiet-session"]);
+  // The key's fingerprint, remembered for the connection: an agent sends the
+  // same key on every request of a keep-alive connection.
+  if (auto key = find_api_key(headers, ctx.query()); key != last_key_) {
+    last_key_ = key;
+    last_key_fingerprint_ = key_fingerprint(key);
+  }
+  ctx.key_fingerprint = last_key_fingerprint_;
+
+  // Phase 1: request_filter (body not read yet).
+  std::optional<LocalResponse> answer;
+  for_each_filter(rt, ctx, "request_filter", [&](Filter& f) {
+    if (!answer) answer = f.request_filter(ctx, headers);
+  });
+  if (answer) co_return co_await answer_request(rt, ctx, *answer, keep_alive, head_request, !parser.is_done());
+
+  if (!parser.is_done()) {
+    std::optional<Next> stop = co_await read_request_body(parser, ctx, rt.config.limits, head_request);
+    if (stop) co_return *stop;
+  }
+  const bool had_body_framing = req.find(http::field::content_length) != req.end() || parser.chunked();
+  std::string& body = req.body();
+  ctx.bytes_in = body.size();
+  if (ctx.provider == Provider::gemini && ctx.path().ends_with(":streamGenerateContent")) ctx.stream = true;
+
+  // Phase 2: request_body_filter.
+  for_each_filter(rt, ctx, "request_body_filter", [&](Filter& f) {
+    if (!answer) answer = f.request_body_filter(ctx, headers, body);
+  });
+  // The log line's model and stream flag when no filter read them.
+  if (ctx.model.empty() && !body.empty()) {
+    auto peek = peek_body(body);
+    ctx.model = std::string(peek.model);
+    ctx.stream = ctx.stream || peek.stream;
+  }
+  if (answer) co_return co_await answer_request(rt, ctx, *answer, keep_alive, head_request, false);
+
+  const UpstreamTarget* target = rt.upstream(ctx.upstream);
+  if (!target) {
+    ctx.error = "no upstream configured for '" + ctx.upstream + "'";
+    std::string message = "tokendiet: " + ctx.error;
+    co_await send_error(io_, ctx, 502, message, "upstream_unreachable", keep_alive, head_request);
+    finish(&rt, ctx, true);
+    co_return keep_alive ? Next::keep_alive : Next::close;
+  }
+  client_version_ = req.version() == 10 ? 10 : 11;
+  make_upstream_request(req, *target, ctx);
+
+  // Phase 3: upstream_request_filter.
+  for_each_filter(rt, ctx, "upstream_request_filter", [&](Filter& f) { f.upstream_request_filter(ctx, headers); });
+  if (!body.empty() || had_body_framing) req.content_length(body.size());
+  ctx.bytes_upstream = body.size();
+
+  // From here on the request is upstream's: watch the client for going away.
+  start_watch();
+  if (ctx.delay_upstream.count() > 0) {
+    asio::steady_timer hold(co_await asio::this_coro::executor, ctx.delay_upstream);
+    io_.hold_timer = &hold;
+    co_await hold.async_wait(nothrow);
+    io_.hold_timer = nullptr;
+    if (io_.client_gone) {
+      stop_watch();
+      ctx.client_aborted = true;
+      ctx.error = "client went away while the request was held";
+      finish(&rt, ctx, true);
+      co_return Next::close;
+    }
+  }
+
+  // Phases 4-5: upstream.
+  keep_alive = co_await forward(rt, *target, req, ctx, head_request, keep_alive);
+  stop_watch();
+  if (io_.client_gone) {
+    ctx.client_aborted = true;
+    if (ctx.error.empty()) ctx.error = "client closed the connection";
+    keep_alive = false;
+  }
+  finish(&rt, ctx, true);
+  co_return keep_alive ? Next::keep_alive : Next::close;
+}
+
+// A filter's answer instead of going upstream. With the body still unread
+// the connection closes after it.
+asio::awaitable<ClientSession::Next> ClientSession::answer_request(const Runtime& rt, RequestContext& ctx,
+                                                                   const LocalResponse& answer, bool keep_alive,
+                                                                   bool head_request, bool body_pending) {
+  ctx.local_response = true;
+  const LocalReply reply{answer.status, answer.content_type, answer.body, answer.headers};
+  co_await send_local(io_, ctx, reply, keep_alive && !body_pending, head_request);
+  finish(&rt, ctx, true);
+  co_return body_pending ? Next::linger_close : (keep_alive ? Next::keep_alive : Next::close);
+}
+
+// The body, whole, within the limit (after a 100 Continue when the client
+// waits for one). A value when the request ends here.
+asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_body(RequestParser& parser,
+                                                                                     RequestContext& ctx,
+                                                                                     const config::Limits& limits,
+                                                                                     bool head_request) {
+  auto& req = parser.get();
+  if (req.version() == 11 && iequals(req[http::field::expect], "100-continue")) {
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    handle_.client_timeout(milliseconds(limits.idle_timeout_ms));
+    auto [cec, cn] = co_await asio::async_write(client_, asio::buffer(kContinue), nothrow);
+    handle_.no_client_timeout();
+    if (cec) co_return Next::close;
+  }
+  boost::system::error_code bec = co_await read_body(parser, limits);
+  if (bec == http::error::body_limit) {
+    ctx.error = "request body over the limit";
+    std::string message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
+    co_return co_await refuse(ctx, 413, message, "request_too_large", head_request);
+  }
+  if (!bec) co_return std::nullopt;
+  // The client went away or sent a broken body: nothing to answer.
+  if (bec == http::error::partial_message || bec == asio::error::eof || bec == asio::error::connection_reset ||
+      handle_.client_timed_out || bec == asio::error::operation_aborted)
+    co_return Next::close;
+  ctx.error = "bad request body: " + bec.message();
+  std::string message = "malformed request body: " + bec.message();
+  co_return co_await refuse(ctx, 400, message, "bad_request", head_request);
+}
+
+// Phases 4-5: the exchange with the upstream and the relay of its answer.
+// Returns whether the client's connection can serve another request.
+asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTarget& target, Request& req,
+                                             RequestContext& ctx, bool head_request, bool keep_alive) {
+  UpstreamExchange exchange(io_, target, rt.config.limits, req, head_request);
+  std::optional<UpstreamFailure> failure = co_await exchange.attempt();
+  // A pooled connection the upstream closed while we took it: once more on
+  // a fresh one (the request did not get through).
+  if (failure && failure->kind == UpstreamFailure::Kind::send_failed && failure->reused_connection)
+    failure = co_await exchange.attempt();
+  if (!failure) {
+    Relay relay(io_, rt, ctx, exchange);
+    co_return co_await relay.run(head_request, client_version_, keep_alive);
+  }
+  exchange.release(false);
+  if (failure->kind == UpstreamFailure::Kind::client_gone) co_return keep_alive;
+  const FailureAnswer a = failure_answer(*failure, target);
+  ctx.upstream_error = true;
+  ctx.error = a.error;
+  bool ok = co_await send_error(io_, ctx, a.status, a.message, a.code, keep_alive, head_request);
+  co_return ok && keep_alive;
+}
+
+}  // namespace td::proxy
