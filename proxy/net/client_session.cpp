@@ -101,12 +101,16 @@ asio::awaitable<void> ClientSession::run() {
       // cancel this wait (handle_.idle).
       if (buf_.capacity() > 32 * 1024) buf_.shrink_to_fit();
       handle_.idle = true;
-      handle_.client_timeout(milliseconds(first ? limits.client_header_timeout_ms : limits.keepalive_timeout_ms));
-      auto [rec, n] = co_await client_.async_read_some(buf_.prepare(16 * 1024), nothrow);
+      boost::system::error_code rec;
+      {
+        Deadline deadline(handle_.client_io,
+                          milliseconds(first ? limits.client_header_timeout_ms : limits.keepalive_timeout_ms));
+        auto [e, n] = co_await client_.async_read_some(buf_.prepare(16 * 1024), nothrow);
+        rec = e;
+        if (!e) buf_.commit(n);
+      }
       handle_.idle = false;
-      handle_.no_client_timeout();
       if (rec) break;
-      buf_.commit(n);
     }
     handle_.idle = false;
     next = co_await serve_one(first);
@@ -127,12 +131,11 @@ asio::awaitable<void> ClientSession::linger_close() {
   auto until = steady_clock::now() + std::chrono::seconds(5);
   std::size_t dropped = 0;
   while (steady_clock::now() < until && dropped < (64u << 20)) {
-    handle_.client_timeout(std::chrono::seconds(2));
+    Deadline deadline(handle_.client_io, std::chrono::seconds(2));
     auto [rec, n] = co_await client_.async_read_some(buf_.prepare(16 * 1024), nothrow);
     if (rec) break;
     dropped += n;
   }
-  handle_.no_client_timeout();
   buf_.clear();
 }
 
@@ -153,9 +156,8 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
   } recycle_body{w_, parser};
   boost::system::error_code ec = parse_buffered(parser, buf_);
   if (!ec && !parser.is_header_done()) {
-    handle_.client_timeout(milliseconds(limits.client_header_timeout_ms));
+    Deadline deadline(handle_.client_io, milliseconds(limits.client_header_timeout_ms));
     auto [rec, rn] = co_await http::async_read_header(client_, buf_, parser, nothrow);
-    handle_.no_client_timeout();
     ec = rec;
   }
 
@@ -169,7 +171,7 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
 
   if (ec) {
     // A connection closed or timed out between requests is not an error.
-    if (ec == http::error::end_of_stream || ec == asio::error::eof || handle_.client_timed_out ||
+    if (ec == http::error::end_of_stream || ec == asio::error::eof || handle_.client_io.timed_out ||
         ec == asio::error::connection_reset || ec == asio::error::operation_aborted)
       co_return Next::close;
     co_return co_await refuse_bad_head(ctx, ec, rt);
@@ -250,9 +252,8 @@ asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParse
     std::size_t have = body.size();
     body.resize(want);
     while (have < want) {
-      handle_.client_timeout(timeout);
+      Deadline deadline(handle_.client_io, timeout);
       auto [rec, n] = co_await client_.async_read_some(asio::buffer(body.data() + have, want - have), nothrow);
-      handle_.no_client_timeout();
       have += n;
       if (rec) {
         ec = rec == asio::error::eof ? http::error::partial_message : rec;
@@ -264,9 +265,8 @@ asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParse
   }
   if (buf_.capacity() < 64 * 1024) buf_.reserve(64 * 1024);
   while (!ec && !parser.is_done()) {
-    handle_.client_timeout(timeout);
+    Deadline deadline(handle_.client_io, timeout);
     auto [rec, rn] = co_await http::async_read_some(client_, buf_, parser, nothrow);
-    handle_.no_client_timeout();
     ec = rec;
     if (!ec) ec = parse_buffered(parser, buf_);
   }

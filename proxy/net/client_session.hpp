@@ -33,6 +33,7 @@
 #include "proxy/net/request_body.hpp"
 #include "proxy/net/worker.hpp"
 #include "proxy/phases/request_context.hpp"
+#include "proxy/phases/upstream_failure.hpp"
 
 namespace td::proxy {
 
@@ -80,6 +81,9 @@ class ClientSession {
                                               bool keep_alive, bool head_request, bool body_pending);
   boost::asio::awaitable<std::optional<Next>> read_request_body(RequestParser& parser, RequestContext& ctx,
                                                                 const config::Limits& limits, bool head_request);
+  boost::asio::awaitable<bool> answer_failure(RequestContext& ctx, const UpstreamFailure& failure,
+                                             std::string_view upstream_name, std::string_view upstream_url,
+                                             bool keep_alive, bool head_request);
   boost::asio::awaitable<bool> forward(const Runtime& rt, const UpstreamTarget& target, Request& req,
                                        RequestContext& ctx, bool head_request, bool keep_alive);
 

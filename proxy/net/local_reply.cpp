@@ -32,9 +32,11 @@ asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const Local
   const std::string head = head_text(res);
   const std::array<asio::const_buffer, 2> bytes{asio::buffer(head), asio::buffer(reply.body.data(), reply.body.size())};
   const std::span<const asio::const_buffer> bufs(bytes.data(), send_body ? 2 : 1);
-  io.handle.client_timeout(std::chrono::seconds(30));
-  auto ec = co_await send_now(io.client, bufs);
-  io.handle.no_client_timeout();
+  boost::system::error_code ec;
+  {
+    Deadline deadline(io.handle.client_io, std::chrono::seconds(30));
+    ec = co_await send_now(io.client, bufs);
+  }
   ctx.ttfb_ms = ms_since(ctx.start);
   co_return !ec;
 }

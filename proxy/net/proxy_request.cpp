@@ -17,6 +17,7 @@
 #include "proxy/net/stream_io.hpp"
 #include "proxy/net/upstream_exchange.hpp"
 #include "proxy/phases/body_peek.hpp"
+#include "proxy/phases/failure_response.hpp"
 
 namespace td::proxy {
 
@@ -36,26 +37,6 @@ void make_upstream_request(Request& req, const UpstreamTarget& target, const Req
   if (!target.cfg.path_prefix.empty()) req.target(target.cfg.path_prefix + ctx.target);
   else if (req.target() != ctx.target) req.target(ctx.target);
   req.version(11);
-}
-
-// What the client is told when the upstream gave no response: {status, code, error, message}.
-struct FailureAnswer {
-  unsigned status;
-  std::string code, error, message;
-};
-FailureAnswer failure_answer(const UpstreamFailure& f, const UpstreamTarget& target) {
-  using Kind = UpstreamFailure::Kind;
-  const bool timeout = f.kind == Kind::connect_timeout || f.kind == Kind::send_timeout || f.kind == Kind::response_timeout;
-  std::string error;
-  switch (f.kind) {
-    case Kind::send_timeout: error = "cannot send the request within " + std::to_string(f.limit_ms) + " ms"; break;
-    case Kind::send_failed: error = "cannot send the request: " + f.detail; break;
-    case Kind::response_timeout: error = "no response headers within " + std::to_string(f.limit_ms) + " ms"; break;
-    case Kind::no_response: error = "no response: " + f.detail; break;
-    default: error = f.detail; break;
-  }
-  std::string message = "tokendiet: upstream " + target.name + " (" + target.cfg.url + "): " + error;
-  return {timeout ? 504u : 502u, timeout ? "upstream_timeout" : "upstream_unreachable", error, message};
 }
 
 }  // namespace
@@ -104,9 +85,8 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
 
   const UpstreamTarget* target = rt.upstream(ctx.upstream);
   if (!target) {
-    ctx.error = "no upstream configured for '" + ctx.upstream + "'";
-    std::string message = "tokendiet: " + ctx.error;
-    co_await send_error(io_, ctx, 502, message, "upstream_unreachable", keep_alive, head_request);
+    const UpstreamFailure none{UpstreamFailure::Kind::no_upstream, ctx.upstream};
+    co_await answer_failure(ctx, none, "", "", keep_alive, head_request);
     finish(&rt, ctx, true);
     co_return keep_alive ? Next::keep_alive : Next::close;
   }
@@ -167,9 +147,8 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_
   auto& req = parser.get();
   if (req.version() == 11 && iequals(req[http::field::expect], "100-continue")) {
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-    handle_.client_timeout(milliseconds(limits.idle_timeout_ms));
+    Deadline deadline(handle_.client_io, milliseconds(limits.idle_timeout_ms));
     auto [cec, cn] = co_await asio::async_write(client_, asio::buffer(kContinue), nothrow);
-    handle_.no_client_timeout();
     if (cec) co_return Next::close;
   }
   boost::system::error_code bec = co_await read_body(parser, limits);
@@ -181,7 +160,7 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_
   if (!bec) co_return std::nullopt;
   // The client went away or sent a broken body: nothing to answer.
   if (bec == http::error::partial_message || bec == asio::error::eof || bec == asio::error::connection_reset ||
-      handle_.client_timed_out || bec == asio::error::operation_aborted)
+      handle_.client_io.timed_out || bec == asio::error::operation_aborted)
     co_return Next::close;
   ctx.error = "bad request body: " + bec.message();
   std::string message = "malformed request body: " + bec.message();
@@ -204,11 +183,19 @@ asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTa
   }
   exchange.release(false);
   if (failure->kind == UpstreamFailure::Kind::client_gone) co_return keep_alive;
-  const FailureAnswer a = failure_answer(*failure, target);
   ctx.upstream_error = true;
+  bool ok = co_await answer_failure(ctx, *failure, target.name, target.cfg.url, keep_alive, head_request);
+  co_return ok && keep_alive;
+}
+
+// The error answer for an upstream failure (proxy/phases/failure_response.hpp).
+asio::awaitable<bool> ClientSession::answer_failure(RequestContext& ctx, const UpstreamFailure& failure,
+                                                    std::string_view upstream_name, std::string_view upstream_url,
+                                                    bool keep_alive, bool head_request) {
+  const FailureAnswer a = client_answer(failure, upstream_name, upstream_url);
   ctx.error = a.error;
   bool ok = co_await send_error(io_, ctx, a.status, a.message, a.code, keep_alive, head_request);
-  co_return ok && keep_alive;
+  co_return ok;
 }
 
 }  // namespace td::proxy

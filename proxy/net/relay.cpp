@@ -72,9 +72,11 @@ asio::awaitable<std::tuple<boost::system::error_code, std::size_t>> Relay::read_
 // Nothing of the body has arrived yet (a model thinking before its first
 // event): the client gets the head now, not with that event.
 asio::awaitable<bool> Relay::send_head_early(ResponseFramer& framer) {
-  io_.handle.client_timeout(milliseconds(limits_.idle_timeout_ms));
-  auto ec = co_await send_now(io_.client, framer.head_only());
-  io_.handle.no_client_timeout();
+  boost::system::error_code ec;
+  {
+    Deadline deadline(io_.handle.client_io, milliseconds(limits_.idle_timeout_ms));
+    ec = co_await send_now(io_.client, framer.head_only());
+  }
   if (ec || io_.client_gone) co_return false;
   framer.sent();
   ctx_.ttfb_ms = ms_since(ctx_.start);
@@ -90,14 +92,14 @@ std::string_view Relay::filter_piece(const char* data, std::size_t size, bool do
 }
 
 void Relay::client_failed() {
-  if (io_.handle.client_timed_out)
+  if (io_.handle.client_io.timed_out)
     ctx_.error = "client did not read for " + std::to_string(limits_.idle_timeout_ms) + " ms";
   io_.client_gone = true;
 }
 
 void Relay::upstream_failed(const boost::system::error_code& ec) {
   ctx_.upstream_error = true;
-  ctx_.error = io_.handle.upstream_timed_out
+  ctx_.error = io_.handle.upstream_io.timed_out
                    ? "upstream idle for " + std::to_string(limits_.idle_timeout_ms) + " ms mid-body"
                    : "upstream broke mid-body: " + ec.message();
 }
@@ -128,9 +130,8 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
           broken = true;
           break;
         }
-        io_.handle.upstream_timeout(milliseconds(limits_.idle_timeout_ms));
+        Deadline deadline(io_.handle.upstream_io, milliseconds(limits_.idle_timeout_ms));
         auto [rec, rn] = co_await read_upstream();
-        io_.handle.no_upstream_timeout();
         ec = rec == http::error::need_buffer ? boost::system::error_code{} : rec;
       }
       if (io_.client_gone) {
@@ -147,9 +148,11 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
     }
     const std::string_view piece = filter_piece(buf, n, done);
     if (piece.empty() && !done) continue;
-    io_.handle.client_timeout(milliseconds(limits_.idle_timeout_ms));
-    auto wec = co_await send_now(io_.client, framer.frame(piece.data(), piece.size(), done));
-    io_.handle.no_client_timeout();
+    boost::system::error_code wec;
+    {
+      Deadline deadline(io_.handle.client_io, milliseconds(limits_.idle_timeout_ms));
+      wec = co_await send_now(io_.client, framer.frame(piece.data(), piece.size(), done));
+    }
     if (wec || io_.client_gone) {
       client_failed();
       broken = true;

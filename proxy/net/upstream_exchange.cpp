@@ -60,42 +60,44 @@ asio::awaitable<std::optional<UpstreamFailure>> UpstreamExchange::attempt() {
   const std::array<asio::const_buffer, 2> request_bytes{asio::buffer(request_head_), asio::buffer(req_.body())};
   const std::span<const asio::const_buffer> request_bufs(request_bytes.data(), req_.body().empty() ? 1 : 2);
   boost::system::error_code ec;
-  io_.handle.upstream_timeout(milliseconds(limits_.idle_timeout_ms));
-  if (conn_->tls) {
-    auto [e, n] = co_await asio::async_write(*conn_->tls, request_bufs, nothrow);
-    ec = e;
-  } else {
-    ec = co_await send_now(*conn_->plain, request_bufs);
+  {
+    Deadline deadline(io_.handle.upstream_io, milliseconds(limits_.idle_timeout_ms));
+    if (conn_->tls) {
+      auto [e, n] = co_await asio::async_write(*conn_->tls, request_bufs, nothrow);
+      ec = e;
+    } else {
+      ec = co_await send_now(*conn_->plain, request_bufs);
+    }
   }
-  io_.handle.no_upstream_timeout();
   if (io_.client_gone) co_return failed(Kind::client_gone);
   if (ec) {
-    if (io_.handle.upstream_timed_out) co_return failed(Kind::send_timeout, {}, limits_.idle_timeout_ms);
+    if (io_.handle.upstream_io.timed_out) co_return failed(Kind::send_timeout, {}, limits_.idle_timeout_ms);
     co_return failed(Kind::send_failed, ec.message());
   }
 
   // The response head; interim 1xx answers are skipped. Beast reads into the
   // free capacity of the buffer: give it room for large pieces.
   if (conn_->buffer.capacity() < Worker::kRelayBufferSize) conn_->buffer.reserve(Worker::kRelayBufferSize);
-  io_.handle.upstream_timeout(milliseconds(limits_.header_timeout_ms));
-  for (;;) {
-    parser_.emplace();
-    parser_->body_limit(boost::none);
-    parser_->header_limit(std::max<std::uint32_t>(limits_.max_header_bytes, 64 * 1024));
-    if (head_request_) parser_->skip(true);
-    if (conn_->tls) {
-      auto [e, n] = co_await http::async_read_header(*conn_->tls, conn_->buffer, *parser_, nothrow);
-      ec = e;
-    } else {
-      auto [e, n] = co_await http::async_read_header(*conn_->plain, conn_->buffer, *parser_, nothrow);
-      ec = e;
+  {
+    Deadline deadline(io_.handle.upstream_io, milliseconds(limits_.header_timeout_ms));
+    for (;;) {
+      parser_.emplace();
+      parser_->body_limit(boost::none);
+      parser_->header_limit(std::max<std::uint32_t>(limits_.max_header_bytes, 64 * 1024));
+      if (head_request_) parser_->skip(true);
+      if (conn_->tls) {
+        auto [e, n] = co_await http::async_read_header(*conn_->tls, conn_->buffer, *parser_, nothrow);
+        ec = e;
+      } else {
+        auto [e, n] = co_await http::async_read_header(*conn_->plain, conn_->buffer, *parser_, nothrow);
+        ec = e;
+      }
+      const unsigned status = parser_->get().result_int();
+      if (ec || status >= 200 || status == 101) break;
     }
-    const unsigned status = parser_->get().result_int();
-    if (ec || status >= 200 || status == 101) break;
   }
-  io_.handle.no_upstream_timeout();
   if (ec) {
-    if (io_.handle.upstream_timed_out) co_return failed(Kind::response_timeout, {}, limits_.header_timeout_ms);
+    if (io_.handle.upstream_io.timed_out) co_return failed(Kind::response_timeout, {}, limits_.header_timeout_ms);
     co_return failed(Kind::no_response, ec.message());
   }
   if (io_.client_gone) co_return failed(Kind::client_gone);
