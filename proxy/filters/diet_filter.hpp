@@ -30,7 +30,7 @@ class DietFilter final : public Filter {
   // the process-wide one, telemetry().calibration().
   DietFilter(const config::Config& config, tok::Calibration* calibration);
   std::string_view name() const override { return "diet"; }
-  std::optional<LocalResponse> request_body_filter(RequestContext& ctx, const HeaderMap& headers,
+  FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                    std::string& body) override;
   void logging(const RequestContext& ctx) override;
 

@@ -31,6 +31,7 @@
 #include <string>
 
 #include "proxy/net/request_body.hpp"
+#include "proxy/phases/filter.hpp"
 #include "proxy/net/worker.hpp"
 #include "proxy/phases/request_context.hpp"
 #include "proxy/phases/upstream_failure.hpp"
@@ -39,6 +40,7 @@ namespace td::proxy {
 
 using RequestParser = boost::beast::http::request_parser<RequestBody>;
 using Request = boost::beast::http::request<RequestBody>;
+struct PauseOutcome;
 
 // What the parts of a session share about its client connection.
 struct SessionIo {
@@ -75,12 +77,23 @@ class ClientSession {
   void finish(const Runtime* rt, RequestContext& ctx, bool run_filters);
 
   // proxy_request.cpp: the filter phases and the way upstream.
+  struct PhaseEnd {
+    std::optional<Next> stop;  // the request ended during the phase
+    FilterResult result;       // else how the phase ended: proceeds or answers
+  };
   boost::asio::awaitable<Next> proxy_request(const Runtime& rt, RequestParser& parser, RequestContext& ctx,
                                              bool keep_alive);
   boost::asio::awaitable<Next> answer_request(const Runtime& rt, RequestContext& ctx, const LocalResponse& answer,
                                               bool keep_alive, bool head_request, bool body_pending);
   boost::asio::awaitable<std::optional<Next>> read_request_body(RequestParser& parser, RequestContext& ctx,
                                                                 const config::Limits& limits, bool head_request);
+  boost::asio::awaitable<PhaseEnd> finish_paused_phase(const Runtime& rt, RequestContext& ctx, RequestParser& parser,
+                                                       HeaderMap& headers, FilterResult r, std::size_t next,
+                                                       bool body_phase, bool head_request);
+  boost::asio::awaitable<PauseOutcome> hold_request(const Runtime& rt, RequestContext& ctx, const FilterResult& paused,
+                                                    const Filter* filter, const char* phase);
+  void prepare_upstream_request(const Runtime& rt, RequestContext& ctx, Request& req, HeaderMap& headers,
+                                const UpstreamTarget& target, bool had_body_framing);
   boost::asio::awaitable<bool> answer_failure(RequestContext& ctx, const UpstreamFailure& failure,
                                              std::string_view upstream_name, std::string_view upstream_url,
                                              bool keep_alive, bool head_request);

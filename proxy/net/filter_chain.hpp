@@ -32,4 +32,24 @@ void for_each_filter(const Runtime& rt, RequestContext& ctx, const char* phase, 
   }
 }
 
+// Phase 1 or 2 (request_filter, request_body_filter) from filter `next` on,
+// until a filter answers or pauses: its result, with `next` just past it;
+// otherwise a result that proceeds. A hook that throws counts as proceeding.
+template <class Hook>
+FilterResult run_request_phase(const Runtime& rt, RequestContext& ctx, const char* phase, std::size_t& next,
+                               Hook&& hook) {
+  while (next < rt.filters.size()) {
+    Filter& f = *rt.filters[next++];
+    try {
+      FilterResult r = hook(f);
+      if (!r.proceeds()) return r;
+    } catch (const std::exception& e) {
+      filter_failed(ctx, f, phase, e.what());
+    } catch (...) {
+      filter_failed(ctx, f, phase, "unknown exception");
+    }
+  }
+  return {};
+}
+
 }  // namespace td::proxy

@@ -1,7 +1,5 @@
 // A request that goes upstream: the request phases of the filters (1-3),
 // the upstream request, the exchange and the relay, the logging phase.
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
 #include <boost/asio/write.hpp>
 
 #include <chrono>
@@ -13,6 +11,7 @@
 #include "proxy/net/filter_chain.hpp"
 #include "proxy/net/http_rules.hpp"
 #include "proxy/net/local_reply.hpp"
+#include "proxy/net/pause_wait.hpp"
 #include "proxy/net/relay.hpp"
 #include "proxy/net/stream_io.hpp"
 #include "proxy/net/upstream_exchange.hpp"
@@ -39,6 +38,9 @@ void make_upstream_request(Request& req, const UpstreamTarget& target, const Req
   req.version(11);
 }
 
+constexpr const char* kRequestFilter = "request_filter";
+constexpr const char* kRequestBodyFilter = "request_body_filter";
+
 }  // namespace
 
 asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime& rt, RequestParser& parser,
@@ -56,11 +58,14 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   ctx.key_fingerprint = last_key_fingerprint_;
 
   // Phase 1: request_filter (body not read yet).
-  std::optional<LocalResponse> answer;
-  for_each_filter(rt, ctx, "request_filter", [&](Filter& f) {
-    if (!answer) answer = f.request_filter(ctx, headers);
-  });
-  if (answer) co_return co_await answer_request(rt, ctx, *answer, keep_alive, head_request, !parser.is_done());
+  std::size_t next = 0;
+  FilterResult r = run_request_phase(rt, ctx, kRequestFilter, next, [&](Filter& f) { return f.request_filter(ctx, headers); });
+  if (r.pauses()) {
+    PhaseEnd end = co_await finish_paused_phase(rt, ctx, parser, headers, std::move(r), next, false, head_request);
+    if (end.stop) co_return *end.stop;
+    r = std::move(end.result);
+  }
+  if (r.answers()) co_return co_await answer_request(rt, ctx, r.answer(), keep_alive, head_request, !parser.is_done());
 
   if (!parser.is_done()) {
     std::optional<Next> stop = co_await read_request_body(parser, ctx, rt.config.limits, head_request);
@@ -72,16 +77,20 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   if (ctx.provider == Provider::gemini && ctx.path().ends_with(":streamGenerateContent")) ctx.stream = true;
 
   // Phase 2: request_body_filter.
-  for_each_filter(rt, ctx, "request_body_filter", [&](Filter& f) {
-    if (!answer) answer = f.request_body_filter(ctx, headers, body);
-  });
+  next = 0;
+  r = run_request_phase(rt, ctx, kRequestBodyFilter, next, [&](Filter& f) { return f.request_body_filter(ctx, headers, body); });
+  if (r.pauses()) {
+    PhaseEnd end = co_await finish_paused_phase(rt, ctx, parser, headers, std::move(r), next, true, head_request);
+    if (end.stop) co_return *end.stop;
+    r = std::move(end.result);
+  }
   // The log line's model and stream flag when no filter read them.
   if (ctx.model.empty() && !body.empty()) {
     auto peek = peek_body(body);
     ctx.model = std::string(peek.model);
     ctx.stream = ctx.stream || peek.stream;
   }
-  if (answer) co_return co_await answer_request(rt, ctx, *answer, keep_alive, head_request, false);
+  if (r.answers()) co_return co_await answer_request(rt, ctx, r.answer(), keep_alive, head_request, false);
 
   const UpstreamTarget* target = rt.upstream(ctx.upstream);
   if (!target) {
@@ -90,26 +99,15 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
     finish(&rt, ctx, true);
     co_return keep_alive ? Next::keep_alive : Next::close;
   }
-  client_version_ = req.version() == 10 ? 10 : 11;
-  make_upstream_request(req, *target, ctx);
-
-  // Phase 3: upstream_request_filter.
-  for_each_filter(rt, ctx, "upstream_request_filter", [&](Filter& f) { f.upstream_request_filter(ctx, headers); });
-  if (!body.empty() || had_body_framing) req.content_length(body.size());
-  ctx.bytes_upstream = body.size();
+  prepare_upstream_request(rt, ctx, req, headers, *target, had_body_framing);
 
   // From here on the request is upstream's: watch the client for going away.
   start_watch();
   if (ctx.delay_upstream.count() > 0) {
-    asio::steady_timer hold(co_await asio::this_coro::executor, ctx.delay_upstream);
-    io_.hold_timer = &hold;
-    co_await hold.async_wait(nothrow);
-    io_.hold_timer = nullptr;
-    if (io_.client_gone) {
+    const FilterResult held = FilterResult::hold(ctx.delay_upstream);
+    PauseOutcome o = co_await hold_request(rt, ctx, held, nullptr, "delay_upstream");
+    if (o.end == PauseOutcome::End::client_gone) {
       stop_watch();
-      ctx.client_aborted = true;
-      ctx.error = "client went away while the request was held";
-      finish(&rt, ctx, true);
       co_return Next::close;
     }
   }
@@ -124,6 +122,77 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   }
   finish(&rt, ctx, true);
   co_return keep_alive ? Next::keep_alive : Next::close;
+}
+
+// The request as it goes upstream, and phase 3 on it.
+void ClientSession::prepare_upstream_request(const Runtime& rt, RequestContext& ctx, Request& req,
+                                             HeaderMap& headers, const UpstreamTarget& target,
+                                             bool had_body_framing) {
+  client_version_ = req.version() == 10 ? 10 : 11;
+  make_upstream_request(req, target, ctx);
+  // Phase 3: upstream_request_filter.
+  for_each_filter(rt, ctx, "upstream_request_filter", [&](Filter& f) { f.upstream_request_filter(ctx, headers); });
+  if (!req.body().empty() || had_body_framing) req.content_length(req.body().size());
+  ctx.bytes_upstream = req.body().size();
+}
+
+// The rest of phase 1 or 2 once a filter paused it: each pause waited out
+// (the client watched meanwhile), then the filters after the one that paused.
+asio::awaitable<ClientSession::PhaseEnd> ClientSession::finish_paused_phase(const Runtime& rt, RequestContext& ctx,
+                                                                            RequestParser& parser,
+                                                                            HeaderMap& headers, FilterResult r,
+                                                                            std::size_t next, bool body_phase,
+                                                                            bool head_request) {
+  auto& req = parser.get();
+  const char* phase = body_phase ? kRequestBodyFilter : kRequestFilter;
+  const bool waits_for_continue = req.version() == 11 && iequals(req[http::field::expect], "100-continue");
+  PhaseEnd end;
+  while (r.pauses()) {
+    // In phase 1 a body on its way is read first: until then the client's
+    // socket is readable anyway, and the watcher could not tell a client
+    // that leaves. Not when the client waits for 100 Continue: the filters
+    // decide whether it gets one.
+    if (!parser.is_done() && !waits_for_continue) {
+      end.stop = co_await read_request_body(parser, ctx, rt.config.limits, head_request);
+      if (end.stop) {
+        if (r.handle()) r.handle()->cancel();
+        co_return end;
+      }
+    }
+    start_watch();
+    PauseOutcome o = co_await hold_request(rt, ctx, r, rt.filters[next - 1].get(), phase);
+    stop_watch();
+    if (o.end == PauseOutcome::End::client_gone) {
+      end.stop = Next::close;
+      co_return end;
+    }
+    if (o.answer) {
+      end.result = FilterResult::respond(std::move(*o.answer));
+      co_return end;
+    }
+    r = run_request_phase(rt, ctx, phase, next, [&](Filter& f) {
+      return body_phase ? f.request_body_filter(ctx, headers, req.body()) : f.request_filter(ctx, headers);
+    });
+  }
+  end.result = std::move(r);
+  co_return end;
+}
+
+// Waits out a pause; the caller watches the client. A client that left ends
+// the request here; a filter that did not resume in time is a fail-open.
+asio::awaitable<PauseOutcome> ClientSession::hold_request(const Runtime& rt, RequestContext& ctx,
+                                                          const FilterResult& paused, const Filter* filter,
+                                                          const char* phase) {
+  PauseOutcome o = co_await wait_for_resume(io_, paused.handle(), paused.pause_for());
+  if (o.end == PauseOutcome::End::client_gone) {
+    ctx.client_aborted = true;
+    ctx.error = "client went away while the request was held";
+    finish(&rt, ctx, true);
+  } else if (o.end == PauseOutcome::End::timed_out && paused.handle() && filter) {
+    const std::string what = "not resumed within " + std::to_string(paused.pause_for().count()) + " ms";
+    filter_failed(ctx, *filter, phase, what.c_str());
+  }
+  co_return o;
 }
 
 // A filter's answer instead of going upstream. With the body still unread

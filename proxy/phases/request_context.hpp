@@ -101,8 +101,9 @@ struct RequestContext {
   std::shared_ptr<RateLimitInfo> rate_limit;  // defined by its owner, see above
 
   // A filter may ask the proxy to hold the request this long before sending
-  // it upstream (e.g. survival mode waiting for TPM runway). The wait is an
-  // asynchronous timer: it never blocks an I/O thread.
+  // it upstream (e.g. survival mode waiting for TPM runway), from any phase
+  // up to upstream_request_filter. The same wait as FilterResult::hold()
+  // (filter.hpp), taken after phase 3: it never blocks an I/O thread.
   std::chrono::milliseconds delay_upstream{0};
 
   // One slot per filter (index = Filter::slot()); see Filter::state<T>().
