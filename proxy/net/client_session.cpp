@@ -17,12 +17,6 @@
 #include "proxy/telemetry/log.hpp"
 #include "proxy/telemetry/telemetry.hpp"
 
-// GCC 12 pairs the coroutine frame's class-specific operator new (inlined
-// down to aligned_alloc) with the frame's operator delete and warns, wrongly,
-// when it inlines serve_one()'s frame allocation: a false positive of its
-// -Wmismatched-new-delete with coroutine frames.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
 namespace td::proxy {
 
 namespace asio = boost::asio;
@@ -277,7 +271,9 @@ asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParse
 void ClientSession::finish(const Runtime* rt, RequestContext& ctx, bool run_filters) {
   ctx.total_ms = ms_since(ctx.start);
   if (rt && run_filters) for_each_filter(*rt, ctx, "logging", [&](Filter& f) { f.logging(ctx); });
-  if (access_line(ctx).emit_batched()) asio::post(w_.ioc, [] { flush_thread_log(); });
+  LogLine line = access_line(ctx);
+  if (ctx.retries) line.num("retries", ctx.retries);  // only then: the line stays as it was otherwise
+  if (line.emit_batched()) asio::post(w_.ioc, [] { flush_thread_log(); });
 }
 
 }  // namespace td::proxy

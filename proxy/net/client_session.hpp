@@ -41,6 +41,8 @@ namespace td::proxy {
 using RequestParser = boost::beast::http::request_parser<RequestBody>;
 using Request = boost::beast::http::request<RequestBody>;
 struct PauseOutcome;
+struct PrefetchedBody;
+class UpstreamExchange;
 
 // What the parts of a session share about its client connection.
 struct SessionIo {
@@ -77,19 +79,16 @@ class ClientSession {
   void finish(const Runtime* rt, RequestContext& ctx, bool run_filters);
 
   // proxy_request.cpp: the filter phases and the way upstream.
-  struct PhaseEnd {
-    std::optional<Next> stop;  // the request ended during the phase
-    FilterResult result;       // else how the phase ended: proceeds or answers
-  };
   boost::asio::awaitable<Next> proxy_request(const Runtime& rt, RequestParser& parser, RequestContext& ctx,
                                              bool keep_alive);
   boost::asio::awaitable<Next> answer_request(const Runtime& rt, RequestContext& ctx, const LocalResponse& answer,
                                               bool keep_alive, bool head_request, bool body_pending);
   boost::asio::awaitable<std::optional<Next>> read_request_body(RequestParser& parser, RequestContext& ctx,
                                                                 const config::Limits& limits, bool head_request);
-  boost::asio::awaitable<PhaseEnd> finish_paused_phase(const Runtime& rt, RequestContext& ctx, RequestParser& parser,
-                                                       HeaderMap& headers, FilterResult r, std::size_t next,
-                                                       bool body_phase, bool head_request);
+  boost::asio::awaitable<std::optional<Next>> finish_paused_phase(const Runtime& rt, RequestContext& ctx,
+                                                                  RequestParser& parser, HeaderMap& headers,
+                                                                  FilterResult& r, std::size_t next, bool body_phase,
+                                                                  bool head_request);
   boost::asio::awaitable<PauseOutcome> hold_request(const Runtime& rt, RequestContext& ctx, const FilterResult& paused,
                                                     const Filter* filter, const char* phase);
   void prepare_upstream_request(const Runtime& rt, RequestContext& ctx, Request& req, HeaderMap& headers,
@@ -97,6 +96,8 @@ class ClientSession {
   boost::asio::awaitable<bool> answer_failure(RequestContext& ctx, const UpstreamFailure& failure,
                                              std::string_view upstream_name, std::string_view upstream_url,
                                              bool keep_alive, bool head_request);
+  bool retry_requested(const Runtime& rt, RequestContext& ctx, Request& req, UpstreamExchange& exchange,
+                       const UpstreamFailure* failure, PrefetchedBody& prefetched);
   boost::asio::awaitable<bool> forward(const Runtime& rt, const UpstreamTarget& target, Request& req,
                                        RequestContext& ctx, bool head_request, bool keep_alive);
 

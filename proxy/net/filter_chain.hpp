@@ -52,4 +52,20 @@ FilterResult run_request_phase(const Runtime& rt, RequestContext& ctx, const cha
   return {};
 }
 
+// The failure phase: whether a filter asks for one more attempt (the first
+// that does has it). A hook that throws counts as not asking.
+inline bool run_failure_phase(const Runtime& rt, RequestContext& ctx, const UpstreamOutcome& outcome,
+                              std::string& body) {
+  for (auto& f : rt.filters) {
+    try {
+      if (f->upstream_failure_filter(ctx, outcome, body) == RetryDecision::retry) return true;
+    } catch (const std::exception& e) {
+      filter_failed(ctx, *f, "upstream_failure_filter", e.what());
+    } catch (...) {
+      filter_failed(ctx, *f, "upstream_failure_filter", "unknown exception");
+    }
+  }
+  return false;
+}
+
 }  // namespace td::proxy

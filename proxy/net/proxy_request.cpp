@@ -59,11 +59,11 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
 
   // Phase 1: request_filter (body not read yet).
   std::size_t next = 0;
-  FilterResult r = run_request_phase(rt, ctx, kRequestFilter, next, [&](Filter& f) { return f.request_filter(ctx, headers); });
+  FilterResult r =
+      run_request_phase(rt, ctx, kRequestFilter, next, [&](Filter& f) { return f.request_filter(ctx, headers); });
   if (r.pauses()) {
-    PhaseEnd end = co_await finish_paused_phase(rt, ctx, parser, headers, std::move(r), next, false, head_request);
-    if (end.stop) co_return *end.stop;
-    r = std::move(end.result);
+    std::optional<Next> stop = co_await finish_paused_phase(rt, ctx, parser, headers, r, next, false, head_request);
+    if (stop) co_return *stop;
   }
   if (r.answers()) co_return co_await answer_request(rt, ctx, r.answer(), keep_alive, head_request, !parser.is_done());
 
@@ -78,11 +78,11 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
 
   // Phase 2: request_body_filter.
   next = 0;
-  r = run_request_phase(rt, ctx, kRequestBodyFilter, next, [&](Filter& f) { return f.request_body_filter(ctx, headers, body); });
+  r = run_request_phase(rt, ctx, kRequestBodyFilter, next,
+                        [&](Filter& f) { return f.request_body_filter(ctx, headers, body); });
   if (r.pauses()) {
-    PhaseEnd end = co_await finish_paused_phase(rt, ctx, parser, headers, std::move(r), next, true, head_request);
-    if (end.stop) co_return *end.stop;
-    r = std::move(end.result);
+    std::optional<Next> stop = co_await finish_paused_phase(rt, ctx, parser, headers, r, next, true, head_request);
+    if (stop) co_return *stop;
   }
   // The log line's model and stream flag when no filter read them.
   if (ctx.model.empty() && !body.empty()) {
@@ -136,46 +136,41 @@ void ClientSession::prepare_upstream_request(const Runtime& rt, RequestContext& 
   ctx.bytes_upstream = req.body().size();
 }
 
-// The rest of phase 1 or 2 once a filter paused it: each pause waited out
-// (the client watched meanwhile), then the filters after the one that paused.
-asio::awaitable<ClientSession::PhaseEnd> ClientSession::finish_paused_phase(const Runtime& rt, RequestContext& ctx,
-                                                                            RequestParser& parser,
-                                                                            HeaderMap& headers, FilterResult r,
-                                                                            std::size_t next, bool body_phase,
-                                                                            bool head_request) {
+// The rest of phase 1 or 2 once a filter paused it (`r`): each pause waited
+// out (the client watched meanwhile), then the filters after the one that
+// paused. A value when the request ended meanwhile; else `r` says how the
+// phase ended (it proceeds or answers).
+asio::awaitable<std::optional<ClientSession::Next>> ClientSession::finish_paused_phase(
+    const Runtime& rt, RequestContext& ctx, RequestParser& parser, HeaderMap& headers, FilterResult& r,
+    std::size_t next, bool body_phase, bool head_request) {
   auto& req = parser.get();
   const char* phase = body_phase ? kRequestBodyFilter : kRequestFilter;
   const bool waits_for_continue = req.version() == 11 && iequals(req[http::field::expect], "100-continue");
-  PhaseEnd end;
   while (r.pauses()) {
     // In phase 1 a body on its way is read first: until then the client's
     // socket is readable anyway, and the watcher could not tell a client
     // that leaves. Not when the client waits for 100 Continue: the filters
     // decide whether it gets one.
     if (!parser.is_done() && !waits_for_continue) {
-      end.stop = co_await read_request_body(parser, ctx, rt.config.limits, head_request);
-      if (end.stop) {
+      std::optional<Next> stop = co_await read_request_body(parser, ctx, rt.config.limits, head_request);
+      if (stop) {
         if (r.handle()) r.handle()->cancel();
-        co_return end;
+        co_return stop;
       }
     }
     start_watch();
     PauseOutcome o = co_await hold_request(rt, ctx, r, rt.filters[next - 1].get(), phase);
     stop_watch();
-    if (o.end == PauseOutcome::End::client_gone) {
-      end.stop = Next::close;
-      co_return end;
-    }
+    if (o.end == PauseOutcome::End::client_gone) co_return Next::close;
     if (o.answer) {
-      end.result = FilterResult::respond(std::move(*o.answer));
-      co_return end;
+      r = FilterResult::respond(std::move(*o.answer));
+      co_return std::nullopt;
     }
     r = run_request_phase(rt, ctx, phase, next, [&](Filter& f) {
       return body_phase ? f.request_body_filter(ctx, headers, req.body()) : f.request_filter(ctx, headers);
     });
   }
-  end.result = std::move(r);
-  co_return end;
+  co_return std::nullopt;
 }
 
 // Waits out a pause; the caller watches the client. A client that left ends
@@ -236,25 +231,79 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_
   co_return co_await refuse(ctx, 400, message, "bad_request", head_request);
 }
 
-// Phases 4-5: the exchange with the upstream and the relay of its answer.
+// Phases 4-5 and the failure phase between them: the exchange with the
+// upstream, once more when the phase's own rule or a filter asks for it
+// (nothing has reached the client then), and the relay of the final answer.
 // Returns whether the client's connection can serve another request.
 asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTarget& target, Request& req,
                                              RequestContext& ctx, bool head_request, bool keep_alive) {
   UpstreamExchange exchange(io_, target, rt.config.limits, req, head_request);
-  std::optional<UpstreamFailure> failure = co_await exchange.attempt();
-  // A pooled connection the upstream closed while we took it: once more on
-  // a fresh one (the request did not get through).
-  if (failure && failure->kind == UpstreamFailure::Kind::send_failed && failure->reused_connection)
-    failure = co_await exchange.attempt();
-  if (!failure) {
+  bool reconnect_left = true;                    // the stale-connection rule: once per filter's attempt
+  bool filter_retry_left = !rt.filters.empty();  // once per request
+  for (;;) {
+    std::optional<UpstreamFailure> failure = co_await exchange.attempt();
+    if (failure && failure->kind == UpstreamFailure::Kind::client_gone) break;
+    if (failure && reconnect_left && stale_connection_retry(*failure)) {
+      reconnect_left = false;
+      continue;
+    }
+    PrefetchedBody prefetched;
+    if (filter_retry_left && (failure || exchange.response().get().result_int() >= 400)) {
+      if (!failure) {
+        prefetched = co_await prefetch_body(io_, exchange, rt.config.limits);
+        if (io_.client_gone) {
+          io_.worker.give_buffer(std::move(prefetched.buffer));
+          break;
+        }
+      }
+      if (retry_requested(rt, ctx, req, exchange, failure ? &*failure : nullptr, prefetched)) {
+        filter_retry_left = false;
+        reconnect_left = true;
+        ++ctx.retries;
+        continue;
+      }
+    }
+    if (failure) {
+      exchange.release(false);
+      ctx.upstream_error = true;
+      bool ok = co_await answer_failure(ctx, *failure, target.name, target.cfg.url, keep_alive, head_request);
+      co_return ok && keep_alive;
+    }
     Relay relay(io_, rt, ctx, exchange);
-    co_return co_await relay.run(head_request, client_version_, keep_alive);
+    co_return co_await relay.run(head_request, client_version_, keep_alive, prefetched);
   }
-  exchange.release(false);
-  if (failure->kind == UpstreamFailure::Kind::client_gone) co_return keep_alive;
-  ctx.upstream_error = true;
-  bool ok = co_await answer_failure(ctx, *failure, target.name, target.cfg.url, keep_alive, head_request);
-  co_return ok && keep_alive;
+  exchange.release(false);  // the client left
+  co_return keep_alive;
+}
+
+// The failure phase on an attempt that failed (`failure`) or got an error
+// response (the start of its body in `prefetched`). When a filter asks for
+// another attempt the request is made ready for it: the old connection
+// released, the body's new length set.
+bool ClientSession::retry_requested(const Runtime& rt, RequestContext& ctx, Request& req,
+                                    UpstreamExchange& exchange, const UpstreamFailure* failure,
+                                    PrefetchedBody& prefetched) {
+  UpstreamOutcome outcome;
+  std::optional<BeastHeaderMap> headers;
+  outcome.failure = failure;
+  if (!failure) {
+    auto& rp = exchange.response();
+    headers.emplace(rp.get());
+    outcome.status = rp.get().result_int();
+    outcome.headers = &*headers;
+    outcome.body = std::string_view(prefetched.buffer.get(), prefetched.size);
+    outcome.body_complete = rp.is_done() && !prefetched.error;
+  }
+  if (!run_failure_phase(rt, ctx, outcome, req.body())) return false;
+
+  const bool reusable = outcome.body_complete && exchange.response().keep_alive() &&
+                        exchange.conn().buffer.size() == 0;
+  exchange.release(reusable);
+  io_.worker.give_buffer(std::move(prefetched.buffer));
+  if (!req.body().empty() || req.has_content_length()) req.content_length(req.body().size());
+  ctx.bytes_upstream = req.body().size();
+  exchange.request_changed();
+  return true;
 }
 
 // The error answer for an upstream failure (proxy/phases/failure_response.hpp).

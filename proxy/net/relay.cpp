@@ -3,6 +3,8 @@
 #include <boost/beast/http/read.hpp>
 
 #include <charconv>
+#include <tuple>
+#include <utility>
 #include <chrono>
 
 #include "proxy/net/beast_header_map.hpp"
@@ -15,6 +17,54 @@ namespace td::proxy {
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 using std::chrono::milliseconds;
+
+namespace {
+
+// Bytes that came with the head (or a previous read) into the body buffer, no I/O.
+boost::system::error_code parse_buffered_body(ResponseParser& rp, boost::beast::flat_buffer& buffer) {
+  auto& body = rp.get().body();
+  boost::system::error_code ec;
+  while (buffer.size() > 0 && body.size > 0 && !rp.is_done()) {
+    auto used = rp.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == http::error::need_buffer || ec == http::error::need_more) ec = {};
+    if (ec || used == 0) break;
+  }
+  return ec;
+}
+
+// The next bytes from upstream into the body buffer (no coroutine of its
+// own: this runs for every piece of a stream).
+asio::awaitable<std::tuple<boost::system::error_code, std::size_t>> read_body_some(UpstreamConn& conn,
+                                                                                   ResponseParser& rp) {
+  return conn.tls ? http::async_read_some(*conn.tls, conn.buffer, rp, nothrow)
+                  : http::async_read_some(*conn.plain, conn.buffer, rp, nothrow);
+}
+
+}  // namespace
+
+asio::awaitable<PrefetchedBody> prefetch_body(SessionIo& io, UpstreamExchange& exchange,
+                                              const config::Limits& limits) {
+  static_assert(Worker::kRelayBufferSize == UpstreamOutcome::kMaxBufferedBody);
+  PrefetchedBody out;
+  out.buffer = io.worker.take_buffer();
+  auto& rp = exchange.response();
+  auto& body = rp.get().body();
+  body.data = out.buffer.get();
+  body.size = Worker::kRelayBufferSize;
+  boost::system::error_code ec;
+  for (;;) {
+    ec = parse_buffered_body(rp, exchange.conn().buffer);
+    if (ec || rp.is_done() || body.size == 0) break;
+    Deadline deadline(io.handle.upstream_io, milliseconds(limits.idle_timeout_ms));
+    auto [rec, rn] = co_await read_body_some(exchange.conn(), rp);
+    ec = rec == http::error::need_buffer ? boost::system::error_code{} : rec;
+    if (ec || io.client_gone) break;
+  }
+  out.size = Worker::kRelayBufferSize - body.size;
+  out.error = ec;
+  co_return out;
+}
 
 Relay::Relay(SessionIo& io, const Runtime& rt, RequestContext& ctx, UpstreamExchange& exchange)
     : io_(io), rt_(rt), ctx_(ctx), exchange_(exchange), limits_(rt.config.limits) {}
@@ -43,30 +93,6 @@ void Relay::relay_head(bool head_request, unsigned client_version, bool& keep_al
   if (io_.worker.server.draining.load(std::memory_order_relaxed)) keep_alive = false;
   res.version(11);
   res.keep_alive(keep_alive);
-}
-
-// Bytes that came with the head (or a previous read) into the body buffer, no I/O.
-boost::system::error_code Relay::parse_buffered_body() {
-  auto& rp = exchange_.response();
-  auto& buffer = exchange_.conn().buffer;
-  auto& body = rp.get().body();
-  boost::system::error_code ec;
-  while (buffer.size() > 0 && body.size > 0 && !rp.is_done()) {
-    auto used = rp.put(buffer.data(), ec);
-    buffer.consume(used);
-    if (ec == http::error::need_buffer || ec == http::error::need_more) ec = {};
-    if (ec || used == 0) break;
-  }
-  return ec;
-}
-
-// The next bytes from upstream into the body buffer (no coroutine of its
-// own: this runs for every piece of a stream).
-asio::awaitable<std::tuple<boost::system::error_code, std::size_t>> Relay::read_upstream() {
-  auto& conn = exchange_.conn();
-  auto& rp = exchange_.response();
-  return conn.tls ? http::async_read_some(*conn.tls, conn.buffer, rp, nothrow)
-                  : http::async_read_some(*conn.plain, conn.buffer, rp, nothrow);
 }
 
 // Nothing of the body has arrived yet (a model thinking before its first
@@ -104,7 +130,8 @@ void Relay::upstream_failed(const boost::system::error_code& ec) {
                    : "upstream broke mid-body: " + ec.message();
 }
 
-asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, bool keep_alive) {
+asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, bool keep_alive,
+                                 PrefetchedBody& prefetched) {
   auto& rp = exchange_.response();
   auto& res = rp.get();
   ctx_.status = res.result_int();
@@ -112,18 +139,21 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
   relay_head(head_request, client_version, keep_alive);
 
   ResponseFramer framer(res, res.chunked());
-  auto buffer = io_.worker.take_buffer();
+  auto buffer = prefetched.buffer ? std::move(prefetched.buffer) : io_.worker.take_buffer();
   char* buf = buffer.get();
   constexpr std::size_t kBuf = Worker::kRelayBufferSize;
   bool done = rp.is_done();
   bool broken = false;
   auto& body = res.body();
+  std::size_t ahead = prefetched.size;  // read before the relay, not sent yet
   while (true) {
     std::size_t n = 0;
-    if (!done) {
+    if (ahead > 0 || prefetched.error) {
+      n = std::exchange(ahead, 0);
+    } else if (!done) {
       body.data = buf;
       body.size = kBuf;
-      boost::system::error_code ec = parse_buffered_body();
+      boost::system::error_code ec = parse_buffered_body(rp, exchange_.conn().buffer);
       if (!ec && body.size == kBuf && !rp.is_done()) {
         if (!framer.head_sent() && !co_await send_head_early(framer)) {
           client_failed();
@@ -131,7 +161,7 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
           break;
         }
         Deadline deadline(io_.handle.upstream_io, milliseconds(limits_.idle_timeout_ms));
-        auto [rec, rn] = co_await read_upstream();
+        auto [rec, rn] = co_await read_body_some(exchange_.conn(), rp);
         ec = rec == http::error::need_buffer ? boost::system::error_code{} : rec;
       }
       if (io_.client_gone) {
@@ -147,7 +177,12 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
       done = rp.is_done();
     }
     const std::string_view piece = filter_piece(buf, n, done);
-    if (piece.empty() && !done) continue;
+    if (piece.empty() && !done) {
+      if (!prefetched.error) continue;
+      upstream_failed(prefetched.error);
+      broken = true;
+      break;
+    }
     boost::system::error_code wec;
     {
       Deadline deadline(io_.handle.client_io, milliseconds(limits_.idle_timeout_ms));
@@ -161,10 +196,20 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
     if (!framer.head_sent()) ctx_.ttfb_ms = ms_since(ctx_.start);
     framer.sent();
     ctx_.bytes_out += piece.size();
+    if (prefetched.error) {
+      upstream_failed(prefetched.error);
+      broken = true;
+      break;
+    }
     if (done) break;
   }
   io_.worker.give_buffer(std::move(buffer));
+  co_return finish(broken, done, upstream_keep_alive, keep_alive);
+}
 
+// The upstream connection back to the pool or closed; whether the client's
+// connection can serve another request.
+bool Relay::finish(bool broken, bool done, bool upstream_keep_alive, bool keep_alive) {
   if (declared_length_ && !broken && ctx_.bytes_out != *declared_length_) {
     // A filter changed the length without dropping Content-Length: the
     // client's framing is off, so this connection cannot be reused.
@@ -174,7 +219,7 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
   }
   if (broken) keep_alive = false;
   exchange_.release(!broken && done && upstream_keep_alive && exchange_.conn().buffer.size() == 0);
-  co_return keep_alive;
+  return keep_alive;
 }
 
 }  // namespace td::proxy

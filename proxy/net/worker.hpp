@@ -76,7 +76,7 @@ struct Worker {
     return b;
   }
   void give_buffer(std::unique_ptr<char[]> b) {
-    if (free_buffers_.size() < 8) free_buffers_.push_back(std::move(b));
+    if (b && free_buffers_.size() < 8) free_buffers_.push_back(std::move(b));
   }
 
   // Request body strings, likewise: an agent's 50 KB body would otherwise be

@@ -11,6 +11,10 @@
 //                               already removed, Host already the upstream's,
 //                               Content-Length set from the final body after
 //                               this phase).
+//   (failure phase)             upstream_failure_filter: connecting or sending
+//                               failed, or the upstream answered >= 400, and
+//                               nothing went to the client yet. May change the
+//                               body and ask for one more attempt.
 //   4. upstream_response_filter upstream status + headers, before they are
 //                               relayed. May add/remove headers.
 //   5. response_body_filter     every piece of the upstream body as it arrives,
@@ -44,6 +48,7 @@
 #include "proxy/phases/local_response.hpp"
 #include "proxy/phases/request_context.hpp"
 #include "proxy/phases/resume_handle.hpp"
+#include "proxy/phases/upstream_failure.hpp"
 
 namespace td::config { struct Config; }
 
@@ -115,6 +120,19 @@ class Filter {
 
   // 3. The request head going upstream.
   virtual void upstream_request_filter(RequestContext& ctx, HeaderMap& headers) {}
+
+  // Failure phase (Pingora's fail_to_connect / error_while_proxy): the
+  // attempt failed before any byte reached the client (`outcome` says how;
+  // an error response's body is read up to UpstreamOutcome::kMaxBufferedBody
+  // first). Return retry to send the request once more, after changing
+  // `body` (the request body) if need be, e.g. pruning harder after a
+  // context-length error. Filters get one retry per request: the first that
+  // asks has it, and the phase runs only while it is still to be had. The
+  // client sees only the final answer; ctx.retries counts the retries.
+  virtual RetryDecision upstream_failure_filter(RequestContext& ctx, const UpstreamOutcome& outcome,
+                                                std::string& body) {
+    return RetryDecision::no_retry;
+  }
 
   // 4. The upstream's response head (ctx.status holds its status). A filter
   // that will change the body's length in phase 5 must erase Content-Length

@@ -83,6 +83,7 @@ struct RequestContext {
   bool local_response = false;   // answered by the proxy or a filter, not upstream
   bool upstream_error = false;   // upstream unreachable / timed out / broke mid-stream
   bool client_aborted = false;   // the client went away before the response ended
+  unsigned retries = 0;          // extra attempts a filter asked for (failure phase)
   std::string error;             // what went wrong, for the log line ("" if nothing)
 
   // --- filled by filters ------------------------------------------------

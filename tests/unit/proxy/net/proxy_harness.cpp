@@ -1,8 +1,5 @@
 #include "proxy_harness.hpp"
 
-#include <sys/socket.h>
-#include <sys/time.h>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -76,6 +73,9 @@ UpstreamResponse json_response(unsigned status, std::string body) {
 TestProxy::TestProxy(std::vector<std::unique_ptr<proxy::Filter>> filters, unsigned short upstream_port) {
   config::Config cfg;
   cfg.threads = 1;
+  // Short enough that an exchange a broken test leaves stuck ends soon.
+  cfg.limits.header_timeout_ms = 5000;
+  cfg.limits.idle_timeout_ms = 5000;
   for (auto name : config::kProviders) {
     config::Upstream u;
     u.url = "http://127.0.0.1:" + std::to_string(upstream_port);
@@ -121,34 +121,45 @@ ClientReply post(unsigned short port, const std::string& target, const std::stri
                  const std::vector<std::pair<std::string, std::string>>& headers, std::chrono::milliseconds timeout) {
   ClientReply out;
   const auto t0 = std::chrono::steady_clock::now();
-  asio::io_context ioc;
-  tcp::socket s(ioc);
-  boost::system::error_code ec;
-  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
-  if (ec) {
-    out.error = "connect: " + ec.message();
-    return out;
-  }
-  timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
-  ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   http::request<http::string_body> req{http::verb::post, target, 11};
   req.set(http::field::host, "proxy");
   req.set(http::field::content_type, "application/json");
   for (auto& [k, v] : headers) req.set(k, v);
   req.body() = body;
   req.prepare_payload();
-  http::write(s, req, ec);
-  if (!ec) {
-    boost::beast::flat_buffer buf;
-    http::response<http::string_body> res;
-    http::read(s, buf, res, ec);
-    if (!ec) {
-      out.status = res.result_int();
-      out.body = res.body();
-    }
-  }
-  if (ec) out.error = ec.message();
-  s.close(ec);
+  // Asynchronous, so that `timeout` bounds it (a blocking read would not be).
+  asio::io_context ioc;
+  tcp::socket s(ioc);
+  boost::beast::flat_buffer buf;
+  http::response<http::string_body> res;
+  bool finished = false;
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        auto [cec] = co_await s.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), nothrow);
+        if (cec) {
+          out.error = "connect: " + cec.message();
+          co_return;
+        }
+        auto [wec, wn] = co_await http::async_write(s, req, nothrow);
+        if (wec) {
+          out.error = "write: " + wec.message();
+          co_return;
+        }
+        auto [rec, rn] = co_await http::async_read(s, buf, res, nothrow);
+        if (rec) {
+          out.error = "read: " + rec.message();
+          co_return;
+        }
+        out.status = res.result_int();
+        out.body = res.body();
+        finished = true;
+      },
+      asio::detached);
+  ioc.run_for(timeout);
+  if (!finished && out.error.empty()) out.error = "no answer within the timeout";
+  boost::system::error_code ignored;
+  s.close(ignored);
   out.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
   return out;
 }
