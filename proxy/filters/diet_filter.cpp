@@ -34,7 +34,7 @@ DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibrati
       any_profile_disabled_(std::any_of(config_.profiles.begin(), config_.profiles.end(),
                                         [](const pruning::Profile& p) { return !p.enabled; })) {}
 
-std::optional<LocalResponse> DietFilter::request_body_filter(RequestContext& ctx, const HeaderMap& headers,
+FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                              std::string& body) {
   try {
     auto target = origin_form(ctx.target);

@@ -33,7 +33,7 @@ class DietFilter final : public Filter {
   // telemetry().diet_caches(): both outlive the filter.
   DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches);
   std::string_view name() const override { return "diet"; }
-  std::optional<LocalResponse> request_body_filter(RequestContext& ctx, const HeaderMap& headers,
+  FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                    std::string& body) override;
   void logging(const RequestContext& ctx) override;
 

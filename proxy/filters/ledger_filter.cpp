@@ -56,7 +56,7 @@ LedgerRow ledger_row(const RequestContext& ctx) {
   return r;
 }
 
-std::optional<LocalResponse> LedgerFilter::request_filter(RequestContext& ctx, HeaderMap&) {
+FilterResult LedgerFilter::request_filter(RequestContext& ctx, HeaderMap&) {
   if (ctx.filter_state.size() <= slot()) ctx.filter_state.resize(slot() + 1);
   auto& mark = ctx.filter_state[slot()];
   if (!mark) mark = std::make_unique<InFlightMark>(telemetry_.metrics());

@@ -19,7 +19,7 @@ class LedgerFilter : public Filter {
   explicit LedgerFilter(Telemetry& telemetry) : telemetry_(telemetry) {}
   std::string_view name() const override { return "ledger"; }
 
-  std::optional<LocalResponse> request_filter(RequestContext& ctx, HeaderMap& headers) override;
+  FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
   void logging(const RequestContext& ctx) override;
 
  private:

@@ -42,7 +42,7 @@ void fail_open(RequestContext& ctx, std::string_view what) {
 
 }  // namespace
 
-std::optional<LocalResponse> UsageFilter::request_body_filter(RequestContext& ctx, const HeaderMap&,
+FilterResult UsageFilter::request_body_filter(RequestContext& ctx, const HeaderMap&,
                                                               std::string& body) {
   auto& st = state<UsageState>(ctx);
   st.api = providers::api_for_target(ctx.target);

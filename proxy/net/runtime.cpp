@@ -40,6 +40,12 @@ std::shared_ptr<boost::asio::ssl::context> make_tls_context(const config::Upstre
 }  // namespace
 
 std::shared_ptr<const Runtime> build_runtime(config::Config config, std::string& error) {
+  auto filters = make_filters(config);
+  return build_runtime(std::move(config), std::move(filters), error);
+}
+
+std::shared_ptr<const Runtime> build_runtime(config::Config config, std::vector<std::unique_ptr<Filter>> filters,
+                                             std::string& error) {
   auto rt = std::make_shared<Runtime>();
   rt->config = std::move(config);
   for (auto& [name, u] : rt->config.upstreams) {
@@ -57,7 +63,8 @@ std::shared_ptr<const Runtime> build_runtime(config::Config config, std::string&
     }
     rt->upstreams.emplace(name, std::move(t));
   }
-  rt->filters = make_filters(rt->config);
+  number_filters(filters);
+  rt->filters = std::move(filters);
   return rt;
 }
 

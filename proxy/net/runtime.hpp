@@ -35,8 +35,11 @@ struct Runtime {
   }
 };
 
-// Builds the snapshot; on failure (e.g. an unreadable ca_file) returns null
-// and says why in `error`.
+// Builds the snapshot with the registry's filters (make_filters()); on
+// failure (e.g. an unreadable ca_file) returns null and says why in `error`.
 std::shared_ptr<const Runtime> build_runtime(config::Config config, std::string& error);
+// The same with the given filter chain, in this order (e.g. a test's).
+std::shared_ptr<const Runtime> build_runtime(config::Config config, std::vector<std::unique_ptr<Filter>> filters,
+                                             std::string& error);
 
 }  // namespace td::proxy

@@ -42,14 +42,14 @@ asio::awaitable<void> sweep_timeouts(Worker& w) {
     auto now = SessionHandle::clock::now();
     for (auto* s : w.sessions) {
       boost::system::error_code ignored;
-      if (now >= s->client_deadline) {
-        s->client_deadline = SessionHandle::kNever;
-        s->client_timed_out = true;
+      if (now >= s->client_io.at) {
+        s->client_io.at = SessionHandle::kNever;
+        s->client_io.timed_out = true;
         s->stream->socket().cancel(ignored);
       }
-      if (now >= s->upstream_deadline) {
-        s->upstream_deadline = SessionHandle::kNever;
-        s->upstream_timed_out = true;
+      if (now >= s->upstream_io.at) {
+        s->upstream_io.at = SessionHandle::kNever;
+        s->upstream_io.timed_out = true;
         if (s->upstream) s->upstream->tcp().socket().cancel(ignored);
       }
       if (s->watch_due) {

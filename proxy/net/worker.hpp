@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "proxy/net/deadline.hpp"
 #include "proxy/net/server.hpp"
 #include "proxy/net/upstream.hpp"
 
@@ -23,21 +24,17 @@ namespace td::proxy {
 class UpstreamConn;
 
 // What the worker's drain and timeout sweep need to know about a client
-// connection. Timeouts are deadlines checked by one sweep per worker every
-// kSweepPeriod rather than a timer per I/O operation: re-arming timers costs
-// syscalls on every read and write, a stored time point costs nothing.
+// connection. Timeouts: see deadline.hpp.
 struct SessionHandle {
-  using clock = std::chrono::steady_clock;
-  static constexpr clock::time_point kNever = clock::time_point::max();
+  using clock = IoDeadline::clock;
+  static constexpr clock::time_point kNever = IoDeadline::kNever;
 
   boost::beast::tcp_stream* stream = nullptr;
   bool idle = true;  // waiting for the next request (safe to close)
 
-  clock::time_point client_deadline = kNever;    // for the pending client read/write
-  clock::time_point upstream_deadline = kNever;  // for the pending upstream read/write
-  UpstreamConn* upstream = nullptr;              // the connection in use, if any
-  bool client_timed_out = false;    // the sweep cancelled the client operation
-  bool upstream_timed_out = false;  // the sweep cancelled the upstream operation
+  IoDeadline client_io;              // for the pending client read/write
+  IoDeadline upstream_io;            // for the pending upstream read/write
+  UpstreamConn* upstream = nullptr;  // the connection in use, if any
 
   // The client watch (noticing a client that leaves while its request is
   // upstream) is registered by the sweep, not per request: a request
@@ -47,17 +44,6 @@ struct SessionHandle {
   bool watch_due = false;
   void (*register_watch)(void* session) = nullptr;
   void* session = nullptr;
-
-  void client_timeout(std::chrono::milliseconds d) {
-    client_deadline = clock::now() + d;
-    client_timed_out = false;
-  }
-  void upstream_timeout(std::chrono::milliseconds d) {
-    upstream_deadline = clock::now() + d;
-    upstream_timed_out = false;
-  }
-  void no_client_timeout() { client_deadline = kNever; }
-  void no_upstream_timeout() { upstream_deadline = kNever; }
 };
 
 struct Worker {
@@ -90,7 +76,7 @@ struct Worker {
     return b;
   }
   void give_buffer(std::unique_ptr<char[]> b) {
-    if (free_buffers_.size() < 8) free_buffers_.push_back(std::move(b));
+    if (b && free_buffers_.size() < 8) free_buffers_.push_back(std::move(b));
   }
 
   // Request body strings, likewise: an agent's 50 KB body would otherwise be

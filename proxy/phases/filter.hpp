@@ -1,16 +1,20 @@
-// A Filter hooks into the fixed phases of the request lifecycle (DESIGN.md,
-// modelled on Pingora's "life of a request"). The network code runs the
-// phases in this order for every proxied request, calling each filter of the
-// registry (proxy/filters/registry.cpp) in registry order:
+// A Filter hooks into the fixed phases of the request lifecycle
+// (docs/design.md "life of a request", modelled on Pingora's). The network
+// code runs the phases in this order for every proxied request, calling each
+// filter of the registry (proxy/filters/registry.cpp) in registry order:
 //
 //   1. request_filter           client headers read, route known, body NOT yet
-//                               read. May answer the request itself.
+//                               read. May answer the request itself, or pause it.
 //   2. request_body_filter      whole request body read (<= limits.max_body_bytes).
-//                               May replace the body (the diet) or answer.
+//                               May replace the body (the diet), answer, or pause.
 //   3. upstream_request_filter  headers about to go upstream (hop-by-hop ones
 //                               already removed, Host already the upstream's,
 //                               Content-Length set from the final body after
 //                               this phase).
+//   (failure phase)             upstream_failure_filter: connecting or sending
+//                               failed, or the upstream answered >= 400, and
+//                               nothing went to the client yet. May change the
+//                               body and ask for one more attempt.
 //   4. upstream_response_filter upstream status + headers, before they are
 //                               relayed. May add/remove headers.
 //   5. response_body_filter     every piece of the upstream body as it arrives,
@@ -21,15 +25,17 @@
 //
 // Filters are created once per configuration and shared by all I/O threads:
 // hooks must be thread-safe (keep per-request state in the context, see
-// state<T>()). Hooks are synchronous and must not block (no file or network
-// I/O; hand work to a writer thread).  A filter that fails should set
-// ctx.fail_open (and leave the bytes as they were) instead of throwing; an
-// exception escaping a hook is caught, logged, and the request continues
-// fail-open.
+// state<T>()). Hooks must not block (no file or network I/O on the calling
+// thread): a request-phase hook that has to wait for something pauses the
+// request instead (FilterResult::pause) and resumes it when done. A filter
+// that fails should set ctx.fail_open (and leave the bytes as they were)
+// instead of throwing; an exception escaping a hook is caught, logged, and
+// the request continues fail-open.
 //
 // /healthz and other answers the proxy makes itself do not run the filters.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -39,20 +45,57 @@
 #include <vector>
 
 #include "proxy/phases/header_map.hpp"
+#include "proxy/phases/local_response.hpp"
 #include "proxy/phases/request_context.hpp"
+#include "proxy/phases/resume_handle.hpp"
+#include "proxy/phases/upstream_failure.hpp"
 
 namespace td::config { struct Config; }
 
 namespace td::proxy {
 
-// An answer made by a filter instead of going upstream (e.g. survival mode's
-// 429 with Retry-After). Use provider_error_body() (proxy/phases/errors.hpp) for a
-// body in the calling provider's own error shape.
-struct LocalResponse {
-  unsigned status = 200;
-  std::string content_type = "application/json";
-  std::string body;
-  std::vector<std::pair<std::string, std::string>> headers;  // extra fields
+// What a request-phase hook (1, 2) decided: go on with the next filter
+// (the default: `return {};`), answer the client instead (respond), or hold
+// the request until the filter resumes it (pause). A request no filter pauses
+// allocates nothing here.
+class FilterResult {
+ public:
+  FilterResult() = default;
+  FilterResult(std::optional<LocalResponse> answer) : answer_(std::move(answer)) {}  // what hooks returned before
+
+  static FilterResult respond(LocalResponse answer) { return FilterResult(std::optional(std::move(answer))); }
+  // Holds the request (no later filter runs, nothing goes upstream) until
+  // `handle` is resumed, for at most `at_most`: then the request goes on
+  // without the filter (fail-open) and the handle is cancelled. Keep the
+  // handle to resume it; resume() may come before this result is returned.
+  static FilterResult pause(std::shared_ptr<ResumeHandle> handle, std::chrono::milliseconds at_most) {
+    FilterResult r;
+    r.paused_ = true;
+    r.handle_ = std::move(handle);
+    r.pause_for_ = at_most;
+    return r;
+  }
+  // A pause nobody resumes early: the request goes on after `delay` (e.g.
+  // survival mode waiting for TPM runway).
+  static FilterResult hold(std::chrono::milliseconds delay) { return pause(nullptr, delay); }
+
+  bool proceeds() const { return !paused_ && !answer_; }
+  bool answers() const { return answer_.has_value(); }
+  bool pauses() const { return paused_; }
+  // Like the std::optional<LocalResponse> these hooks returned before: set
+  // when the filter answers.
+  bool has_value() const { return answers(); }
+  explicit operator bool() const { return answers(); }
+
+  LocalResponse& answer() { return *answer_; }
+  const std::shared_ptr<ResumeHandle>& handle() const { return handle_; }  // null for hold()
+  std::chrono::milliseconds pause_for() const { return pause_for_; }
+
+ private:
+  std::optional<LocalResponse> answer_;
+  std::shared_ptr<ResumeHandle> handle_;
+  std::chrono::milliseconds pause_for_{0};
+  bool paused_ = false;
 };
 
 class Filter {
@@ -61,20 +104,35 @@ class Filter {
   virtual std::string_view name() const = 0;
 
   // 1. Client request head. `headers` are the client's (editable: what stays
-  // is forwarded, minus hop-by-hop fields). Return an answer to stop here.
-  virtual std::optional<LocalResponse> request_filter(RequestContext& ctx, HeaderMap& headers) { return {}; }
+  // is forwarded, minus hop-by-hop fields). Return an answer to stop here, or
+  // pause (a body still on its way is read meanwhile, unless the client
+  // waits for 100 Continue).
+  virtual FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) { return {}; }
 
   // 2. The whole request body. Replace `body` to change what goes upstream;
-  // leave it untouched for a byte-identical forward. Return an answer to stop.
+  // leave it untouched for a byte-identical forward. Return an answer to
+  // stop, or pause (`body` and `headers` stay valid until the request ends).
   // Assign `body` only once the new bytes are complete: if the hook throws,
   // whatever `body` holds then goes upstream (fail open).
-  virtual std::optional<LocalResponse> request_body_filter(RequestContext& ctx, const HeaderMap& headers,
-                                                           std::string& body) {
+  virtual FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers, std::string& body) {
     return {};
   }
 
   // 3. The request head going upstream.
   virtual void upstream_request_filter(RequestContext& ctx, HeaderMap& headers) {}
+
+  // Failure phase (Pingora's fail_to_connect / error_while_proxy): the
+  // attempt failed before any byte reached the client (`outcome` says how;
+  // an error response's body is read up to UpstreamOutcome::kMaxBufferedBody
+  // first). Return retry to send the request once more, after changing
+  // `body` (the request body) if need be, e.g. pruning harder after a
+  // context-length error. Filters get one retry per request: the first that
+  // asks has it, and the phase runs only while it is still to be had. The
+  // client sees only the final answer; ctx.retries counts the retries.
+  virtual RetryDecision upstream_failure_filter(RequestContext& ctx, const UpstreamOutcome& outcome,
+                                                std::string& body) {
+    return RetryDecision::no_retry;
+  }
 
   // 4. The upstream's response head (ctx.status holds its status). A filter
   // that will change the body's length in phase 5 must erase Content-Length
@@ -106,8 +164,15 @@ class Filter {
 
  private:
   friend std::vector<std::unique_ptr<Filter>> make_filters(const config::Config&);
+  friend void number_filters(std::vector<std::unique_ptr<Filter>>& filters);
   std::size_t slot_ = 0;
 };
+
+// Gives each filter its position as its slot (what make_filters() does for
+// the registry), for a chain built elsewhere (tests, build_runtime()).
+inline void number_filters(std::vector<std::unique_ptr<Filter>>& filters) {
+  for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;
+}
 
 // The registry (proxy/filters/registry.cpp): every filter, in phase order. To add a
 // filter, add its file and one line there.

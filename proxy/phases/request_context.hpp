@@ -68,6 +68,7 @@ struct RequestContext {
   bool local_response = false;   // answered by the proxy or a filter, not upstream
   bool upstream_error = false;   // upstream unreachable / timed out / broke mid-stream
   bool client_aborted = false;   // the client went away before the response ended
+  unsigned retries = 0;          // extra attempts a filter asked for (failure phase)
   std::string error;             // what went wrong, for the log line ("" if nothing)
 
   // --- filled by filters ------------------------------------------------
@@ -90,8 +91,9 @@ struct RequestContext {
   std::shared_ptr<RateLimitInfo> rate_limit;  // defined by its owner, see above
 
   // A filter may ask the proxy to hold the request this long before sending
-  // it upstream (e.g. survival mode waiting for TPM runway). The wait is an
-  // asynchronous timer: it never blocks an I/O thread.
+  // it upstream (e.g. survival mode waiting for TPM runway), from any phase
+  // up to upstream_request_filter. The same wait as FilterResult::hold()
+  // (filter.hpp), taken after phase 3: it never blocks an I/O thread.
   std::chrono::milliseconds delay_upstream{0};
 
   // One slot per filter (index = Filter::slot()); see Filter::state<T>().

@@ -1,0 +1,92 @@
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "proxy/phases/filter.hpp"
+#include "proxy/phases/resume_handle.hpp"
+
+using namespace td::proxy;
+using namespace std::chrono_literals;
+
+TEST_CASE("FilterResult: proceed by default, respond, pause, hold") {
+  FilterResult go;
+  CHECK(go.proceeds());
+  CHECK_FALSE(go.answers());
+  CHECK_FALSE(go.pauses());
+  CHECK_FALSE(go);  // as the std::optional<LocalResponse> the hooks returned before
+
+  FilterResult answer = FilterResult::respond(LocalResponse{429, "application/json", "{}", {}});
+  CHECK(answer.answers());
+  CHECK(answer.has_value());
+  CHECK(answer.answer().status == 429);
+
+  auto handle = std::make_shared<ResumeHandle>();
+  FilterResult paused = FilterResult::pause(handle, 250ms);
+  CHECK(paused.pauses());
+  CHECK_FALSE(paused.proceeds());
+  CHECK_FALSE(paused.answers());
+  CHECK(paused.handle() == handle);
+  CHECK(paused.pause_for() == 250ms);
+
+  FilterResult held = FilterResult::hold(40ms);
+  CHECK(held.pauses());
+  CHECK(held.handle() == nullptr);
+  CHECK(held.pause_for() == 40ms);
+}
+
+TEST_CASE("ResumeHandle: a resume from another thread wakes the waiter once, with the answer") {
+  ResumeHandle h;
+  std::atomic<int> wakes{0};
+  REQUIRE(h.arm([&] { ++wakes; }));
+  std::thread t([&] {
+    h.resume(LocalResponse{503, "text/plain", "busy", {}});
+    h.resume();  // only the first counts
+  });
+  t.join();
+  CHECK(wakes == 1);
+  CHECK_FALSE(h.cancel());  // resumed first: nothing to cancel
+  auto answer = h.take_answer();
+  REQUIRE(answer);
+  CHECK(answer->status == 503);
+  CHECK(answer->body == "busy");
+  CHECK_FALSE(h.cancelled());
+}
+
+TEST_CASE("ResumeHandle: resumed before the wait starts, there is nothing to wait for") {
+  ResumeHandle h;
+  h.resume();
+  bool woken = false;
+  CHECK_FALSE(h.arm([&] { woken = true; }));
+  CHECK_FALSE(woken);
+  CHECK_FALSE(h.take_answer());
+}
+
+TEST_CASE("ResumeHandle: a cancel tells the filter once, and a later resume is ignored") {
+  ResumeHandle h;
+  int told = 0, woken = 0;
+  h.on_cancel([&] { ++told; });
+  REQUIRE(h.arm([&] { ++woken; }));
+  CHECK(h.cancel());
+  CHECK(h.cancel());  // already cancelled: still true, not told twice
+  CHECK(told == 1);
+  CHECK(h.cancelled());
+  h.resume(LocalResponse{});
+  CHECK(woken == 0);
+  CHECK_FALSE(h.take_answer());
+  // Registering after the cancel runs the function at once.
+  int late = 0;
+  h.on_cancel([&] { ++late; });
+  CHECK(late == 1);
+}
+
+TEST_CASE("ResumeHandle: a resumed request is never reported cancelled") {
+  ResumeHandle h;
+  int told = 0;
+  h.on_cancel([&] { ++told; });
+  h.resume();
+  CHECK_FALSE(h.cancel());
+  CHECK(told == 0);
+  h.on_cancel([&] { ++told; });
+  CHECK(told == 0);
+}
