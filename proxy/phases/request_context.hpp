@@ -1,5 +1,5 @@
 // The one per-request record every phase of the request lifecycle reads and
-// fills (DESIGN.md "life of a request"). The network code fills the first
+// fills (docs/design.md §Request phases). The network code fills the first
 // block; filters (proxy/phases/filter.hpp) fill the slots marked "filled by filters".
 // The logging phase sees the finished record.
 //
