@@ -33,7 +33,7 @@ struct WaitScope {
 
 }  // namespace
 
-asio::awaitable<PauseOutcome> wait_for_resume(SessionIo& io, std::shared_ptr<ResumeHandle> handle,
+asio::awaitable<PauseOutcome> wait_for_resume(SessionIo& io, const std::shared_ptr<ResumeHandle>& handle,
                                               std::chrono::milliseconds at_most) {
   auto ex = io.client.get_executor();
   asio::steady_timer timer(ex, at_most);

@@ -25,7 +25,7 @@ struct PauseOutcome {
 // FilterResult::hold()), `at_most` passes, or the client leaves (the caller
 // watches it). A handle not resumed by then is cancelled, as it is when the
 // wait itself is abandoned (the proxy stopping).
-boost::asio::awaitable<PauseOutcome> wait_for_resume(SessionIo& io, std::shared_ptr<ResumeHandle> handle,
+boost::asio::awaitable<PauseOutcome> wait_for_resume(SessionIo& io, const std::shared_ptr<ResumeHandle>& handle,
                                                      std::chrono::milliseconds at_most);
 
 }  // namespace td::proxy

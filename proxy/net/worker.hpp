@@ -106,7 +106,7 @@ struct Worker {
 inline constexpr std::chrono::milliseconds kSweepPeriod{250};
 boost::asio::awaitable<void> sweep_timeouts(Worker& worker);
 
-// Serves one client connection until it closes (proxy/net/session.cpp).
+// Serves one client connection until it closes (proxy/net/client_session.hpp).
 boost::asio::awaitable<void> run_session(Worker& worker, boost::asio::ip::tcp::socket socket);
 
 }  // namespace td::proxy

@@ -65,9 +65,10 @@ class FilterResult {
 
   static FilterResult respond(LocalResponse answer) { return FilterResult(std::optional(std::move(answer))); }
   // Holds the request (no later filter runs, nothing goes upstream) until
-  // `handle` is resumed, for at most `at_most`: then the request goes on
-  // without the filter (fail-open) and the handle is cancelled. Keep the
-  // handle to resume it; resume() may come before this result is returned.
+  // `handle` is resumed, for at most `at_most` (counted once a body still
+  // arriving in phase 1 is in): then the request goes on without the filter
+  // (fail-open) and the handle is cancelled. Keep the handle to resume it;
+  // resume() may come before this result is returned.
   static FilterResult pause(std::shared_ptr<ResumeHandle> handle, std::chrono::milliseconds at_most) {
     FilterResult r;
     r.paused_ = true;
