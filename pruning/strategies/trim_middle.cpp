@@ -53,21 +53,24 @@ StrategyStats trim_middle(Conversation& conv, const Profile& profile, const Work
   std::uint32_t dropped = 0;
   std::uint64_t bytes = 0;
   for (std::uint32_t i = cut_start; i < cut_end; ++i) {
-    Message& m = msgs[i];
-    if (detail::is_system(m) || m.removed) continue;
-    bytes += text_bytes(m);
-    remove_message(m);
+    if (detail::is_system(msgs[i]) || msgs[i].removed) continue;
+    bytes += text_bytes(msgs[i]);
     ++dropped;
   }
   if (dropped == 0) return st;
-  if (cut_end_out) *cut_end_out = cut_end;
-  Message notice;
-  notice.role = Role::User;
-  notice.changed = true;
   Part p;
   p.text = "[... " + std::to_string(dropped) + " earlier messages (" + std::to_string(bytes) +
            " bytes) omitted to fit the context window ...]";
   p.edited = true;
+  // Only a cut that removes more than its notice adds: a token is at least a
+  // byte, so the notice costs at most its length in tokens.
+  if (dropped_tokens <= p.text.size()) return st;
+  for (std::uint32_t i = cut_start; i < cut_end; ++i)
+    if (!detail::is_system(msgs[i]) && !msgs[i].removed) remove_message(msgs[i]);
+  if (cut_end_out) *cut_end_out = cut_end;
+  Message notice;
+  notice.role = Role::User;
+  notice.changed = true;
   st.hits = dropped;
   st.bytes_saved = bytes > p.text.size() ? bytes - p.text.size() : 0;
   notice.parts.push_back(std::move(p));

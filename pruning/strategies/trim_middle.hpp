@@ -15,7 +15,8 @@
 // which states a fact and asks nothing (OpenHands#6634: markers must not read
 // like instructions). The cut never separates a call from its results (it
 // starts after the sinks' results and ends on a turn boundary); pairing
-// repair runs afterwards anyway.
+// repair runs afterwards anyway. A cut whose messages hold no more tokens
+// than the notice has bytes is not made: it would grow the request.
 // Reports: hits = messages dropped, bytes_saved = their text bytes net.
 #pragma once
 

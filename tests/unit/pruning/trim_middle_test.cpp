@@ -73,3 +73,22 @@ TEST_CASE("trim middle: keeps system, sinks and recent; drops whole turns on the
   CHECK(on_grid);
   CHECK(m[first_kept].role == Role::Assistant);
 }
+
+TEST_CASE("trim middle: a cut that would cost more than it removes is not made") {
+  // Tiny outputs: the stale turns hold fewer tokens than the notice would.
+  Profile p = on(0);
+  p.frontier_step_turns = 1;
+  p.trim_middle_recent_messages = 2;
+  Setup s;
+  s.c = agent_loop(4, [](int) { return std::string("ok"); });
+  s.wm = working_memory(s.c, p);
+  QuarterCounter counter;
+  for (const auto& m : s.c.messages) s.tokens.push_back(td::tok::count_message(m, counter));
+  s.total = td::tok::count_conversation(s.c, counter).total;
+  const std::size_t before = s.c.messages.size();
+  CHECK(trim_middle(s.c, p, s.wm, 3, s.tokens, s.total).hits == 0);
+  CHECK(s.c.messages.size() == before);
+  // The same history with outputs worth cutting is cut.
+  auto big = setup(4, p);
+  CHECK(trim_middle(big.c, p, big.wm, 3, big.tokens, big.total).hits > 0);
+}
