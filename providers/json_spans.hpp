@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "providers/json_strings.hpp"
+
 namespace td::providers::json {
 
 enum class Type : std::uint8_t { Null, False, True, Number, String, Array, Object };
@@ -122,14 +124,5 @@ class Document {
   std::string_view known_array_;
   KnownValues* known_ = nullptr;
 };
-
-// Decodes a JSON string body (between the quotes, escapes validated) into UTF-8.
-void decode_string(std::string_view body, std::string& out);
-
-// Appends `text` as a JSON string token (with quotes). Escapes `"`, `\` and
-// control characters; invalid UTF-8 sequences become U+FFFD so the output is
-// always valid JSON for any input, and a multi-byte character is never split.
-void append_json_string(std::string& out, std::string_view text);
-std::string json_string(std::string_view text);
 
 }  // namespace td::providers::json
