@@ -55,8 +55,9 @@ std::pair<tcp::socket, tcp::socket> socket_pair(asio::io_context& ioc) {
 TEST_CASE("the worker's sweep cancels a read whose Deadline passed, and none after its guard is gone") {
   Server server(nullptr);
   Worker w(server);
-  auto [near, far] = socket_pair(w.ioc);
-  boost::beast::tcp_stream stream(std::move(near));
+  auto sockets = socket_pair(w.ioc);  // not a structured binding: clang 14 cannot capture one
+  tcp::socket& far = sockets.second;
+  boost::beast::tcp_stream stream(std::move(sockets.first));
   SessionHandle handle;
   handle.stream = &stream;
   w.sessions.insert(&handle);
