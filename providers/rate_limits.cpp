@@ -56,6 +56,9 @@ std::optional<int> digits(std::string_view s, std::size_t pos, std::size_t n) {
 }
 
 std::optional<SysTime> civil(int y, int mo, int d, int h, int mi, int s) {
+  // SysTime counts nanoseconds in 64 bits: years past 2262 overflow it, and a
+  // reset or retry time outside these years is a bad header, not a date.
+  if (y < 1970 || y > 2200) return std::nullopt;
   year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
   if (!ymd.ok() || h > 23 || mi > 59 || s > 60) return std::nullopt;
   return SysTime{sys_days{ymd}.time_since_epoch() + hours{h} + minutes{mi} + seconds{s}};

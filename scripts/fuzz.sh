@@ -15,11 +15,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1:suppressions=$ROOT/scripts/ubsan.supp}
 
 # seeds TARGET FILE...: copies the files into the target's seed folder.
-seeds() { local d=$B/fuzz/$1/seeds; mkdir -p "$d"; shift; for f in "$@"; do [[ -f $f ]] && cp "$f" "$d/"; done; }
+# (Globs that match nothing stay as they are and are skipped.)
+seeds() { local d=$B/fuzz/$1/seeds; mkdir -p "$d"; shift; for f in "$@"; do if [[ -f $f ]]; then cp "$f" "$d/"; fi; done; }
 # framed TARGET BYTE FILE...: the files with one leading control byte (fuzz_response's format switch).
 framed() {
   local d=$B/fuzz/$1/seeds byte=$2; mkdir -p "$d"; shift 2
-  for f in "$@"; do [[ -f $f ]] && { printf "\\x$(printf %02x "$byte")"; cat "$f"; } >"$d/$byte-$(basename "$f")"; done
+  for f in "$@"; do if [[ -f $f ]]; then { printf "\\x$(printf %02x "$byte")"; cat "$f"; } >"$d/$byte-$(basename "$f")"; fi; done
 }
 
 seeds request_openai_chat $F/providers/openai-chat.json $F/wire/openai-chat*.request.json $F/replay/claude-code-2.json $F/replay/tau-bench-3.json

@@ -262,3 +262,10 @@ TEST_CASE("other spellings of overflow, rate limits, and non-errors") {
   CHECK(classify_error_body(400, "[{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"The input token count (2000000) exceeds the maximum number of tokens allowed (1048576).\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n]")
             .context_length_exceeded);
 }
+
+TEST_CASE("dates past what a nanosecond clock holds are bad headers, not overflows (found by fuzz_rate_limits)") {
+  CHECK_FALSE(parse_http_date("Tue, 21 Jul 9184 00:04:27 GMT"));
+  CHECK_FALSE(parse_rfc3339("9999-12-31T23:59:59Z"));
+  CHECK_FALSE(parse_rfc3339("1492-10-12T00:00:00Z"));
+  CHECK(parse_http_date("Tue, 21 Jul 2026 00:04:27 GMT") == at(2026, 7, 21, 0, 4, 27));
+}
