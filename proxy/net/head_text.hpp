@@ -2,7 +2,7 @@
 // (start line, each field as "name: value\r\n" in order, a blank line), for
 // gather writes of head + body without Beast's serializer: iterating its
 // buffer views cost thousands of instructions a message, and it handed the
-// kernel one iovec per header field. tests/unit/proxy/response_framer_test.cpp
+// kernel one iovec per header field. tests/unit/proxy/net/response_framer_test.cpp
 // checks both kinds against Beast's own output.
 #pragma once
 

@@ -3,8 +3,9 @@
 // framing as at most four buffers for one gather write.
 //
 // Why not Beast's serializer: it produced the same bytes, but iterating its
-// buffer views cost ~12,000 instructions a response (callgrind, a 2 KB chat
-// completion), and it handed the kernel one iovec per header field. The bytes
+// buffer views was a large share of a small response's instructions
+// (scripts/bench/proxy/record-2026-11-24.md), and it handed the kernel one
+// iovec per header field. The bytes
 // are Beast's exactly (status line with the upstream's reason, each field as
 // "name: value\r\n", lower-case hex chunk sizes, "0\r\n\r\n" at the end);
 // tests/unit/proxy/response_framer_test.cpp checks them against Beast's.

@@ -80,8 +80,8 @@ struct Worker {
   }
 
   // Request body strings, likewise: an agent's 50 KB body would otherwise be
-  // malloc'd and freed by every request (glibc's large-chunk paths, ~5% of a
-  // 50 KB request). At most 8 are kept, none over 1 MiB.
+  // malloc'd and freed by every request (the allocator's large-chunk paths).
+  // At most 8 are kept, none over 1 MiB.
   std::string take_body() {
     if (free_bodies_.empty()) return {};
     auto s = std::move(free_bodies_.back());
