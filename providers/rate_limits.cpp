@@ -81,6 +81,15 @@ void settle(RateWindow& w) {
     w.remaining.reset();
 }
 
+// A duration a header may state: at most a year. Larger values (and NaN) are
+// bad headers; converting them to 64-bit nanoseconds, or adding them to a
+// time, would overflow.
+std::optional<nanoseconds> bounded_nanoseconds(double ns) {
+  constexpr double kMax = 366.0 * 24 * 3600 * 1e9;
+  if (!(ns >= 0 && ns <= kMax)) return std::nullopt;
+  return nanoseconds{static_cast<std::int64_t>(std::llround(ns))};
+}
+
 }  // namespace
 
 std::optional<nanoseconds> parse_go_duration(std::string_view s) {
@@ -114,8 +123,9 @@ std::optional<nanoseconds> parse_go_duration(std::string_view s) {
     else return std::nullopt;
     total_ns += *num * scale;
   }
-  auto ns = nanoseconds{static_cast<std::int64_t>(std::llround(total_ns))};
-  return neg ? -ns : ns;
+  const auto ns = bounded_nanoseconds(total_ns);
+  if (!ns) return std::nullopt;
+  return neg ? -*ns : *ns;
 }
 
 std::optional<SysTime> parse_rfc3339(std::string_view s) {
@@ -239,14 +249,13 @@ RateLimits parse_rate_limits(std::span<const Header> headers, SysTime now) {
       else if (what == "reset") w->reset = parse_rfc3339(v);
     } else if (n == "retry-after-ms") {
       if (auto ms = parse_number(v); ms && *ms >= 0)
-        retry_after_ms = now + duration_cast<SysTime::duration>(
-                                   nanoseconds{static_cast<std::int64_t>(*ms * 1e6)});
+        if (auto d = bounded_nanoseconds(*ms * 1e6)) retry_after_ms = now + duration_cast<SysTime::duration>(*d);
     } else if (n == "retry-after") {
-      if (auto secs = parse_number(v); secs && *secs >= 0)
-        retry_after = now + duration_cast<SysTime::duration>(
-                                nanoseconds{static_cast<std::int64_t>(*secs * 1e9)});
-      else if (auto t = parse_http_date(v))
+      if (auto secs = parse_number(v); secs && *secs >= 0) {
+        if (auto d = bounded_nanoseconds(*secs * 1e9)) retry_after = now + duration_cast<SysTime::duration>(*d);
+      } else if (auto t = parse_http_date(v)) {
         retry_after = *t;
+      }
     }
   }
   settle(r.requests);

@@ -269,3 +269,18 @@ TEST_CASE("dates past what a nanosecond clock holds are bad headers, not overflo
   CHECK_FALSE(parse_rfc3339("1492-10-12T00:00:00Z"));
   CHECK(parse_http_date("Tue, 21 Jul 2026 00:04:27 GMT") == at(2026, 7, 21, 0, 4, 27));
 }
+
+TEST_CASE("durations past a year are bad headers, not overflows (found by fuzz_rate_limits)") {
+  const SysTime now = at(2026, 1, 1, 0, 0, 0);
+  auto parse = [&](std::string name, std::string value) {
+    const Header h{name, value};
+    return parse_rate_limits(std::span<const Header>(&h, 1), now);
+  };
+  CHECK_FALSE(parse("retry-after-ms", "163000000000000000000").retry_after);
+  CHECK_FALSE(parse("retry-after", "1.63e20").retry_after);
+  CHECK_FALSE(parse("retry-after", "nan").retry_after);
+  CHECK_FALSE(parse_go_duration("99999999999999h"));
+  CHECK(parse("retry-after", "30").retry_after == now + std::chrono::seconds{30});
+  CHECK(parse("retry-after-ms", "250").retry_after == now + std::chrono::milliseconds{250});
+  CHECK(parse_go_duration("1h30m") == std::chrono::minutes{90});
+}
