@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of the sanitizer build (scripts/sanitize.sh builds
-# it) for FUZZ_SECONDS seconds each (default 20), seeded from tests/fixtures.
+# it), seeded from tests/fixtures: FUZZ_RUNS inputs each (default 20000) from
+# a fixed random seed, so that a run is repeatable and CI does not turn red on
+# a new path one day and green the next; FUZZ_SECONDS (default 60) caps each
+# target's time. Raise both (and FUZZ_SEED) for a deeper hunt.
 # Every file under tests/fuzz/regressions/<target>/ (inputs that once crashed
 # a target) is replayed first. A crash fails the run; the input is kept in
 # $BUILD_DIR/fuzz/<target>/crash-*: add it to tests/fuzz/regressions/<target>/
@@ -9,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 B=$ROOT/${BUILD_DIR:-build-sanitize}
-SECONDS_EACH=${FUZZ_SECONDS:-20}
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+RUNS=${FUZZ_RUNS:-20000}
 F=$ROOT/tests/fixtures
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1:suppressions=$ROOT/scripts/ubsan.supp}
@@ -54,7 +58,7 @@ for bin in "$B"/tests/fuzz/fuzz_*; do
   if [[ -d $reg ]] && compgen -G "$reg/*" >/dev/null; then
     "$bin" "$reg"/* >"$dir/regressions.log" 2>&1 || { echo "fuzz $t: a regression input fails again: $dir/regressions.log"; status=1; }
   fi
-  if "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 -max_len=1048576 \
+  if "$bin" -seed="${FUZZ_SEED:-1}" -runs="$RUNS" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
        -artifact_prefix="$dir/" -print_final_stats=1 "$dir/corpus" "$dir/seeds" >"$dir/run.log" 2>&1; then
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/run.log" | grep -o '[0-9]*$' || echo ?)
     cov=$(grep -o 'cov: [0-9]*' "$dir/run.log" | tail -1 | grep -o '[0-9]*' || echo ?)
