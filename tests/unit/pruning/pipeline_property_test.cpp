@@ -50,7 +50,14 @@ Conversation random_conversation(std::mt19937& rng, int steps) {
     if (rng() % 10 == 0) c.messages.push_back(user_msg(random_text(rng, 3)));
     Message a;
     a.role = Role::Assistant;
-    if (rng() % 3 == 0) a.parts.push_back(thinking_part(random_text(rng, 20), rng() % 2 ? "SIG" : ""));
+    // Every draw in its own statement: argument order is unspecified, and the
+    // same seed must give the same conversation under every compiler (the
+    // order below is clang's, which found trim_middle's growing cut).
+    if (rng() % 3 == 0) {
+      std::string thought = random_text(rng, 20);
+      const bool signed_thought = rng() % 2;
+      a.parts.push_back(thinking_part(thought, signed_thought ? "SIG" : ""));
+    }
     if (rng() % 2) a.parts.push_back(text_part(random_text(rng, 30)));
     const int calls = static_cast<int>(rng() % 3);  // 0: a plain answer
     std::vector<std::string> ids;
@@ -58,8 +65,10 @@ Conversation random_conversation(std::mt19937& rng, int steps) {
       std::string id = rng() % 5 == 0 && next_id > 0 ? "call_reused" : "call_" + std::to_string(next_id++);
       if (std::find(ids.begin(), ids.end(), id) != ids.end()) id += "_b";
       ids.push_back(id);
-      a.parts.push_back(call_part(id, rng() % 2 ? "bash" : "read", "{\"command\":\"" + std::to_string(rng() % 7) +
-                                                                      std::string(rng() % 200, 'c') + "\"}"));
+      const char* tool = rng() % 2 ? "bash" : "read";
+      const auto step = rng() % 7;
+      const auto padding = rng() % 200;
+      a.parts.push_back(call_part(id, tool, "{\"command\":\"" + std::to_string(step) + std::string(padding, 'c') + "\"}"));
     }
     if (a.parts.empty()) a.parts.push_back(text_part("ok"));
     c.messages.push_back(std::move(a));
