@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of the sanitizer build (scripts/sanitize.sh builds
 # it), seeded from tests/fixtures: FUZZ_RUNS inputs each (default 20000) from
-# a fixed random seed, so that a run is repeatable and CI does not turn red on
-# a new path one day and green the next; FUZZ_SECONDS (default 60) caps each
-# target's time. Raise both (and FUZZ_SEED) for a deeper hunt.
+# a fixed random seed, so that every CI run does about the same search rather
+# than as much as the machine's speed allows (libFuzzer is still not
+# bit-for-bit repeatable: ASan's addresses and the targets' warm caches move
+# its coverage a little between runs); FUZZ_SECONDS (default 60) caps each
+# target's time. Raise both (and change FUZZ_SEED) for a deeper hunt.
 # Every file under tests/fuzz/regressions/<target>/ (inputs that once crashed
 # a target) is replayed first. A crash fails the run; the input is kept in
 # $BUILD_DIR/fuzz/<target>/crash-*: add it to tests/fuzz/regressions/<target>/
