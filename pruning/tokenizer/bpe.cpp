@@ -195,17 +195,47 @@ std::size_t merge_huge(const Vocab& v, const unsigned char* p, std::size_t len, 
 }
 
 template <class Part>
-std::size_t merge(const Vocab& v, const unsigned char* p, std::size_t len, Part&& part) {
+std::size_t merge_whole(const Vocab& v, const unsigned char* p, std::size_t len, Part&& part) {
   if (len <= kSmallPiece) return merge_small(v, p, len, part);
   if (len <= kLargePiece) return merge_large(v, p, len, part);
   return merge_huge(v, p, len, part);
+}
+
+// Pieces over kWindowedPiece: every merge above keeps a few words per byte,
+// so a 30 MB run of one letter would take most of a gigabyte. Such a piece is
+// merged one window at a time; the parts that start within the window but
+// before its last kSeamBytes are kept and the next window starts where the
+// last kept part ends, so the parts near a window's end are merged again with
+// what follows them. Memory stays that of one window, the result a pure
+// function of the bytes; it equals the whole merge wherever the parts are
+// settled a seam before the window ends (tests/unit/pruning/tokenizer/bpe_algo_test.cpp).
+template <class Part>
+std::size_t merge_windowed(const Vocab& v, const unsigned char* p, std::size_t len, Part&& part) {
+  std::size_t parts = 0, pos = 0;
+  while (len - pos > kWindowedPiece) {
+    std::size_t kept_end = 0;
+    merge_whole(v, p + pos, kWindowBytes, [&](std::size_t a, std::size_t b) {
+      if (a >= kWindowBytes - kSeamBytes) return;
+      part(pos + a, pos + b);
+      ++parts;
+      kept_end = b;
+    });
+    pos += kept_end;
+  }
+  return parts + merge_whole(v, p + pos, len - pos, [&](std::size_t a, std::size_t b) { part(pos + a, pos + b); });
+}
+
+template <class Part>
+std::size_t merge(const Vocab& v, const unsigned char* p, std::size_t len, Part&& part) {
+  if (len <= kWindowedPiece) return merge_whole(v, p, len, part);
+  return merge_windowed(v, p, len, part);
 }
 
 }  // namespace
 
 std::size_t bpe_count(const Vocab& v, const unsigned char* p, std::size_t len) {
   if (len == 1 || v.rank(p, len) != kNoRank) return 1;
-  return merge(v, p, len, [](std::uint32_t, std::uint32_t) {});
+  return merge(v, p, len, [](std::size_t, std::size_t) {});
 }
 
 void bpe_encode(const Vocab& v, const unsigned char* p, std::size_t len,
@@ -214,15 +244,16 @@ void bpe_encode(const Vocab& v, const unsigned char* p, std::size_t len,
     out.push_back(r);
     return;
   }
-  merge(v, p, len, [&](std::uint32_t a, std::uint32_t b) { out.push_back(v.rank(p + a, b - a)); });
+  merge(v, p, len, [&](std::size_t a, std::size_t b) { out.push_back(v.rank(p + a, b - a)); });
 }
 
 std::vector<std::uint32_t> bpe_encode_with(const Vocab& v, const unsigned char* p, std::size_t len,
                                            MergeAlgo algo) {
   std::vector<std::uint32_t> out;
-  auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back(v.rank(p + a, b - a)); };
+  auto emit = [&](std::size_t a, std::size_t b) { out.push_back(v.rank(p + a, b - a)); };
   if (algo == MergeAlgo::Small && len <= kSmallPiece) merge_small(v, p, len, emit);
   else if (algo == MergeAlgo::Huge) merge_huge(v, p, len, emit);
+  else if (algo == MergeAlgo::Windowed) merge_windowed(v, p, len, emit);
   else merge_large(v, p, len, emit);
   return out;
 }

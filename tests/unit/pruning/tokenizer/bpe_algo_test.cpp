@@ -34,3 +34,27 @@ TEST_CASE("small, heap and bucket merges agree") {
     }
   }
 }
+
+// Pieces over kWindowedPiece are merged a window at a time; on long runs of
+// one letter, of random letters and of random CJK the seams change nothing.
+TEST_CASE("windowed merge of huge pieces agrees with the whole merge") {
+  std::mt19937 rng(99);
+  const std::string pools[] = {"a", "abcdefghijklmnopqrstuvwxyz", "ab", "\xE4\xB8\x80\xE4\xBA\x8C\xE4\xB8\x89",
+                               "eE"};
+  const Vocab& v = Encoding::get(EncodingId::O200kBase).vocab();
+  for (const std::string& pool : pools) {
+    const std::size_t len = kWindowedPiece + kWindowBytes + rng() % kWindowBytes;
+    std::string s;
+    while (s.size() < len) {
+      if (pool[0] & 0x80) s += pool.substr((rng() % (pool.size() / 3)) * 3, 3);
+      else s += pool[rng() % pool.size()];
+    }
+    auto p = reinterpret_cast<const unsigned char*>(s.data());
+    const auto whole = bpe_encode_with(v, p, s.size(), MergeAlgo::Huge);
+    const auto windowed = bpe_encode_with(v, p, s.size(), MergeAlgo::Windowed);
+    INFO("pool " << pool << " len " << s.size());
+    CHECK(windowed.size() == whole.size());
+    CHECK(windowed == whole);
+    CHECK(bpe_count(v, p, s.size()) == whole.size());
+  }
+}
