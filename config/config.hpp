@@ -44,6 +44,9 @@ struct Limits {
   std::uint32_t keepalive_timeout_ms = 75'000;  // idle client connection
   std::uint32_t drain_timeout_ms = 30'000;      // SIGTERM: wait for in-flight streams
   std::uint32_t pool_max_idle_per_upstream = 64;
+  // Chat bodies at least this big are dieted on a diet thread while the
+  // request waits, so the I/O thread goes on serving other connections.
+  std::uint64_t diet_offload_bytes = 256u << 10;
 };
 
 struct Ledger {
@@ -62,6 +65,7 @@ struct Config {
   std::string listen_host = "127.0.0.1";
   std::uint16_t listen_port = 8787;  // 0: any free port
   unsigned threads = 0;  // 0: one per core
+  unsigned diet_threads = 0;  // threads dieting big bodies; 0: one per two cores, at least one
   std::map<std::string, Upstream> upstreams;  // keys: openai, gemini, anthropic, ...
   std::string default_upstream = "openai";    // for paths no rule routes
   Limits limits;

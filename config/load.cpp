@@ -59,6 +59,7 @@ void visit_limits(Limits& l, V&& v) {
   v("keepalive_timeout_ms", l.keepalive_timeout_ms, timeout);
   v("drain_timeout_ms", l.drain_timeout_ms, Bounds{0, kMaxTimeoutMs});
   v("pool_max_idle_per_upstream", l.pool_max_idle_per_upstream, Bounds{0, 100'000});
+  v("diet_offload_bytes", l.diet_offload_bytes, Bounds{0, detail::Wide(1) << 40});
 }
 
 class Loader {
@@ -90,6 +91,7 @@ class Loader {
     MapFields top(d_, root, "");
     read_listen(top, cfg);
     top("threads", cfg.threads, Bounds{0, kMaxThreads});
+    top("diet_threads", cfg.diet_threads, Bounds{0, 64});
     read_upstreams(top, cfg);
     top("default_upstream", cfg.default_upstream);
     read_section(top, "limits", [&](MapFields& f) { visit_limits(cfg.limits, f); });

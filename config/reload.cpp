@@ -18,6 +18,9 @@ std::vector<std::string> restart_required(const Config& running, const Config& r
     out.push_back("listen: " + listen_text(running) + " -> " + listen_text(reloaded));
   if (running.threads != reloaded.threads)
     out.push_back("threads: " + std::to_string(running.threads) + " -> " + std::to_string(reloaded.threads));
+  if (running.diet_threads != reloaded.diet_threads)
+    out.push_back("diet_threads: " + std::to_string(running.diet_threads) + " -> " +
+                  std::to_string(reloaded.diet_threads));
   return out;
 }
 

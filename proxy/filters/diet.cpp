@@ -28,7 +28,7 @@ pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::C
 }
 
 Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
-                   const pruning::Decision& decision, std::string& body) {
+                   const pruning::Decision& decision, std::string_view body, std::string& rewritten) {
   Written out;
   if (!result.changed() || !decision.settings.write) return out;
   providers::WriteOutcome written = providers::write(request, body);
@@ -38,7 +38,7 @@ Written write_step(const providers::ParsedRequest& request, const pruning::Pipel
     return out;
   }
   if (written.changed) {
-    body = std::move(written.body);
+    rewritten = std::move(written.body);
     out.rewritten = true;
   }
   return out;
@@ -46,6 +46,14 @@ Written write_step(const providers::ParsedRequest& request, const pruning::Pipel
 
 DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
                       DietCaches& caches, const DietOptions& options) {
+  std::string rewritten;
+  DietOutcome out = diet_body(route, std::string_view(body), rewritten, config, caches, options);
+  if (out.rewritten) body = std::move(rewritten);
+  return out;
+}
+
+DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, std::string& rewritten,
+                      const config::Config& config, DietCaches& caches, const DietOptions& options) {
   DietOutcome out;
   try {
     providers::ParseOutcome parsed = parse_step(route, body, caches);
@@ -67,7 +75,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, cons
     const pruning::Counted counted = count_step(request.conversation, counter, caches);
     out.decision = pruning::decide(counted, profile);
     out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
-    Written written = write_step(request, out.result, out.decision, body);
+    Written written = write_step(request, out.result, out.decision, body, rewritten);
     if (!written.ok) {
       out.fail_open = true;
       out.error = "write: " + written.error;

@@ -42,7 +42,7 @@ struct DietOutcome {
   std::string profile;     // the profile that applied
   pruning::Decision decision;  // what the diet decided (once parsed)
   pruning::PipelineResult result;
-  bool rewritten = false;  // `body` now holds the pruned request
+  bool rewritten = false;  // the pruned request replaced `body` (or went to `rewritten`)
   bool exact = false;      // tokens were counted by the model's own tokenizer
   // For estimated models: the uncalibrated (bytes/4) estimate of the prompt
   // as sent, which the logging phase compares with what the upstream billed.
@@ -62,14 +62,14 @@ pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::C
                                    DietCaches& caches);
 
 // 5. Write: when the decision writes and the pipeline changed something,
-// `body` (the bytes parse_step saw) is replaced by the spliced request.
+// `rewritten` receives the spliced request (`body` is the bytes parse_step saw).
 struct Written {
   bool ok = true;          // false: nothing written (error says why); forward `body` as it came
-  bool rewritten = false;  // `body` now holds the pruned request
+  bool rewritten = false;  // `rewritten` holds the pruned request
   std::string error;
 };
 Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
-                   const pruning::Decision& decision, std::string& body);
+                   const pruning::Decision& decision, std::string_view body, std::string& rewritten);
 
 // Puts `body` on the diet of its profile: steps 1 to 5. `body` is replaced
 // only when the pipeline changed something, the decision writes and the
@@ -77,5 +77,11 @@ Written write_step(const providers::ParsedRequest& request, const pruning::Pipel
 // failures come back as fail_open with a reason.
 DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
                       DietCaches& caches, const DietOptions& options = {});
+
+// The same, leaving `body` as it came: the pruned request, when there is one
+// (DietOutcome::rewritten), goes to `rewritten`. For a diet on a diet thread,
+// while the request's thread may still need the original bytes.
+DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, std::string& rewritten,
+                      const config::Config& config, DietCaches& caches, const DietOptions& options = {});
 
 }  // namespace td::proxy

@@ -18,6 +18,7 @@ namespace {
 // What the logging phase needs to calibrate the estimator.
 struct DietState : FilterState {
   std::uint64_t raw_estimate = 0;  // uncalibrated estimate of the prompt sent; 0: none
+  bool offloaded = false;          // dieted on a diet thread: a big body was freed
 };
 
 void fail_open(RequestContext& ctx, std::string reason) {
@@ -25,13 +26,23 @@ void fail_open(RequestContext& ctx, std::string reason) {
   ctx.fail_open_reason = std::move(reason);
 }
 
+// A big body's diet on a diet thread. The job owns the body meanwhile and
+// never changes it, so the request's thread may copy it back at any time.
+struct OffloadedDiet {
+  std::string body;
+  std::string rewritten;
+  DietOutcome outcome;
+};
+
 }  // namespace
 
-DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches)
-    : config_(config),
+DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
+                       WorkPool* workers)
+    : config_(std::make_shared<const config::Config>(config)),
       calibration_(calibration),
       caches_(caches),
-      any_profile_disabled_(std::any_of(config_.profiles.begin(), config_.profiles.end(),
+      workers_(workers),
+      any_profile_disabled_(std::any_of(config_->profiles.begin(), config_->profiles.end(),
                                         [](const pruning::Profile& p) { return !p.enabled; })) {}
 
 FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMap& headers,
@@ -54,7 +65,7 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
     if (any_profile_disabled_) {
       const BodyPeek peek = route->model.empty() ? peek_body(body) : BodyPeek{};
       const std::string_view model = route->model.empty() ? peek.model : std::string_view(route->model);
-      const pruning::Profile& p = config::profile_for(config_, model);
+      const pruning::Profile& p = config::profile_for(*config_, model);
       if (!model.empty() && !p.enabled) {
         ctx.model = std::string(model);
         ctx.stream = ctx.stream || route->stream || peek.stream;
@@ -63,34 +74,65 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
         return {};
       }
     }
+    if (workers_ && body.size() >= config_->limits.diet_offload_bytes) return offload(ctx, *route, body);
 
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
     // (proxy/filters/diet.hpp), the same function `tokendiet replay` measures.
-    DietOutcome diet = diet_body(*route, body, config_, caches_, DietOptions{.calibration = calibration_});
-    if (!diet.parsed) {
-      fail_open(ctx, diet.error);
-      return {};
-    }
-    if (!diet.model.empty()) ctx.model = diet.model;
-    ctx.stream = diet.stream;
-    ctx.body_parsed = true;
-    ctx.profile = diet.profile;
-    ctx.tokens_before = diet.result.tokens_before;
-    ctx.tokens_after = diet.result.tokens_after;
-    ctx.mode = diet.decision.mode;
-    ctx.strategies = diet.result.fired;
-    if (diet.fail_open) {
-      fail_open(ctx, diet.error);
-      return admit(ctx, diet.decision.admission);
-    }
-    if (diet.raw_estimate > 0) state<DietState>(ctx).raw_estimate = diet.raw_estimate;
-    return admit(ctx, diet.decision.admission);
+    const DietOutcome diet = diet_body(*route, body, *config_, caches_, DietOptions{.calibration = calibration_});
+    return apply(ctx, diet);
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
   } catch (...) {
     fail_open(ctx, "diet: unknown exception");
   }
   return {};
+}
+
+FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body) {
+  auto job = std::make_shared<OffloadedDiet>();
+  job->body = std::move(body);
+  auto handle = std::make_shared<ResumeHandle>();
+  // The wait ended without the diet: the body goes as it came. (The job only
+  // reads it, so copying it here races with nothing.)
+  handle->on_cancel([job, &body] { body = job->body; });
+  state<DietState>(ctx).offloaded = true;
+  workers_->post([this, job, handle, route, &ctx, &body, config = config_, caches = &caches_,
+                  calibration = calibration_] {
+    if (handle->cancelled()) return;  // nobody waits for it any more
+    job->outcome = diet_body(route, job->body, job->rewritten, *config, *caches, DietOptions{.calibration = calibration});
+    // `this`, `ctx` and `body` are only touched if the request still waits,
+    // on its own thread: then the filter and the request are alive.
+    handle->resume_then([this, job, &ctx, &body]() -> std::optional<LocalResponse> {
+      body = std::move(job->outcome.rewritten ? job->rewritten : job->body);
+      FilterResult r = apply(ctx, job->outcome);
+      if (r.answers()) return std::move(r.answer());
+      return std::nullopt;
+    });
+  });
+  return FilterResult::pause(std::move(handle), kOffloadWait);
+}
+
+// The outcome into the request: what the access line, the ledger and the
+// logging phase read, and the admission.
+FilterResult DietFilter::apply(RequestContext& ctx, const DietOutcome& diet) const {
+  if (!diet.parsed) {
+    fail_open(ctx, diet.error);
+    return {};
+  }
+  if (!diet.model.empty()) ctx.model = diet.model;
+  ctx.stream = diet.stream;
+  ctx.body_parsed = true;
+  ctx.profile = diet.profile;
+  ctx.tokens_before = diet.result.tokens_before;
+  ctx.tokens_after = diet.result.tokens_after;
+  ctx.mode = diet.decision.mode;
+  ctx.strategies = diet.result.fired;
+  if (diet.fail_open) {
+    fail_open(ctx, diet.error);
+    return admit(ctx, diet.decision.admission);
+  }
+  if (diet.raw_estimate > 0) state<DietState>(ctx).raw_estimate = diet.raw_estimate;
+  return admit(ctx, diet.decision.admission);
 }
 
 std::optional<LocalResponse> admit(RequestContext& ctx, const pruning::Admission& admission) {
@@ -115,10 +157,14 @@ std::optional<LocalResponse> admit(RequestContext& ctx, const pruning::Admission
 }
 
 void DietFilter::logging(const RequestContext& ctx) {
+  const DietState* st = slot() < ctx.filter_state.size() ? static_cast<const DietState*>(ctx.filter_state[slot()].get())
+                                                          : nullptr;
+  // The big body goes once the request ends: its memory back to the system
+  // when the diet threads are next idle.
+  if (st && st->offloaded) workers_->want_release();
   if (!calibration_ || !ctx.usage.present || ctx.fail_open || ctx.status < 200 || ctx.status >= 300) return;
-  if (slot() >= ctx.filter_state.size() || !ctx.filter_state[slot()]) return;
-  const auto& st = static_cast<const DietState&>(*ctx.filter_state[slot()]);
-  if (st.raw_estimate > 0 && ctx.usage.prompt > 0) calibration_->observe(ctx.model, st.raw_estimate, ctx.usage.prompt);
+  if (st && st->raw_estimate > 0 && ctx.usage.prompt > 0)
+    calibration_->observe(ctx.model, st->raw_estimate, ctx.usage.prompt);
 }
 
 }  // namespace td::proxy

@@ -13,13 +13,24 @@
 //
 // For models counted by the estimator, the logging phase feeds the
 // calibration: what we estimated for the bytes sent vs what the upstream billed.
+//
+// Big bodies (limits.diet_offload_bytes and more) are dieted on a diet thread
+// (telemetry().diet_workers()) while the request is paused, so the I/O thread
+// serves other connections meanwhile. The diet thread owns the body until it
+// is done and hands the result back on the request's thread; a wait that ends
+// first (kOffloadWait, shutdown) sends the body as it came.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <string>
 
 #include "config/config.hpp"
 #include "proxy/phases/filter.hpp"
+#include "providers/route.hpp"
+#include "proxy/filters/diet.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
+#include "proxy/telemetry/work_pool.hpp"
 #include "pruning/decision.hpp"
 
 namespace td::tok { class Calibration; }
@@ -30,17 +41,28 @@ class DietFilter final : public Filter {
  public:
   // `calibration` (may be null: fixed bytes/4 estimates, nothing learned) and
   // `caches` are the process-wide ones, telemetry().calibration() and
-  // telemetry().diet_caches(): both outlive the filter.
-  DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches);
+  // telemetry().diet_caches(): both outlive the filter, as does `workers`
+  // (null: every diet on the request's thread).
+  DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
+             WorkPool* workers = nullptr);
+
+  // How long an offloaded diet may take, queue included, before the body
+  // goes as it came.
+  static constexpr std::chrono::milliseconds kOffloadWait{60'000};
   std::string_view name() const override { return "diet"; }
   FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                    std::string& body) override;
   void logging(const RequestContext& ctx) override;
 
  private:
-  config::Config config_;  // a copy: filters live as long as their configuration
+  FilterResult offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body);
+  FilterResult apply(RequestContext& ctx, const DietOutcome& diet) const;
+
+  // A copy, shared with the diet threads' jobs: a job may outlive the filter.
+  std::shared_ptr<const config::Config> config_;
   tok::Calibration* calibration_;
   DietCaches& caches_;
+  WorkPool* workers_;
   bool any_profile_disabled_;  // only then is a body peeked for its profile
 };
 

@@ -150,8 +150,9 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::finish_paused
     // In phase 1 a body on its way is read first: until then the client's
     // socket is readable anyway, and the watcher could not tell a client
     // that leaves. Not when the client waits for 100 Continue: the filters
-    // decide whether it gets one.
-    if (!parser.is_done() && !waits_for_continue) {
+    // decide whether it gets one. (In phase 2 the body is in: one read past
+    // the parser when its length was known, so the parser cannot tell.)
+    if (!body_phase && !parser.is_done() && !waits_for_continue) {
       std::optional<Next> stop = co_await read_request_body(parser, ctx, rt.config.limits, head_request);
       if (stop) {
         if (r.handle()) r.handle()->cancel();

@@ -4,17 +4,23 @@
 
 namespace td::proxy {
 
-void ResumeHandle::resume() { finish_resume(std::nullopt); }
+void ResumeHandle::resume() { finish_resume(std::nullopt, nullptr); }
 
-void ResumeHandle::resume(LocalResponse answer) { finish_resume(std::move(answer)); }
+void ResumeHandle::resume(LocalResponse answer) { finish_resume(std::move(answer), nullptr); }
 
-void ResumeHandle::finish_resume(std::optional<LocalResponse> answer) {
+void ResumeHandle::resume_then(std::function<std::optional<LocalResponse>()> then) {
+  finish_resume(std::nullopt, std::move(then));
+}
+
+void ResumeHandle::finish_resume(std::optional<LocalResponse> answer,
+                                 std::function<std::optional<LocalResponse>()> then) {
   std::function<void()> wake;
   {
     std::lock_guard lock(mutex_);
     if (state_ != State::waiting) return;
     state_ = State::resumed;
     answer_ = std::move(answer);
+    then_ = std::move(then);
     wake = std::move(wake_);
     on_cancel_ = nullptr;
   }
@@ -59,8 +65,13 @@ bool ResumeHandle::cancel() {
 }
 
 std::optional<LocalResponse> ResumeHandle::take_answer() {
-  std::lock_guard lock(mutex_);
-  return std::exchange(answer_, std::nullopt);
+  std::function<std::optional<LocalResponse>()> then;
+  {
+    std::lock_guard lock(mutex_);
+    if (!then_) return std::exchange(answer_, std::nullopt);
+    then = std::move(then_);
+  }
+  return then();
 }
 
 }  // namespace td::proxy

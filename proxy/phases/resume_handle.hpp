@@ -26,6 +26,11 @@ class ResumeHandle {
   // instead. Only the first call counts, and none after a cancel.
   void resume();
   void resume(LocalResponse answer);
+  // The request goes on once `then` ran on the session's thread, where the
+  // context and the body may be touched (work done on another thread hands
+  // its result over this way); `then` may return an answer instead. It runs
+  // only if the session takes the resume: never after a cancel.
+  void resume_then(std::function<std::optional<LocalResponse>()> then);
   // `fn` runs once if the request stops waiting without being resumed: the
   // pause timed out (the request then goes on, fail-open), the client went
   // away, or the proxy stopped. It runs on the session's thread, or at once
@@ -40,15 +45,18 @@ class ResumeHandle {
   // Ends the wait without a resume (calls the on_cancel function). False
   // when the filter resumed first: then take_answer().
   bool cancel();
+  // The resume's answer, if any; after resume_then(), runs `then` (on the
+  // calling thread, which must be the session's) and returns its answer.
   std::optional<LocalResponse> take_answer();
 
  private:
-  void finish_resume(std::optional<LocalResponse> answer);
+  void finish_resume(std::optional<LocalResponse> answer, std::function<std::optional<LocalResponse>()> then);
 
   enum class State : unsigned char { waiting, resumed, cancelled };
   mutable std::mutex mutex_;
   State state_ = State::waiting;
   std::optional<LocalResponse> answer_;
+  std::function<std::optional<LocalResponse>()> then_;
   std::function<void()> wake_;
   std::function<void()> on_cancel_;
 };

@@ -20,6 +20,12 @@ std::vector<CalibrationEntry> to_entries(const std::vector<tok::ModelCalibration
 }  // namespace
 
 Telemetry::Telemetry() {
+  auto workers = [this] { return workers_ptr_.load(std::memory_order_acquire); };
+  metrics_.add_gauge("tokendiet_diet_queue_jobs", "Big request bodies waiting for a diet thread.",
+                     [workers] { return workers() ? static_cast<std::int64_t>(workers()->queued()) : 0; });
+  metrics_.add_counter("tokendiet_memory_releases_total",
+                       "Times free heap memory was handed back to the system after big bodies.",
+                       [workers] { return workers() ? workers()->releases() : 0; });
   metrics_.add_counter("tokendiet_ledger_dropped_total",
                        "Ledger rows dropped because the writer queue was full or closed.",
                        [this] { return ledger() ? ledger()->dropped() : 0; });
@@ -30,6 +36,14 @@ Telemetry::Telemetry() {
                        [this] { return ledger() ? ledger()->write_errors() : 0; });
   metrics_.add_gauge("tokendiet_ledger_queue_rows", "Ledger rows waiting for the writer thread.",
                      [this] { return ledger() ? static_cast<std::int64_t>(ledger()->queued()) : 0; });
+}
+
+WorkPool& Telemetry::diet_workers(unsigned configured) {
+  std::call_once(workers_started_, [&] {
+    diet_workers_ = std::make_unique<WorkPool>(diet_thread_count(configured));
+    workers_ptr_.store(diet_workers_.get(), std::memory_order_release);
+  });
+  return *diet_workers_;
 }
 
 std::string Telemetry::open_ledger(const config::Config& config) {

@@ -10,7 +10,8 @@
 // Counting: tok::counter_for_model(model, &telemetry().calibration()), and
 //           calibration().observe(model, raw_estimate, billed_prompt) when
 //           the upstream's usage is known
-// Diet:     telemetry().diet_caches()          handed to the diet filter
+// Diet:     telemetry().diet_caches()          handed to the diet filter, with
+//           telemetry().diet_workers(n)        the threads big bodies are dieted on
 // Shutdown: telemetry().close_ledger()        after the last request's logging
 //                                             phase; saves the calibration
 #pragma once
@@ -18,11 +19,13 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "ledger/ledger.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/metrics.hpp"
+#include "proxy/telemetry/work_pool.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 
 namespace td::config { struct Config; }
@@ -56,6 +59,11 @@ class Telemetry {
   // The diet's caches, shared by every request of the process.
   DietCaches& diet_caches() { return diet_caches_; }
 
+  // The diet threads (work_pool.hpp), started by the first call with
+  // diet_thread_count(configured) threads; later calls get the same pool
+  // (its size changes with a restart, as `threads` does).
+  WorkPool& diet_workers(unsigned configured);
+
   // Hands the calibration to the ledger's writer at most once per
   // kCalibrationSaveInterval (cheap to call on every request; the logging
   // phase does). True when it did.
@@ -70,6 +78,9 @@ class Telemetry {
   std::unique_ptr<Ledger> ledger_;  // kept until exit: I/O threads may still hold the pointer
   std::atomic<Ledger*> ledger_ptr_{nullptr};
   bool opened_ = false;
+  std::once_flag workers_started_;
+  std::unique_ptr<WorkPool> diet_workers_;  // last: stopped before the caches its jobs use go
+  std::atomic<WorkPool*> workers_ptr_{nullptr};  // for /metrics
 };
 
 // The one instance of this process.

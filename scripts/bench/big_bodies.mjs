@@ -12,6 +12,7 @@
 // Prints one JSON object: healthz latency (p50, p99, max ms while the bodies
 // were in flight), peak RSS (VmHWM), RSS after the bodies and after the idle
 // wait, and the bodies' statuses and times. TOKENDIET_BIN picks the binary.
+import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -67,26 +68,36 @@ function post(port, body) {
   });
 }
 
-// /healthz on one keep-alive connection, one at a time, every 10 ms until stopped.
+// /healthz on one keep-alive connection, one at a time, every 10 ms until
+// stopped, from a process of its own: this one is busy sending the bodies.
+const PROBE = `
+const http = require('node:http');
+const agent = new http.Agent({keepAlive: true, maxSockets: 1});
+const times = [];
+let running = true;
+process.stdin.on('data', () => { running = false; });
+(async () => {
+  while (running) {
+    const t0 = performance.now();
+    await new Promise(resolve => {
+      http.get({host: '127.0.0.1', port: Number(process.argv[1]), path: '/healthz', agent}, res => {
+        res.on('data', () => {});
+        res.on('end', resolve);
+      }).on('error', resolve);
+    });
+    times.push(performance.now() - t0);
+    await new Promise(r => setTimeout(r, 10));
+  }
+  process.stdout.write(JSON.stringify(times));
+  process.exit(0);
+})();`;
+
 function pollHealth(port) {
-  const agent = new http.Agent({keepAlive: true, maxSockets: 1});
-  const times = [];
-  let running = true;
-  const done = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      await new Promise(resolve => {
-        http.get({host: '127.0.0.1', port, path: '/healthz', agent}, res => {
-          res.on('data', () => {});
-          res.on('end', resolve);
-        }).on('error', resolve);
-      });
-      times.push(performance.now() - t0);
-      await new Promise(r => setTimeout(r, 10));
-    }
-    agent.destroy();
-  })();
-  return {stop: async () => { running = false; await done; return times; }};
+  const child = spawn(process.execPath, ['-e', PROBE, String(port)], {stdio: ['pipe', 'pipe', 'inherit']});
+  let out = '';
+  child.stdout.on('data', d => { out += d; });
+  const exited = new Promise(resolve => child.on('exit', resolve));
+  return {stop: async () => { child.stdin.write('stop\n'); await exited; return JSON.parse(out || '[]'); }};
 }
 
 const pct = (sorted, p) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : 0;
@@ -103,7 +114,7 @@ try {
   for (let r = 0; r < opts.rounds; r++) {
     const sampler = setInterval(() => { sampledPeak = Math.max(sampledPeak, rssKb(pid, 'VmRSS')); }, 20);
     const health = pollHealth(td.port);
-    await new Promise(res => setTimeout(res, 50));
+    await new Promise(res => setTimeout(res, 300));
     const t0 = performance.now();
     const results = await Promise.all(Array.from({length: opts.bodies}, () => post(td.port, body)));
     const wall = Math.round(performance.now() - t0);

@@ -39,7 +39,9 @@ struct Seen {
 // with x-test-phase: body) and resumes them from a timer on a thread of its
 // own after that many ms ("never": not at all), with an answer of status
 // x-test-answer if given. The session waits at most x-test-pause-for ms
-// (default 5000). x-test-hold: ms sets ctx.delay_upstream instead.
+// (default 5000). x-test-hold: ms sets ctx.delay_upstream instead. With
+// x-test-take-body the phase-2 pause takes the body away meanwhile (as a
+// filter working on it elsewhere does) and puts it back on resume.
 class PausingFilter final : public Filter {
  public:
   PausingFilter() : thread_([this] { timers_.run(); }) {}
@@ -56,14 +58,15 @@ class PausingFilter final : public Filter {
       pause_body_ = std::string(headers.get("x-test-pause"));
       answer_ = number(headers.get("x-test-answer"));
       pause_for_ = number(headers.get("x-test-pause-for"), 5000);
+      take_body_ = !headers.get("x-test-take-body").empty();
       return {};
     }
     return maybe_pause(headers.get("x-test-pause"), number(headers.get("x-test-answer")),
                        number(headers.get("x-test-pause-for"), 5000));
   }
-  FilterResult request_body_filter(RequestContext&, const HeaderMap&, std::string&) override {
+  FilterResult request_body_filter(RequestContext&, const HeaderMap&, std::string& body) override {
     std::string pause = std::exchange(pause_body_, {});
-    return maybe_pause(pause, answer_, pause_for_);
+    return maybe_pause(pause, answer_, pause_for_, std::exchange(take_body_, false) ? &body : nullptr);
   }
   void logging(const RequestContext& ctx) override {
     std::lock_guard lock(mutex_);
@@ -77,18 +80,24 @@ class PausingFilter final : public Filter {
   std::atomic<int> paused{0}, resumed{0}, cancelled{0};
 
  private:
-  FilterResult maybe_pause(std::string_view pause, unsigned answer, unsigned pause_for) {
+  FilterResult maybe_pause(std::string_view pause, unsigned answer, unsigned pause_for, std::string* body = nullptr) {
     if (pause.empty()) return {};
     auto handle = std::make_shared<ResumeHandle>();
+    auto taken = std::make_shared<std::string>();
+    if (body) *taken = std::move(*body);
     handle->on_cancel([this] { ++cancelled; });
     ++paused;
     if (pause != "never") {
       const auto after = std::chrono::milliseconds(number(pause));
-      asio::post(timers_, [this, handle, after, answer] {
+      asio::post(timers_, [this, handle, after, answer, body, taken] {
         auto timer = std::make_shared<asio::steady_timer>(timers_, after);
-        timer->async_wait([this, timer, handle, answer](auto) {
+        timer->async_wait([this, timer, handle, answer, body, taken](auto) {
           ++resumed;
           if (answer) handle->resume(LocalResponse{answer, "application/json", R"({"from":"filter"})", {}});
+          else if (body) handle->resume_then([body, taken] {
+            *body = std::move(*taken);  // on the session's thread
+            return std::optional<LocalResponse>();
+          });
           else handle->resume();
         });
       });
@@ -104,6 +113,7 @@ class PausingFilter final : public Filter {
   // One request at a time uses the phase-2 settings (the tests send them so).
   std::string pause_body_;
   unsigned answer_ = 0, pause_for_ = 0;
+  bool take_body_ = false;
 };
 
 struct Fixture {
@@ -221,6 +231,34 @@ TEST_CASE("a phase 2 pause, then the request goes upstream with its body") {
   CHECK(seen[0].body() == R"({"model":"c"})");
   CHECK(fx.filter->paused == 1);
   CHECK(fx.filter->resumed == 1);
+}
+
+// A body that came in several reads was read past the parser (its length was
+// known): the pause must not read more of it, even when the filter holds the
+// body meanwhile.
+TEST_CASE("a phase 2 pause of a body that arrived in parts resumes and goes upstream whole") {
+  Fixture fx;
+  const std::string body = R"({"model":"m","messages":[")" + std::string(300'000, 'x') + R"("]})";
+  asio::io_context ioc;
+  tcp::socket s(ioc);
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), fx.proxy->port()));
+  const std::string head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nx-test-phase: body\r\n"
+                           "x-test-pause: 50\r\nx-test-pause-for: 2000\r\nx-test-take-body: 1\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\n\r\n";
+  asio::write(s, asio::buffer(head + body.substr(0, 100)));
+  std::this_thread::sleep_for(50ms);
+  asio::write(s, asio::buffer(body.substr(100)));
+  boost::beast::flat_buffer buf;
+  UpstreamResponse answer;
+  boost::system::error_code ec;
+  http::read(s, buf, answer, ec);
+  CHECK_FALSE(ec);
+  CHECK(answer.result_int() == 200);
+  CHECK(fx.filter->resumed == 1);
+  CHECK_FALSE(fx.filter->seen().fail_open);  // resumed, not timed out
+  auto seen = fx.upstream.requests();
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].body() == body);
 }
 
 TEST_CASE("ctx.delay_upstream holds the request through the same wait") {

@@ -90,3 +90,34 @@ TEST_CASE("ResumeHandle: a resumed request is never reported cancelled") {
   h.on_cancel([&] { ++told; });
   CHECK(told == 0);
 }
+
+TEST_CASE("ResumeHandle: resume_then hands over on the waiter's thread, at take_answer, never after a cancel") {
+  ResumeHandle h;
+  std::atomic<int> wakes{0};
+  REQUIRE(h.arm([&] { ++wakes; }));
+  std::thread::id ran_on;
+  std::thread t([&] {
+    h.resume_then([&] {
+      ran_on = std::this_thread::get_id();
+      return std::optional<LocalResponse>(LocalResponse{429, "application/json", "{}", {}});
+    });
+  });
+  t.join();
+  CHECK(wakes == 1);
+  CHECK(ran_on == std::thread::id());  // not yet: only the waiter runs it
+  CHECK_FALSE(h.cancel());
+  auto answer = h.take_answer();
+  CHECK(ran_on == std::this_thread::get_id());
+  REQUIRE(answer);
+  CHECK(answer->status == 429);
+
+  ResumeHandle late;
+  CHECK(late.cancel());
+  bool ran = false;
+  late.resume_then([&] {
+    ran = true;
+    return std::optional<LocalResponse>();
+  });
+  CHECK_FALSE(late.take_answer());
+  CHECK_FALSE(ran);
+}

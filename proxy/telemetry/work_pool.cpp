@@ -1,0 +1,89 @@
+#include "proxy/telemetry/work_pool.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "proxy/telemetry/log.hpp"
+#include "proxy/telemetry/memory_release.hpp"
+
+namespace td::proxy {
+
+WorkPool::WorkPool(unsigned threads, std::function<void()> release)
+    : release_(release ? std::move(release) : std::function<void()>([] { release_free_memory(); })) {
+  threads_.reserve(std::max(threads, 1u));
+  for (unsigned i = 0; i < std::max(threads, 1u); ++i) threads_.emplace_back([this] { run(); });
+}
+
+WorkPool::~WorkPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    jobs_.clear();
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void WorkPool::post(std::function<void()> job) {
+  {
+    std::lock_guard lock(mutex_);
+    jobs_.push_back(std::move(job));
+  }
+  wake_.notify_one();
+}
+
+void WorkPool::want_release() {
+  std::lock_guard lock(mutex_);
+  release_wanted_ = true;
+}
+
+std::size_t WorkPool::queued() const {
+  std::lock_guard lock(mutex_);
+  return jobs_.size();
+}
+
+std::size_t WorkPool::releases() const {
+  std::lock_guard lock(mutex_);
+  return releases_;
+}
+
+void WorkPool::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (stopping_) return;
+    if (!jobs_.empty()) {
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      ++busy_;
+      lock.unlock();
+      try {
+        job();
+      } catch (const std::exception& e) {
+        log_error("work_pool", std::string("job failed: ") + e.what());
+      } catch (...) {
+        log_error("work_pool", "job failed");
+      }
+      job = nullptr;  // what it held is freed before the pool can call itself idle
+      lock.lock();
+      --busy_;
+      continue;
+    }
+    // Idle: after kReleaseAfterIdle with nothing to do, one thread releases.
+    const bool timed_out = !wake_.wait_for(lock, kReleaseAfterIdle, [this] { return stopping_ || !jobs_.empty(); });
+    if (timed_out && release_wanted_ && busy_ == 0) {
+      release_wanted_ = false;
+      ++releases_;
+      lock.unlock();
+      release_();
+      lock.lock();
+    }
+  }
+}
+
+unsigned diet_thread_count(unsigned configured) {
+  if (configured > 0) return configured;
+  return std::max(1u, std::thread::hardware_concurrency() / 2);
+}
+
+}  // namespace td::proxy

@@ -1,0 +1,60 @@
+// A few threads for work too heavy for an I/O thread: the diet of a big
+// request body (proxy/filters/diet_filter.cpp). Jobs run in the order they
+// were posted. The request that posted one is paused meanwhile
+// (FilterResult::pause), so a job that is no longer wanted checks its
+// ResumeHandle and returns at once.
+//
+// Big bodies leave big holes in the heap: once the pool has been idle for
+// kReleaseAfterIdle after a job that asked for it (want_release()), it hands
+// free heap memory back to the system (memory_release.hpp), on its own thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace td::proxy {
+
+class WorkPool {
+ public:
+  static constexpr std::chrono::milliseconds kReleaseAfterIdle{1000};
+
+  // `threads` >= 1; `release` is what want_release() leads to (tests pass
+  // their own; the default is release_free_memory()).
+  explicit WorkPool(unsigned threads, std::function<void()> release = {});
+  ~WorkPool();  // jobs not started are dropped; running ones are waited for
+  WorkPool(const WorkPool&) = delete;
+  WorkPool& operator=(const WorkPool&) = delete;
+
+  void post(std::function<void()> job);
+  // Free memory goes back to the system once the pool is next idle.
+  void want_release();
+
+  std::size_t queued() const;
+  unsigned threads() const { return static_cast<unsigned>(threads_.size()); }
+  std::size_t releases() const;  // times the release ran
+
+ private:
+  void run();
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;
+  std::function<void()> release_;
+  bool release_wanted_ = false;
+  bool stopping_ = false;
+  unsigned busy_ = 0;
+  std::size_t releases_ = 0;
+  std::vector<std::thread> threads_;
+};
+
+// The number of diet threads for a `diet_threads` setting: 0 means one per
+// two cores, at least one.
+unsigned diet_thread_count(unsigned configured);
+
+}  // namespace td::proxy

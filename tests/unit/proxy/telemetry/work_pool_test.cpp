@@ -1,0 +1,48 @@
+// The diet threads' pool: order, failures, and the release after big bodies.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "proxy/telemetry/memory_release.hpp"
+#include "proxy/telemetry/work_pool.hpp"
+
+using namespace td::proxy;
+using namespace std::chrono_literals;
+
+TEST_CASE("work pool: jobs run in order; after an idle spell the wanted release runs once") {
+  std::atomic<int> releases{0};
+  WorkPool pool(1, [&] { ++releases; });
+  std::vector<int> order;
+  std::promise<void> done;
+  for (int i = 0; i < 3; ++i) pool.post([&order, i] { order.push_back(i); });
+  pool.post([&] { done.set_value(); });
+  REQUIRE(done.get_future().wait_for(10s) == std::future_status::ready);
+  CHECK(order == std::vector<int>{0, 1, 2});
+  CHECK(releases == 0);  // nobody asked
+  pool.want_release();
+  for (int i = 0; i < 100 && releases == 0; ++i) std::this_thread::sleep_for(50ms);
+  CHECK(releases == 1);
+  CHECK(pool.releases() == 1);
+  std::this_thread::sleep_for(WorkPool::kReleaseAfterIdle + 200ms);
+  CHECK(releases == 1);  // once per want_release()
+}
+
+TEST_CASE("work pool: a job that throws is logged and the pool goes on") {
+  WorkPool pool(1, [] {});
+  std::promise<void> done;
+  pool.post([] { throw std::runtime_error("boom"); });
+  pool.post([&] { done.set_value(); });
+  CHECK(done.get_future().wait_for(10s) == std::future_status::ready);
+}
+
+TEST_CASE("memory release: finds the allocator this binary runs on") {
+  // The unit tests run on glibc's malloc (tcmalloc is linked into the
+  // tokendiet binary only); under ASan there is nothing to trim.
+  const ReleasedBy by = release_free_memory();
+  CHECK(by != ReleasedBy::tcmalloc);
+}
