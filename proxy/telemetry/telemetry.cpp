@@ -21,8 +21,8 @@ std::vector<CalibrationEntry> to_entries(const std::vector<tok::ModelCalibration
 
 Telemetry::Telemetry() {
   auto workers = [this] { return workers_ptr_.load(std::memory_order_acquire); };
-  metrics_.add_gauge("tokendiet_diet_queue_jobs", "Big request bodies waiting for a diet thread.",
-                     [workers] { return workers() ? static_cast<std::int64_t>(workers()->queued()) : 0; });
+  metrics_.add_gauge("tokendiet_diet_jobs", "Big request bodies on a diet thread or waiting for one.",
+                     [workers] { return workers() ? static_cast<std::int64_t>(workers()->pending()) : 0; });
   metrics_.add_counter("tokendiet_memory_releases_total",
                        "Times free heap memory was handed back to the system after big bodies.",
                        [workers] { return workers() ? workers()->releases() : 0; });

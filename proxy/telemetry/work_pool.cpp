@@ -43,6 +43,11 @@ std::size_t WorkPool::queued() const {
   return jobs_.size();
 }
 
+std::size_t WorkPool::pending() const {
+  std::lock_guard lock(mutex_);
+  return jobs_.size() + busy_;
+}
+
 std::size_t WorkPool::releases() const {
   std::lock_guard lock(mutex_);
   return releases_;
