@@ -1,0 +1,130 @@
+// Upstream and client faults the proxy must answer at once, through the real
+// binary and the fake upstream's misbehaving modes:
+//  - a response that breaks before any byte of it reached the client (an
+//    invalid chunk size with the head; an error status whose body is cut by
+//    a close or a reset, read ahead for the failure phase) is answered 502
+//    upstream_bad_response in the calling provider's error shape, on a
+//    connection that stays open, and the access line and the ledger row
+//    (through /metrics, which counts the rows) say 502.
+import {test, before, after} from 'node:test';
+import assert from 'node:assert/strict';
+import {startFakeUpstream, startTokendiet, Connection, rawRequest} from '../support/index.mjs';
+
+const CHAT = '/v1/chat/completions';
+const ANTHROPIC = '/v1/messages';
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+let fake, td;
+before(async () => {
+  fake = await startFakeUpstream();
+  td = await startTokendiet({upstreams: {openai: fake.url, anthropic: fake.url, gemini: fake.url}});
+});
+after(async () => {
+  await td?.stop();
+  await fake?.close();
+});
+
+// A small chat request of the path's format for `model` (a name unique to
+// the test, so its access line and /metrics series are its own).
+function chatBody(path, model) {
+  return path === ANTHROPIC
+    ? {model, max_tokens: 64, messages: [{role: 'user', content: 'hello'}]}
+    : {model, messages: [{role: 'user', content: 'hello'}]};
+}
+
+function post(conn, path, model, headers = {}) {
+  return conn.request({method: 'POST', path, body: chatBody(path, model), timeoutMs: 5000,
+    headers: {'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers}});
+}
+
+// The access line of the request for `model` (written after the answer: waited for, bounded).
+async function accessLine(model) {
+  for (let i = 0; i < 300; i++) {
+    for (const l of td.lines) {
+      let j;
+      try { j = JSON.parse(l); } catch { continue; }
+      if (j.event === 'request' && j.model === model) return j;
+    }
+    await sleep(10);
+  }
+  throw new Error(`no access line for ${model}:\n${td.output()}`);
+}
+
+// The /metrics requests_total series of `model`, by status class; the ledger
+// filter counts each row it writes there, with the row's status.
+async function statusClasses(provider, model) {
+  const r = await rawRequest({port: td.port, path: '/metrics'});
+  const out = {};
+  const re = new RegExp(`^tokendiet_requests_total\\{provider="${provider}",model="${model}",status_class="(\\w+)"\\} (\\d+)$`);
+  for (const line of r.body.toString('utf8').split('\n')) {
+    const m = re.exec(line);
+    if (m) out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+// Asserts a 502 upstream_bad_response in the path's provider shape whose
+// message matches `cause`; returns the parsed body.
+function assertBadResponse(r, path, cause) {
+  assert.equal(r.status, 502, `status (body ${r.body})`);
+  assert.equal(r.headers['x-tokendiet-error'], 'upstream_bad_response');
+  assert.match(String(r.headers['content-type']), /application\/json/);
+  assert.equal(r.complete, true);
+  const b = JSON.parse(r.body);
+  if (path === ANTHROPIC) {
+    assert.equal(b.type, 'error', `Anthropic shape: ${r.body}`);
+    assert.equal(b.error?.type, 'api_error', `Anthropic shape: ${r.body}`);
+  } else {
+    assert.equal(b.error?.type, 'server_error', `OpenAI shape: ${r.body}`);
+    assert.equal(b.error.code, 'upstream_bad_response', `OpenAI shape: ${r.body}`);
+    assert.equal(b.error.param, null, `OpenAI shape: ${r.body}`);
+  }
+  assert.match(b.error.message, /^tokendiet: upstream \w+ \(http:\/\/127\.0\.0\.1:\d+\): bad response: /);
+  assert.match(b.error.message, cause);
+  return b;
+}
+
+// The same connection serves a normal request next: the error answer left it open.
+async function assertStillServes(conn, path) {
+  const ok = await post(conn, path, `next-${Math.random().toString(36).slice(2)}`);
+  assert.equal(ok.status, 200);
+  assert.equal(ok.complete, true);
+  JSON.parse(ok.body);
+}
+
+async function assertLogged(provider, model, cause) {
+  const line = await accessLine(model);
+  assert.equal(line.status, 502, JSON.stringify(line));
+  assert.equal(line.upstream_error, true, JSON.stringify(line));
+  assert.match(line.error, cause);
+  assert.deepEqual(await statusClasses(provider, model), {'5xx': 1});
+}
+
+for (const [path, provider] of [[CHAT, 'openai'], [ANTHROPIC, 'anthropic']]) {
+  test(`${path}: an invalid chunk size with the 200 head, nothing sent yet: 502 in the provider's shape, connection kept`, async () => {
+    const model = `faults-bad-chunk-${provider}`;
+    const conn = await Connection.open({port: td.port});
+    try {
+      const r = await post(conn, path, model, {'x-fake-mode': 'bad-chunk'});
+      assertBadResponse(r, path, /broke before any byte reached the client: bad chunk$/);
+      assert.notEqual(String(r.headers.connection).toLowerCase(), 'close');
+      await assertStillServes(conn, path);
+    } finally { conn.close(); }
+    await assertLogged(provider, model, /^bad response: broke before any byte reached the client: bad chunk$/);
+  });
+}
+
+// An error status is read ahead for the failure phase before anything goes
+// to the client: a body cut there is still the client's to be told about.
+for (const mode of ['close-after-head', 'reset-after-head']) {
+  test(`${CHAT}: a 500 whose body ends by ${mode.replace('-after-head', '')} right after the head: 502, not an empty connection`, async () => {
+    const model = `faults-500-${mode}`;
+    const conn = await Connection.open({port: td.port});
+    try {
+      const r = await post(conn, CHAT, model, {'x-fake-mode': mode, 'x-fake-status': '500'});
+      assertBadResponse(r, CHAT, /broke before any byte reached the client: (partial message|Connection reset by peer)$/);
+      await assertStillServes(conn, CHAT);
+    } finally { conn.close(); }
+    await assertLogged('openai', model, /^bad response: broke before any byte reached the client/);
+  });
+}
