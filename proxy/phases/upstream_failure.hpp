@@ -21,7 +21,8 @@ struct UpstreamFailure {
     send_timeout,      // the request was not taken within limits.idle_timeout_ms
     response_timeout,  // no response head within limits.header_timeout_ms
     no_response,       // the connection broke, or what came back is not HTTP
-    bad_response,      // a response that broke before any byte of it reached the client
+    bad_response,      // a head no request of ours asks for (101), or a response that
+                       // broke before any byte of it reached the client
     client_gone,       // the client left meanwhile: nobody to answer
   };
   Kind kind = Kind::no_response;

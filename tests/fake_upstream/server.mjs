@@ -35,6 +35,8 @@
 //                            then nothing more
 //                close-after-head | reset-after-head
 //                            a chunked head with status x-fake-status (200), then FIN | a TCP RST
+//                upgrade-101 a 101 Switching Protocols nobody asked for; then nothing more
+//                early-hints a 103 Early Hints, then the usual answer
 //                429 | 500 | context-length | 529 (alias overloaded; Anthropic)
 //                            the calling provider's error fixture (synthesized shapes)
 //   x-fake-framing: chunked | length   body framing (default: JSON length, SSE chunked)
@@ -125,6 +127,9 @@ function misbehave(mode, req, socket) {
     case 'bad-chunk': socket.write(chunkedHead(200) + 'zz\r\n'); return 200;
     case 'close-after-head': socket.end(chunkedHead(status)); return status;
     case 'reset-after-head': socket.write(chunkedHead(status)); socket.resetAndDestroy(); return status;
+    case 'upgrade-101':
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
+      return 101;
     default: return 0;
   }
 }
@@ -184,6 +189,7 @@ export async function startFakeUpstream(opts = {}) {
     if (mode === 'hang') return;  // the client (or proxy) has to give up
     const rawStatus = misbehave(mode, req, res.socket);
     if (rawStatus) { entry.status = rawStatus; return; }
+    if (mode === 'early-hints') res.writeEarlyHints({link: '</style.css>; rel=preload; as=style'});
 
     let name = req.headers['x-fake-fixture'];
     if (!name && route && ERROR_FIXTURES[route.provider][mode]) name = ERROR_FIXTURES[route.provider][mode];

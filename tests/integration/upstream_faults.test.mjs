@@ -5,7 +5,10 @@
 //    a close or a reset, read ahead for the failure phase) is answered 502
 //    upstream_bad_response in the calling provider's error shape, on a
 //    connection that stays open, and the access line and the ledger row
-//    (through /metrics, which counts the rows) say 502.
+//    (through /metrics, which counts the rows) say 502;
+//  - a 101 Switching Protocols (tokendiet never asks to upgrade) is the same
+//    502, where it used to be relayed and leave the client waiting;
+//  - a 103 Early Hints before the answer is skipped, the answer relayed.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {startFakeUpstream, startTokendiet, Connection, rawRequest} from '../support/index.mjs';
@@ -112,6 +115,17 @@ for (const [path, provider] of [[CHAT, 'openai'], [ANTHROPIC, 'anthropic']]) {
     } finally { conn.close(); }
     await assertLogged(provider, model, /^bad response: broke before any byte reached the client: bad chunk$/);
   });
+
+  test(`${path}: a 101 Switching Protocols nobody asked for: 502 at once, connection kept`, async () => {
+    const model = `faults-101-${provider}`;
+    const conn = await Connection.open({port: td.port});
+    try {
+      const r = await post(conn, path, model, {'x-fake-mode': 'upgrade-101'});
+      assertBadResponse(r, path, /101 Switching Protocols to a request that did not ask to upgrade$/);
+      await assertStillServes(conn, path);
+    } finally { conn.close(); }
+    await assertLogged(provider, model, /^bad response: 101 Switching Protocols/);
+  });
 }
 
 // An error status is read ahead for the failure phase before anything goes
@@ -128,3 +142,19 @@ for (const mode of ['close-after-head', 'reset-after-head']) {
     await assertLogged('openai', model, /^bad response: broke before any byte reached the client/);
   });
 }
+
+test(`${CHAT}: a 103 Early Hints before the 200 is skipped, the 200 relayed whole`, async () => {
+  const conn = await Connection.open({port: td.port});
+  const bytes = [];
+  conn.sock.on('data', d => bytes.push(d));
+  try {
+    const r = await post(conn, CHAT, 'faults-early-hints', {'x-fake-mode': 'early-hints'});
+    assert.equal(r.status, 200);
+    assert.equal(r.complete, true);
+    assert.ok(JSON.parse(r.body).choices, r.body.toString());
+    assert.match(Buffer.concat(bytes).toString('latin1'), /^HTTP\/1\.1 200 /);
+    const line = await accessLine('faults-early-hints');
+    assert.equal(line.status, 200);
+    assert.equal(line.upstream_error, undefined);
+  } finally { conn.close(); }
+});
