@@ -8,9 +8,12 @@
 //    (through /metrics, which counts the rows) say 502;
 //  - a 101 Switching Protocols (tokendiet never asks to upgrade) is the same
 //    502, where it used to be relayed and leave the client waiting;
-//  - a 103 Early Hints before the answer is skipped, the answer relayed.
+//  - a 103 Early Hints before the answer is skipped, the answer relayed;
+//  - a chunked request body whose lines end in a bare LF is refused 400 at
+//    once instead of waiting out the client timeout.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
+import {performance} from 'node:perf_hooks';
 import {startFakeUpstream, startTokendiet, Connection, rawRequest} from '../support/index.mjs';
 
 const CHAT = '/v1/chat/completions';
@@ -157,4 +160,50 @@ test(`${CHAT}: a 103 Early Hints before the 200 is skipped, the 200 relayed whol
     assert.equal(line.status, 200);
     assert.equal(line.upstream_error, undefined);
   } finally { conn.close(); }
+});
+
+const CHUNKED_HEAD = `POST ${CHAT} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+
+// Sends `pieces` (a pause between them) and reads the answer; `took` is from
+// the last piece to the whole answer.
+async function sendChunked(pieces) {
+  const conn = await Connection.open({port: td.port, timeoutMs: 5000});
+  try {
+    for (let i = 0; i < pieces.length; i++) {
+      if (i > 0) await sleep(100);
+      await conn.send(Buffer.from(pieces[i], 'latin1'));
+    }
+    const sent = performance.now();
+    const r = await conn.readResponse({});
+    return {r, took: performance.now() - sent};
+  } finally { conn.close(); }
+}
+
+test('a chunked request body whose lines end in a bare LF: 400 within a second, nothing forwarded', async () => {
+  const before = fake.requests.length;
+  const body = '{"model":"faults-lf","messages":[]}';
+  const hex = body.length.toString(16);
+  const cases = [
+    [CHUNKED_HEAD + `${hex}\n${body}\n0\n\n`],                     // with the head, every line
+    [CHUNKED_HEAD + `${hex}\r\n${body}\r\n`, '0\n\n'],             // the last chunk, in a later read
+    [CHUNKED_HEAD, `${hex}\r\n${body}\r\n0\r\nX-T: a\n\n`],         // a trailer line
+  ];
+  for (const pieces of cases) {
+    const {r, took} = await sendChunked(pieces);
+    assert.equal(r.status, 400, JSON.stringify(pieces));
+    assert.equal(r.headers['x-tokendiet-error'], 'bad_request');
+    assert.match(JSON.parse(r.body).error.message, /malformed request body: bad line ending/);
+    assert.ok(took < 1000, `answered after ${Math.round(took)} ms`);
+  }
+  assert.equal(fake.requests.length, before, 'nothing reached the upstream');
+});
+
+test('a chunked request body with LFs in its chunk data, arriving in pieces, goes upstream as sent', async () => {
+  const body = JSON.stringify({model: 'faults-lf-data', messages: [{role: 'user', content: 'a\nb\n\nc'}]}, null, 1);
+  assert.ok(body.includes('\n'));
+  const a = body.slice(0, 20), b = body.slice(20);
+  const {r} = await sendChunked([CHUNKED_HEAD + `${a.length.toString(16)}\r\n${a.slice(0, 10)}`, `${a.slice(10)}\r\n`,
+    `${b.length.toString(16)}\r\n${b}\r\n0\r\n\r\n`]);
+  assert.equal(r.status, 200);
+  assert.equal(fake.last().body.toString('latin1'), body);
 });
