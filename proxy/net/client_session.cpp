@@ -3,6 +3,7 @@
 #include "proxy/net/client_session.hpp"
 
 #include <boost/asio/post.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/read.hpp>
 
 #include <chrono>
@@ -234,7 +235,8 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_own_path(RequestContex
 // the body string: one copy from the kernel, and the connection's read
 // buffer stays small instead of growing to the body's size and shrinking
 // again when the connection goes idle. A chunked body goes through the
-// parser piece by piece. Returns the error, or {} with the body whole.
+// parser piece by piece; a framing line ended by a bare LF is refused at
+// once (has_bare_line_feed()). Returns the error, or {} with the body whole.
 asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParser& parser,
                                                                     const config::Limits& limits) {
   const auto timeout = milliseconds(limits.client_header_timeout_ms);
@@ -257,12 +259,23 @@ asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParse
     body.resize(have);
     co_return ec;
   }
+  // Plain reads, each parsed and checked: Beast's http::async_read_some
+  // would keep reading for as long as the parser wants more.
   if (buf_.capacity() < 64 * 1024) buf_.reserve(64 * 1024);
   while (!ec && !parser.is_done()) {
+    if (has_bare_line_feed(unparsed(buf_))) {
+      ec = http::error::bad_line_ending;
+      break;
+    }
+    const auto room = buf_.prepare(boost::beast::read_size(buf_, 64 * 1024));
     Deadline deadline(handle_.client_io, timeout);
-    auto [rec, rn] = co_await http::async_read_some(client_, buf_, parser, nothrow);
-    ec = rec;
-    if (!ec) ec = parse_buffered(parser, buf_);
+    auto [rec, n] = co_await client_.async_read_some(room, nothrow);
+    if (rec) {
+      ec = rec == asio::error::eof ? http::error::partial_message : rec;
+      break;
+    }
+    buf_.commit(n);
+    ec = parse_buffered(parser, buf_);
   }
   co_return ec;
 }

@@ -44,7 +44,7 @@ asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const Local
 asio::awaitable<bool> send_error(SessionIo& io, RequestContext& ctx, unsigned status, std::string_view message,
                                  std::string_view code, bool keep_alive, bool head_request) {
   const std::array<std::pair<std::string, std::string>, 1> extra{{{"x-tokendiet-error", std::string(code)}}};
-  const std::string body = provider_error_body(ctx.provider, status, message);
+  const std::string body = provider_error_body(ctx.provider, status, message, code);
   const LocalReply reply{status, "application/json", body, extra};
   bool ok = co_await send_local(io, ctx, reply, keep_alive, head_request);
   co_return ok;

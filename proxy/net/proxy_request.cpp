@@ -234,7 +234,8 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_
 
 // Phases 4-5 and the failure phase between them: the exchange with the
 // upstream, once more when the phase's own rule or a filter asks for it
-// (nothing has reached the client then), and the relay of the final answer.
+// (nothing has reached the client then), and the relay of the final answer,
+// or an error answer when that broke before the client got any of it.
 // Returns whether the client's connection can serve another request.
 asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTarget& target, Request& req,
                                              RequestContext& ctx, bool head_request, bool keep_alive) {
@@ -271,7 +272,13 @@ asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTa
       co_return ok && keep_alive;
     }
     Relay relay(io_, rt, ctx, exchange);
-    co_return co_await relay.run(head_request, client_version_, keep_alive, prefetched);
+    const bool relay_keep_alive = co_await relay.run(head_request, client_version_, keep_alive, prefetched);
+    if (!relay.unanswered()) co_return relay_keep_alive;
+    // Broken before the client got a byte: answered like a failed attempt,
+    // but not retried (the failure phase had this response already if its
+    // status was an error; a 2xx never enters it).
+    bool ok = co_await answer_failure(ctx, *relay.unanswered(), target.name, target.cfg.url, keep_alive, head_request);
+    co_return ok && keep_alive;
   }
   exchange.release(false);  // the client left
   co_return keep_alive;

@@ -123,11 +123,20 @@ void Relay::client_failed() {
   io_.client_gone = true;
 }
 
-void Relay::upstream_failed(const boost::system::error_code& ec) {
+void Relay::upstream_failed(const boost::system::error_code& ec, const ResponseFramer& framer) {
   ctx_.upstream_error = true;
-  ctx_.error = io_.handle.upstream_io.timed_out
-                   ? "upstream idle for " + std::to_string(limits_.idle_timeout_ms) + " ms mid-body"
-                   : "upstream broke mid-body: " + ec.message();
+  const bool idle = io_.handle.upstream_io.timed_out;
+  if (framer.head_sent() || io_.client_gone) {
+    ctx_.error = idle ? "upstream idle for " + std::to_string(limits_.idle_timeout_ms) + " ms mid-body"
+                      : "upstream broke mid-body: " + ec.message();
+    return;
+  }
+  // The client has nothing of this response yet: it can still be told so.
+  UpstreamFailure f;
+  f.kind = UpstreamFailure::Kind::bad_response;
+  f.detail = "broke before any byte reached the client: ";
+  f.detail += idle ? "idle for " + std::to_string(limits_.idle_timeout_ms) + " ms" : ec.message();
+  unanswered_ = std::move(f);
 }
 
 asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, bool keep_alive,
@@ -169,7 +178,7 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
         break;
       }
       if (ec) {
-        upstream_failed(ec);
+        upstream_failed(ec, framer);
         broken = true;
         break;
       }
@@ -179,7 +188,7 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
     const std::string_view piece = filter_piece(buf, n, done);
     if (piece.empty() && !done) {
       if (!prefetched.error) continue;
-      upstream_failed(prefetched.error);
+      upstream_failed(prefetched.error, framer);
       broken = true;
       break;
     }
@@ -197,7 +206,7 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
     framer.sent();
     ctx_.bytes_out += piece.size();
     if (prefetched.error) {
-      upstream_failed(prefetched.error);
+      upstream_failed(prefetched.error, framer);
       broken = true;
       break;
     }

@@ -41,12 +41,17 @@ class Relay {
   boost::asio::awaitable<bool> run(bool head_request, unsigned client_version, bool keep_alive,
                                    PrefetchedBody& prefetched);
 
+  // After run(): set when the upstream broke the response before any byte of
+  // it went to the client, who is still there. The client is owed an answer
+  // (a bad_response) on a connection nothing was written to.
+  const std::optional<UpstreamFailure>& unanswered() const { return unanswered_; }
+
  private:
   void relay_head(bool head_request, unsigned client_version, bool& keep_alive);
   boost::asio::awaitable<bool> send_head_early(ResponseFramer& framer);
   std::string_view filter_piece(const char* data, std::size_t size, bool done);
   void client_failed();
-  void upstream_failed(const boost::system::error_code& ec);
+  void upstream_failed(const boost::system::error_code& ec, const ResponseFramer& framer);
   bool finish(bool broken, bool done, bool upstream_keep_alive, bool keep_alive);
 
   SessionIo& io_;
@@ -56,6 +61,7 @@ class Relay {
   const config::Limits& limits_;
   std::optional<std::uint64_t> declared_length_;  // the upstream's valid Content-Length, kept
   std::string chunk_;  // a piece as the filters see it
+  std::optional<UpstreamFailure> unanswered_;
 };
 
 }  // namespace td::proxy

@@ -1,6 +1,7 @@
 // Small I/O helpers shared by the parts of a client session: parsing bytes
-// already read without further I/O, and writes that skip the scheduler when
-// the socket takes everything at once.
+// already read without further I/O, checking chunk framing Beast would wait
+// on, and writes that skip the scheduler when the socket takes everything at
+// once.
 #pragma once
 
 #include <boost/asio/as_tuple.hpp>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <span>
+#include <string_view>
 
 namespace td::proxy {
 
@@ -45,6 +47,22 @@ boost::system::error_code parse_buffered(Parser& parser, boost::beast::flat_buff
     if (n == 0) break;
   }
   return {};
+}
+
+// Whether `framing`, the bytes of a chunked body the parser left unparsed,
+// holds a line ended by a bare LF. Those bytes are chunk framing only (size
+// lines, the CRLF after chunk data, trailer lines): the body takes all chunk
+// data as it comes. Beast ends these lines at CRLF alone and would wait for
+// one forever, so the caller refuses the body instead.
+inline bool has_bare_line_feed(std::string_view framing) {
+  for (auto i = framing.find('\n'); i != std::string_view::npos; i = framing.find('\n', i + 1))
+    if (i == 0 || framing[i - 1] != '\r') return true;
+  return false;
+}
+
+// The bytes of `buffer` not parsed yet.
+inline std::string_view unparsed(const boost::beast::flat_buffer& buffer) {
+  return {static_cast<const char*>(buffer.data().data()), buffer.size()};
 }
 
 // Writes what the socket takes at once with one non-blocking gather write,

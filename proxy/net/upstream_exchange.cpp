@@ -75,8 +75,9 @@ asio::awaitable<std::optional<UpstreamFailure>> UpstreamExchange::attempt() {
     co_return failed(Kind::send_failed, ec.message());
   }
 
-  // The response head; interim 1xx answers are skipped. Beast reads into the
-  // free capacity of the buffer: give it room for large pieces.
+  // The response head; interim 1xx answers are skipped (RFC 9110 §15.2: a
+  // client may ignore them). Beast reads into the free capacity of the
+  // buffer: give it room for large pieces.
   if (conn_->buffer.capacity() < Worker::kRelayBufferSize) conn_->buffer.reserve(Worker::kRelayBufferSize);
   {
     Deadline deadline(io_.handle.upstream_io, milliseconds(limits_.header_timeout_ms));
@@ -101,6 +102,11 @@ asio::awaitable<std::optional<UpstreamFailure>> UpstreamExchange::attempt() {
     co_return failed(Kind::no_response, ec.message());
   }
   if (io_.client_gone) co_return failed(Kind::client_gone);
+  // Upgrade and Connection never go upstream (http_rules.cpp), so a switch of
+  // protocols is nothing the client could follow: relayed, it would wait for
+  // a body that never comes.
+  if (parser_->get().result_int() == 101)
+    co_return failed(Kind::bad_response, "101 Switching Protocols to a request that did not ask to upgrade");
   co_return std::nullopt;
 }
 

@@ -1,7 +1,8 @@
 // One attempt at the upstream: a connection (pooled or new), the request
-// written, the response head read (interim 1xx answers skipped). It ends
-// with the head in response(), ready for the relay (relay.hpp), or with a
-// typed UpstreamFailure the failure phase decides on (proxy_request.cpp).
+// written, the response head read (interim 1xx answers skipped; a 101 is a
+// bad_response). It ends with the head in response(), ready for the relay
+// (relay.hpp), or with a typed UpstreamFailure the failure phase decides on
+// (proxy_request.cpp).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>

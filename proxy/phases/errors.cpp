@@ -46,7 +46,8 @@ std::string_view gemini_status(unsigned status) {
 
 }  // namespace
 
-std::string provider_error_body(Provider provider, unsigned status, std::string_view message) {
+std::string provider_error_body(Provider provider, unsigned status, std::string_view message,
+                                std::string_view gateway_code) {
   std::string out;
   out.reserve(128 + message.size());
   switch (provider) {
@@ -73,10 +74,12 @@ std::string provider_error_body(Provider provider, unsigned status, std::string_
       out += R"(,"type":")";
       out += openai_type(status);
       out += R"(","param":null,"code":)";
-      if (status == 502 || status == 504)
-        out += status == 502 ? "\"upstream_unreachable\"" : "\"upstream_timeout\"";
-      else
+      if (status == 502 || status == 504) {
+        if (gateway_code.empty()) gateway_code = status == 502 ? "upstream_unreachable" : "upstream_timeout";
+        append_json_string(out, gateway_code);
+      } else {
         out += "null";
+      }
       out += "}}";
       break;
   }

@@ -14,7 +14,10 @@ namespace td::proxy {
 // Anthropic:    {"type":"error","error":{"type","message"}}
 // Gemini:       {"error":{"code","message","status"}}
 // `status` is the HTTP status the body is sent with; the provider-specific
-// type/status strings are derived from it.
-std::string provider_error_body(Provider provider, unsigned status, std::string_view message);
+// type/status strings are derived from it. A 502 or 504 names its cause in
+// OpenAI's `code`: `gateway_code` (the x-tokendiet-error code), by default
+// "upstream_unreachable" or "upstream_timeout".
+std::string provider_error_body(Provider provider, unsigned status, std::string_view message,
+                                std::string_view gateway_code = {});
 
 }  // namespace td::proxy

@@ -1,6 +1,7 @@
-// What the client is told when no upstream response came (an
-// UpstreamFailure): the status, the x-tokendiet-error code and the message of
-// the provider-shaped error body (errors.hpp), and the cause for ctx.error.
+// What the client is told when no upstream response came, or none it could
+// be given (an UpstreamFailure): the status, the x-tokendiet-error code and
+// the message of the provider-shaped error body (errors.hpp), and the cause
+// for ctx.error.
 // One pure mapping, so every failure is answered the same way wherever the
 // network code met it.
 #pragma once
@@ -14,7 +15,7 @@ namespace td::proxy {
 
 struct FailureAnswer {
   unsigned status = 0;    // 502 or 504; 0: nobody to answer (the client left)
-  std::string_view code;  // "upstream_unreachable" | "upstream_timeout"
+  std::string_view code;  // "upstream_unreachable" | "upstream_timeout" | "upstream_bad_response"
   std::string error;      // the cause, for ctx.error and the access line
   std::string message;    // the error body's message
 };

@@ -31,6 +31,12 @@
 //                            (300), then one per x-fake-gap-ms (50)
 //                reset       send x-fake-reset-after events/pieces (1), then reset the TCP connection
 //                hang        read the request, never answer (until the client goes away)
+//                bad-chunk   a 200 chunked head and an invalid chunk size ("zz"), in one write;
+//                            then nothing more
+//                close-after-head | reset-after-head
+//                            a chunked head with status x-fake-status (200), then FIN | a TCP RST
+//                upgrade-101 a 101 Switching Protocols nobody asked for; then nothing more
+//                early-hints a 103 Early Hints, then the usual answer
 //                429 | 500 | context-length | 529 (alias overloaded; Anthropic)
 //                            the calling provider's error fixture (synthesized shapes)
 //   x-fake-framing: chunked | length   body framing (default: JSON length, SSE chunked)
@@ -111,6 +117,23 @@ function bodyPieces(fx, req, route) {
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
+// Modes whose answer is no well-formed response: written straight to the
+// socket, bypassing node:http. Returns the status sent, or 0 for other modes.
+function misbehave(mode, req, socket) {
+  const status = intHeader(req, 'x-fake-status', 200, 599);
+  const chunkedHead = s => `HTTP/1.1 ${s} ${http.STATUS_CODES[s] ?? 'Unknown'}\r\n` +
+    'content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n';
+  switch (mode) {
+    case 'bad-chunk': socket.write(chunkedHead(200) + 'zz\r\n'); return 200;
+    case 'close-after-head': socket.end(chunkedHead(status)); return status;
+    case 'reset-after-head': socket.write(chunkedHead(status)); socket.resetAndDestroy(); return status;
+    case 'upgrade-101':
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
+      return 101;
+    default: return 0;
+  }
+}
+
 // Waits ms, or less if the response goes away first (so a closed fake leaves no timers behind).
 function pause(ms, res) {
   if (res.destroyed) return Promise.resolve();
@@ -164,6 +187,9 @@ export async function startFakeUpstream(opts = {}) {
     res.on('close', () => { if (!entry.finished) entry.aborted = true; });
 
     if (mode === 'hang') return;  // the client (or proxy) has to give up
+    const rawStatus = misbehave(mode, req, res.socket);
+    if (rawStatus) { entry.status = rawStatus; return; }
+    if (mode === 'early-hints') res.writeEarlyHints({link: '</style.css>; rel=preload; as=style'});
 
     let name = req.headers['x-fake-fixture'];
     if (!name && route && ERROR_FIXTURES[route.provider][mode]) name = ERROR_FIXTURES[route.provider][mode];

@@ -62,6 +62,17 @@ TEST_CASE("provider error bodies have each provider's own shape") {
         R"({"type":"error","error":{"type":"request_too_large","message":"big"}})");
 }
 
+TEST_CASE("an OpenAI-shaped 502 or 504 names its cause in code; other statuses keep code null") {
+  CHECK(provider_error_body(Provider::openai, 502, "bad", "upstream_bad_response") ==
+        R"({"error":{"message":"bad","type":"server_error","param":null,"code":"upstream_bad_response"}})");
+  CHECK(provider_error_body(Provider::openai, 504, "slow") ==
+        R"({"error":{"message":"slow","type":"server_error","param":null,"code":"upstream_timeout"}})");
+  CHECK(provider_error_body(Provider::openai, 400, "no", "bad_request") ==
+        R"({"error":{"message":"no","type":"invalid_request_error","param":null,"code":null}})");
+  CHECK(provider_error_body(Provider::anthropic, 502, "bad", "upstream_bad_response") ==
+        R"({"type":"error","error":{"type":"api_error","message":"bad"}})");
+}
+
 TEST_CASE("body peek finds the top-level model and stream flag") {
   auto p = peek_body(R"({"messages":[{"role":"user","content":"say \"model\": \"x\""}],"model" : "gpt-4o","stream":true})");
   CHECK(p.model == "gpt-4o");

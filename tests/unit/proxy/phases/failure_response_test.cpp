@@ -28,6 +28,10 @@ TEST_CASE("client_answer: every upstream failure's status, code, cause and messa
       {Kind::response_timeout, "", 400, 504, "upstream_timeout", "no response headers within 400 ms"},
       {Kind::no_response, "end of stream", 0, 502, "upstream_unreachable", "no response: end of stream"},
       {Kind::no_response, "bad version", 0, 502, "upstream_unreachable", "no response: bad version"},
+      {Kind::bad_response, "101 Switching Protocols to a request that did not ask to upgrade", 0, 502,
+       "upstream_bad_response", "bad response: 101 Switching Protocols to a request that did not ask to upgrade"},
+      {Kind::bad_response, "broke before any byte reached the client: bad chunk", 0, 502, "upstream_bad_response",
+       "bad response: broke before any byte reached the client: bad chunk"},
   };
   for (const Row& r : rows) {
     CAPTURE(r.error);
