@@ -263,8 +263,15 @@ asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParse
   // would keep reading for as long as the parser wants more.
   if (buf_.capacity() < 64 * 1024) buf_.reserve(64 * 1024);
   while (!ec && !parser.is_done()) {
-    if (has_bare_line_feed(unparsed(buf_))) {
+    // What the parser left is framing only (the body string takes all chunk
+    // data): a chunk-size line or trailers, never longer than a header block.
+    const std::string_view framing = unparsed(buf_);
+    if (has_bare_line_feed(framing)) {
       ec = http::error::bad_line_ending;
+      break;
+    }
+    if (framing.size() > limits.max_header_bytes) {
+      ec = http::error::header_limit;
       break;
     }
     const auto room = buf_.prepare(boost::beast::read_size(buf_, 64 * 1024));
