@@ -34,11 +34,12 @@ std::string endpoint_text(const tcp::endpoint& ep) {
 
 asio::awaitable<void> sweep_timeouts(Worker& w) {
   asio::steady_timer tick(w.ioc);
-  for (;;) {
+  for (unsigned n = 0;; ++n) {
     tick.expires_after(kSweepPeriod);
     auto [ec] = co_await tick.async_wait(nothrow);
     if (ec) co_return;
     flush_thread_log();
+    if (n % 4 == 0) w.pool.close_dead();
     auto now = SessionHandle::clock::now();
     for (auto* s : w.sessions) {
       boost::system::error_code ignored;

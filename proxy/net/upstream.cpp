@@ -133,6 +133,20 @@ void UpstreamPool::put(std::unique_ptr<UpstreamConn> conn, unsigned max_idle) {
   stack.push_back(std::move(conn));
 }
 
+std::size_t UpstreamPool::close_dead() {
+  const auto oldest_ok = std::chrono::steady_clock::now() - kMaxIdle;
+  std::size_t closed = 0;
+  for (auto& [key, stack] : idle_) {
+    std::erase_if(stack, [&](std::unique_ptr<UpstreamConn>& conn) {
+      if (conn->idle_since >= oldest_ok && looks_alive(*conn)) return false;
+      conn->close();
+      ++closed;
+      return true;
+    });
+  }
+  return closed;
+}
+
 std::size_t UpstreamPool::idle_count() const {
   std::size_t n = 0;
   for (auto& [k, v] : idle_) n += v.size();

@@ -55,6 +55,11 @@ class UpstreamPool {
   // Keeps `conn` for reuse (at most max_idle per key; the oldest go first).
   void put(std::unique_ptr<UpstreamConn> conn, unsigned max_idle);
   std::size_t idle_count() const;
+  // Closes the idle connections the upstream closed meanwhile (else they sit
+  // in CLOSE_WAIT until the next request for their upstream) and those idle
+  // longer than kMaxIdle. The worker's sweep calls it about once a second.
+  // Returns how many it closed.
+  std::size_t close_dead();
 
   // Idle connections older than this are closed rather than reused: most
   // servers drop idle keep-alive connections after 5-120 s anyway.
