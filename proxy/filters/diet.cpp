@@ -69,7 +69,10 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     const pruning::Profile& profile = options.profile ? *options.profile : config::profile_for(config, out.model);
     out.profile = profile.name;
 
-    const auto model_counter = tok::counter_for_model(out.model, options.calibration);
+    // Counted with a pure function of the bytes: the model's tokenizer, or the
+    // estimator uncalibrated. The learned ratio predicts bills, never what is cut
+    // (docs/design.md §Token counting).
+    const auto model_counter = tok::counter_for_model(out.model);
     const CachedCounter counter(*model_counter, caches.pipeline.counts);
     out.exact = counter.exact();
     const pruning::Counted counted = count_step(request.conversation, counter, caches);

@@ -30,7 +30,9 @@ namespace td::proxy {
 
 struct DietOptions {
   const pruning::Profile* profile = nullptr;  // nullptr: the one the config picks for the model
-  tok::Calibration* calibration = nullptr;    // the estimator's (may be null: fixed bytes/4)
+  // Set: report raw_estimate, for the calibration to learn from; decisions
+  // never use it.
+  tok::Calibration* calibration = nullptr;
 };
 
 struct DietOutcome {

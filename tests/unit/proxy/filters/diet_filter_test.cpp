@@ -181,3 +181,37 @@ TEST_CASE("diet filter: the logging phase calibrates the estimator from billed u
   diet.logging(est);
   CHECK(calibration.ratio("claude-sonnet-4-5") > 1.5);
 }
+
+// What is cut is a pure function of the bytes: the calibrated ratio (learned
+// from bills, different per process and over time) must not move a decision,
+// or two replicas, or one before and after a restart, send different bytes.
+TEST_CASE("diet filter: an estimated model prunes to the same bytes whatever ratio the calibration learned") {
+  // A diet only over 120k tokens, which the history (deepseek: estimated,
+  // about 96k) passes only if counted with a learned ratio over 1.25.
+  td::config::Config cfg;
+  td::pruning::Profile profile;
+  profile.trigger_tokens = 120000;
+  profile.cache_write_price = 0.0;  // every step pays: only the count decides
+  cfg.profiles.push_back(profile);
+  const std::string body = trajectory_body("mini-swe-agent-12.json");
+  auto diet_with_ratio = [&](double ratio) {
+    td::tok::Calibration calibration;
+    calibration.set_state({{"deepseek/deepseek-chat", ratio, 100}});
+    DietCaches caches;
+    DietFilter diet(cfg, &calibration, caches);
+    Run r;
+    r.ctx.method = "POST";
+    r.ctx.target = "/v1/chat/completions";
+    r.body = body;
+    SimpleHeaderMap headers;
+    CHECK(diet.request_body_filter(r.ctx, headers, r.body).proceeds());
+    return r;
+  };
+  const Run learned_low = diet_with_ratio(0.5);
+  const Run fresh = diet_with_ratio(1.0);
+  const Run learned_high = diet_with_ratio(4.0);
+  CHECK(fresh.body == learned_low.body);
+  CHECK(fresh.body == learned_high.body);
+  CHECK(fresh.ctx.tokens_before == learned_high.ctx.tokens_before);
+  CHECK(fresh.ctx.strategies == learned_high.ctx.strategies);
+}
