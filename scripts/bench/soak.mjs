@@ -26,7 +26,7 @@
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {startTokendiet, startFakeProcess, rawRequest, Connection, tokendietBin, SOURCE_DIR} from '../../tests/support/index.mjs';
+import {startTokendiet, startFakeProcess, rawRequest, Connection, tokendietBin, tcpSocketsOf, SOURCE_DIR} from '../../tests/support/index.mjs';
 
 const USAGE = 'usage: soak.mjs [--concurrency N] [--seconds S] [--idle-s S] [--first-ms MS] [--gap-ms MS] [--fd-slack N] [--timeout-ms MS]';
 const opts = {concurrency: 500, seconds: 120, 'idle-s': 5, 'first-ms': 20, 'gap-ms': 5, 'fd-slack': 10, 'timeout-ms': 30000};
@@ -92,25 +92,10 @@ const fdCount = pid => fs.readdirSync(`/proc/${pid}/fd`).length;
 // tokendiet's TCP sockets by role: connections from clients to its listening
 // port, connections to the fake upstream, and the rest (the listener).
 function socketsByRole(pid, listenPort, upstreamPort) {
-  const inodes = new Set();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]);
-    } catch { /* closed meanwhile */ }
-  }
   const out = {clients: 0, upstream: 0};
-  for (const table of ['tcp', 'tcp6']) {
-    let text = '';
-    try { text = fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8'); } catch { continue; }
-    for (const line of text.split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length < 10 || !inodes.has(f[9])) continue;
-      const localPort = parseInt(f[1].split(':')[1], 16), remotePort = parseInt(f[2].split(':')[1], 16);
-      const listening = f[3] === '0A';
-      if (!listening && localPort === listenPort) out.clients++;
-      else if (remotePort === upstreamPort) out.upstream++;
-    }
+  for (const sock of tcpSocketsOf(pid)) {
+    if (sock.state !== '0A' && sock.localPort === listenPort) out.clients++;
+    else if (sock.remotePort === upstreamPort) out.upstream++;
   }
   return out;
 }

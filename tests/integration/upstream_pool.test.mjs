@@ -3,8 +3,7 @@
 // for that upstream (the soak saw 128 of them linger on an idle proxy).
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import {startFakeUpstream, startTokendiet, rawRequest} from '../support/index.mjs';
+import {startFakeUpstream, startTokendiet, rawRequest, tcpSocketsOf} from '../support/index.mjs';
 
 let fake, td;
 before(async () => {
@@ -14,23 +13,7 @@ before(async () => {
 after(async () => { await td?.stop(); await fake?.close(); });
 
 // tokendiet's TCP sockets in CLOSE_WAIT (the peer closed, we did not).
-function closeWaitSockets(pid) {
-  const inodes = new Set();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]);
-    } catch { /* closed meanwhile */ }
-  }
-  let n = 0;
-  for (const table of ['tcp', 'tcp6']) {
-    for (const line of fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length > 9 && f[3] === '08' && inodes.has(f[9])) n++;
-    }
-  }
-  return n;
-}
+const closeWaitSockets = pid => tcpSocketsOf(pid).filter(s => s.state === '08').length;
 
 test('an idle upstream connection the upstream closed is closed by tokendiet within seconds', async () => {
   const body = JSON.stringify({model: 'gpt-4o', messages: [{role: 'user', content: 'hi'}]});

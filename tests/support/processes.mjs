@@ -136,3 +136,27 @@ export async function startFakeProcess(args = [], {timeoutMs = 5000} = {}) {
   const tlsOn = args.includes('--tls-cert');
   return Object.assign(s, {port, url: `${tlsOn ? 'https' : 'http'}://127.0.0.1:${port}`});
 }
+
+// The TCP sockets process `pid` holds, from /proc: [{localPort, remotePort,
+// state}], state as the kernel's hex code ('01' established, '08'
+// CLOSE_WAIT, '0A' listening).
+export function tcpSocketsOf(pid) {
+  const inodes = new Set();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch { /* closed meanwhile */ }
+  }
+  const out = [];
+  for (const table of ['tcp', 'tcp6']) {
+    let text = '';
+    try { text = fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8'); } catch { continue; }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10 || !inodes.has(f[9])) continue;
+      out.push({localPort: parseInt(f[1].split(':')[1], 16), remotePort: parseInt(f[2].split(':')[1], 16), state: f[3]});
+    }
+  }
+  return out;
+}

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <functional>
 
 #include "proxy_harness.hpp"
 
@@ -197,23 +198,34 @@ TEST_CASE("a client that leaves a paused request: the request ends, the filter i
   CHECK(eventually([&] { return fx.proxy->open_connections() == 0; }));
 }
 
-TEST_CASE("a phase 1 pause while the body is still arriving: the body is read meanwhile and goes up whole") {
-  Fixture fx;
-  const std::string body = R"({"model":"m","messages":[")" + std::string(5000, 'x') + R"("]})";
+// Sends a chat request whose body arrives in two writes: its first 100
+// bytes with the head (plus `headers`, each ending in CRLF), then, once
+// `between` returned, the rest. Returns the response.
+static UpstreamResponse post_in_two_parts(unsigned short port, const std::string& headers, const std::string& body,
+                                          const std::function<void()>& between) {
   asio::io_context ioc;
   tcp::socket s(ioc);
-  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), fx.proxy->port()));
-  const std::string head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nx-test-pause: 300\r\nContent-Length: " +
-                           std::to_string(body.size()) + "\r\n\r\n";
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  const std::string head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + headers +
+                           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
   asio::write(s, asio::buffer(head + body.substr(0, 100)));
-  REQUIRE(eventually([&] { return fx.filter->paused == 1; }));
-  std::this_thread::sleep_for(100ms);
+  between();
   asio::write(s, asio::buffer(body.substr(100)));
   boost::beast::flat_buffer buf;
   UpstreamResponse answer;
   boost::system::error_code ec;
   http::read(s, buf, answer, ec);
   CHECK_FALSE(ec);
+  return answer;
+}
+
+TEST_CASE("a phase 1 pause while the body is still arriving: the body is read meanwhile and goes up whole") {
+  Fixture fx;
+  const std::string body = R"({"model":"m","messages":[")" + std::string(5000, 'x') + R"("]})";
+  UpstreamResponse answer = post_in_two_parts(fx.proxy->port(), "x-test-pause: 300\r\n", body, [&] {
+    REQUIRE(eventually([&] { return fx.filter->paused == 1; }));
+    std::this_thread::sleep_for(100ms);
+  });
   CHECK(answer.result_int() == 200);
   auto seen = fx.upstream.requests();
   REQUIRE(seen.size() == 1);
@@ -239,20 +251,9 @@ TEST_CASE("a phase 2 pause, then the request goes upstream with its body") {
 TEST_CASE("a phase 2 pause of a body that arrived in parts resumes and goes upstream whole") {
   Fixture fx;
   const std::string body = R"({"model":"m","messages":[")" + std::string(300'000, 'x') + R"("]})";
-  asio::io_context ioc;
-  tcp::socket s(ioc);
-  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), fx.proxy->port()));
-  const std::string head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nx-test-phase: body\r\n"
-                           "x-test-pause: 50\r\nx-test-pause-for: 2000\r\nx-test-take-body: 1\r\nContent-Length: " +
-                           std::to_string(body.size()) + "\r\n\r\n";
-  asio::write(s, asio::buffer(head + body.substr(0, 100)));
-  std::this_thread::sleep_for(50ms);
-  asio::write(s, asio::buffer(body.substr(100)));
-  boost::beast::flat_buffer buf;
-  UpstreamResponse answer;
-  boost::system::error_code ec;
-  http::read(s, buf, answer, ec);
-  CHECK_FALSE(ec);
+  UpstreamResponse answer = post_in_two_parts(
+      fx.proxy->port(), "x-test-phase: body\r\nx-test-pause: 50\r\nx-test-pause-for: 2000\r\nx-test-take-body: 1\r\n",
+      body, [] { std::this_thread::sleep_for(50ms); });
   CHECK(answer.result_int() == 200);
   CHECK(fx.filter->resumed == 1);
   CHECK_FALSE(fx.filter->seen().fail_open);  // resumed, not timed out
