@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "proxy/filters/diet_filter.hpp"
+#include "proxy/filters/explain_filter.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/filters/ledger_filter.hpp"
 #include "proxy/telemetry/telemetry.hpp"
@@ -26,6 +27,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
   // After the diet: include_usage is spliced into the final body; tees every
   // response body and scrubs what the injection added.
   filters.push_back(std::make_unique<UsageFilter>(config));
+  // Phase 4: the explain headers, from what the filters before it decided.
+  filters.push_back(std::make_unique<ExplainFilter>());
 
   for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;
   return filters;

@@ -23,6 +23,7 @@ asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const Local
   res.result(reply.status);
   res.set(http::field::content_type, reply.content_type);
   for (auto& [name, value] : reply.headers) res.insert(name, value);
+  if (ctx.request_id) res.set("x-tokendiet-request-id", std::to_string(ctx.request_id));
   ctx.status = reply.status;
   const bool has_body = has_body_status(reply.status);
   if (head_request || has_body) res.content_length(reply.body.size());

@@ -41,7 +41,7 @@ class Server {
   std::atomic<bool> draining{false};
   std::atomic<long> open_connections{0};
   std::atomic<std::uint64_t> runtime_generation{0};
-  std::atomic<std::uint64_t> next_request_id{1};
+  std::atomic<std::uint64_t> next_request_id{first_request_id(std::chrono::system_clock::now())};
 
  private:
   void begin_drain(int signal_number);

@@ -34,9 +34,18 @@ struct FilterState {
   virtual ~FilterState() = default;
 };
 
+// Request ids count up from the process's start time in milliseconds times
+// 1024: unique across restarts unless a process averaged more than 1,024
+// requests per millisecond of its life, and below 2^53, so JSON readers keep
+// them exact.
+inline std::uint64_t first_request_id(std::chrono::system_clock::time_point start) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(start.time_since_epoch()).count();
+  return (static_cast<std::uint64_t>(ms > 0 ? ms : 0) << 10) + 1;
+}
+
 struct RequestContext {
   // --- filled by the network code -------------------------------------
-  std::uint64_t request_id = 0;  // unique in this process, also in the log line
+  std::uint64_t request_id = 0;  // unique across restarts (first_request_id()); log line, ledger, header
   std::chrono::steady_clock::time_point start{};      // headers fully read
   std::chrono::system_clock::time_point wall_start{};  // same instant, for logs/ledger
 

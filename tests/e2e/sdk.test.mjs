@@ -19,7 +19,9 @@ after(async () => { await td?.stop(); await fake?.close(); });
 // Headers that legitimately differ between a direct and a proxied request.
 const PER_HOP = new Set(['host', 'connection', 'keep-alive', 'accept-encoding', 'content-length', 'transfer-encoding']);
 const e2eHeaders = h => Object.fromEntries(Object.entries(h).filter(([k]) => !PER_HOP.has(k)));
-const plain = x => JSON.parse(JSON.stringify(x));
+// An SDK result as plain data, minus the explain headers tokendiet adds to
+// every response (x-tokendiet-*; @google/genai hands response headers back).
+const plain = x => JSON.parse(JSON.stringify(x), (k, v) => (k.startsWith('x-tokendiet-') ? undefined : v));
 
 // Runs fn(baseOrigin) direct and through the proxy; asserts both results and
 // both upstream requests are equal; returns the proxied result.
