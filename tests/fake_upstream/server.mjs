@@ -5,6 +5,8 @@
 //
 //   node tests/fake_upstream/server.mjs [--port N] [--port-file F]
 //        [--tls-cert PEM --tls-key PEM] [--keep-alive-ms N] [--no-record]
+//        [--quota-tpm N] [--quota-itpm N] [--quota-otpm N] [--quota-rpm N]
+//        [--quota-window-ms N] [--quota-cache-ttl-ms N]     (quota mode, below)
 //   prints "LISTENING <port>" once it accepts connections (127.0.0.1 only).
 //
 // Or in-process: `const fake = await startFakeUpstream(); fake.port; fake.requests; await fake.close()`.
@@ -24,6 +26,7 @@
 //                                              Anthropic) or by the method name (Gemini)
 //   GET /healthz                               200 ok
 //   GET /__requests, DELETE /__requests        the recorded requests (JSON), clear them
+//   GET /__quota, DELETE /__quota              quota mode's buckets (JSON), refill them all
 //
 // Request headers that steer it:
 //   x-fake-fixture: NAME     serve that fixture (any file in fixtures/{wire,synth}, no extension)
@@ -42,11 +45,50 @@
 //   x-fake-framing: chunked | length   body framing (default: JSON length, SSE chunked)
 //   x-fake-repeat: N         an SSE fixture is cycled (or cut) to N events; its last event
 //                            (e.g. [DONE] or message_stop) stays last
+//   x-fake-quota-key: K      quota mode: count this request against key K
+//
+// Quota mode (the --quota-* flags, or startFakeUpstream({quota: {tpm, itpm, otpm, rpm, windowMs,
+// cacheTtlMs}})): per-minute limits as the providers keep them, per provider, API key (x-fake-quota-key,
+// else the Authorization bearer, x-api-key, x-goog-api-key or ?key=) and model. Each limit is a
+// token bucket holding `limit` and refilling at limit / window (--quota-window-ms, 60000; a short
+// window makes tests take seconds). A request that does not fit is answered 429 with the calling
+// provider's error fixture, its numbers (limit, used, requested, wait, model) made true, and is not
+// counted; this comes before any x-fake-* steering. A request larger than a limit never fits (its
+// 429 announces the time to a full bucket). Every answer, 200 or 429, carries the provider's
+// rate-limit headers (Gemini sends none). In-process: fake.quota.snapshot(), fake.quota.clear().
+//   tokens of a request      ceil(body bytes / 4), whatever the fixture says: a bigger context costs more
+//   openai     one bucket, --quota-tpm, for prompt and output: admission takes the prompt plus the
+//              output the request allows (max_completion_tokens | max_tokens, times n; Responses:
+//              max_output_tokens; none: 0); when the answer is sent the charge settles to prompt +
+//              the fixture's completion tokens. Headers x-ratelimit-{limit,remaining,reset}-
+//              {requests,tokens}, reset = Go duration until the bucket is full ("1.634s", "6m0s");
+//              on 429 also retry-after (s) and retry-after-ms (until the request fits).
+//   anthropic  input bucket --quota-itpm, output bucket --quota-otpm (both default to --quota-tpm).
+//              Input: the request's tokens minus cache reads. Prompt cache: the blocks up to a
+//              cache_control breakpoint (tools, system, messages, in that order) are a prefix; a
+//              prefix the same key and model sent within --quota-cache-ttl-ms (300000) is read
+//              (the longest one), the rest up to the last breakpoint is written (counted). Output:
+//              admission reserves max_tokens, settled to the fixture's output_tokens. Headers
+//              anthropic-ratelimit-{input-tokens,output-tokens,requests,tokens}-{limit,remaining,
+//              reset}, reset = RFC 3339 time the bucket is full (whole seconds, rounded up), tokens
+//              = input + output; on 429 retry-after (whole seconds until the request fits).
+//   gemini     one input bucket, --quota-tpm (output is not counted: the quota metric is the input
+//              token count); no headers; 429 RESOURCE_EXHAUSTED with QuotaFailure (limit, model)
+//              and RetryInfo.retryDelay (whole seconds until the request fits).
+//   requests   every provider also has a request bucket, --quota-rpm (10000).
+//   usage      a 2xx answer's usage reports the prompt side as counted (OpenAI prompt/input and
+//              total tokens, Anthropic input/cache_read/cache_creation, Gemini promptTokenCount and
+//              total); output as recorded. x-fake-usage: as-recorded keeps the fixture's numbers.
+//   recorded   requests[i].quota = {identity, model, admitted, limited (the bucket that refused),
+//              limit, wait_ms, requested, remaining, estimate, input, cache_read, cache_creation,
+//              reserved_output, settled_output}.
 import http from 'node:http';
 import https from 'node:https';
 import fs from 'node:fs';
 import url from 'node:url';
 import {loadFixture, sseEvents, usageOf, stripOpenAIUsage} from './fixtures.mjs';
+import {createQuota, quotaConfig} from './quota.mjs';
+import {withLiveRateLimits, answerOverQuota, reportedUsageBody} from './quota_wire.mjs';
 
 const ERROR_FIXTURES = {
   openai: {'429': 'openai-error-rate-limit', '500': 'openai-error-server', 'context-length': 'openai-error-context-length'},
@@ -156,6 +198,7 @@ function drained(res) {
 export async function startFakeUpstream(opts = {}) {
   const requests = [];
   const record = opts.record !== false;
+  const quota = createQuota(opts.quota);
   let nextId = 1;
 
   async function handle(req, res) {
@@ -172,6 +215,11 @@ export async function startFakeUpstream(opts = {}) {
       res.writeHead(200, {'content-type': 'application/json'});
       return res.end(out);
     }
+    if (u.pathname === '/__quota') {
+      if (req.method === 'DELETE') { quota?.clear(); res.writeHead(204); return res.end(); }
+      res.writeHead(200, {'content-type': 'application/json'});
+      return res.end(JSON.stringify(quota ? {config: quota.config, buckets: quota.snapshot()} : null));
+    }
 
     const route = classify(u.pathname, body, u.searchParams);
     const mode = String(req.headers['x-fake-mode'] || '').toLowerCase();
@@ -180,12 +228,21 @@ export async function startFakeUpstream(opts = {}) {
       query: u.search.replace(/^\?/, ''), httpVersion: req.httpVersion,
       rawHeaders: req.rawHeaders, headers: req.headers, body, bodyBytes: body.length,
       remotePort: req.socket.remotePort, provider: route?.provider ?? null, mode,
-      fixture: null, status: null, usage: null, bytesSent: 0, finished: false, aborted: false,
+      fixture: null, status: null, usage: null, quota: null, bytesSent: 0, finished: false, aborted: false,
     };
     if (record) requests.push(entry);
     res.on('finish', () => { entry.finished = true; });
     res.on('close', () => { if (!entry.finished) entry.aborted = true; });
 
+    // Quota mode: admitted (and counted) or answered 429 before any other steering.
+    const admission = quota && route ? quota.admit(route, req, body, u) : null;
+    if (admission) {
+      entry.quota = admission.record;
+      res.on('close', () => admission.settle(entry.usage));
+      if (!admission.admitted) {
+        return answerOverQuota(res, entry, admission, loadFixture(ERROR_FIXTURES[route.provider]['429'], opts.fixturesDir));
+      }
+    }
     if (mode === 'hang') return;  // the client (or proxy) has to give up
     const rawStatus = misbehave(mode, req, res.socket);
     if (rawStatus) { entry.status = rawStatus; return; }
@@ -209,6 +266,8 @@ export async function startFakeUpstream(opts = {}) {
     }
     entry.fixture = name;
     entry.status = fx.status;
+    if (admission && fx.status < 300 && req.headers['x-fake-usage'] !== 'as-recorded')
+      fx = {...fx, body: reportedUsageBody(route.provider, fx.body, usageOf(fx.body, fx.kind), admission.counted)};
     entry.usage = usageOf(fx.body, fx.kind);
 
     const pieces = bodyPieces(fx, req, route);
@@ -216,7 +275,7 @@ export async function startFakeUpstream(opts = {}) {
     const framing = String(req.headers['x-fake-framing'] || (fx.kind === 'sse' ? 'chunked' : 'length')).toLowerCase();
     const headers = [];
     let ctype = null;
-    for (const [k, v] of fx.headers) {
+    for (const [k, v] of withLiveRateLimits(fx.headers, admission?.headers)) {
       // Gemini's JSON-array stream is JSON, whatever the SSE recording said.
       if (k.toLowerCase() === 'content-type') { ctype = v; if (route?.provider === 'gemini' && route.stream && !route.sse) continue; }
       headers.push(k, v);
@@ -268,7 +327,7 @@ export async function startFakeUpstream(opts = {}) {
   const port = server.address().port;
   const scheme = opts.tls ? 'https' : 'http';
   return {
-    port, server, requests,
+    port, server, requests, quota,
     url: `${scheme}://127.0.0.1:${port}`,
     clear() { requests.length = 0; },
     last() { return requests[requests.length - 1]; },
@@ -289,6 +348,9 @@ export async function startFakeUpstream(opts = {}) {
   };
 }
 
+const QUOTA_FLAGS = {'--quota-tpm': 'tpm', '--quota-itpm': 'itpm', '--quota-otpm': 'otpm', '--quota-rpm': 'rpm',
+  '--quota-window-ms': 'windowMs', '--quota-cache-ttl-ms': 'cacheTtlMs'};
+
 function parseArgs(argv) {
   const o = {};
   for (let i = 0; i < argv.length; i++) {
@@ -303,6 +365,7 @@ function parseArgs(argv) {
     else if (a === '--keep-alive-ms') o.keepAliveMs = Number(next());
     else if (a === '--fixtures') o.fixturesDir = next();
     else if (a === '--no-record') o.record = false;
+    else if (a.startsWith('--quota-') && QUOTA_FLAGS[a]) (o.quota ??= {})[QUOTA_FLAGS[a]] = Number(next());
     else if (a === '--help' || a === '-h') o.help = true;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -317,6 +380,7 @@ if (process.argv[1] && import.meta.url === url.pathToFileURL(process.argv[1]).hr
     console.log(src.split('\n').filter(l => l.startsWith('//')).map(l => l.slice(3)).join('\n'));
     process.exit(0);
   }
+  try { quotaConfig(o.quota); } catch (e) { console.error(`fake upstream: ${e.message}`); process.exit(2); }
   if ((o.cert || o.key) && !(o.cert && o.key)) { console.error('fake upstream: --tls-cert and --tls-key go together'); process.exit(2); }
   const tls = o.cert ? {cert: fs.readFileSync(o.cert), key: fs.readFileSync(o.key)} : null;
   const fake = await startFakeUpstream({...o, tls});
