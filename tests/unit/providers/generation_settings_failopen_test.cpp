@@ -109,7 +109,7 @@ TEST_CASE("generation settings: fail open on what cannot be written") {
     } else {
       CHECK(r.problems.empty());
     }
-    check_refused(Body{c.api, c.body, c.body}, c.want, c.error);
+    check_refused(Body{c.api, c.body, c.body, ""}, c.want, c.error);
   }
   // A wrongly-typed field does not stop the others from being read or written.
   const std::string body = R"({"messages":[],"max_tokens":"many","reasoning_effort":"high"})";

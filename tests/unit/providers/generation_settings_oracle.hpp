@@ -24,6 +24,7 @@ struct Body {
   Api api;
   std::string label;
   std::string text;
+  std::string model;  // the body's "model", or Gemini's from the recorded path
 };
 
 inline std::string path_of(std::string_view uri) {
@@ -41,8 +42,10 @@ inline std::vector<Body> recorded_bodies() {
     REQUIRE(!d.HasParseError());
     auto route = chat_route("POST", path_of(d["uri"].GetString()));
     REQUIRE(route.has_value());
+    std::string model = route->model;
+    if (d["body"].HasMember("model") && d["body"]["model"].IsString()) model = d["body"]["model"].GetString();
     for (Style s : kStyles)
-      out.push_back({route->api, file + " style " + std::to_string(int(s)), serialize(d["body"], s)});
+      out.push_back({route->api, file + " style " + std::to_string(int(s)), serialize(d["body"], s), model});
   }
   for (auto [file, api] : {std::pair{"providers/openai-chat.json", Api::openai_chat},
                            std::pair{"providers/anthropic.json", Api::anthropic},
@@ -53,13 +56,15 @@ inline std::vector<Body> recorded_bodies() {
     rapidjson::Document d;
     d.Parse(text.data(), text.size());
     REQUIRE(!d.HasParseError());
-    out.push_back({api, file, text});
-    for (Style s : kStyles) out.push_back({api, std::string(file) + " style " + std::to_string(int(s)), serialize(d, s)});
+    const std::string model = d.HasMember("model") && d["model"].IsString() ? d["model"].GetString() : "";
+    out.push_back({api, file, text, model});
+    for (Style s : kStyles)
+      out.push_back({api, std::string(file) + " style " + std::to_string(int(s)), serialize(d, s), model});
   }
   for (const auto& file : fixture_files("replay", ".json")) {
     if (file.ends_with("README.json")) continue;
     Trajectory t = load_trajectory(std::string(TD_FIXTURES) + "/" + file);
-    out.push_back({Api::openai_chat, file, chat_body(t, t.messages.size())});
+    out.push_back({Api::openai_chat, file, chat_body(t, t.messages.size()), t.model});
   }
   return out;
 }
