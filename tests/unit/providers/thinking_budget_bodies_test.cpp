@@ -9,8 +9,10 @@
 
 #include "generation_settings_oracle.hpp"
 #include "providers/thinking_budget.hpp"
+#include "thinking_settings.hpp"
 
 using namespace td::providers;
+using namespace td::providers::thinking_test;
 using namespace td::providers::test;
 using namespace td::providers::gen_test;
 
@@ -22,28 +24,6 @@ struct Plant {
   GenerationSettings lowered;   // the change expected
 };
 
-GenerationSettings effort(const char* v) {
-  GenerationSettings g;
-  g.reasoning_effort = v;
-  return g;
-}
-GenerationSettings level(const char* v) {
-  GenerationSettings g;
-  g.thinking_level = v;
-  return g;
-}
-GenerationSettings budget(std::int64_t v) {
-  GenerationSettings g;
-  g.thinking_budget = v;
-  return g;
-}
-GenerationSettings enabled(std::int64_t budget_tokens, std::int64_t max_tokens) {
-  GenerationSettings g;
-  g.thinking_type = "enabled";
-  g.thinking_budget = budget_tokens;
-  g.max_output_tokens = max_tokens;
-  return g;
-}
 GenerationSettings adaptive(const char* effort_value) {
   GenerationSettings g;
   g.thinking_type = "adaptive";

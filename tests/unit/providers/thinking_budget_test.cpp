@@ -10,34 +10,13 @@
 #include <random>
 
 #include "providers/thinking_budget.hpp"
+#include "thinking_settings.hpp"
 
 using namespace td::providers;
+using namespace td::providers::thinking_test;
 
 namespace {
 
-GenerationSettings effort(const char* v) {
-  GenerationSettings g;
-  g.reasoning_effort = v;
-  return g;
-}
-GenerationSettings level(const char* v) {
-  GenerationSettings g;
-  g.thinking_level = v;
-  return g;
-}
-GenerationSettings budget(std::int64_t v) {
-  GenerationSettings g;
-  g.thinking_budget = v;
-  return g;
-}
-// Anthropic manual thinking; max_tokens 0: absent.
-GenerationSettings enabled(std::int64_t budget_tokens, std::int64_t max_tokens) {
-  GenerationSettings g;
-  g.thinking_type = "enabled";
-  g.thinking_budget = budget_tokens;
-  if (max_tokens) g.max_output_tokens = max_tokens;
-  return g;
-}
 GenerationSettings type(const char* t, const char* effort_value = nullptr) {
   GenerationSettings g;
   g.thinking_type = t;
