@@ -32,6 +32,11 @@ bool looks_alive(UpstreamConn& c) {
   return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
+// An idle connection worth reusing: young enough, and not closed by the upstream.
+bool reusable(UpstreamConn& conn, std::chrono::steady_clock::time_point oldest_ok) {
+  return conn.idle_since >= oldest_ok && looks_alive(conn);
+}
+
 std::string tls_error_text(const boost::system::error_code& ec, SSL* ssl) {
   std::string msg = ec.message();
   if (ssl) {
@@ -111,7 +116,7 @@ std::unique_ptr<UpstreamConn> UpstreamPool::take(const std::string& key) {
   while (!stack.empty()) {
     auto conn = std::move(stack.back());  // most recently used first
     stack.pop_back();
-    if (conn->idle_since >= oldest_ok && looks_alive(*conn)) {
+    if (reusable(*conn, oldest_ok)) {
       conn->reused = true;
       return conn;
     }
@@ -138,7 +143,7 @@ std::size_t UpstreamPool::close_dead() {
   std::size_t closed = 0;
   for (auto& [key, stack] : idle_) {
     std::erase_if(stack, [&](std::unique_ptr<UpstreamConn>& conn) {
-      if (conn->idle_since >= oldest_ok && looks_alive(*conn)) return false;
+      if (reusable(*conn, oldest_ok)) return false;
       conn->close();
       ++closed;
       return true;

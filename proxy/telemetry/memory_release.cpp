@@ -44,17 +44,14 @@ void release_in_steps(const Tcmalloc& t) {
 
 }  // namespace
 
-ReleasedBy release_free_memory() {
+void release_free_memory() {
   static const Tcmalloc tcmalloc = find_tcmalloc();
   if (tcmalloc.release && tcmalloc.property) {
     release_in_steps(tcmalloc);
-    return ReleasedBy::tcmalloc;
+    return;
   }
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__)
   malloc_trim(0);
-  return ReleasedBy::glibc;
-#else
-  return ReleasedBy::nothing;
 #endif
 }
 

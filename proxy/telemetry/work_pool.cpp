@@ -10,7 +10,7 @@
 namespace td::proxy {
 
 WorkPool::WorkPool(unsigned threads, std::function<void()> release)
-    : release_(release ? std::move(release) : std::function<void()>([] { release_free_memory(); })) {
+    : release_(release ? std::move(release) : std::function<void()>(release_free_memory)) {
   threads_.reserve(std::max(threads, 1u));
   for (unsigned i = 0; i < std::max(threads, 1u); ++i) threads_.emplace_back([this] { run(); });
 }
@@ -36,11 +36,6 @@ void WorkPool::post(std::function<void()> job) {
 void WorkPool::want_release() {
   std::lock_guard lock(mutex_);
   release_wanted_ = true;
-}
-
-std::size_t WorkPool::queued() const {
-  std::lock_guard lock(mutex_);
-  return jobs_.size();
 }
 
 std::size_t WorkPool::pending() const {

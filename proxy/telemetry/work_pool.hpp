@@ -35,9 +35,7 @@ class WorkPool {
   // Free memory goes back to the system once the pool is next idle.
   void want_release();
 
-  std::size_t queued() const;   // waiting for a thread
-  std::size_t pending() const;  // waiting or running
-  unsigned threads() const { return static_cast<unsigned>(threads_.size()); }
+  std::size_t pending() const;  // jobs waiting or running
   std::size_t releases() const;  // times the release ran
 
  private:

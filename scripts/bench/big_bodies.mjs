@@ -16,7 +16,7 @@ import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import {startTokendiet, startFakeProcess, SOURCE_DIR} from '../../tests/support/index.mjs';
+import {startTokendiet, startFakeProcess, letterChatBody, SOURCE_DIR} from '../../tests/support/index.mjs';
 
 const opts = {bodies: 4, mb: 31, kind: 'letter', 'idle-s': 30, rounds: 1};
 const argv = process.argv.slice(2);
@@ -26,12 +26,6 @@ for (let i = 0; i < argv.length; i++) {
   opts[k] = k === 'kind' ? argv[++i] : Number(argv[++i]);
 }
 const size = Math.round(opts.mb * 1024 * 1024);
-
-function letterBody() {
-  const head = '{"model":"gpt-4o","messages":[{"role":"user","content":"';
-  const tail = '"}]}';
-  return Buffer.concat([Buffer.from(head), Buffer.alloc(size - head.length - tail.length, 'a'), Buffer.from(tail)]);
-}
 
 function trajectoryBody() {
   const file = path.join(SOURCE_DIR, 'tests', 'fixtures', 'replay', 'mini-swe-agent-1.json');
@@ -107,7 +101,7 @@ const fake = await startFakeProcess(['--no-record']);
 const td = await startTokendiet({upstreams: {openai: fake.url}});
 const pid = td.proc.pid;
 try {
-  const body = opts.kind === 'trajectory' ? trajectoryBody() : letterBody();
+  const body = opts.kind === 'trajectory' ? trajectoryBody() : letterChatBody(size);
   const rssStart = rssKb(pid, 'VmRSS');
   const rounds = [];
   let sampledPeak = 0;

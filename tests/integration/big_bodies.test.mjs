@@ -6,7 +6,7 @@
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import {startFakeUpstream, startTokendiet, rawRequest} from '../support/index.mjs';
+import {startFakeUpstream, startTokendiet, rawRequest, letterChatBody} from '../support/index.mjs';
 
 const SIZE = 31 * 1024 * 1024;
 let fake, td;
@@ -15,12 +15,6 @@ before(async () => {
   td = await startTokendiet({upstreams: {openai: fake.url}, args: ['--threads', '1']});
 });
 after(async () => { await td?.stop(); await fake?.close(); });
-
-function letterBody() {
-  const head = '{"model":"gpt-4o","messages":[{"role":"user","content":"';
-  const tail = '"}]}';
-  return Buffer.concat([Buffer.from(head), Buffer.alloc(SIZE - head.length - tail.length, 'a'), Buffer.from(tail)]);
-}
 
 function postBig(body) {
   return new Promise((resolve, reject) => {
@@ -42,7 +36,7 @@ async function metric(name) {
 }
 
 test('/healthz is served while a 31 MB body is on its diet; the body arrives whole; memory is released after', async () => {
-  const body = letterBody();
+  const body = letterChatBody(SIZE);
   const releasesBefore = await metric('tokendiet_memory_releases_total');
   assert.equal(await metric('tokendiet_diet_jobs'), 0);
   const big = postBig(body);

@@ -160,3 +160,11 @@ export function tcpSocketsOf(pid) {
   }
   return out;
 }
+
+// A chat body of `size` bytes whose one user message is one letter repeated:
+// a single pre-token piece as big as the body (the big-body probe).
+export function letterChatBody(size, model = 'gpt-4o') {
+  const head = `{"model":"${model}","messages":[{"role":"user","content":"`;
+  const tail = '"}]}';
+  return Buffer.concat([Buffer.from(head), Buffer.alloc(size - head.length - tail.length, 'a'), Buffer.from(tail)]);
+}

@@ -31,11 +31,3 @@ TEST_CASE("explain filter: the diet's decision in headers; only the id when it n
   d.for_each([&](std::string_view name, std::string_view) { modes += name == "x-tokendiet-mode"; });
   CHECK(modes == 1);
 }
-
-TEST_CASE("request ids: one process's range starts 1,024 per millisecond after the last's, under 2^53") {
-  using namespace std::chrono;
-  const system_clock::time_point t{milliseconds(1'790'000'000'000)};  // 2026
-  CHECK(first_request_id(t + milliseconds(1)) - first_request_id(t) == 1024);
-  const system_clock::time_point y2200{seconds(7'258'118'400)};
-  CHECK(first_request_id(y2200) < (std::uint64_t{1} << 53));
-}

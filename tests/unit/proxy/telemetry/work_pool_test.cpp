@@ -8,7 +8,6 @@
 #include <thread>
 #include <vector>
 
-#include "proxy/telemetry/memory_release.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 
 using namespace td::proxy;
@@ -38,11 +37,4 @@ TEST_CASE("work pool: a job that throws is logged and the pool goes on") {
   pool.post([] { throw std::runtime_error("boom"); });
   pool.post([&] { done.set_value(); });
   CHECK(done.get_future().wait_for(10s) == std::future_status::ready);
-}
-
-TEST_CASE("memory release: finds the allocator this binary runs on") {
-  // The unit tests run on glibc's malloc (tcmalloc is linked into the
-  // tokendiet binary only); under ASan there is nothing to trim.
-  const ReleasedBy by = release_free_memory();
-  CHECK(by != ReleasedBy::tcmalloc);
 }
