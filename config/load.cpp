@@ -254,6 +254,7 @@ class Loader {
     for (const detail::RenamedKey& r : detail::kRenamedProfileKeys) f.rename(r.old_name, r.names());
     p.visit(f);
     f.finish();
+    check_policy_fields(f, p, path);
     if (!f.has("models")) return;
     YAML::Mark at = f.mark_of("models");
     YAML::Node list = f.value_of("models");
@@ -265,6 +266,20 @@ class Loader {
       YAML::Mark glob_at = list.IsSequence() && i < list.size() ? list[i].Mark() : at;
       d_.error(glob_at, path + ".models: invalid glob '" + p.models[i] + "': " + why);
     }
+  }
+
+  // The policy's keys whose type alone does not bound them.
+  void check_policy_fields(MapFields& f, const pruning::Profile& p, const std::string& path) {
+    auto bad = [&](const char* key, const std::string& why) {
+      if (f.has(key)) d_.error(f.mark_of(key), path + "." + key + ": " + why);
+    };
+    if (!(p.quota_margin >= 1.0 && p.quota_margin <= 10.0)) bad("quota_margin", "must be between 1 and 10");
+    if (p.quota_window_ms < 1) bad("quota_window_ms", "must be at least 1 ms");
+    if (!(p.thinking_budget_runway_fraction >= 0.0 && p.thinking_budget_runway_fraction <= 1.0))
+      bad("thinking_budget_runway_fraction", "must be between 0 and 1");
+    static constexpr std::string_view kEfforts[] = {"none", "minimal", "low", "medium", "high"};
+    if (std::find(std::begin(kEfforts), std::end(kEfforts), p.thinking_budget_effort) == std::end(kEfforts))
+      bad("thinking_budget_effort", "must be one of none, minimal, low, medium, high");
   }
 
   void add_profile(Config& cfg, pruning::Profile p, const YAML::Mark& at) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,12 @@ struct LedgerRow {
   bool fail_open = false;          // parsing/pruning failed; original bytes went upstream
   std::int64_t bytes_in = 0;       // request body bytes from the client
   std::int64_t bytes_out = 0;      // response body bytes to the client
+
+  // The policy's report, for /metrics (not stored in the ledger file).
+  std::string survival;            // survival's outcome; "" none
+  std::int64_t wait_ms = 0;        // held for the runway
+  std::string quota_group;         // the runway's group; "" none known
+  std::optional<std::int64_t> runway_tokens;  // the runway left after the request
 
   std::int64_t tokens_saved() const {
     return tokens_before > tokens_after ? tokens_before - tokens_after : 0;

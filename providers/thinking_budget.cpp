@@ -180,10 +180,20 @@ ThinkingChange lower_anthropic(std::string_view model, const GenerationSettings&
   }
   if (now.thinking_type == "adaptive") {
     if (!now.reasoning_effort) return unchanged("adaptive thinking without an effort; none added");
-    // Which efforts each model takes under adaptive thinking is not in the
-    // reference the table comes from: never risk a value it rejects.
-    return unchanged("adaptive thinking: the efforts " + quoted(model) +
-                     " accepts are not documented; output_config.effort left as sent");
+    // Every model with adaptive thinking takes low, medium and high (max
+    // and xhigh only some), so lowering within those is always accepted.
+    static constexpr Family kAdaptive{Api::anthropic, "", Knob::effort, accept({"low", "medium", "high"})};
+    const std::string& effort = *now.reasoning_effort;
+    if (effort != "medium" && effort != "high" && effort != "max" && effort != "xhigh")
+      return unchanged("output_config.effort \"" + effort + "\" is not one adaptive thinking lowers; left as sent");
+    if (scale_index(limits.effort) > scale_index("high") || scale_index(limits.effort) < scale_index("low"))
+      return unchanged("target effort \"" + limits.effort + "\" is not one adaptive thinking takes; left as sent");
+    if (effort == "max") {  // above every value of the scale, where "max" is not
+      ThinkingChange c{{}, "output_config.effort max -> " + limits.effort + " (" + quoted(model) + ")"};
+      c.want.reasoning_effort = limits.effort;
+      return c;
+    }
+    return lower_named(Setting::reasoning_effort, effort, kAdaptive, limits.effort, false, model);
   }
   return unchanged("thinking not enabled; nothing to lower");
 }

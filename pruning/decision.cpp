@@ -1,6 +1,24 @@
 #include "pruning/decision.hpp"
 
+#include <algorithm>
+
 namespace td::pruning {
+
+namespace {
+
+Level harder(Level l) { return l == Level::Diet ? Level::Window : Level::DropMiddle; }
+
+// The runway left under which thinking is lowered: the profile's tokens, at
+// most half the limit (at or above the limit it would always be lowered,
+// even on an idle key), or the profile's fraction of the limit.
+double thinking_threshold(const Profile& p, double limit) {
+  if (p.thinking_budget_runway_fraction > 0) return p.thinking_budget_runway_fraction * limit;
+  return std::min(double(p.thinking_budget_runway_tokens), limit / 2);
+}
+
+RunwayAsk scaled(RunwayAsk a, double k) { return {a.input * k, a.output * k}; }
+
+}  // namespace
 
 Decision decide(const Counted&, const Profile& profile) {
   Decision d;
@@ -8,6 +26,85 @@ Decision decide(const Counted&, const Profile& profile) {
   if (!profile.enabled) return d;
   d.mode = Mode::Standard;
   d.settings.write = !profile.shadow;
+  return d;
+}
+
+Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
+  const Profile& p = *in.profile;
+  Decision d = decide(*in.counted, p);
+  d.memory = in.memory;
+  const Runway& rw = in.runway;
+  if (d.mode == Mode::None || !d.settings.write || !rw.known()) return d;
+
+  if (p.thinking_budget) {
+    const Runway::Left now = rw.left_after({});
+    const double threshold = thinking_threshold(p, now.limit);
+    d.memory.thinking_lowered = now.tokens < (in.memory.thinking_lowered ? 2 * threshold : threshold);
+    d.lower_thinking = d.memory.thinking_lowered;
+  }
+
+  // What the request asks of the runway at a level: its prompt as the
+  // provider counts it (cache reads it will not count are expected only at
+  // the level the session was last sent at) and the output it reserves.
+  auto ask_at = [&](Level l) {
+    double prompt = double(tokens_at(l)) * in.bill_ratio;
+    if (l == in.memory.level) prompt -= in.cached_prefix;
+    return RunwayAsk{std::max(prompt, 0.0), in.reserved_output};
+  };
+  const double margin = p.quota_margin;
+  if (!p.survival || in.turns < p.min_turns) {
+    d.ask = ask_at(Level::Diet);
+    d.left = rw.left_after(d.ask);
+    d.memory.level = Level::Diet;
+    return d;
+  }
+
+  // Where to start: a retry of the history that set the level is decided at
+  // that level; otherwise the level stays while the pressure lasts.
+  const bool latched = in.memory.level != Level::Diet && in.messages <= in.memory.latched_messages;
+  Level level = Level::Diet;
+  if (latched) {
+    level = in.memory.level;
+  } else if (in.memory.level != Level::Diet && !rw.holds(scaled(ask_at(Level::Diet), 2), margin)) {
+    level = in.memory.level;
+  }
+  RunwayAsk ask = ask_at(level);
+  if (!latched) {
+    while (!rw.holds(ask, margin) && level != kHardestLevel) {
+      level = harder(level);
+      ask = ask_at(level);
+    }
+  }
+
+  d.settings.level = level;
+  d.memory.level = level;
+  if (level != in.memory.level) d.memory.latched_messages = in.messages;
+  if (rw.holds(ask, margin)) {
+    d.outcome = level == Level::Diet ? SurvivalOutcome::None : SurvivalOutcome::Compressed;
+    d.ask = ask;
+    d.left = rw.left_after(ask);
+  } else if (rw.exceeds_limits(ask)) {
+    // It never fits, whatever the wait: the diet's bytes go, and the
+    // upstream's answer decides. Nothing is reserved; its bill is counted
+    // when it comes.
+    d.outcome = SurvivalOutcome::TooLarge;
+    d.settings.level = Level::Diet;
+    d.memory.level = Level::Diet;
+    d.left = rw.left_after({});
+  } else {
+    const std::chrono::milliseconds wait = rw.wait_for(ask, margin);
+    if (wait.count() <= std::int64_t(p.max_wait_ms)) {
+      d.outcome = SurvivalOutcome::Waited;
+      d.admission = {Admission::Kind::Wait, wait};
+      d.ask = ask;
+      d.left = rw.left_after(ask, wait);
+    } else {
+      d.outcome = SurvivalOutcome::Rejected;
+      d.admission = {Admission::Kind::Reject, wait};
+      d.left = rw.left_after({});
+    }
+  }
+  if (d.outcome != SurvivalOutcome::None) d.mode = Mode::Survival;
   return d;
 }
 

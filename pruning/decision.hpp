@@ -1,19 +1,25 @@
 // The decision a request's diet turns on, made once its tokens are counted
-// and before anything is pruned (the steps: proxy/filters/diet.hpp):
+// and before anything is written (the steps: proxy/filters/diet.hpp):
 //
 //   parse -> count (Counted) -> decide (Decision) -> prune -> write
 //
-// A policy has to see the count before it decides how hard to prune, so
-// decide() takes the count; the pipeline then does what the decision says
-// and reads neither `enabled` nor `shadow` itself. Pure: no clock, no state.
+// decide() is the tri-modal policy's first two modes (docs/design.md
+// §Policy): standard, today's diet; survival, when the TPM runway cannot
+// take the request: harder compression levels, then a wait, then an honest
+// 429. It also says when to lower thinking. Pure: no clock, no state; the
+// runway, the session's memory and the tokens each level leaves are inputs.
+// The pipeline does what the decision says and reads neither `enabled` nor
+// `shadow` itself.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "pruning/mode.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/runway.hpp"
 
 namespace td::pruning {
 
@@ -25,11 +31,21 @@ struct Counted {
   std::vector<std::uint64_t> messages;  // parallel to Conversation::messages (0: removed)
 };
 
+// How hard the pipeline cuts (pipeline.hpp): each level renders stably (the
+// same history at the same level gives the same bytes).
+enum class Level : std::uint8_t {
+  Diet = 0,        // the profile as it is: today's diet
+  Window = 1,      // the stale frontier moved up to the working-memory window
+  DropMiddle = 2,  // and whole middle turns dropped (sinks and recent turns kept)
+};
+inline constexpr Level kHardestLevel = Level::DropMiddle;
+
 // What the pipeline needs besides the conversation.
 struct PipelineSettings {
   const Profile* profile = nullptr;  // the strategies' constants (set whenever the pipeline runs)
   bool write = false;  // the pruned conversation replaces the request; false (shadow, or
                        // nothing to do): savings are computed on a copy and reported only
+  Level level = Level::Diet;
 };
 
 // Whether the request goes upstream now.
@@ -43,16 +59,81 @@ struct Admission {
   std::chrono::milliseconds wait{0};
 };
 
+// What survival did, for the explain headers and /metrics.
+enum class SurvivalOutcome : std::uint8_t {
+  None,        // not in survival
+  Compressed,  // sent now, at a harder level
+  Waited,      // held for the runway, then sent
+  Rejected,    // answered 429
+  TooLarge,    // over a whole window even at the hardest level: sent as the diet left it
+};
+constexpr const char* outcome_name(SurvivalOutcome o) {
+  switch (o) {
+    case SurvivalOutcome::None: return "none";
+    case SurvivalOutcome::Compressed: return "compressed";
+    case SurvivalOutcome::Waited: return "waited";
+    case SurvivalOutcome::Rejected: return "rejected";
+    case SurvivalOutcome::TooLarge: return "too_large";
+  }
+  return "none";
+}
+
+// What the proxy remembers of a session between its requests (bounded, and
+// rebuildable: lost, the next request decides afresh from the runway).
+struct SessionMemory {
+  Level level = Level::Diet;         // survival's level in force while the pressure lasts
+  std::uint32_t latched_messages = 0;  // the history's length when the level last changed
+  bool thinking_lowered = false;     // thinking is lowered (hysteresis, below)
+  friend bool operator==(const SessionMemory&, const SessionMemory&) = default;
+};
+
+struct PolicyInput {
+  const Counted* counted = nullptr;
+  const Profile* profile = nullptr;
+  Runway runway;                  // unknown (no limits): no survival, no thinking change
+  double bill_ratio = 1.0;        // provider tokens per counted token (the calibrated estimate)
+  double cached_prefix = 0;       // provider tokens it will read from its cache and not count,
+                                  // if the request is sent at the session's last level
+  double reserved_output = 0;     // the output cap the provider reserves at admission
+  std::uint32_t turns = 0;        // turns in the history (working_memory.hpp)
+  std::uint32_t messages = 0;     // messages in the history
+  SessionMemory memory;
+};
+
 struct Decision {
   Mode mode = Mode::None;
   PipelineSettings settings;
   Admission admission;
+  bool lower_thinking = false;  // lower the request's thinking (providers/thinking_budget.hpp)
+  SurvivalOutcome outcome = SurvivalOutcome::None;
+  RunwayAsk ask;                // what the request takes from the runway when sent (0: nothing)
+  Runway::Left left;            // the runway after it (unknown: 0, 0)
+  SessionMemory memory;         // the session's memory after this request
 };
 
-// Today's rule, by the profile alone: disabled -> None (nothing runs);
-// shadow -> Standard, written nowhere; otherwise Standard, written. Every
-// request is sent now. `counted` is what a policy that looks at the request's
-// size will read; this rule does not.
+// Tokens the request holds at a level, after the pipeline ran at it: the
+// caller runs the pipeline on demand (pure, memoised by the caller).
+using LevelTokens = std::function<std::uint64_t(Level)>;
+
+// The policy:
+//   - disabled -> None; shadow -> Standard, written nowhere, nothing else;
+//   - otherwise Standard, written, and with a known runway:
+//     - thinking lowered while the runway left is under the threshold
+//       (restored once it is back over twice that: never flips each request);
+//     - survival, when the request at the session's level does not fit
+//       (tokens x bill_ratio, minus cached reads, x quota_margin): the levels
+//       from the session's one up to the hardest, the first that fits; none:
+//       held up to max_wait_ms, else rejected with the wait after which it
+//       fits; over a whole window even at the hardest level: sent at the
+//       diet's level (the upstream decides). The level stays while the
+//       pressure lasts (the diet's level would not fit twice over), and a
+//       history no longer than the one that set it (a retry) is decided at
+//       that same level (the latch: a retry after a 429 sends the same
+//       bytes, and fits when its Retry-After says).
+Decision decide(const PolicyInput& in, const LevelTokens& tokens_at);
+
+// The profile alone (no runway): disabled -> None; shadow -> Standard,
+// written nowhere; otherwise Standard, written; sent now.
 Decision decide(const Counted& counted, const Profile& profile);
 
 }  // namespace td::pruning

@@ -1,7 +1,7 @@
 // What the proxy does with a request as a whole, decided per request
-// (pruning/decision.hpp) and reported in the log line and the ledger row by
-// its name. The tri-modal policy will add Semantic and Survival; the
-// pipeline itself runs Standard.
+// (pruning/decision.hpp) and reported in the log line, the ledger row and the
+// x-tokendiet-mode header by its name. The tri-modal policy's third mode,
+// Semantic, comes with the task archive.
 #pragma once
 
 #include <cstdint>
@@ -11,13 +11,15 @@ namespace td::pruning {
 enum class Mode : std::uint8_t {
   None,      // nothing pruned (profile disabled): the request goes as it came
   Standard,  // the profile's pipeline
+  Survival,  // the TPM runway is short: compressed harder to fit, held, or answered 429
 };
 
-// "none", "standard": the names the log and the ledger's mode column hold.
+// "none", "standard", "survival": the names the log and the ledger's mode column hold.
 constexpr const char* mode_name(Mode m) {
   switch (m) {
     case Mode::None: return "none";
     case Mode::Standard: return "standard";
+    case Mode::Survival: return "survival";
   }
   return "none";
 }

@@ -1,6 +1,7 @@
 #include "pruning/pipeline.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "pruning/lossy_plan.hpp"
@@ -69,8 +70,10 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
   return f;
 }
 
-void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Tally& tally,
-            PipelineCaches* caches, PipelineResult& r) {
+// `profile` drives the lossy strategies and the frontier; `trim` drives
+// trim-middle (the same profile, except at survival's hardest level).
+void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
+            const Tally& tally, PipelineCaches* caches, PipelineResult& r) {
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
   const std::vector<std::uint64_t>& orig = counted.messages;
@@ -120,7 +123,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
 
   std::uint64_t total = r.tokens_before;
   for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
-  r.strategies.push_back(trim_middle(conv, profile, wm, f.turns, now, total, &r.trimmed_until));
+  r.strategies.push_back(trim_middle(conv, trim, wm, f.turns, now, total, &r.trimmed_until));
   r.strategies.push_back(pairing_repair(conv));
   for (auto& s : r.strategies) {
     s.edits.clear();
@@ -156,11 +159,32 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
     return r;
   }
   const Tally tally(counter, caches ? &caches->counts : nullptr);
+  const Level level = decision.settings.level;
+  // Survival's levels are the profile with other constants: the frontier
+  // free to move to the working-memory window turn by turn (every step
+  // taken that saves anything), then trim-middle dropping every whole turn
+  // it may, on the profile's own grid of turns so the cut moves in steps.
+  std::optional<Profile> eager, trim;
+  if (level != Level::Diet) {
+    eager = *profile;
+    eager->frontier_step_turns = 1;
+    eager->trigger_tokens = 0;
+    eager->clear_at_least_tokens = 0;
+    eager->cache_write_price = 0;
+  }
+  if (level == Level::DropMiddle) {
+    trim = *profile;
+    trim->trim_middle = true;
+    trim->trim_middle_budget_tokens = 0;
+    trim->trim_middle_recent_messages = 0;
+  }
+  const Profile& lossy = eager ? *eager : *profile;
+  const Profile& trimming = trim ? *trim : *profile;
   if (decision.settings.write) {
-    run_on(conv, counted, *profile, tally, caches, r);
+    run_on(conv, counted, lossy, trimming, tally, caches, r);
   } else {
     Conversation copy = conv;
-    run_on(copy, counted, *profile, tally, caches, r);
+    run_on(copy, counted, lossy, trimming, tally, caches, r);
   }
   return r;
 }

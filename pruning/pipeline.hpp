@@ -68,9 +68,14 @@ struct PipelineResult {
 Counted count_tokens(const Conversation& conv, const TokenCounter& counter, PipelineCaches* caches = nullptr);
 
 // Does what `decision` says to `conv`, whose count_tokens() is `counted`:
-// Mode::None runs nothing; Standard runs the strategies with the decision's
-// profile, on `conv` itself when the decision writes, else on a copy (`conv`
-// left as it came, the savings reported). Pure besides `caches` (which
+// Mode::None runs nothing; otherwise the strategies run with the decision's
+// profile at its level, on `conv` itself when the decision writes, else on a
+// copy (`conv` left as it came, the savings reported). Survival's levels
+// (pruning/decision.hpp) are the profile with other constants: at Window the
+// frontier may move turn by turn up to the working-memory window, every step
+// that saves anything taken (no trigger, no cache-economics gate); at
+// DropMiddle trim-middle also drops every whole turn between the sinks and
+// that frontier, on the profile's grid of frontier_step_turns turns. Pure besides `caches` (which
 // change how fast, never what): no I/O, no clock. Throws on allocation
 // failure or a `counted` of another conversation; callers fail open.
 PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const Decision& decision,

@@ -92,6 +92,33 @@ struct Profile {
   std::uint32_t trim_middle_recent_messages = 16;     // at least this many last messages kept
   std::uint64_t trim_middle_budget_tokens = 100000;  // trimmed only while the history is over this
 
+  // --- The quota runway (docs/design.md §Policy): per-minute token limits of
+  // the provider, per API key and quota group. 0: not known until the
+  // provider's rate-limit headers say (OpenAI, Anthropic; Gemini sends none).
+  std::uint64_t tpm_limit = 0;   // OpenAI: input + output; Gemini: input; Anthropic: both below when unset
+  std::uint64_t itpm_limit = 0;  // Anthropic input tokens per minute, cache reads not counted (0: tpm_limit)
+  std::uint64_t otpm_limit = 0;  // Anthropic output tokens per minute (0: tpm_limit)
+  std::uint64_t quota_window_ms = 60000;  // the limits' window (a minute; shorter in tests)
+  std::string quota_group;  // requests sharing a group share the limits; "": per model
+
+  // --- Survival (F16): when the request's tokens x quota_margin exceed what
+  // the runway holds, compress to fit (levels: pipeline.hpp), else hold the
+  // request up to max_wait_ms, else answer 429 with an honest Retry-After.
+  bool survival = true;
+  double quota_margin = 1.2;  // the seed's 20 % buffer
+  std::uint64_t max_wait_ms = 20000;
+  std::uint32_t min_turns = 1;  // survival needs this many turns of history (the seed's minTurns)
+
+  // --- Thinking budget (F17): lowered while the runway left is under
+  // thinking_budget_runway_tokens (or, when set, that fraction of the limit),
+  // and restored only once it is back over twice that.
+  bool thinking_budget = true;
+  std::uint64_t thinking_budget_runway_tokens = 200000;  // the seed's threshold
+  double thinking_budget_runway_fraction = 0;            // > 0: the threshold is this x the limit
+  std::string thinking_budget_effort = "low";            // OpenAI effort, Gemini 3 level
+  std::uint64_t thinking_budget_gemini_tokens = 8192;    // Gemini 2.5 thinkingBudget cap
+  std::uint64_t thinking_budget_anthropic_tokens = 8192; // Anthropic budget_tokens cap
+
   template <class Visitor>
   void visit(Visitor&& v) {
     v("models", models);
@@ -133,6 +160,21 @@ struct Profile {
     v("trim_middle_sink_messages", trim_middle_sink_messages);
     v("trim_middle_recent_messages", trim_middle_recent_messages);
     v("trim_middle_budget_tokens", trim_middle_budget_tokens);
+    v("tpm_limit", tpm_limit);
+    v("itpm_limit", itpm_limit);
+    v("otpm_limit", otpm_limit);
+    v("quota_window_ms", quota_window_ms);
+    v("quota_group", quota_group);
+    v("survival", survival);
+    v("quota_margin", quota_margin);
+    v("max_wait_ms", max_wait_ms);
+    v("min_turns", min_turns);
+    v("thinking_budget", thinking_budget);
+    v("thinking_budget_runway_tokens", thinking_budget_runway_tokens);
+    v("thinking_budget_runway_fraction", thinking_budget_runway_fraction);
+    v("thinking_budget_effort", thinking_budget_effort);
+    v("thinking_budget_gemini_tokens", thinking_budget_gemini_tokens);
+    v("thinking_budget_anthropic_tokens", thinking_budget_anthropic_tokens);
   }
 };
 

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "config/match.hpp"
+#include "providers/thinking_budget.hpp"
 #include "proxy/filters/cached_counter.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 #include "pruning/tokenizer/counter.hpp"
@@ -44,6 +45,20 @@ Written write_step(const providers::ParsedRequest& request, const pruning::Pipel
   return out;
 }
 
+std::optional<std::string> thinking_step(providers::Api api, std::string_view model, std::string_view bytes,
+                                         const pruning::Profile& profile, std::string& reason) {
+  const providers::SettingsRead read = providers::read_generation_settings(api, bytes);
+  const providers::LowerThinking limits{profile.thinking_budget_effort,
+                                        std::int64_t(profile.thinking_budget_gemini_tokens),
+                                        std::int64_t(profile.thinking_budget_anthropic_tokens)};
+  const providers::ThinkingChange change = providers::lower_thinking(api, model, read.settings, limits);
+  if (change.empty()) return std::nullopt;
+  providers::SettingsWrite w = providers::apply_thinking_change(api, bytes, change);
+  if (!w.ok || !w.changed) return std::nullopt;
+  reason = change.reason;
+  return std::move(w.body);
+}
+
 DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
                       DietCaches& caches, const DietOptions& options) {
   std::string rewritten;
@@ -76,9 +91,20 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     const CachedCounter counter(*model_counter, caches.pipeline.counts);
     out.exact = counter.exact();
     const pruning::Counted counted = count_step(request.conversation, counter, caches);
-    out.decision = pruning::decide(counted, profile);
-    out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
-    Written written = write_step(request, out.result, out.decision, body, rewritten);
+    const providers::ParsedRequest* pruned = &request;
+    std::optional<PolicyStep> policy;
+    if (options.policy) {
+      policy = policy_step(route, body, request, counted, profile, counter, caches, *options.policy);
+      out.decision = policy->decision;
+      out.result = std::move(policy->result);
+      out.anchor = policy->anchor;
+      out.reserved_output = policy->reserved_output;
+      pruned = policy->request;
+    } else {
+      out.decision = pruning::decide(counted, profile);
+      out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
+    }
+    Written written = write_step(*pruned, out.result, out.decision, body, rewritten);
     if (!written.ok) {
       out.fail_open = true;
       out.error = "write: " + written.error;
@@ -86,9 +112,22 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       return out;
     }
     out.rewritten = written.rewritten;
-    if (!out.exact && options.calibration) {
-      // Not written (shadow): the view is the request as sent, otherwise its diet.
-      out.raw_estimate = tok::count_conversation(request.conversation, tok::EstimatingCounter(1.0)).total;
+    if (out.decision.lower_thinking) {
+      std::optional<std::string> lowered =
+          thinking_step(request.format, out.model, out.rewritten ? std::string_view(rewritten) : body, profile,
+                        out.thinking);
+      if (lowered) {
+        rewritten = std::move(*lowered);
+        out.rewritten = true;
+      }
+    }
+    if (options.calibration) {
+      // Not written (shadow): the view is the request as sent, otherwise its
+      // diet. A model with its own tokenizer learns a ratio too: the bill it
+      // predicts for the quota runway is in the provider's tokens, whichever
+      // way the provider's quota counts them.
+      out.raw_estimate = out.exact ? (out.decision.settings.write ? out.result.tokens_after : out.result.tokens_before)
+                                   : tok::count_conversation(pruned->conversation, tok::EstimatingCounter(1.0)).total;
     }
   } catch (const std::exception& e) {
     out.fail_open = true;

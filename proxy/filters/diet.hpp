@@ -4,9 +4,14 @@
 //                taken from the parsed-message memo)
 //   count_step   every message as billed (the count cache)
 //   decide       pruning::decide (pruning/decision.hpp): mode, what the
-//                pipeline runs with and whether it writes, admission
+//                pipeline runs with and whether it writes, admission; with
+//                the proxy's runway and session memory (DietOptions::policy),
+//                the tri-modal policy, which may prune at harder levels
+//                (proxy/filters/diet_policy.hpp)
 //   prune_step   pruning::run_pipeline, as decided (the memos)
 //   write_step   the edits spliced into the body, when the decision writes
+//   thinking_step  the thinking settings lowered, when the decision says so
+//                (providers/thinking_budget.hpp)
 //
 // diet_body() runs them in that order. DietFilter (the proxy's request body
 // filter) and `tokendiet replay` both call it, so replay measures exactly
@@ -15,11 +20,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "config/config.hpp"
 #include "providers/route.hpp"
+#include "proxy/filters/diet_policy.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "pruning/decision.hpp"
 #include "pruning/pipeline.hpp"
@@ -33,6 +40,9 @@ struct DietOptions {
   // Set: report raw_estimate, for the calibration to learn from; decisions
   // never use it.
   tok::Calibration* calibration = nullptr;
+  // Set: the policy decides with what it returns (the proxy's runway and
+  // session memory); null: the profile alone (replay, tests).
+  const PolicyFactsFn* policy = nullptr;
 };
 
 struct DietOutcome {
@@ -46,9 +56,15 @@ struct DietOutcome {
   pruning::PipelineResult result;
   bool rewritten = false;  // the pruned request replaced `body` (or went to `rewritten`)
   bool exact = false;      // tokens were counted by the model's own tokenizer
-  // For estimated models: the uncalibrated (bytes/4) estimate of the prompt
-  // as sent, which the logging phase compares with what the upstream billed.
+  // The prompt as sent, as the diet counted it (estimated models: the
+  // uncalibrated estimate), which the logging phase compares with what the
+  // upstream billed (the calibration; the runway's bill ratio).
   std::uint64_t raw_estimate = 0;
+  // With a policy: the conversation's session anchor, the output cap the
+  // provider reserves, and what thinking_step lowered ("" nothing).
+  std::uint64_t anchor = 0;
+  double reserved_output = 0;
+  std::string thinking;
 };
 
 // 1. Parse: no request means the body goes as it came (error says why).
@@ -73,7 +89,14 @@ struct Written {
 Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
                    const pruning::Decision& decision, std::string_view body, std::string& rewritten);
 
-// Puts `body` on the diet of its profile: steps 1 to 5. `body` is replaced
+// 6. Thinking: when the decision lowers thinking, the thinking fields of
+// `bytes` (the request as it will go) lowered for `model` within the
+// profile's targets. The new body, or nothing (no such field, already low,
+// or a write that cannot be done); `reason` says what changed.
+std::optional<std::string> thinking_step(providers::Api api, std::string_view model, std::string_view bytes,
+                                         const pruning::Profile& profile, std::string& reason);
+
+// Puts `body` on the diet of its profile: steps 1 to 6. `body` is replaced
 // only when the pipeline changed something, the decision writes and the
 // writer spliced it; otherwise it is untouched. Never throws for bad input:
 // failures come back as fail_open with a reason.

@@ -19,6 +19,7 @@ namespace {
 struct DietState : FilterState {
   std::uint64_t raw_estimate = 0;  // uncalibrated estimate of the prompt sent; 0: none
   bool offloaded = false;          // dieted on a diet thread: a big body was freed
+  RunwayAccount runway;            // what the request took from its runway
 };
 
 void fail_open(RequestContext& ctx, std::string reason) {
@@ -37,11 +38,12 @@ struct OffloadedDiet {
 }  // namespace
 
 DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
-                       WorkPool* workers)
+                       WorkPool* workers, PolicyState policy)
     : config_(std::make_shared<const config::Config>(config)),
       calibration_(calibration),
       caches_(caches),
       workers_(workers),
+      policy_(policy),
       any_profile_disabled_(std::any_of(config_->profiles.begin(), config_->profiles.end(),
                                         [](const pruning::Profile& p) { return !p.enabled; })) {}
 
@@ -78,7 +80,9 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
 
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
     // (proxy/filters/diet.hpp), the same function `tokendiet replay` measures.
-    const DietOutcome diet = diet_body(*route, body, *config_, caches_, DietOptions{.calibration = calibration_});
+    const PolicyFactsFn facts = policy_.enabled() ? policy_.facts_for(ctx) : PolicyFactsFn{};
+    const DietOutcome diet = diet_body(*route, body, *config_, caches_,
+                                       DietOptions{.calibration = calibration_, .policy = facts ? &facts : nullptr});
     return apply(ctx, diet);
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
@@ -97,9 +101,11 @@ FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute
   handle->on_cancel([job, &body] { body = job->body; });
   state<DietState>(ctx).offloaded = true;
   workers_->post([this, job, handle, route, &ctx, &body, config = config_, caches = &caches_,
-                  calibration = calibration_] {
+                  calibration = calibration_,
+                  facts = policy_.enabled() ? policy_.facts_for(ctx) : PolicyFactsFn{}] {
     if (handle->cancelled()) return;  // nobody waits for it any more
-    job->outcome = diet_body(route, job->body, job->rewritten, *config, *caches, DietOptions{.calibration = calibration});
+    job->outcome = diet_body(route, job->body, job->rewritten, *config, *caches,
+                             DietOptions{.calibration = calibration, .policy = facts ? &facts : nullptr});
     // `this`, `ctx` and `body` are only touched if the request still waits,
     // on its own thread: then the filter and the request are alive.
     handle->resume_then([this, job, &ctx, &body]() -> std::optional<LocalResponse> {
@@ -132,6 +138,10 @@ FilterResult DietFilter::apply(RequestContext& ctx, const DietOutcome& diet) con
     return admit(ctx, diet.decision.admission);
   }
   if (diet.raw_estimate > 0) state<DietState>(ctx).raw_estimate = diet.raw_estimate;
+  if (policy_.enabled()) {
+    const pruning::Profile* profile = config::profile_named(*config_, diet.profile);
+    if (profile) state<DietState>(ctx).runway = policy_.admit(ctx, *profile, diet);
+  }
   return admit(ctx, diet.decision.admission);
 }
 
@@ -150,6 +160,12 @@ std::optional<LocalResponse> admit(RequestContext& ctx, const pruning::Admission
       r.body = provider_error_body(ctx.provider, 429,
                                    "tokendiet: not sent upstream now; retry after " + std::to_string(seconds) + " s");
       r.headers.emplace_back("retry-after", std::to_string(seconds));
+      r.headers.emplace_back("x-tokendiet-error", "runway_exhausted");
+      // The explain headers of a proxied answer (explain_filter.hpp), which
+      // never sees this one.
+      if (ctx.mode) r.headers.emplace_back("x-tokendiet-mode", pruning::mode_name(*ctx.mode));
+      if (!ctx.survival.empty()) r.headers.emplace_back("x-tokendiet-survival", std::string(ctx.survival));
+      if (ctx.runway_tokens) r.headers.emplace_back("x-tokendiet-runway-tokens", std::to_string(*ctx.runway_tokens));
       return r;
     }
   }
@@ -162,6 +178,7 @@ void DietFilter::logging(const RequestContext& ctx) {
   // The big body goes once the request ends: its memory back to the system
   // when the diet threads are next idle.
   if (st && st->offloaded) workers_->want_release();
+  if (st) policy_.settle(ctx, st->runway);
   if (!calibration_ || !ctx.usage.present || ctx.fail_open || ctx.status < 200 || ctx.status >= 300) return;
   if (st && st->raw_estimate > 0 && ctx.usage.prompt > 0)
     calibration_->observe(ctx.model, st->raw_estimate, ctx.usage.prompt);

@@ -3,7 +3,12 @@
 //
 //   route by path -> the diet's steps (proxy/filters/diet.hpp): parse, count
 //   (with the model's tokenizer, or the calibrated estimator), decide, prune,
-//   write (splices only what changed) -> the decision's admission
+//   write (splices only what changed), thinking lowered -> the decision's
+//   admission, the request's ask taken from its runway
+//
+// The policy (docs/design.md §Policy) decides with the process's runway and
+// session stores (runway_account.hpp); the logging phase corrects the runway
+// with the answer's rate-limit headers and billed usage.
 //
 // Fail open: a body the adapter cannot parse, a write it cannot splice, or any
 // exception leaves the body exactly as the client sent it and records why in
@@ -29,6 +34,7 @@
 #include "proxy/phases/filter.hpp"
 #include "providers/route.hpp"
 #include "proxy/filters/diet.hpp"
+#include "proxy/filters/runway_account.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "pruning/decision.hpp"
@@ -43,8 +49,10 @@ class DietFilter final : public Filter {
   // `caches` are the process-wide ones, telemetry().calibration() and
   // telemetry().diet_caches(): both outlive the filter, as does `workers`
   // (null: every diet on the request's thread).
+  // `policy`: the runway and session stores the policy decides with (none:
+  // the profile alone decides, as in replay).
   DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
-             WorkPool* workers = nullptr);
+             WorkPool* workers = nullptr, PolicyState policy = {});
 
   // How long an offloaded diet may take, queue included, before the body
   // goes as it came.
@@ -63,13 +71,14 @@ class DietFilter final : public Filter {
   tok::Calibration* calibration_;
   DietCaches& caches_;
   WorkPool* workers_;
+  PolicyState policy_;
   bool any_profile_disabled_;  // only then is a body peeked for its profile
 };
 
 // What the request phase does with a decision's admission: Send: nothing;
 // Wait: the request is held that long before it goes upstream
 // (ctx.delay_upstream); Reject: the answer, a 429 in the provider's error
-// shape with Retry-After.
+// shape with Retry-After and x-tokendiet-error: runway_exhausted.
 std::optional<LocalResponse> admit(RequestContext& ctx, const pruning::Admission& admission);
 
 }  // namespace td::proxy

@@ -14,6 +14,10 @@ void ExplainFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& hea
   headers.set("x-tokendiet-tokens-before", std::to_string(ctx.tokens_before));
   headers.set("x-tokendiet-tokens-after", std::to_string(ctx.tokens_after));
   if (!ctx.strategies.empty()) headers.set("x-tokendiet-strategies", pruning::join_names(ctx.strategies));
+  if (!ctx.survival.empty()) headers.set("x-tokendiet-survival", ctx.survival);
+  if (ctx.runway_tokens) headers.set("x-tokendiet-runway-tokens", std::to_string(*ctx.runway_tokens));
+  if (ctx.delay_upstream.count() > 0) headers.set("x-tokendiet-wait-ms", std::to_string(ctx.delay_upstream.count()));
+  if (!ctx.thinking.empty()) headers.set("x-tokendiet-thinking", ctx.thinking);
 }
 
 }  // namespace td::proxy

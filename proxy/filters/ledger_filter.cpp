@@ -53,6 +53,10 @@ LedgerRow ledger_row(const RequestContext& ctx) {
   r.fail_open = ctx.fail_open;
   r.bytes_in = to_i64(ctx.bytes_in);
   r.bytes_out = to_i64(ctx.bytes_out);
+  r.survival = ctx.survival;
+  r.wait_ms = ctx.delay_upstream.count();
+  r.quota_group = ctx.quota_group;
+  r.runway_tokens = ctx.runway_tokens;
   return r;
 }
 

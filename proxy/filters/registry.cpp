@@ -22,8 +22,9 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
   filters.push_back(std::make_unique<LedgerFilter>(telemetry()));
   // Request body: the diet, with the process's caches and diet threads (they
   // outlive reloads).
-  filters.push_back(std::make_unique<DietFilter>(config, &telemetry().calibration(), telemetry().diet_caches(),
-                                                 &telemetry().diet_workers(config.diet_threads)));
+  filters.push_back(std::make_unique<DietFilter>(
+      config, &telemetry().calibration(), telemetry().diet_caches(), &telemetry().diet_workers(config.diet_threads),
+      PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration())));
   // After the diet: include_usage is spliced into the final body; tees every
   // response body and scrubs what the injection added.
   filters.push_back(std::make_unique<UsageFilter>(config));

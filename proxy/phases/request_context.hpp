@@ -88,6 +88,12 @@ struct RequestContext {
   std::optional<pruning::Mode> mode;  // the diet's decision; nullopt: it never decided
                                       // (not a chat request, or a body it could not parse)
   std::string profile;     // name of the matched profile
+  // What the policy did beyond the diet (docs/design.md §Policy), for the
+  // explain headers, the log line and /metrics:
+  std::string_view survival;  // survival's outcome (pruning::outcome_name): "" none
+  std::optional<std::int64_t> runway_tokens;  // the runway left after this request (tightest limit)
+  std::string quota_group;    // the runway's quota group ("" none known)
+  std::string thinking;       // the thinking setting lowered ("reasoning_effort high -> low ..."), "" none
   // Strategies that fired, in pipeline order: their names are string
   // literals (pruning::StrategyStats::name). Joined only by the log line and
   // the ledger row.

@@ -167,6 +167,10 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.tokens_before || ctx.tokens_after)
     l.num("tokens_before", ctx.tokens_before).num("tokens_after", ctx.tokens_after);
   if (!ctx.strategies.empty()) l.str("strategies", pruning::join_names(ctx.strategies));
+  if (!ctx.survival.empty()) l.str("survival", ctx.survival);
+  if (ctx.delay_upstream.count() > 0) l.num("wait_ms", std::uint64_t(ctx.delay_upstream.count()));
+  if (ctx.runway_tokens) l.str("quota_group", ctx.quota_group).num("runway_tokens", std::uint64_t(*ctx.runway_tokens));
+  if (!ctx.thinking.empty()) l.str("thinking", ctx.thinking);
   if (ctx.usage.present) {
     l.num("usage_prompt", ctx.usage.prompt).num("usage_completion", ctx.usage.completion);
     if (ctx.usage.cached_read) l.num("usage_cached_read", ctx.usage.cached_read);

@@ -19,6 +19,15 @@ const std::vector<std::uint32_t> kTtfbBoundsMs = {25,   50,   100,   250,   500,
 constexpr std::array<std::string_view, 6> kStatusClasses = {"1xx", "2xx", "3xx",
                                                             "4xx", "5xx", "none"};
 constexpr char kKeySep = '\x1f';  // provider <US> model: neither contains it in practice
+// The modes and survival outcomes counted per provider and model
+// (pruning::mode_name, pruning::outcome_name).
+constexpr std::array<std::string_view, 3> kModes = {"none", "standard", "survival"};
+constexpr std::array<std::string_view, 4> kSurvivalOutcomes = {"compressed", "waited", "rejected", "too_large"};
+
+template <std::size_t N>
+std::size_t index_of(const std::array<std::string_view, N>& names, std::string_view name) {
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
 constexpr std::string_view kOverflowModel = "_other_";
 
 std::size_t status_index(int status) {
@@ -118,11 +127,14 @@ struct Metrics::ModelSeries {
   std::atomic<std::uint64_t> prompt{0}, completion{0}, cached_read{0}, cache_write{0},
       reasoning{0};
   std::atomic<std::uint64_t> fail_open{0};
+  std::array<std::atomic<std::uint64_t>, kModes.size()> by_mode{};
+  std::array<std::atomic<std::uint64_t>, kSurvivalOutcomes.size()> survival{};
+  std::atomic<std::uint64_t> wait_ms{0};
   LatencyHistogram total{kTotalBoundsMs};
   LatencyHistogram ttfb{kTtfbBoundsMs};
 };
 
-Metrics::Metrics() : models_(kMaxModelSeries), modes_(kMaxModeSeries) {}
+Metrics::Metrics() : models_(kMaxModelSeries), modes_(kMaxModeSeries), runways_(kMaxModelSeries) {}
 Metrics::~Metrics() = default;
 
 void Metrics::record(const LedgerRow& row) {
@@ -148,6 +160,14 @@ void Metrics::record(const LedgerRow& row) {
   if (row.status != 0) s.total.observe(row.total_ms);  // an aborted request has no latency
   if (row.ttfb_ms >= 0) s.ttfb.observe(row.ttfb_ms);   // -1: no byte reached the client
   modes_.get(row.mode.empty() ? "none" : row.mode, kOverflowModel).requests.fetch_add(1, relaxed);
+  if (std::size_t m = index_of(kModes, row.mode.empty() ? "none" : row.mode); m < kModes.size())
+    s.by_mode[m].fetch_add(1, relaxed);
+  if (std::size_t o = index_of(kSurvivalOutcomes, row.survival); o < kSurvivalOutcomes.size())
+    s.survival[o].fetch_add(1, relaxed);
+  if (row.wait_ms > 0) s.wait_ms.fetch_add(clamp_u(row.wait_ms), relaxed);
+  if (row.runway_tokens && !row.quota_group.empty())
+    runways_.get(row.provider + kKeySep + row.quota_group, row.provider + kKeySep + std::string(kOverflowModel))
+        .tokens.store(*row.runway_tokens, relaxed);
 }
 
 void Metrics::add_counter(std::string name, std::string help, std::function<std::uint64_t()> read) {
@@ -226,6 +246,35 @@ std::string Metrics::render() const {
   modes_.for_each([&](std::string_view mode, const ModeSeries& m) {
     sample(out, "tokendiet_mode_total", "mode=\"" + escape_label_value(mode) + "\"",
            std::to_string(m.requests.load(std::memory_order_relaxed)));
+  });
+
+  header(out, "tokendiet_mode_requests_total", "counter",
+         "Requests by provider, model and the mode that applied (none, standard, survival).");
+  for (const Row& r : rows)
+    for (std::size_t i = 0; i < kModes.size(); ++i)
+      if (std::uint64_t n = r.s->by_mode[i].load(std::memory_order_relaxed))
+        sample(out, "tokendiet_mode_requests_total", r.labels + ",mode=\"" + std::string(kModes[i]) + "\"",
+               std::to_string(n));
+  header(out, "tokendiet_survival_total", "counter",
+         "Survival mode's outcomes: compressed (sent at a harder level), waited (held for the runway), "
+         "rejected (answered 429), too_large (over a whole window: sent as the diet left it).");
+  for (const Row& r : rows)
+    for (std::size_t i = 0; i < kSurvivalOutcomes.size(); ++i)
+      if (std::uint64_t n = r.s->survival[i].load(std::memory_order_relaxed))
+        sample(out, "tokendiet_survival_total", r.labels + ",outcome=\"" + std::string(kSurvivalOutcomes[i]) + "\"",
+               std::to_string(n));
+  header(out, "tokendiet_survival_wait_seconds_total", "counter", "Time requests were held for the TPM runway.");
+  for (const Row& r : rows)
+    if (std::uint64_t ms = r.s->wait_ms.load(std::memory_order_relaxed))
+      sample(out, "tokendiet_survival_wait_seconds_total", r.labels, seconds(ms));
+  header(out, "tokendiet_runway_tokens", "gauge",
+         "Tokens the tightest per-minute limit of a provider and quota group held after its latest request.");
+  runways_.for_each([&](std::string_view key, const RunwaySeries& g) {
+    const std::size_t sep = key.find(kKeySep);
+    sample(out, "tokendiet_runway_tokens",
+           "provider=\"" + escape_label_value(key.substr(0, sep)) + "\",quota_group=\"" +
+               escape_label_value(key.substr(sep + 1)) + "\"",
+           std::to_string(g.tokens.load(std::memory_order_relaxed)));
   });
 
   using Hist = LatencyHistogram ModelSeries::*;

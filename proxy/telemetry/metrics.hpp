@@ -142,10 +142,15 @@ class Metrics {
   struct ModeSeries {
     std::atomic<std::uint64_t> requests{0};
   };
+  // The runway left after the last request of a (provider, quota group).
+  struct RunwaySeries {
+    std::atomic<std::int64_t> tokens{0};
+  };
 
  private:
   SeriesMap<ModelSeries> models_;
   SeriesMap<ModeSeries> modes_;
+  SeriesMap<RunwaySeries> runways_;
   std::atomic<std::int64_t> in_flight_{0};
   struct External {
     std::string name, help, type;

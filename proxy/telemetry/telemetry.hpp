@@ -12,6 +12,8 @@
 //           the upstream's usage is known
 // Diet:     telemetry().diet_caches()          handed to the diet filter, with
 //           telemetry().diet_workers(n)        the threads big bodies are dieted on
+// Policy:   telemetry().runways(), sessions()  the TPM runway per key and quota
+//                                             group, and each session's memory
 // Shutdown: telemetry().close_ledger()        after the last request's logging
 //                                             phase; saves the calibration
 #pragma once
@@ -27,6 +29,8 @@
 #include "proxy/telemetry/metrics.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "pruning/tokenizer/calibration.hpp"
+#include "quota/runway_store.hpp"
+#include "quota/session_store.hpp"
 
 namespace td::config { struct Config; }
 
@@ -59,6 +63,11 @@ class Telemetry {
   // The diet's caches, shared by every request of the process.
   DietCaches& diet_caches() { return diet_caches_; }
 
+  // The policy's state (quota/): it outlives reloads, as the limits it
+  // learnt from the providers' headers still hold.
+  quota::RunwayStore& runways() { return runways_; }
+  quota::SessionStore& sessions() { return sessions_; }
+
   // The diet threads (work_pool.hpp), started by the first call with
   // diet_thread_count(configured) threads; later calls get the same pool
   // (its size changes with a restart, as `threads` does).
@@ -74,6 +83,8 @@ class Telemetry {
   Metrics metrics_;
   tok::Calibration calibration_;
   DietCaches diet_caches_;
+  quota::RunwayStore runways_;
+  quota::SessionStore sessions_;
   std::atomic<std::int64_t> next_calibration_save_{0};  // steady_clock ticks
   std::unique_ptr<Ledger> ledger_;  // kept until exit: I/O threads may still hold the pointer
   std::atomic<Ledger*> ledger_ptr_{nullptr};

@@ -302,7 +302,10 @@ test('as a child process: the --quota-* flags', async () => {
 
 test('through tokendiet: the answers read as the provider\'s (usage as counted, 429 as a rate limit)', async () => {
   const fake = await startFakeUpstream({quota: {tpm: 1000, ...MINUTE}});
-  const td = await startTokendiet({upstreams: {openai: fake.url, anthropic: fake.url, gemini: fake.url}});
+  // Survival off: the upstream's own 429 is what this test reads
+  // (survival.test.mjs has tokendiet keep the upstream from answering one).
+  const td = await startTokendiet({upstreams: {openai: fake.url, anthropic: fake.url, gemini: fake.url},
+    config: 'profiles:\n  - name: default\n    survival: false\n'});
   try {
     const cases = [
       ['/v1/chat/completions', {model: 'gpt-5.1', max_tokens: 10, messages: [{role: 'user', content: 'u'.repeat(1600)}]}, 'rate_limit_exceeded'],

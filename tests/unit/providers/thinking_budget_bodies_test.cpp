@@ -45,7 +45,8 @@ std::vector<Plant> plants(Api api) {
               {"claude-opus-4-1", enabled(30000, 20000), budget(8192)},
               {"claude-opus-4-1", enabled(30000, 5000), budget(4999)},
               {"claude-sonnet-4-5", enabled(4096, 8192), kNoChange},
-              {"claude-opus-4-6", adaptive("high"), kNoChange}};
+              {"claude-opus-4-6", adaptive("high"), effort("low")},
+              {"claude-opus-4-6", adaptive("low"), kNoChange}};
     case Api::gemini:
       return {{"gemini-2.5-pro", budget(-1), budget(8192)},
               {"gemini-2.5-pro", budget(32768), budget(8192)},
@@ -189,5 +190,5 @@ TEST_CASE("thinking budget: recorded bodies with thinking planted per model fami
   CHECK(planted >= 200);
   for (Api api : {Api::openai_chat, Api::openai_responses, Api::anthropic, Api::gemini})
     CHECK(tally.lowered[static_cast<int>(api)] >= 8);
-  CHECK(tally.left >= 50);  // already low, gpt-5-pro, unknown models, adaptive effort
+  CHECK(tally.left >= 50);  // already low, gpt-5-pro, unknown models, adaptive effort already low
 }

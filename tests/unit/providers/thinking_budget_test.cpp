@@ -35,6 +35,12 @@ LowerThinking gemini_cap(std::int64_t cap) {
   l.gemini_thinking_budget = cap;
   return l;
 }
+LowerThinking effort_target(const char* effort_value) {
+  LowerThinking l;
+  l.effort = effort_value;
+  return l;
+}
+
 LowerThinking anthropic_cap(std::int64_t cap) {
   LowerThinking l;
   l.anthropic_budget_tokens = cap;
@@ -160,8 +166,15 @@ TEST_CASE("thinking budget: the settings to write, per format and model") {
       {anthropic, "claude-opus-4-1", enabled(1024, 1000), none},
       {anthropic, "claude-sonnet-4-5", enabled(16000, 32000), budget(1024), anthropic_cap(500)},
       {anthropic, "claude-sonnet-4-5", type("enabled"), none},  // no budget: not ours to fix
-      // Adaptive thinking: which efforts each model takes is not documented.
-      {anthropic, "claude-opus-4-6", type("adaptive", "high"), none},
+      // Adaptive thinking: output_config.effort lowered within low, medium,
+      // high (every adaptive model takes them); max (Opus) goes to the target.
+      {anthropic, "claude-opus-4-6", type("adaptive", "high"), effort("low")},
+      {anthropic, "claude-sonnet-4-6", type("adaptive", "medium"), effort("low")},
+      {anthropic, "claude-opus-4-6", type("adaptive", "max"), effort("low")},
+      {anthropic, "claude-opus-4-6", type("adaptive", "low"), none},
+      {anthropic, "claude-opus-4-6", type("adaptive", "turbo"), none},  // off the scale: left
+      {anthropic, "claude-opus-4-6", type("adaptive", "high"), effort("medium"), effort_target("medium")},
+      {anthropic, "claude-opus-4-6", type("adaptive", "high"), none, effort_target("minimal")},
       {anthropic, "claude-opus-4-6", type("adaptive"), none},
       {anthropic, "claude-sonnet-4-5", type("disabled"), none},
       {anthropic, "claude-opus-4-5", effort("high"), none},

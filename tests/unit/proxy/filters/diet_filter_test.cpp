@@ -150,7 +150,7 @@ TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a
   CHECK(again.body == r.body);
 }
 
-TEST_CASE("diet filter: the logging phase calibrates the estimator from billed usage") {
+TEST_CASE("diet filter: the logging phase learns the bill ratio from billed usage") {
   td::config::Config cfg;
   td::tok::Calibration calibration;
   DietCaches caches;
@@ -162,12 +162,23 @@ TEST_CASE("diet filter: the logging phase calibrates the estimator from billed u
   std::string body = trajectory_body("tau-bench-3.json");
   SimpleHeaderMap headers;
   diet.request_body_filter(ctx, headers, body);
-  REQUIRE(ctx.model == "gpt-4o");  // exact tokenizer: nothing to calibrate
+  REQUIRE(ctx.model == "gpt-4o");
+  // An exact tokenizer learns a ratio too: the runway predicts bills in the
+  // provider's tokens, however its quota counts them.
   ctx.usage.present = true;
-  ctx.usage.prompt = 1;
+  ctx.usage.prompt = ctx.tokens_after * 5 / 4;
   ctx.status = 200;
   diet.logging(ctx);
-  CHECK(calibration.ratio("gpt-4o") == 1.0);
+  CHECK(calibration.ratio("gpt-4o") == doctest::Approx(1.25).epsilon(0.01));
+  RequestContext failed;  // an error answer teaches nothing
+  failed.method = "POST";
+  failed.target = "/v1/chat/completions";
+  diet.request_body_filter(failed, headers, body);
+  failed.status = 500;
+  failed.usage = ctx.usage;
+  failed.usage.prompt = 1;
+  diet.logging(failed);
+  CHECK(calibration.ratio("gpt-4o") == doctest::Approx(1.25).epsilon(0.01));
 
   RequestContext est;
   est.method = "POST";

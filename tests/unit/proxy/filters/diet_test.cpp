@@ -133,9 +133,11 @@ TEST_CASE("admit: send goes now, wait holds the request, reject answers 429 in t
   auto r = admit(rejected, Admission{Admission::Kind::Reject, std::chrono::milliseconds(1500)});
   REQUIRE(r.has_value());
   CHECK(r->status == 429);
-  REQUIRE(r->headers.size() == 1);
+  REQUIRE(r->headers.size() == 2);
   CHECK(r->headers[0].first == "retry-after");
   CHECK(r->headers[0].second == "2");  // seconds, rounded up
+  CHECK(r->headers[1].first == "x-tokendiet-error");
+  CHECK(r->headers[1].second == "runway_exhausted");
   CHECK(r->body.find(R"("type":"error")") != std::string::npos);
   CHECK(r->body.find("retry after 2 s") != std::string::npos);
   CHECK(rejected.delay_upstream.count() == 0);

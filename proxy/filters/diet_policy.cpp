@@ -1,0 +1,84 @@
+#include "proxy/filters/diet_policy.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <utility>
+
+#include "providers/generation_settings.hpp"
+#include "proxy/filters/diet.hpp"
+#include "pruning/session_anchor.hpp"
+#include "pruning/strategies/working_memory.hpp"
+
+namespace td::proxy {
+
+namespace {
+
+// The output the provider takes from its quota at admission: the output cap
+// (OpenAI's combined TPM, Anthropic's OTPM). Gemini counts input only.
+double reserved_output(const providers::ParsedRequest& request) {
+  if (request.format == providers::Api::gemini) return 0;
+  const providers::SettingsRead read = providers::read_generation_settings(request);
+  const auto cap = read.settings.max_output_tokens;
+  return cap && *cap > 0 ? double(*cap) : 0;
+}
+
+}  // namespace
+
+PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body, providers::ParsedRequest& request,
+                       const pruning::Counted& counted, const pruning::Profile& profile,
+                       const pruning::TokenCounter& counter, DietCaches& caches, const PolicyFactsFn& facts) {
+  PolicyStep step;
+  step.reparsed.reserve(2);  // one per harder level: `request` pointers stay valid
+  step.anchor = pruning::session_anchor(request.conversation);
+  step.reserved_output = reserved_output(request);
+  const PolicyFacts f = facts(PolicyQuery{request.model, &profile, step.anchor});
+
+  pruning::PolicyInput in;
+  in.counted = &counted;
+  in.profile = &profile;
+  in.runway = f.runway;
+  in.bill_ratio = f.bill_ratio;
+  in.cached_prefix = f.cached_prefix;
+  in.reserved_output = step.reserved_output;
+  in.memory = f.memory;
+  in.messages = static_cast<std::uint32_t>(request.conversation.messages.size());
+  if (f.runway.known()) in.turns = pruning::working_memory(request.conversation, profile).turns();
+
+  // Each level the policy asks about is pruned once and kept: the one
+  // decided is then written as it is.
+  struct Run {
+    providers::ParsedRequest* request = nullptr;
+    pruning::PipelineResult result;
+  };
+  std::array<std::optional<Run>, 3> runs;
+  bool request_free = true;
+  auto run_at = [&](pruning::Level level) -> Run& {
+    auto& slot = runs[static_cast<std::size_t>(level)];
+    if (slot) return *slot;
+    providers::ParsedRequest* target = &request;
+    if (!std::exchange(request_free, false)) {
+      // `request` holds another level's cut: prune a second parse of the bytes.
+      step.reparsed.push_back(parse_step(route, body, caches));
+      if (!step.reparsed.back().request) throw std::runtime_error("second parse: " + step.reparsed.back().error);
+      target = &*step.reparsed.back().request;
+    }
+    pruning::Decision at{pruning::Mode::Standard, {&profile, true, level}, {}};
+    slot = Run{target, prune_step(target->conversation, counted, at, counter, caches)};
+    return *slot;
+  };
+
+  step.decision = pruning::decide(in, [&](pruning::Level level) { return run_at(level).result.tokens_after; });
+  const pruning::Decision& d = step.decision;
+  if (d.mode == pruning::Mode::None || !d.settings.write || !f.runway.known()) {
+    // The profile alone decided (no level was run): prune as it says.
+    step.request = &request;
+    step.result = prune_step(request.conversation, counted, d, counter, caches);
+    return step;
+  }
+  Run& chosen = run_at(d.settings.level);
+  step.request = chosen.request;
+  step.result = std::move(chosen.result);
+  return step;
+}
+
+}  // namespace td::proxy

@@ -1,0 +1,62 @@
+// The diet filter's bookkeeping of the TPM runway and the sessions' memory
+// (docs/design.md §Policy): what the policy is told before it decides, what
+// a request takes from its runway when it is admitted, and how its runway is
+// corrected when the answer ends (the provider's rate-limit headers, then the
+// billed usage). The state is the process's (telemetry().runways() and
+// sessions()); the clock is read here, at the edge, never in pruning/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "proxy/filters/diet.hpp"
+#include "proxy/phases/request_context.hpp"
+#include "quota/runway_store.hpp"
+#include "quota/session_store.hpp"
+
+namespace td::tok { class Calibration; }
+
+namespace td::proxy {
+
+// One request's share of its runway, kept until its logging phase.
+struct RunwayAccount {
+  bool active = false;  // the policy ran: settle() has something to correct
+  std::string key;      // quota::runway_key()
+  Provider provider = Provider::other;
+  quota::QuotaLimits limits;
+  pruning::RunwayAsk taken;
+  std::uint64_t session = 0;
+};
+
+class PolicyState {
+ public:
+  PolicyState() = default;  // no state: the profile alone decides
+  PolicyState(quota::RunwayStore* runways, quota::SessionStore* sessions, tok::Calibration* calibration)
+      : runways_(runways), sessions_(sessions), calibration_(calibration) {}
+
+  bool enabled() const { return runways_ && sessions_; }
+
+  // What the policy reads for `ctx`'s request. Holds copies of the request's
+  // identity only: it may run on a diet thread.
+  PolicyFactsFn facts_for(const RequestContext& ctx) const;
+
+  // After the diet decided, on the request's thread: the admitted request's
+  // ask leaves its runway, the session's memory is kept, and ctx gets the
+  // policy's report (survival, runway, quota group, thinking).
+  RunwayAccount admit(RequestContext& ctx, const pruning::Profile& profile, const DietOutcome& diet) const;
+
+  // The logging phase: the runway re-based on the answer's rate-limit
+  // headers, then charged what the bill says instead of what was taken.
+  void settle(const RequestContext& ctx, const RunwayAccount& account) const;
+
+  // How long the provider's prompt cache is taken to hold a prefix
+  // (Anthropic's default lifetime): past it, no cache read is expected.
+  static constexpr std::chrono::minutes kCacheLifetime{5};
+
+ private:
+  quota::RunwayStore* runways_ = nullptr;
+  quota::SessionStore* sessions_ = nullptr;
+  tok::Calibration* calibration_ = nullptr;
+};
+
+}  // namespace td::proxy

@@ -1,0 +1,185 @@
+#include "quota/runway_store.hpp"
+
+#include <algorithm>
+#include <functional>
+
+namespace td::quota {
+
+namespace {
+
+using providers::Provider;
+
+double configured(std::uint64_t specific, std::uint64_t tpm) { return double(specific ? specific : tpm); }
+
+struct Limits3 {
+  double combined = 0, input = 0, output = 0;
+};
+
+// The profile's limits, per bucket, for a provider.
+Limits3 configured_limits(Provider provider, const QuotaLimits& l) {
+  if (provider == Provider::anthropic) return {0, configured(l.itpm, l.tpm), configured(l.otpm, l.tpm)};
+  return {double(l.tpm), 0, 0};
+}
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+std::string runway_key(Provider provider, std::string_view key_fingerprint, std::string_view group) {
+  std::string k(providers::to_string(provider));
+  k += '\x1f';
+  k += key_fingerprint;
+  k += '\x1f';
+  k += group;
+  return k;
+}
+
+RunwayStore::Shard& RunwayStore::shard_of(const std::string& key) {
+  return shards_[std::hash<std::string>{}(key) % kShards];
+}
+
+pruning::Runway RunwayStore::view(const Entry& e, Provider provider, const QuotaLimits& limits) {
+  const Limits3 cfg = configured_limits(provider, limits);
+  const double window_ms = double(std::max<std::int64_t>(limits.window.count(), 1));
+  auto bucket = [&](const Bucket& b, double cfg_limit) {
+    pruning::RunwayBucket r;
+    r.limit = b.learnt_limit > 0 ? b.learnt_limit : cfg_limit;
+    if (r.limit <= 0) return pruning::RunwayBucket{};
+    r.refill_per_ms = r.limit / window_ms;
+    r.level = b.started ? b.level : r.limit;
+    return r;
+  };
+  pruning::Runway rw;
+  rw.combined = bucket(e.combined, cfg.combined);
+  rw.input = bucket(e.input, cfg.input);
+  rw.output = bucket(e.output, cfg.output);
+  rw.combined_counts_output = provider != Provider::gemini;
+  return rw;
+}
+
+// Brings every bucket to `now`: a known one starts full and refills at its
+// limit per window, never above the limit.
+void RunwayStore::refill(Entry& e, Provider provider, const QuotaLimits& limits, Clock::time_point now) {
+  const pruning::Runway rw = view(e, provider, limits);
+  const double dt = std::max(0.0, ms_between(e.at, now));
+  auto one = [&](Bucket& b, const pruning::RunwayBucket& v) {
+    if (!v.known()) return;
+    b.level = b.started ? std::min(v.limit, b.level + v.refill_per_ms * dt) : v.limit;
+    b.started = true;
+  };
+  one(e.combined, rw.combined);
+  one(e.input, rw.input);
+  one(e.output, rw.output);
+  if (now > e.at) e.at = now;
+}
+
+RunwayStore::Entry& RunwayStore::entry(Shard& s, const std::string& key, Provider provider,
+                                       const QuotaLimits& limits, Clock::time_point now) {
+  auto it = s.entries.find(key);
+  if (it == s.entries.end()) {
+    if (s.entries.size() >= max_keys_per_shard_) {
+      // Idle keys first (their buckets are full again: nothing is lost);
+      // then, still full, the least recently used.
+      std::erase_if(s.entries, [&](const auto& kv) { return now - kv.second.used > kIdleExpiry; });
+      if (s.entries.size() >= max_keys_per_shard_) {
+        auto oldest = std::min_element(s.entries.begin(), s.entries.end(),
+                                       [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
+        s.entries.erase(oldest);
+      }
+    }
+    it = s.entries.emplace(key, Entry{}).first;
+    it->second.at = now;
+  }
+  Entry& e = it->second;
+  refill(e, provider, limits, now);
+  e.used = now;
+  return e;
+}
+
+pruning::Runway RunwayStore::snapshot(const std::string& key, Provider provider, const QuotaLimits& limits,
+                                      Clock::time_point now) {
+  Shard& s = shard_of(key);
+  std::lock_guard lock(s.mu);
+  return view(entry(s, key, provider, limits, now), provider, limits);
+}
+
+void RunwayStore::take(const std::string& key, Provider provider, const QuotaLimits& limits,
+                       const pruning::RunwayAsk& ask, Clock::time_point now) {
+  Shard& s = shard_of(key);
+  std::lock_guard lock(s.mu);
+  Entry& e = entry(s, key, provider, limits, now);
+  const pruning::Runway rw = view(e, provider, limits);
+  if (rw.combined.known()) e.combined.level -= rw.combined_ask(ask);
+  if (rw.input.known()) e.input.level -= ask.input;
+  if (rw.output.known()) e.output.level -= ask.output;
+  e.in_flight.input += ask.input;
+  e.in_flight.output += ask.output;
+}
+
+void RunwayStore::settle(const std::string& key, Provider provider, const QuotaLimits& limits,
+                         const pruning::RunwayAsk& taken, const pruning::RunwayAsk& billed, Clock::time_point now) {
+  Shard& s = shard_of(key);
+  std::lock_guard lock(s.mu);
+  Entry& e = entry(s, key, provider, limits, now);
+  const pruning::Runway rw = view(e, provider, limits);
+  const pruning::RunwayAsk delta{billed.input - taken.input, billed.output - taken.output};
+  auto charge = [](Bucket& b, const pruning::RunwayBucket& v, double d) {
+    if (v.known()) b.level = std::min(v.limit, b.level - d);
+  };
+  charge(e.combined, rw.combined, rw.combined_ask(delta));
+  charge(e.input, rw.input, delta.input);
+  charge(e.output, rw.output, delta.output);
+  e.in_flight.input = std::max(0.0, e.in_flight.input - taken.input);
+  e.in_flight.output = std::max(0.0, e.in_flight.output - taken.output);
+}
+
+void RunwayStore::rebase(const std::string& key, Provider provider, const QuotaLimits& limits,
+                         const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
+                         std::chrono::system_clock::time_point received, Clock::time_point now) {
+  Shard& s = shard_of(key);
+  std::lock_guard lock(s.mu);
+  Entry& e = entry(s, key, provider, limits, now);
+  // Less what other requests in flight took (the provider's figure may not
+  // count them yet) and, when the provider did not count this request (an
+  // error answer), its own ask, which settle() gives back.
+  const pruning::RunwayAsk own = counted ? pruning::RunwayAsk{} : taken;
+  const pruning::RunwayAsk less{std::max(0.0, e.in_flight.input - taken.input) + own.input,
+                                std::max(0.0, e.in_flight.output - taken.output) + own.output};
+  auto learn = [](Bucket& b, const providers::RateWindow& w, double less_ask) {
+    if (w.limit && *w.limit > 0) b.learnt_limit = double(*w.limit);
+    if (!w.remaining || b.learnt_limit <= 0) return;
+    b.level = std::min(b.learnt_limit, double(*w.remaining) - less_ask);
+    b.started = true;
+  };
+  if (provider == Provider::anthropic) {
+    learn(e.input, headers.input_tokens, less.input);
+    learn(e.output, headers.output_tokens, less.output);
+  } else if (provider != Provider::gemini) {
+    learn(e.combined, headers.tokens, less.input + less.output);
+  }
+  // A 429's retry-after: nothing fits before then (settle() then gives the
+  // request's ask back, so at that time the bucket holds what it asked).
+  if (headers.retry_after && *headers.retry_after > received) {
+    const double until_ms = std::chrono::duration<double, std::milli>(*headers.retry_after - received).count();
+    const pruning::Runway rw = view(e, provider, limits);
+    auto empty_until = [&](Bucket& b, const pruning::RunwayBucket& v) {
+      if (v.known()) b.level = std::min(b.level, -v.refill_per_ms * until_ms);
+    };
+    empty_until(e.combined, rw.combined);
+    empty_until(e.input, rw.input);
+    empty_until(e.output, rw.output);
+  }
+}
+
+std::size_t RunwayStore::size() const {
+  std::size_t n = 0;
+  for (const Shard& s : shards_) {
+    std::lock_guard lock(s.mu);
+    n += s.entries.size();
+  }
+  return n;
+}
+
+}  // namespace td::quota

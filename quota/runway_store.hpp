@@ -1,0 +1,113 @@
+// The TPM runway of every (API key, provider, quota group): token buckets
+// counted the provider's way (docs/design.md §Policy), which the diet reads
+// as a pruning::Runway snapshot before it decides.
+//
+//   OpenAI     one combined bucket: the prompt plus the output cap, taken at
+//              admission, reconciled with the billed usage at the end
+//   Anthropic  input (uncached: cache reads are not counted) and output
+//              (max_tokens taken at admission, unused output given back)
+//   Gemini     one bucket on input; it sends no rate-limit headers, so its
+//              runway is only what the profile configures and the bills say
+//
+// Limits come from the profile (tpm_limit, itpm_limit, otpm_limit) or, once
+// a response carried them, from the provider's headers, which also re-base
+// the level (x-ratelimit-remaining-tokens; anthropic-ratelimit-input-tokens-
+// and -output-tokens-remaining; a 429's retry-after empties the bucket until
+// then). Everything is in the provider's tokens.
+//
+// Thread-safe (a mutex per shard, held for a few arithmetic operations; no
+// I/O). Bounded: at most `max_keys` keys, and a key idle for longer than
+// kIdleExpiry (its buckets full again) is dropped. The clock is passed in.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "providers/provider.hpp"
+#include "providers/rate_limits.hpp"
+#include "pruning/runway.hpp"
+
+namespace td::quota {
+
+using Clock = std::chrono::steady_clock;
+
+// The configured limits of a key (the profile's), 0: unknown.
+struct QuotaLimits {
+  std::uint64_t tpm = 0;
+  std::uint64_t itpm = 0;  // Anthropic; 0: tpm
+  std::uint64_t otpm = 0;  // Anthropic; 0: tpm
+  std::chrono::milliseconds window{60'000};
+};
+
+// "provider <US> key fingerprint <US> group": one runway.
+std::string runway_key(providers::Provider provider, std::string_view key_fingerprint, std::string_view group);
+
+class RunwayStore {
+ public:
+  explicit RunwayStore(std::size_t max_keys = 65'536) : max_keys_per_shard_(max_keys / kShards + 1) {}
+  RunwayStore(const RunwayStore&) = delete;
+  RunwayStore& operator=(const RunwayStore&) = delete;
+
+  // The key's buckets now (their limits: the headers', else the profile's).
+  pruning::Runway snapshot(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
+                           Clock::time_point now);
+
+  // A request was sent (or is held to be sent): its ask leaves the buckets.
+  void take(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
+            const pruning::RunwayAsk& ask, Clock::time_point now);
+
+  // Its bill came (or it ended without one: `billed` is then what was taken
+  // back, e.g. zero for a request that never reached the upstream): the
+  // buckets are charged the difference, and it is no longer in flight.
+  void settle(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
+              const pruning::RunwayAsk& taken, const pruning::RunwayAsk& billed, Clock::time_point now);
+
+  // The provider's rate-limit headers on the response to a request that took
+  // `taken` (still in flight; `counted`: the provider admitted it, a 2xx):
+  // limits learnt, levels set to what the provider says remains, less what
+  // other requests in flight took. Call settle() for the request afterwards.
+  void rebase(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
+              const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
+              std::chrono::system_clock::time_point received, Clock::time_point now);
+
+  std::size_t size() const;
+
+  static constexpr std::chrono::minutes kIdleExpiry{10};
+
+ private:
+  struct Bucket {
+    double learnt_limit = 0;  // from the headers; 0: none yet
+    double level = 0;
+    bool started = false;     // level holds something (else: full on first use)
+  };
+  struct Entry {
+    Bucket combined, input, output;
+    pruning::RunwayAsk in_flight;  // taken by requests whose bill has not come
+    Clock::time_point at{};        // the levels' time
+    Clock::time_point used{};
+  };
+  struct Shard {
+    mutable std::mutex mu;
+    std::unordered_map<std::string, Entry> entries;
+  };
+  static constexpr std::size_t kShards = 16;
+
+  Shard& shard_of(const std::string& key);
+  // The entry, refilled up to `now` (created full); evicts idle ones when the
+  // shard is full.
+  Entry& entry(Shard& s, const std::string& key, providers::Provider provider, const QuotaLimits& limits,
+               Clock::time_point now);
+  static pruning::Runway view(const Entry& e, providers::Provider provider, const QuotaLimits& limits);
+  static void refill(Entry& e, providers::Provider provider, const QuotaLimits& limits, Clock::time_point now);
+
+  std::size_t max_keys_per_shard_;
+  std::array<Shard, kShards> shards_;
+};
+
+}  // namespace td::quota

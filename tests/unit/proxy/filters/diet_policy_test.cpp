@@ -1,0 +1,194 @@
+// The diet filter with the policy's state (runway and session stores):
+// survival compresses, holds or answers 429 on a recorded trajectory; the
+// same history and runway give the same bytes in two processes; thinking is
+// lowered under pressure; the logging phase corrects the runway.
+#include <doctest/doctest.h>
+
+#include <memory>
+
+#include "config/config.hpp"
+#include "proxy/filters/diet_filter.hpp"
+#include "proxy/phases/header_map.hpp"
+#include "proxy/phases/rate_limit_info.hpp"
+#include "trajectory_body.hpp"
+
+using namespace td::proxy;
+using td::proxy::test::trajectory_body;
+
+namespace {
+
+// One proxy's state: its stores, caches and a filter over them.
+struct Proxy {
+  td::quota::RunwayStore runways;
+  td::quota::SessionStore sessions;
+  DietCaches caches;
+  td::config::Config cfg;
+  std::unique_ptr<DietFilter> diet;
+
+  explicit Proxy(td::pruning::Profile p) {
+    p.models = {"*"};
+    cfg.profiles.push_back(std::move(p));
+    diet = std::make_unique<DietFilter>(cfg, nullptr, caches, nullptr, PolicyState(&runways, &sessions, nullptr));
+  }
+
+  struct Sent {
+    RequestContext ctx;
+    std::string body;
+    FilterResult result;
+  };
+  Sent send(std::string body, const char* key = "key-1") {
+    Sent s;
+    s.ctx.method = "POST";
+    s.ctx.target = "/v1/chat/completions";
+    s.ctx.provider = Provider::openai;
+    s.ctx.key_fingerprint = key;
+    s.body = std::move(body);
+    SimpleHeaderMap headers;
+    s.result = diet->request_body_filter(s.ctx, headers, s.body);
+    return s;
+  }
+  td::pruning::Runway runway(const td::pruning::Profile& p, const std::string& model, const char* key = "key-1") {
+    return runways.snapshot(td::quota::runway_key(Provider::openai, key, model), Provider::openai,
+                            {p.tpm_limit, 0, 0, std::chrono::milliseconds(p.quota_window_ms)},
+                            td::quota::Clock::now());
+  }
+};
+
+// The diet's tokens for the trajectory's last request, with no quota at all.
+std::uint64_t diet_tokens(const std::string& body) {
+  Proxy plain{td::pruning::Profile{}};
+  return plain.send(body).ctx.tokens_after;
+}
+
+td::pruning::Profile quota(std::uint64_t tpm, std::uint64_t max_wait_ms = 20'000) {
+  td::pruning::Profile p;
+  p.tpm_limit = tpm;
+  p.max_wait_ms = max_wait_ms;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("diet policy: room in the runway: the diet as usual, its tokens taken from the runway") {
+  const std::string body = trajectory_body("mini-swe-agent-12.json");
+  const std::uint64_t tokens = diet_tokens(body);
+  const auto p = quota(10'000'000);
+  Proxy proxy(p);
+  Proxy::Sent s = proxy.send(body);
+  CHECK_FALSE(s.result.answers());
+  CHECK(s.ctx.mode == td::pruning::Mode::Standard);
+  CHECK(s.ctx.survival.empty());
+  CHECK(s.ctx.tokens_after == tokens);
+  REQUIRE(s.ctx.runway_tokens);
+  CHECK(*s.ctx.runway_tokens == std::int64_t(10'000'000 - tokens));
+  CHECK(proxy.runway(p, s.ctx.model).combined.level == doctest::Approx(10'000'000.0 - tokens).epsilon(1e-6));
+  CHECK(s.ctx.quota_group == s.ctx.model);
+}
+
+TEST_CASE("diet policy: a short runway compresses harder, then holds, then answers 429") {
+  const std::string body = trajectory_body("mini-swe-agent-12.json");
+  const std::uint64_t tokens = diet_tokens(body);
+  // Room for the request at a harder level only.
+  const std::uint64_t tpm = tokens * 9 / 10;
+  const auto p = quota(tpm);
+  Proxy proxy(p);
+  Proxy::Sent first = proxy.send(body);
+  CHECK_FALSE(first.result.answers());
+  CHECK(first.ctx.mode == td::pruning::Mode::Survival);
+  CHECK(first.ctx.survival == "compressed");
+  CHECK(first.ctx.tokens_after * 12 / 10 <= tpm);
+  CHECK(first.ctx.delay_upstream.count() == 0);
+
+  // The same history again at once, until the window is drained: held until
+  // it holds the request, and always at the same level (the latch: a retry
+  // goes byte for byte as before).
+  Proxy::Sent again;
+  for (int i = 0; i < 20 && again.ctx.survival != "waited"; ++i) {
+    again = proxy.send(body);
+    CHECK_FALSE(again.result.answers());
+    CHECK(again.body == first.body);
+  }
+  CHECK(again.ctx.survival == "waited");
+  CHECK(again.ctx.delay_upstream.count() > 0);
+  CHECK(again.ctx.delay_upstream.count() <= 20'000);
+
+  // A proxy that may not hold it answers 429 with the wait, and takes nothing.
+  const auto impatient = quota(tpm, 0);
+  Proxy strict(impatient);
+  Proxy::Sent refused = strict.send(body);
+  double level = 0;
+  for (int i = 0; i < 20 && !refused.result.answers(); ++i) {
+    level = strict.runway(impatient, first.ctx.model).combined.level;
+    refused = strict.send(body);
+  }
+  REQUIRE(refused.result.answers());
+  const LocalResponse& answer = refused.result.answer();
+  CHECK(answer.status == 429);
+  CHECK(answer.body.find("retry after") != std::string::npos);
+  bool retry_after = false, error = false, mode = false;
+  for (const auto& [k, v] : answer.headers) {
+    retry_after |= k == "retry-after" && std::stol(v) >= 1;
+    error |= k == "x-tokendiet-error" && v == "runway_exhausted";
+    mode |= k == "x-tokendiet-mode" && v == "survival";
+  }
+  CHECK(retry_after);
+  CHECK(error);
+  CHECK(mode);
+  CHECK(refused.ctx.survival == "rejected");
+  CHECK(strict.runway(impatient, first.ctx.model).combined.level >= level);  // refilled a little, nothing taken
+}
+
+TEST_CASE("diet policy: two proxies with the same history and runway send the same bytes") {
+  const std::string body = trajectory_body("mini-swe-agent-10.json", "deepseek/deepseek-chat");
+  const std::uint64_t tokens = diet_tokens(body);
+  for (std::uint64_t tpm : {tokens * 100, tokens, tokens / 2}) {
+    CAPTURE(tpm);
+    Proxy a(quota(tpm)), b(quota(tpm));
+    Proxy::Sent sa = a.send(body), sb = b.send(body);
+    CHECK(sa.body == sb.body);
+    CHECK(sa.ctx.survival == sb.ctx.survival);
+  }
+}
+
+TEST_CASE("diet policy: thinking lowered under pressure, only where the body sets it") {
+  std::string body = trajectory_body("tau-bench-3.json", "gpt-5");
+  body.insert(body.size() - 1, R"(,"reasoning_effort":"high")");
+  const std::string plain = trajectory_body("tau-bench-3.json", "gpt-5");
+  const auto roomy = quota(100'000'000);
+  Proxy calm(roomy);
+  Proxy::Sent s = calm.send(body);
+  CHECK(s.body.find(R"("reasoning_effort":"high")") != std::string::npos);
+  CHECK(s.ctx.thinking.empty());
+
+  auto tight = quota(100'000);
+  tight.thinking_budget_runway_fraction = 0.99;  // lowered under 99,000 left
+  Proxy pressed(tight);
+  pressed.send(plain);  // takes most of the window
+  s = pressed.send(body, "key-1");
+  CHECK(s.body.find(R"("reasoning_effort":"low")") != std::string::npos);
+  CHECK(s.ctx.thinking.find("reasoning_effort high -> low") != std::string::npos);
+  Proxy::Sent none = pressed.send(plain);
+  CHECK(none.body.find("reasoning_effort") == std::string::npos);  // none added
+}
+
+TEST_CASE("diet policy: the logging phase re-bases the runway on the headers and settles the bill") {
+  const std::string body = trajectory_body("tau-bench-3.json");
+  const auto p = quota(1'000'000);
+  Proxy proxy(p);
+  Proxy::Sent s = proxy.send(body);
+  REQUIRE(s.ctx.runway_tokens);
+  s.ctx.status = 200;
+  s.ctx.usage.present = true;
+  s.ctx.usage.prompt = s.ctx.tokens_after;
+  s.ctx.usage.completion = 100;
+  auto rl = std::make_shared<RateLimitInfo>();
+  rl->limits.tokens.limit = 2'000'000;
+  rl->limits.tokens.remaining = 1'500'000;
+  rl->received = std::chrono::system_clock::now();
+  s.ctx.rate_limit = rl;
+  proxy.diet->logging(s.ctx);
+  // The provider's limit and level; then the bill's 100 completion tokens.
+  const td::pruning::Runway r = proxy.runway(p, s.ctx.model);
+  CHECK(r.combined.limit == doctest::Approx(2'000'000));
+  CHECK(r.combined.level == doctest::Approx(1'500'000 - 100).epsilon(1e-4));
+}

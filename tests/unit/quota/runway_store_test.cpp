@@ -1,0 +1,118 @@
+// The runway store: buckets per provider, taken at admission, settled with
+// the bill, re-based on the providers' headers, bounded.
+#include <doctest/doctest.h>
+
+#include "quota/runway_store.hpp"
+
+using namespace td::quota;
+using td::providers::Provider;
+using td::providers::RateLimits;
+using td::pruning::Runway;
+using td::pruning::RunwayAsk;
+using std::chrono::milliseconds;
+
+namespace {
+
+const Clock::time_point t0 = Clock::time_point{} + std::chrono::hours(1000);
+const std::chrono::system_clock::time_point wall0 = std::chrono::system_clock::time_point{} + std::chrono::hours(500'000);
+
+QuotaLimits tpm(std::uint64_t n) { return QuotaLimits{.tpm = n}; }
+
+}  // namespace
+
+TEST_CASE("runway: nothing configured and no headers: unknown") {
+  RunwayStore s;
+  const std::string k = runway_key(Provider::openai, "fp", "gpt-4o");
+  CHECK_FALSE(s.snapshot(k, Provider::openai, {}, t0).known());
+  s.take(k, Provider::openai, {}, {100, 10}, t0);  // harmless
+  CHECK_FALSE(s.snapshot(k, Provider::openai, {}, t0).known());
+}
+
+TEST_CASE("runway: OpenAI's combined bucket takes prompt and output cap, refills per window, settles") {
+  RunwayStore s;
+  const std::string k = runway_key(Provider::openai, "fp", "gpt-4o");
+  Runway r = s.snapshot(k, Provider::openai, tpm(60'000), t0);
+  CHECK(r.combined.known());
+  CHECK(r.combined.level == doctest::Approx(60'000));
+  CHECK(r.combined.refill_per_ms == doctest::Approx(1.0));
+  CHECK(r.combined_counts_output);
+  s.take(k, Provider::openai, tpm(60'000), {20'000, 10'000}, t0);
+  CHECK(s.snapshot(k, Provider::openai, tpm(60'000), t0).combined.level == doctest::Approx(30'000));
+  CHECK(s.snapshot(k, Provider::openai, tpm(60'000), t0 + milliseconds(5'000)).combined.level ==
+        doctest::Approx(35'000));
+  // The bill: 18,000 in, 2,000 out instead of 20,000 + 10,000 reserved.
+  s.settle(k, Provider::openai, tpm(60'000), {20'000, 10'000}, {18'000, 2'000}, t0 + milliseconds(5'000));
+  CHECK(s.snapshot(k, Provider::openai, tpm(60'000), t0 + milliseconds(5'000)).combined.level ==
+        doctest::Approx(45'000));
+  // Never above the limit.
+  CHECK(s.snapshot(k, Provider::openai, tpm(60'000), t0 + std::chrono::minutes(5)).combined.level ==
+        doctest::Approx(60'000));
+}
+
+TEST_CASE("runway: Gemini counts input only; Anthropic input and output apart") {
+  RunwayStore s;
+  const std::string g = runway_key(Provider::gemini, "fp", "gemini-2.5-pro");
+  s.take(g, Provider::gemini, tpm(100'000), {40'000, 30'000}, t0);
+  const Runway rg = s.snapshot(g, Provider::gemini, tpm(100'000), t0);
+  CHECK_FALSE(rg.combined_counts_output);
+  CHECK(rg.combined.level == doctest::Approx(60'000));
+
+  const std::string a = runway_key(Provider::anthropic, "fp", "claude");
+  const QuotaLimits al{.tpm = 50'000, .otpm = 8'000};
+  s.take(a, Provider::anthropic, al, {30'000, 4'000}, t0);
+  Runway ra = s.snapshot(a, Provider::anthropic, al, t0);
+  CHECK_FALSE(ra.combined.known());
+  CHECK(ra.input.limit == doctest::Approx(50'000));  // itpm unset: tpm
+  CHECK(ra.input.level == doctest::Approx(20'000));
+  CHECK(ra.output.limit == doctest::Approx(8'000));
+  CHECK(ra.output.level == doctest::Approx(4'000));
+  // 3,000 of the 4,000 reserved output tokens were not written: given back.
+  s.settle(a, Provider::anthropic, al, {30'000, 4'000}, {30'000, 1'000}, t0);
+  CHECK(s.snapshot(a, Provider::anthropic, al, t0).output.level == doctest::Approx(7'000));
+}
+
+TEST_CASE("runway: the provider's headers teach the limit and re-base the level") {
+  RunwayStore s;
+  const std::string k = runway_key(Provider::openai, "fp", "gpt-5");
+  RateLimits h;
+  h.tokens.limit = 200'000;
+  h.tokens.remaining = 150'000;
+  // Two requests in flight; the first one's answer says 150,000 remain.
+  s.take(k, Provider::openai, {}, {1'000, 0}, t0);
+  s.take(k, Provider::openai, {}, {5'000, 0}, t0);
+  s.rebase(k, Provider::openai, {}, h, {1'000, 0}, true, wall0, t0);
+  Runway r = s.snapshot(k, Provider::openai, {}, t0);
+  CHECK(r.combined.limit == doctest::Approx(200'000));
+  CHECK(r.combined.level == doctest::Approx(145'000));  // less the other one in flight
+  s.settle(k, Provider::openai, {}, {1'000, 0}, {1'000, 0}, t0);
+  CHECK(s.snapshot(k, Provider::openai, {}, t0).combined.level == doctest::Approx(145'000));
+
+  // A header limit wins over the configured one; -1 / 0 (unknown) teach nothing.
+  RateLimits unknown;
+  unknown.tokens.limit = std::nullopt;
+  s.rebase(k, Provider::openai, tpm(1'000), unknown, {}, true, wall0, t0);
+  CHECK(s.snapshot(k, Provider::openai, tpm(1'000), t0).combined.limit == doctest::Approx(200'000));
+}
+
+TEST_CASE("runway: an upstream 429's retry-after: the same request fits exactly then") {
+  RunwayStore s;
+  const std::string k = runway_key(Provider::anthropic, "fp", "claude");
+  const QuotaLimits l{.itpm = 60'000, .otpm = 60'000};
+  const RunwayAsk ask{10'000, 1'000};
+  s.take(k, Provider::anthropic, l, ask, t0);
+  RateLimits h;
+  h.retry_after = wall0 + std::chrono::seconds(20);
+  s.rebase(k, Provider::anthropic, l, h, ask, false, wall0, t0);
+  s.settle(k, Provider::anthropic, l, ask, {}, t0);  // not counted by the provider
+  CHECK_FALSE(s.snapshot(k, Provider::anthropic, l, t0 + milliseconds(19'000)).holds(ask, 1.0));
+  CHECK(s.snapshot(k, Provider::anthropic, l, t0 + milliseconds(20'000)).holds(ask, 1.0));
+}
+
+TEST_CASE("runway: bounded, idle keys dropped first") {
+  RunwayStore s(32);  // 16 shards: 3 keys per shard
+  for (int i = 0; i < 200; ++i)
+    s.take(runway_key(Provider::openai, "fp" + std::to_string(i), "m"), Provider::openai, tpm(1'000), {1, 0},
+           t0 + milliseconds(i));
+  CHECK(s.size() <= 16 * 3);
+  CHECK(s.size() >= 16);
+}

@@ -1,0 +1,22 @@
+#include <doctest/doctest.h>
+
+#include "quota/session_store.hpp"
+
+using namespace td::quota;
+
+TEST_CASE("sessions: remembered, billed, forgotten when idle, bounded") {
+  SessionStore s(32);
+  const auto t0 = SessionStore::Clock::time_point{} + std::chrono::hours(100);
+  CHECK(s.get(7, t0).memory == td::pruning::SessionMemory{});
+  s.remember(7, {td::pruning::Level::Window, 12, true}, t0);
+  s.billed(7, 5'000, t0 + std::chrono::seconds(1));
+  SessionFacts f = s.get(7, t0 + std::chrono::seconds(2));
+  CHECK(f.memory.level == td::pruning::Level::Window);
+  CHECK(f.memory.latched_messages == 12);
+  CHECK(f.memory.thinking_lowered);
+  CHECK(f.cached_prefix == 5'000);
+  CHECK(f.billed_at == t0 + std::chrono::seconds(1));
+  CHECK(s.get(7, t0 + SessionStore::kIdleExpiry + std::chrono::seconds(2)).memory == td::pruning::SessionMemory{});
+  for (std::uint64_t i = 0; i < 1'000; ++i) s.remember(i << 7, {}, t0 + std::chrono::milliseconds(i));
+  CHECK(s.size() <= 16 * 3);
+}
