@@ -115,11 +115,15 @@ async function pooled(items, limit, f) {
 
 async function run(trajectories, tpm, mode) {
   const fake = await startFake(tpm);
-  const tally = new UpstreamTally(trajectories, keyOf);
+  const tally = new UpstreamTally(trajectories, keyOf, tpm);
   fake.onRequests(list => tally.add(list));
   let td = null;
   if (mode === 'tokendiet') {
-    td = await startTokendiet({upstreams: {openai: fake.url}, config: tokendietConfig(tpm)});
+    try { td = await startTokendiet({upstreams: {openai: fake.url}, config: tokendietConfig(tpm)}); } catch (e) {
+      await fake.close();
+      const hint = /unknown key '(tpm_limit|quota_|max_wait)/.test(e.message) ? ' (this binary does not know the quota keys: --no-quota-keys)' : '';
+      throw new Error(`tokendiet did not start${hint}: ${e.message}`);
+    }
     stoppers.add(() => td.proc.kill('SIGKILL'));
   }
   const port = td ? td.port : fake.port;

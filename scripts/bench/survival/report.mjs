@@ -6,12 +6,14 @@ import {ReferenceIndex, retained, sentText} from './trajectories.mjs';
 // upstream 429s, tokens admitted (the fake's count), retention of the body
 // each step was admitted with (the last one, should a step get in twice).
 export class UpstreamTally {
-  constructor(trajectories, keyOf) {
+  // tpm: the quota, to spot a request admitted though larger than it.
+  constructor(trajectories, keyOf, tpm) {
+    this.tpm = tpm;
     this.byKey = new Map();
     for (const t of trajectories) {
       this.byKey.set(`Bearer ${keyOf(t)}`, {
         t, refs: new ReferenceIndex(t.texts), upstream_requests: 0, upstream_429: 0, tokens_sent: 0,
-        bytes_sent: 0, admitted: 0, stepRetention: new Map(),
+        bytes_sent: 0, admitted: 0, oversized_admitted: 0, stepRetention: new Map(),
       });
     }
     this.unknown = 0;
@@ -26,6 +28,9 @@ export class UpstreamTally {
       if (!r.body) continue;
       s.admitted++;
       s.tokens_sent += r.quota?.estimate ?? 0;
+      // The fake admits a request larger than the whole quota when its bucket is full (quota.mjs
+      // Bucket.waitMs returns 0 then): the providers refuse it. Counted so a run shows it.
+      if ((r.quota?.estimate ?? 0) > this.tpm) s.oversized_admitted++;
       s.bytes_sent += r.bodyBytes;
       const i = Number(/\/(\d+)$/.exec(r.step ?? '')?.[1]);
       if (!Number.isInteger(i) || i >= s.t.steps.length) continue;
@@ -40,7 +45,7 @@ export class UpstreamTally {
       if (s.t.id !== id) continue;
       const ret = {counted: 0, retained: 0, steps: s.stepRetention.size};
       for (const r of s.stepRetention.values()) { ret.counted += r.counted; ret.retained += r.retained; }
-      return {upstream_requests: s.upstream_requests, upstream_429: s.upstream_429, upstream_admitted: s.admitted,
+      return {upstream_requests: s.upstream_requests, upstream_429: s.upstream_429, upstream_admitted: s.admitted, oversized_admitted: s.oversized_admitted,
         tokens_sent: s.tokens_sent, bytes_sent: s.bytes_sent, retention: ret};
     }
     return null;
@@ -48,7 +53,7 @@ export class UpstreamTally {
 }
 
 const SUMMED = ['requests', 'answered', 'too_large', 'gave_up', 'errors', 'attempts', 'client_429', 'tokendiet_429',
-  'upstream_requests', 'upstream_429', 'upstream_admitted', 'tokens_sent', 'bytes_sent',
+  'upstream_requests', 'upstream_429', 'upstream_admitted', 'oversized_admitted', 'tokens_sent', 'bytes_sent',
   'client_wait_ms', 'tokendiet_wait_ms', 'elapsed_ms', 'ideal_ms'];
 
 // Quota-minutes from real milliseconds of a run at `speed`.
@@ -94,7 +99,10 @@ export function markdown(runs) {
       out.push(`| ${name} | ${r.requests} | ${r.upstream_429} | ${r.tokendiet_429} | ${ra.honoured}/${ra.given} | ` +
         `${r.too_large} | ${r.gave_up} | ${r.wait_min.toFixed(1)} | ${r.lag_min.toFixed(1)} | ${int(r.tokens_sent)} | ${pct(r.retention.ratio)} |`);
     }
-    out.push('');
+    const r = run.total;
+    out.push('', `${int(r.upstream_requests)} upstream requests, ${int(r.upstream_admitted)} admitted` +
+      `${r.oversized_admitted ? ` (${r.oversized_admitted} larger than the quota, admitted on a full bucket)` : ''}; ` +
+      `elapsed ${run.seconds} s; tokendiet modes ${JSON.stringify(r.modes)}; tokendiet waited ${r.tokendiet_wait_min.toFixed(1)} quota-min.`, '');
   }
   return out.join('\n');
 }
