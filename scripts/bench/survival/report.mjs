@@ -28,8 +28,8 @@ export class UpstreamTally {
       if (!r.body) continue;
       s.admitted++;
       s.tokens_sent += r.quota?.estimate ?? 0;
-      // The fake admits a request larger than the whole quota when its bucket is full (quota.mjs
-      // Bucket.waitMs returns 0 then): the providers refuse it. Counted so a run shows it.
+      // A request larger than the whole quota must never be admitted (the providers refuse it;
+      // the fake did on a full bucket before quota.mjs Bucket.waitMs was fixed): counted, should be 0.
       if ((r.quota?.estimate ?? 0) > this.tpm) s.oversized_admitted++;
       s.bytes_sent += r.bodyBytes;
       const i = Number(/\/(\d+)$/.exec(r.step ?? '')?.[1]);
