@@ -53,8 +53,10 @@ export class Bucket {
   // bucket, and still does not fit then, as with the providers).
   waitMs(n, now) {
     this.refill(now);
+    // Never 0 for n > limit: a full bucket must not admit it (and go deep below zero).
+    if (n > this.limit) return Math.max(1, Math.ceil((this.limit - this.level) / this.rate));
     if (n <= this.level + EPSILON) return 0;
-    return Math.ceil((Math.min(n, this.limit) - this.level) / this.rate);
+    return Math.ceil((n - this.level) / this.rate);
   }
   // Below zero when a settled bill exceeds what was reserved: later requests pay it back.
   take(n) { this.level -= n; }

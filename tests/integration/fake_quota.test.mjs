@@ -327,3 +327,20 @@ test('through tokendiet: the answers read as the provider\'s (usage as counted, 
     }
   } finally { await td.stop(); await fake.close(); }
 });
+
+test('a request larger than the limit is refused even by a full bucket, as the providers refuse it', async () => {
+  await withFake({tpm: 1000, ...MINUTE}, async fake => {
+    const big = {model: 'gpt-5.1', messages: [{role: 'user', content: 'x'.repeat(5000)}]};
+    const r = await post(fake, '/v1/chat/completions', big, {authorization: 'Bearer sk-big'});
+    assert.equal(r.status, 429);
+    const m = /Limit 1000, Used 0, Requested (\d+)\./.exec(JSON.parse(r.body).error.message);
+    assert.ok(m, r.body.toString());
+    assert.equal(Number(m[1]), tokensOf(big));
+    assert.ok(Number(r.headers['retry-after-ms']) >= 1, 'a retry time is still announced');
+    assert.equal(fake.quota.snapshot()['openai|sk-big|gpt-5.1'].tokens.remaining, 1000, 'nothing taken');
+    // A request that fits is still admitted.
+    const small = await post(fake, '/v1/chat/completions', {model: 'gpt-5.1', messages: [{role: 'user', content: 'hi'}]},
+      {authorization: 'Bearer sk-big'});
+    assert.equal(small.status, 200);
+  });
+});
