@@ -135,7 +135,7 @@ void RunwayStore::settle(const std::string& key, Provider provider, const QuotaL
   e.in_flight.output = std::max(0.0, e.in_flight.output - taken.output);
 }
 
-void RunwayStore::rebase(const std::string& key, Provider provider, const QuotaLimits& limits,
+bool RunwayStore::rebase(const std::string& key, Provider provider, const QuotaLimits& limits,
                          const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
                          std::chrono::system_clock::time_point received, Clock::time_point now) {
   Shard& s = shard_of(key);
@@ -149,15 +149,17 @@ void RunwayStore::rebase(const std::string& key, Provider provider, const QuotaL
                                 std::max(0.0, e.in_flight.output - taken.output) + own.output};
   auto learn = [](Bucket& b, const providers::RateWindow& w, double less_ask) {
     if (w.limit && *w.limit > 0) b.learnt_limit = double(*w.limit);
-    if (!w.remaining || b.learnt_limit <= 0) return;
+    if (!w.remaining || b.learnt_limit <= 0) return false;
     b.level = std::min(b.learnt_limit, double(*w.remaining) - less_ask);
     b.started = true;
+    return true;
   };
+  bool prompt_rebased = false;
   if (provider == Provider::anthropic) {
-    learn(e.input, headers.input_tokens, less.input);
+    prompt_rebased = learn(e.input, headers.input_tokens, less.input);
     learn(e.output, headers.output_tokens, less.output);
   } else if (provider != Provider::gemini) {
-    learn(e.combined, headers.tokens, less.input + less.output);
+    prompt_rebased = learn(e.combined, headers.tokens, less.input + less.output);
   }
   // A 429's retry-after: nothing fits before then (settle() then gives the
   // request's ask back, so at that time the bucket holds what it asked).
@@ -171,6 +173,7 @@ void RunwayStore::rebase(const std::string& key, Provider provider, const QuotaL
     empty_until(e.input, rw.input);
     empty_until(e.output, rw.output);
   }
+  return prompt_rebased && counted;
 }
 
 std::size_t RunwayStore::size() const {

@@ -72,7 +72,10 @@ class RunwayStore {
   // `taken` (still in flight; `counted`: the provider admitted it, a 2xx):
   // limits learnt, levels set to what the provider says remains, less what
   // other requests in flight took. Call settle() for the request afterwards.
-  void rebase(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
+  // True when the bucket its prompt is counted in was re-based: the
+  // provider's figure then holds its own count of this prompt already, and
+  // only the output is left to settle.
+  bool rebase(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
               const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
               std::chrono::system_clock::time_point received, Clock::time_point now);
 

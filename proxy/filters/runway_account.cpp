@@ -82,9 +82,9 @@ void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) cons
   if (!a.active || !enabled()) return;
   const Clock::time_point now = Clock::now();
   const bool admitted = ctx.status >= 200 && ctx.status < 300 && !ctx.local_response;
-  if (ctx.rate_limit)
-    runways_->rebase(a.key, a.provider, a.limits, ctx.rate_limit->limits, a.taken, admitted, ctx.rate_limit->received,
-                     now);
+  const bool prompt_rebased =
+      ctx.rate_limit && runways_->rebase(a.key, a.provider, a.limits, ctx.rate_limit->limits, a.taken, admitted,
+                                         ctx.rate_limit->received, now);
   pruning::RunwayAsk billed;  // the provider did not count a request it refused or never saw
   if (ctx.usage.present) {
     // Anthropic's input quota counts what its cache did not serve.
@@ -97,6 +97,9 @@ void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) cons
   } else if (admitted) {
     billed = a.taken;  // no bill seen: what it took stands
   }
+  // The provider's remaining count holds its own count of this prompt (and
+  // the output cap it reserved): only the output written is left to settle.
+  if (prompt_rebased) billed.input = a.taken.input;
   runways_->settle(a.key, a.provider, a.limits, a.taken, billed, now);
 }
 

@@ -80,7 +80,7 @@ TEST_CASE("runway: the provider's headers teach the limit and re-base the level"
   // Two requests in flight; the first one's answer says 150,000 remain.
   s.take(k, Provider::openai, {}, {1'000, 0}, t0);
   s.take(k, Provider::openai, {}, {5'000, 0}, t0);
-  s.rebase(k, Provider::openai, {}, h, {1'000, 0}, true, wall0, t0);
+  CHECK(s.rebase(k, Provider::openai, {}, h, {1'000, 0}, true, wall0, t0));  // its prompt is in the figure
   Runway r = s.snapshot(k, Provider::openai, {}, t0);
   CHECK(r.combined.limit == doctest::Approx(200'000));
   CHECK(r.combined.level == doctest::Approx(145'000));  // less the other one in flight
@@ -90,7 +90,7 @@ TEST_CASE("runway: the provider's headers teach the limit and re-base the level"
   // A header limit wins over the configured one; -1 / 0 (unknown) teach nothing.
   RateLimits unknown;
   unknown.tokens.limit = std::nullopt;
-  s.rebase(k, Provider::openai, tpm(1'000), unknown, {}, true, wall0, t0);
+  CHECK_FALSE(s.rebase(k, Provider::openai, tpm(1'000), unknown, {}, true, wall0, t0));
   CHECK(s.snapshot(k, Provider::openai, tpm(1'000), t0).combined.limit == doctest::Approx(200'000));
 }
 

@@ -179,7 +179,7 @@ TEST_CASE("diet policy: the logging phase re-bases the runway on the headers and
   REQUIRE(s.ctx.runway_tokens);
   s.ctx.status = 200;
   s.ctx.usage.present = true;
-  s.ctx.usage.prompt = s.ctx.tokens_after;
+  s.ctx.usage.prompt = s.ctx.tokens_after + 5'000;  // the provider counted more than predicted
   s.ctx.usage.completion = 100;
   auto rl = std::make_shared<RateLimitInfo>();
   rl->limits.tokens.limit = 2'000'000;
@@ -187,8 +187,18 @@ TEST_CASE("diet policy: the logging phase re-bases the runway on the headers and
   rl->received = std::chrono::system_clock::now();
   s.ctx.rate_limit = rl;
   proxy.diet->logging(s.ctx);
-  // The provider's limit and level; then the bill's 100 completion tokens.
+  // The provider's limit and level, which hold its own count of the prompt;
+  // then the bill's 100 completion tokens (no output cap was reserved).
   const td::pruning::Runway r = proxy.runway(p, s.ctx.model);
   CHECK(r.combined.limit == doctest::Approx(2'000'000));
   CHECK(r.combined.level == doctest::Approx(1'500'000 - 100).epsilon(1e-4));
+
+  // Without headers (Gemini) the bill corrects the prompt too.
+  Proxy::Sent g = proxy.send(body, "key-2");
+  const double before = proxy.runway(p, g.ctx.model, "key-2").combined.level;
+  g.ctx.status = 200;
+  g.ctx.usage.present = true;
+  g.ctx.usage.prompt = g.ctx.tokens_after + 5'000;
+  proxy.diet->logging(g.ctx);
+  CHECK(proxy.runway(p, g.ctx.model, "key-2").combined.level == doctest::Approx(before - 5'000).epsilon(1e-4));
 }
