@@ -36,10 +36,6 @@ std::string runway_key(Provider provider, std::string_view key_fingerprint, std:
   return k;
 }
 
-RunwayStore::Shard& RunwayStore::shard_of(const std::string& key) {
-  return shards_[std::hash<std::string>{}(key) % kShards];
-}
-
 pruning::Runway RunwayStore::view(const Entry& e, Provider provider, const QuotaLimits& limits) {
   const Limits3 cfg = configured_limits(provider, limits);
   const double window_ms = double(std::max<std::int64_t>(limits.window.count(), 1));
@@ -75,72 +71,59 @@ void RunwayStore::refill(Entry& e, Provider provider, const QuotaLimits& limits,
   if (now > e.at) e.at = now;
 }
 
-RunwayStore::Entry& RunwayStore::entry(Shard& s, const std::string& key, Provider provider,
-                                       const QuotaLimits& limits, Clock::time_point now) {
-  auto it = s.entries.find(key);
-  if (it == s.entries.end()) {
-    if (s.entries.size() >= max_keys_per_shard_) {
-      // Idle keys first (their buckets are full again: nothing is lost);
-      // then, still full, the least recently used.
-      std::erase_if(s.entries, [&](const auto& kv) { return now - kv.second.used > kIdleExpiry; });
-      if (s.entries.size() >= max_keys_per_shard_) {
-        auto oldest = std::min_element(s.entries.begin(), s.entries.end(),
-                                       [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
-        s.entries.erase(oldest);
-      }
-    }
-    it = s.entries.emplace(key, Entry{}).first;
-    it->second.at = now;
-  }
-  Entry& e = it->second;
-  refill(e, provider, limits, now);
-  e.used = now;
-  return e;
+template <class F>
+decltype(auto) RunwayStore::on(const std::string& key, Provider provider, const QuotaLimits& limits,
+                               Clock::time_point now, F&& f) {
+  return entries_.with(key, now, [&](Entry& e, Clock::time_point) -> decltype(auto) {
+    if (e.at == Clock::time_point{}) e.at = now;
+    refill(e, provider, limits, now);
+    return f(e);
+  });
 }
 
 pruning::Runway RunwayStore::snapshot(const std::string& key, Provider provider, const QuotaLimits& limits,
                                       Clock::time_point now) {
-  Shard& s = shard_of(key);
-  std::lock_guard lock(s.mu);
-  return view(entry(s, key, provider, limits, now), provider, limits);
+  return on(key, provider, limits, now, [&](Entry& e) { return view(e, provider, limits); });
 }
 
 void RunwayStore::take(const std::string& key, Provider provider, const QuotaLimits& limits,
                        const pruning::RunwayAsk& ask, Clock::time_point now) {
-  Shard& s = shard_of(key);
-  std::lock_guard lock(s.mu);
-  Entry& e = entry(s, key, provider, limits, now);
-  const pruning::Runway rw = view(e, provider, limits);
-  if (rw.combined.known()) e.combined.level -= rw.combined_ask(ask);
-  if (rw.input.known()) e.input.level -= ask.input;
-  if (rw.output.known()) e.output.level -= ask.output;
-  e.in_flight.input += ask.input;
-  e.in_flight.output += ask.output;
+  on(key, provider, limits, now, [&](Entry& e) {
+    const pruning::Runway rw = view(e, provider, limits);
+    if (rw.combined.known()) e.combined.level -= rw.combined_ask(ask);
+    if (rw.input.known()) e.input.level -= ask.input;
+    if (rw.output.known()) e.output.level -= ask.output;
+    e.in_flight.input += ask.input;
+    e.in_flight.output += ask.output;
+  });
 }
 
 void RunwayStore::settle(const std::string& key, Provider provider, const QuotaLimits& limits,
                          const pruning::RunwayAsk& taken, const pruning::RunwayAsk& billed, Clock::time_point now) {
-  Shard& s = shard_of(key);
-  std::lock_guard lock(s.mu);
-  Entry& e = entry(s, key, provider, limits, now);
-  const pruning::Runway rw = view(e, provider, limits);
-  const pruning::RunwayAsk delta{billed.input - taken.input, billed.output - taken.output};
-  auto charge = [](Bucket& b, const pruning::RunwayBucket& v, double d) {
-    if (v.known()) b.level = std::min(v.limit, b.level - d);
-  };
-  charge(e.combined, rw.combined, rw.combined_ask(delta));
-  charge(e.input, rw.input, delta.input);
-  charge(e.output, rw.output, delta.output);
-  e.in_flight.input = std::max(0.0, e.in_flight.input - taken.input);
-  e.in_flight.output = std::max(0.0, e.in_flight.output - taken.output);
+  on(key, provider, limits, now, [&](Entry& e) {
+    const pruning::Runway rw = view(e, provider, limits);
+    const pruning::RunwayAsk delta{billed.input - taken.input, billed.output - taken.output};
+    auto charge = [](Bucket& b, const pruning::RunwayBucket& v, double d) {
+      if (v.known()) b.level = std::min(v.limit, b.level - d);
+    };
+    charge(e.combined, rw.combined, rw.combined_ask(delta));
+    charge(e.input, rw.input, delta.input);
+    charge(e.output, rw.output, delta.output);
+    e.in_flight.input = std::max(0.0, e.in_flight.input - taken.input);
+    e.in_flight.output = std::max(0.0, e.in_flight.output - taken.output);
+  });
 }
 
 bool RunwayStore::rebase(const std::string& key, Provider provider, const QuotaLimits& limits,
                          const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
                          std::chrono::system_clock::time_point received, Clock::time_point now) {
-  Shard& s = shard_of(key);
-  std::lock_guard lock(s.mu);
-  Entry& e = entry(s, key, provider, limits, now);
+  return on(key, provider, limits, now, [&](Entry& e) { return rebase_entry(e, provider, limits, headers, taken,
+                                                                            counted, received); });
+}
+
+bool RunwayStore::rebase_entry(Entry& e, Provider provider, const QuotaLimits& limits,
+                               const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
+                               std::chrono::system_clock::time_point received) {
   // Less what other requests in flight took (the provider's figure may not
   // count them yet) and, when the provider did not count this request (an
   // error answer), its own ask, which settle() gives back.
@@ -176,13 +159,6 @@ bool RunwayStore::rebase(const std::string& key, Provider provider, const QuotaL
   return prompt_rebased && counted;
 }
 
-std::size_t RunwayStore::size() const {
-  std::size_t n = 0;
-  for (const Shard& s : shards_) {
-    std::lock_guard lock(s.mu);
-    n += s.entries.size();
-  }
-  return n;
-}
+std::size_t RunwayStore::size() const { return entries_.size(); }
 
 }  // namespace td::quota

@@ -20,18 +20,15 @@
 // kIdleExpiry (its buckets full again) is dropped. The clock is passed in.
 #pragma once
 
-#include <array>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "providers/provider.hpp"
 #include "providers/rate_limits.hpp"
 #include "pruning/runway.hpp"
+#include "quota/bounded_shards.hpp"
 
 namespace td::quota {
 
@@ -50,7 +47,7 @@ std::string runway_key(providers::Provider provider, std::string_view key_finger
 
 class RunwayStore {
  public:
-  explicit RunwayStore(std::size_t max_keys = 65'536) : max_keys_per_shard_(max_keys / kShards + 1) {}
+  explicit RunwayStore(std::size_t max_keys = 65'536) : entries_(max_keys, kIdleExpiry) {}
   RunwayStore(const RunwayStore&) = delete;
   RunwayStore& operator=(const RunwayStore&) = delete;
 
@@ -93,24 +90,19 @@ class RunwayStore {
     Bucket combined, input, output;
     pruning::RunwayAsk in_flight;  // taken by requests whose bill has not come
     Clock::time_point at{};        // the levels' time
-    Clock::time_point used{};
   };
-  struct Shard {
-    mutable std::mutex mu;
-    std::unordered_map<std::string, Entry> entries;
-  };
-  static constexpr std::size_t kShards = 16;
 
-  Shard& shard_of(const std::string& key);
-  // The entry, refilled up to `now` (created full); evicts idle ones when the
-  // shard is full.
-  Entry& entry(Shard& s, const std::string& key, providers::Provider provider, const QuotaLimits& limits,
-               Clock::time_point now);
+  // Runs f(entry) on the key's entry, refilled up to `now` (created full).
+  template <class F>
+  decltype(auto) on(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
+                    Clock::time_point now, F&& f);
+  static bool rebase_entry(Entry& e, providers::Provider provider, const QuotaLimits& limits,
+                           const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
+                           std::chrono::system_clock::time_point received);
   static pruning::Runway view(const Entry& e, providers::Provider provider, const QuotaLimits& limits);
   static void refill(Entry& e, providers::Provider provider, const QuotaLimits& limits, Clock::time_point now);
 
-  std::size_t max_keys_per_shard_;
-  std::array<Shard, kShards> shards_;
+  BoundedShards<std::string, Entry> entries_;
 };
 
 }  // namespace td::quota

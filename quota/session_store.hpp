@@ -13,13 +13,11 @@
 // from the runway. Thread-safe, sharded; the clock is passed in.
 #pragma once
 
-#include <array>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
-#include <unordered_map>
 
 #include "pruning/decision.hpp"
+#include "quota/bounded_shards.hpp"
 
 namespace td::quota {
 
@@ -34,36 +32,27 @@ struct SessionFacts {
 class SessionStore {
  public:
   using Clock = std::chrono::steady_clock;
-  explicit SessionStore(std::size_t max_sessions = 65'536) : max_per_shard_(max_sessions / kShards + 1) {}
+  explicit SessionStore(std::size_t max_sessions = 65'536) : entries_(max_sessions, kIdleExpiry) {}
   SessionStore(const SessionStore&) = delete;
   SessionStore& operator=(const SessionStore&) = delete;
 
   // The session's facts (fresh ones when unknown or idle too long).
-  SessionFacts get(std::uint64_t session, Clock::time_point now);
+  SessionFacts get(std::uint64_t session, Clock::time_point now) const;
   // After a decision: the session's memory now.
   void remember(std::uint64_t session, const pruning::SessionMemory& memory, Clock::time_point now);
   // A bill came: the prompt the provider's cache now holds.
   void billed(std::uint64_t session, double cached_prefix, Clock::time_point now);
 
-  std::size_t size() const;
+  std::size_t size() const { return entries_.size(); }
 
   static constexpr std::chrono::hours kIdleExpiry{1};
 
  private:
-  struct Entry {
-    SessionFacts facts;
-    Clock::time_point used{};
-  };
-  struct Shard {
-    mutable std::mutex mu;
-    std::unordered_map<std::uint64_t, Entry> entries;
-  };
-  static constexpr std::size_t kShards = 16;
-  Shard& shard_of(std::uint64_t session) { return shards_[(session >> 7) % kShards]; }
-  Entry& entry(Shard& s, std::uint64_t session, Clock::time_point now);
+  // The session's facts to update: forgotten first if idle too long.
+  template <class F>
+  void update(std::uint64_t session, Clock::time_point now, F&& f);
 
-  std::size_t max_per_shard_;
-  std::array<Shard, kShards> shards_;
+  BoundedShards<std::uint64_t, SessionFacts> entries_;
 };
 
 }  // namespace td::quota
