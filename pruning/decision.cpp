@@ -47,21 +47,22 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
   // provider counts it (cache reads it will not count are expected only at
   // the level the session was last sent at) and the output it reserves.
   auto ask_at = [&](Level l) {
-    double prompt = double(tokens_at(l)) * in.bill_ratio;
+    double prompt = double(tokens_at(l).tokens) * in.bill_ratio;
     if (l == in.memory.level) prompt -= in.cached_prefix;
     return RunwayAsk{std::max(prompt, 0.0), in.reserved_output};
   };
   const double margin = p.quota_margin;
-  if (!p.survival || in.turns < p.min_turns) {
+  // A retry of the history that set the level is decided at that level.
+  const bool latched = in.memory.level != Level::Diet && in.messages <= in.memory.latched_messages;
+  if (!p.survival || tokens_at(latched ? in.memory.level : Level::Diet).turns < p.min_turns) {
     d.ask = ask_at(Level::Diet);
     d.left = rw.left_after(d.ask);
     d.memory.level = Level::Diet;
     return d;
   }
 
-  // Where to start: a retry of the history that set the level is decided at
-  // that level; otherwise the level stays while the pressure lasts.
-  const bool latched = in.memory.level != Level::Diet && in.messages <= in.memory.latched_messages;
+  // Where to start: the latched level, or the session's level while the
+  // pressure lasts.
   Level level = Level::Diet;
   if (latched) {
     level = in.memory.level;

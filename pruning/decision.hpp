@@ -95,7 +95,6 @@ struct PolicyInput {
   double cached_prefix = 0;       // provider tokens it will read from its cache and not count,
                                   // if the request is sent at the session's last level
   double reserved_output = 0;     // the output cap the provider reserves at admission
-  std::uint32_t turns = 0;        // turns in the history (working_memory.hpp)
   std::uint32_t messages = 0;     // messages in the history
   SessionMemory memory;
 };
@@ -111,9 +110,13 @@ struct Decision {
   SessionMemory memory;         // the session's memory after this request
 };
 
-// Tokens the request holds at a level, after the pipeline ran at it: the
-// caller runs the pipeline on demand (pure, memoised by the caller).
-using LevelTokens = std::function<std::uint64_t(Level)>;
+// The request at a level, after the pipeline ran at it: the caller runs the
+// pipeline on demand (pure, memoised by the caller).
+struct LevelCut {
+  std::uint64_t tokens = 0;  // the request's tokens as cut at that level
+  std::uint32_t turns = 0;   // turns in its history (working_memory.hpp)
+};
+using LevelTokens = std::function<LevelCut(Level)>;
 
 // The policy:
 //   - disabled -> None; shadow -> Standard, written nowhere, nothing else;

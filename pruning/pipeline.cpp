@@ -80,6 +80,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   r.tokens_before = counted.total;
 
   WorkingMemory wm = working_memory(conv, profile);
+  r.turns = wm.turns();
   // Grid points whose history had reached the trigger: only those can be
   // stepped to (the rest never will be in this request).
   {

@@ -53,6 +53,7 @@ struct PipelineResult {
   std::vector<std::string_view> fired;   // names of strategies that changed something, in order
                                          // (StrategyStats::name: string literals)
   std::vector<StrategyStats> strategies;  // every strategy that ran, in pipeline order
+  std::uint32_t turns = 0;                // turns in the history (working_memory.hpp)
   std::uint32_t stale_turns = 0;          // turns before the frontier (0: nothing stale)
   std::uint32_t stale_messages = 0;       // messages before the frontier
   std::uint32_t trimmed_until = 0;        // trim-middle dropped messages up to here (0: none)

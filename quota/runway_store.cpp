@@ -99,8 +99,10 @@ void RunwayStore::take(const std::string& key, Provider provider, const QuotaLim
 }
 
 void RunwayStore::settle(const std::string& key, Provider provider, const QuotaLimits& limits,
-                         const pruning::RunwayAsk& taken, const pruning::RunwayAsk& billed, Clock::time_point now) {
+                         const pruning::RunwayAsk& taken, pruning::RunwayAsk billed, Clock::time_point now,
+                         const ProviderFigures& figures) {
   on(key, provider, limits, now, [&](Entry& e) {
+    if (figures.headers && rebase(e, provider, limits, figures, taken)) billed.input = taken.input;
     const pruning::Runway rw = view(e, provider, limits);
     const pruning::RunwayAsk delta{billed.input - taken.input, billed.output - taken.output};
     auto charge = [](Bucket& b, const pruning::RunwayBucket& v, double d) {
@@ -114,20 +116,13 @@ void RunwayStore::settle(const std::string& key, Provider provider, const QuotaL
   });
 }
 
-bool RunwayStore::rebase(const std::string& key, Provider provider, const QuotaLimits& limits,
-                         const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
-                         std::chrono::system_clock::time_point received, Clock::time_point now) {
-  return on(key, provider, limits, now, [&](Entry& e) { return rebase_entry(e, provider, limits, headers, taken,
-                                                                            counted, received); });
-}
-
-bool RunwayStore::rebase_entry(Entry& e, Provider provider, const QuotaLimits& limits,
-                               const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
-                               std::chrono::system_clock::time_point received) {
+bool RunwayStore::rebase(Entry& e, Provider provider, const QuotaLimits& limits, const ProviderFigures& figures,
+                         const pruning::RunwayAsk& taken) {
+  const providers::RateLimits& headers = *figures.headers;
   // Less what other requests in flight took (the provider's figure may not
   // count them yet) and, when the provider did not count this request (an
-  // error answer), its own ask, which settle() gives back.
-  const pruning::RunwayAsk own = counted ? pruning::RunwayAsk{} : taken;
+  // error answer), its own ask, which the bill (none) gives back.
+  const pruning::RunwayAsk own = figures.counted ? pruning::RunwayAsk{} : taken;
   const pruning::RunwayAsk less{std::max(0.0, e.in_flight.input - taken.input) + own.input,
                                 std::max(0.0, e.in_flight.output - taken.output) + own.output};
   auto learn = [](Bucket& b, const providers::RateWindow& w, double less_ask) {
@@ -144,10 +139,11 @@ bool RunwayStore::rebase_entry(Entry& e, Provider provider, const QuotaLimits& l
   } else if (provider != Provider::gemini) {
     prompt_rebased = learn(e.combined, headers.tokens, less.input + less.output);
   }
-  // A 429's retry-after: nothing fits before then (settle() then gives the
-  // request's ask back, so at that time the bucket holds what it asked).
-  if (headers.retry_after && *headers.retry_after > received) {
-    const double until_ms = std::chrono::duration<double, std::milli>(*headers.retry_after - received).count();
+  // A 429's retry-after: nothing fits before then (the bill, none, then
+  // gives the request's ask back, so at that time the bucket holds it).
+  if (headers.retry_after && *headers.retry_after > figures.received) {
+    const double until_ms =
+        std::chrono::duration<double, std::milli>(*headers.retry_after - figures.received).count();
     const pruning::Runway rw = view(e, provider, limits);
     auto empty_until = [&](Bucket& b, const pruning::RunwayBucket& v) {
       if (v.known()) b.level = std::min(b.level, -v.refill_per_ms * until_ms);
@@ -156,7 +152,7 @@ bool RunwayStore::rebase_entry(Entry& e, Provider provider, const QuotaLimits& l
     empty_until(e.input, rw.input);
     empty_until(e.output, rw.output);
   }
-  return prompt_rebased && counted;
+  return prompt_rebased && figures.counted;
 }
 
 std::size_t RunwayStore::size() const { return entries_.size(); }

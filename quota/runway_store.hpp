@@ -42,6 +42,14 @@ struct QuotaLimits {
   std::chrono::milliseconds window{60'000};
 };
 
+// What a provider's answer said of its runway: its rate-limit headers and
+// whether it admitted (counted) the request (a 2xx).
+struct ProviderFigures {
+  const providers::RateLimits* headers = nullptr;
+  bool counted = false;
+  std::chrono::system_clock::time_point received{};
+};
+
 // "provider <US> key fingerprint <US> group": one runway.
 std::string runway_key(providers::Provider provider, std::string_view key_fingerprint, std::string_view group);
 
@@ -59,22 +67,18 @@ class RunwayStore {
   void take(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
             const pruning::RunwayAsk& ask, Clock::time_point now);
 
-  // Its bill came (or it ended without one: `billed` is then what was taken
-  // back, e.g. zero for a request that never reached the upstream): the
-  // buckets are charged the difference, and it is no longer in flight.
+  // A request that took `taken` ended, with its bill (`billed`: what the
+  // provider counted; zero for a request it refused or never saw) and the
+  // provider's figures if its answer had any. First the figures re-base the
+  // buckets: limits learnt, levels set to what the provider says remains,
+  // less what other requests in flight took, a 429's retry-after emptying
+  // them until then; then the bill corrects what was taken. When the figure
+  // of the bucket the prompt is counted in came with an admitted answer, it
+  // holds the provider's own count of the prompt already: only the output is
+  // corrected. The request is no longer in flight.
   void settle(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
-              const pruning::RunwayAsk& taken, const pruning::RunwayAsk& billed, Clock::time_point now);
-
-  // The provider's rate-limit headers on the response to a request that took
-  // `taken` (still in flight; `counted`: the provider admitted it, a 2xx):
-  // limits learnt, levels set to what the provider says remains, less what
-  // other requests in flight took. Call settle() for the request afterwards.
-  // True when the bucket its prompt is counted in was re-based: the
-  // provider's figure then holds its own count of this prompt already, and
-  // only the output is left to settle.
-  bool rebase(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
-              const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
-              std::chrono::system_clock::time_point received, Clock::time_point now);
+              const pruning::RunwayAsk& taken, pruning::RunwayAsk billed, Clock::time_point now,
+              const ProviderFigures& figures = {});
 
   std::size_t size() const;
 
@@ -96,9 +100,10 @@ class RunwayStore {
   template <class F>
   decltype(auto) on(const std::string& key, providers::Provider provider, const QuotaLimits& limits,
                     Clock::time_point now, F&& f);
-  static bool rebase_entry(Entry& e, providers::Provider provider, const QuotaLimits& limits,
-                           const providers::RateLimits& headers, const pruning::RunwayAsk& taken, bool counted,
-                           std::chrono::system_clock::time_point received);
+  // The figures into `e`; true when the prompt's bucket took the
+  // provider's count of an admitted request.
+  static bool rebase(Entry& e, providers::Provider provider, const QuotaLimits& limits,
+                     const ProviderFigures& figures, const pruning::RunwayAsk& taken);
   static pruning::Runway view(const Entry& e, providers::Provider provider, const QuotaLimits& limits);
   static void refill(Entry& e, providers::Provider provider, const QuotaLimits& limits, Clock::time_point now);
 

@@ -97,8 +97,8 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       policy = policy_step(route, body, request, counted, profile, counter, caches, *options.policy);
       out.decision = policy->decision;
       out.result = std::move(policy->result);
-      out.anchor = policy->anchor;
-      out.reserved_output = policy->reserved_output;
+      out.runway_key = std::move(policy->runway_key);
+      out.session = policy->session;
       pruned = policy->request;
     } else {
       out.decision = pruning::decide(counted, profile);

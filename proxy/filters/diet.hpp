@@ -60,10 +60,10 @@ struct DietOutcome {
   // uncalibrated estimate), which the logging phase compares with what the
   // upstream billed (the calibration; the runway's bill ratio).
   std::uint64_t raw_estimate = 0;
-  // With a policy: the conversation's session anchor, the output cap the
-  // provider reserves, and what thinking_step lowered ("" nothing).
-  std::uint64_t anchor = 0;
-  double reserved_output = 0;
+  // With a policy: where its runway and session are, and what thinking_step
+  // lowered ("" nothing).
+  std::string runway_key;
+  std::uint64_t session = 0;
   std::string thinking;
 };
 

@@ -33,6 +33,11 @@ struct OffloadedDiet {
   std::string body;
   std::string rewritten;
   DietOutcome outcome;
+  // The request's identity and the policy's state, the job's own: the
+  // request and the filter may be gone while it runs.
+  std::string key_fingerprint, session_id;
+  PolicyIdentity who;
+  PolicyState policy;
 };
 
 }  // namespace
@@ -80,7 +85,8 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
 
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
     // (proxy/filters/diet.hpp), the same function `tokendiet replay` measures.
-    const PolicyFactsFn facts = policy_.enabled() ? policy_.facts_for(ctx) : PolicyFactsFn{};
+    const PolicyIdentity who{ctx.provider, ctx.key_fingerprint, ctx.session_id};
+    const PolicyFactsFn facts = policy_.enabled() ? policy_.facts_for(who) : PolicyFactsFn{};
     const DietOutcome diet = diet_body(*route, body, *config_, caches_,
                                        DietOptions{.calibration = calibration_, .policy = facts ? &facts : nullptr});
     return apply(ctx, diet);
@@ -95,15 +101,19 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
 FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body) {
   auto job = std::make_shared<OffloadedDiet>();
   job->body = std::move(body);
+  job->key_fingerprint = ctx.key_fingerprint;
+  job->session_id = ctx.session_id;
+  job->who = {ctx.provider, job->key_fingerprint, job->session_id};
+  job->policy = policy_;
   auto handle = std::make_shared<ResumeHandle>();
   // The wait ended without the diet: the body goes as it came. (The job only
   // reads it, so copying it here races with nothing.)
   handle->on_cancel([job, &body] { body = job->body; });
   state<DietState>(ctx).offloaded = true;
   workers_->post([this, job, handle, route, &ctx, &body, config = config_, caches = &caches_,
-                  calibration = calibration_,
-                  facts = policy_.enabled() ? policy_.facts_for(ctx) : PolicyFactsFn{}] {
+                  calibration = calibration_] {
     if (handle->cancelled()) return;  // nobody waits for it any more
+    const PolicyFactsFn facts = job->policy.enabled() ? job->policy.facts_for(job->who) : PolicyFactsFn{};
     job->outcome = diet_body(route, job->body, job->rewritten, *config, *caches,
                              DietOptions{.calibration = calibration, .policy = facts ? &facts : nullptr});
     // `this`, `ctx` and `body` are only touched if the request still waits,

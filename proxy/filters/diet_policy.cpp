@@ -7,7 +7,6 @@
 #include "providers/generation_settings.hpp"
 #include "proxy/filters/diet.hpp"
 #include "pruning/session_anchor.hpp"
-#include "pruning/strategies/working_memory.hpp"
 
 namespace td::proxy {
 
@@ -29,9 +28,10 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
                        const pruning::TokenCounter& counter, DietCaches& caches, const PolicyFactsFn& facts) {
   PolicyStep step;
   step.reparsed.reserve(2);  // one per harder level: `request` pointers stay valid
-  step.anchor = pruning::session_anchor(request.conversation);
   step.reserved_output = reserved_output(request);
-  const PolicyFacts f = facts(PolicyQuery{request.model, &profile, step.anchor});
+  PolicyFacts f = facts(PolicyQuery{request.model, &profile, pruning::session_anchor(request.conversation)});
+  step.runway_key = std::move(f.runway_key);
+  step.session = f.session;
 
   pruning::PolicyInput in;
   in.counted = &counted;
@@ -42,7 +42,6 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
   in.reserved_output = step.reserved_output;
   in.memory = f.memory;
   in.messages = static_cast<std::uint32_t>(request.conversation.messages.size());
-  if (f.runway.known()) in.turns = pruning::working_memory(request.conversation, profile).turns();
 
   // Each level the policy asks about is pruned once and kept: the one
   // decided is then written as it is.
@@ -67,7 +66,10 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
     return *slot;
   };
 
-  step.decision = pruning::decide(in, [&](pruning::Level level) { return run_at(level).result.tokens_after; });
+  step.decision = pruning::decide(in, [&](pruning::Level level) {
+    const Run& r = run_at(level);
+    return pruning::LevelCut{r.result.tokens_after, r.result.turns};
+  });
   const pruning::Decision& d = step.decision;
   if (d.mode == pruning::Mode::None || !d.settings.write || !f.runway.known()) {
     // The profile alone decided (no level was run): prune as it says.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct PolicyFacts {
   pruning::SessionMemory memory;
   double bill_ratio = 1.0;
   double cached_prefix = 0;
+  // Where they were found, for the request's admission and its bill.
+  std::string runway_key;    // "": no runway (not a provider's chat request)
+  std::uint64_t session = 0;
 };
 using PolicyFactsFn = std::function<PolicyFacts(const PolicyQuery&)>;
 
@@ -40,8 +44,9 @@ struct PolicyStep {
   pruning::Decision decision;
   providers::ParsedRequest* request = nullptr;  // pruned as decided: the one to write
   pruning::PipelineResult result;
-  std::uint64_t anchor = 0;
   double reserved_output = 0;  // the output cap the provider reserves (OpenAI, Anthropic)
+  std::string runway_key;      // PolicyFacts' for this request
+  std::uint64_t session = 0;
   // Second parses for harder levels; `request` may point into one.
   std::vector<providers::ParseOutcome> reparsed;
 };

@@ -55,7 +55,7 @@ LedgerRow ledger_row(const RequestContext& ctx) {
   r.bytes_out = to_i64(ctx.bytes_out);
   r.survival = ctx.survival;
   r.wait_ms = ctx.delay_upstream.count();
-  r.quota_group = ctx.quota_group;
+  r.quota_group = std::string(ctx.quota_group);
   r.runway_tokens = ctx.runway_tokens;
   return r;
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "proxy/filters/diet.hpp"
 #include "proxy/phases/request_context.hpp"
@@ -28,6 +29,14 @@ struct RunwayAccount {
   std::uint64_t session = 0;
 };
 
+// Who a request is, as far as its runway and session go: views into the
+// request's context, or into a diet thread's job's copies.
+struct PolicyIdentity {
+  Provider provider = Provider::other;
+  std::string_view key_fingerprint;
+  std::string_view session_id;
+};
+
 class PolicyState {
  public:
   PolicyState() = default;  // no state: the profile alone decides
@@ -36,9 +45,9 @@ class PolicyState {
 
   bool enabled() const { return runways_ && sessions_; }
 
-  // What the policy reads for `ctx`'s request. Holds copies of the request's
-  // identity only: it may run on a diet thread.
-  PolicyFactsFn facts_for(const RequestContext& ctx) const;
+  // What the policy reads for the request `who` is (the function refers to
+  // `who` and to this object: both must outlive its calls).
+  PolicyFactsFn facts_for(const PolicyIdentity& who) const;
 
   // After the diet decided, on the request's thread: the admitted request's
   // ask leaves its runway, the session's memory is kept, and ctx gets the

@@ -92,7 +92,7 @@ struct RequestContext {
   // explain headers, the log line and /metrics:
   std::string_view survival;  // survival's outcome (pruning::outcome_name): "" none
   std::optional<std::int64_t> runway_tokens;  // the runway left after this request (tightest limit)
-  std::string quota_group;    // the runway's quota group ("" none known)
+  std::string_view quota_group;  // the runway's quota group ("" none known): the profile's or ctx.model
   std::string thinking;       // the thinking setting lowered ("reasoning_effort high -> low ..."), "" none
   // Strategies that fired, in pipeline order: their names are string
   // literals (pruning::StrategyStats::name). Joined only by the log line and

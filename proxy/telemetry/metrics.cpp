@@ -165,9 +165,13 @@ void Metrics::record(const LedgerRow& row) {
   if (std::size_t o = index_of(kSurvivalOutcomes, row.survival); o < kSurvivalOutcomes.size())
     s.survival[o].fetch_add(1, relaxed);
   if (row.wait_ms > 0) s.wait_ms.fetch_add(clamp_u(row.wait_ms), relaxed);
-  if (row.runway_tokens && !row.quota_group.empty())
-    runways_.get(row.provider + kKeySep + row.quota_group, row.provider + kKeySep + std::string(kOverflowModel))
-        .tokens.store(*row.runway_tokens, relaxed);
+  if (row.runway_tokens && !row.quota_group.empty()) {
+    key.resize(row.provider.size() + 1);  // "provider <US>" again
+    key += row.quota_group;
+    RunwaySeries* r = runways_.find(key);
+    if (!r) r = &runways_.insert(key, row.provider + kKeySep + std::string(kOverflowModel));
+    r->tokens.store(*row.runway_tokens, relaxed);
+  }
 }
 
 void Metrics::add_counter(std::string name, std::string help, std::function<std::uint64_t()> read) {

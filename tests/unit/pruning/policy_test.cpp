@@ -15,13 +15,15 @@ namespace {
 
 constexpr std::uint64_t kDiet = 10'000, kWindow = 6'000, kMiddle = 3'000;
 
-std::uint64_t table_tokens(Level l) {
+std::uint32_t turns_in_history = 10;
+
+LevelCut table_tokens(Level l) {
   switch (l) {
-    case Level::Diet: return kDiet;
-    case Level::Window: return kWindow;
-    case Level::DropMiddle: return kMiddle;
+    case Level::Diet: return {kDiet, turns_in_history};
+    case Level::Window: return {kWindow, turns_in_history};
+    case Level::DropMiddle: return {kMiddle, turns_in_history};
   }
-  return 0;
+  return {};
 }
 
 // A combined (OpenAI-style) bucket of `limit` per minute holding `level`.
@@ -45,7 +47,6 @@ PolicyInput input(const Counted& counted, const Profile& p, const Runway& rw) {
   in.counted = &counted;
   in.profile = &p;
   in.runway = rw;
-  in.turns = 10;
   in.messages = 40;
   return in;
 }
@@ -223,7 +224,7 @@ TEST_CASE("policy: a request answered 429 is admitted once its Retry-After has p
     const double level = std::uniform_real_distribution<double>(-3 * limit, limit)(rng);
     const std::uint64_t tokens = std::uniform_int_distribution<std::uint64_t>(1, std::uint64_t(limit))(rng);
     const Counted counted{.total = tokens};
-    auto at = [&](Level l) { return tokens >> static_cast<int>(l); };
+    auto at = [&](Level l) { return LevelCut{tokens >> static_cast<int>(l), 10}; };
     PolicyInput in = input(counted, p, combined(limit, level));
     const Decision first = decide(in, at);
     if (first.admission.kind != Admission::Kind::Reject) continue;

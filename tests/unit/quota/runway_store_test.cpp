@@ -77,20 +77,24 @@ TEST_CASE("runway: the provider's headers teach the limit and re-base the level"
   RateLimits h;
   h.tokens.limit = 200'000;
   h.tokens.remaining = 150'000;
-  // Two requests in flight; the first one's answer says 150,000 remain.
+  // Two requests in flight; the first one's answer says 150,000 remain. Its
+  // bill counted 3,000 more prompt tokens than predicted and 400 output
+  // tokens: the figure holds the prompt already, so only the output counts.
   s.take(k, Provider::openai, {}, {1'000, 0}, t0);
   s.take(k, Provider::openai, {}, {5'000, 0}, t0);
-  CHECK(s.rebase(k, Provider::openai, {}, h, {1'000, 0}, true, wall0, t0));  // its prompt is in the figure
+  s.settle(k, Provider::openai, {}, {1'000, 0}, {4'000, 400}, t0, {&h, true, wall0});
   Runway r = s.snapshot(k, Provider::openai, {}, t0);
   CHECK(r.combined.limit == doctest::Approx(200'000));
-  CHECK(r.combined.level == doctest::Approx(145'000));  // less the other one in flight
-  s.settle(k, Provider::openai, {}, {1'000, 0}, {1'000, 0}, t0);
-  CHECK(s.snapshot(k, Provider::openai, {}, t0).combined.level == doctest::Approx(145'000));
+  CHECK(r.combined.level == doctest::Approx(145'000 - 400));  // less the other one in flight, and the output
+
+  // Without figures the bill corrects the prompt as well.
+  s.settle(k, Provider::openai, {}, {5'000, 0}, {8'000, 0}, t0);
+  CHECK(s.snapshot(k, Provider::openai, {}, t0).combined.level == doctest::Approx(145'000 - 400 - 3'000));
 
   // A header limit wins over the configured one; -1 / 0 (unknown) teach nothing.
   RateLimits unknown;
   unknown.tokens.limit = std::nullopt;
-  CHECK_FALSE(s.rebase(k, Provider::openai, tpm(1'000), unknown, {}, true, wall0, t0));
+  s.settle(k, Provider::openai, tpm(1'000), {}, {}, t0, {&unknown, true, wall0});
   CHECK(s.snapshot(k, Provider::openai, tpm(1'000), t0).combined.limit == doctest::Approx(200'000));
 }
 
@@ -102,8 +106,7 @@ TEST_CASE("runway: an upstream 429's retry-after: the same request fits exactly 
   s.take(k, Provider::anthropic, l, ask, t0);
   RateLimits h;
   h.retry_after = wall0 + std::chrono::seconds(20);
-  s.rebase(k, Provider::anthropic, l, h, ask, false, wall0, t0);
-  s.settle(k, Provider::anthropic, l, ask, {}, t0);  // not counted by the provider
+  s.settle(k, Provider::anthropic, l, ask, {}, t0, {&h, false, wall0});  // not counted by the provider
   CHECK_FALSE(s.snapshot(k, Provider::anthropic, l, t0 + milliseconds(19'000)).holds(ask, 1.0));
   CHECK(s.snapshot(k, Provider::anthropic, l, t0 + milliseconds(20'000)).holds(ask, 1.0));
 }
