@@ -165,6 +165,23 @@ TEST_CASE("out-of-range values") {
   expect_one_error("prices:\n  - {model: x, output: -1}\n", 2, 24, "-1 is out of range (0 to 1000000)");
 }
 
+TEST_CASE("the policy's keys out of range, each at its key") {
+  expect_one_error("profiles:\n  - name: q\n    quota_margin: 0.5\n", 3, 19, "profiles[0].quota_margin: must be between 1 and 10");
+  expect_one_error("profiles:\n  - name: q\n    quota_window_ms: 0\n", 3, 22, "quota_window_ms: must be at least 1 ms");
+  expect_one_error("profiles:\n  - name: q\n    thinking_budget_runway_fraction: 2\n", 3, 38,
+                   "thinking_budget_runway_fraction: must be between 0 and 1");
+  expect_one_error("profiles:\n  - name: q\n    thinking_budget_effort: turbo\n", 3, 29,
+                   "thinking_budget_effort: must be one of none, minimal, low, medium, high");
+  LoadResult ok = load_string("profiles:\n  - name: q\n    tpm_limit: 30000\n    quota_window_ms: 2s\n"
+                              "    quota_group: shared\n    max_wait_ms: 5s\n", "q.yaml");
+  INFO(all_errors(ok));
+  REQUIRE(ok.ok());
+  CHECK(ok.config.profiles[0].tpm_limit == 30000);
+  CHECK(ok.config.profiles[0].quota_window_ms == 2000);
+  CHECK(ok.config.profiles[0].quota_group == "shared");
+  CHECK(ok.config.profiles[0].max_wait_ms == 5000);
+}
+
 TEST_CASE("bad upstream URLs and providers") {
   expect_one_error("upstreams:\n  openai: ftp://x\n", 2, 11, "scheme must be http or https");
   expect_one_error("upstreams:\n  openai: https://k:s@x\n", 2, 11, "user info");
