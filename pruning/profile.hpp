@@ -49,6 +49,10 @@ struct Profile {
   // ... and within this fraction of the turns the conversation already had
   // (a short conversation is not bet on to run long).
   double payback_turn_fraction = 0.4;
+  // The loss cap (F30, pruning/loss_cap.hpp): a step is taken only if the
+  // session's cumulative input cost with tokendiet, that request included,
+  // stays within (1 + max_loss) of its cost without.
+  double max_loss = 0.10;
   // Tools whose calls and results are never pruned (Anthropic exclude_tools).
   std::vector<std::string> exclude_tools;
 
@@ -107,6 +111,7 @@ struct Profile {
     v("cache_write_price", cache_write_price);
     v("payback_requests", payback_requests);
     v("payback_turn_fraction", payback_turn_fraction);
+    v("max_loss", max_loss);
     v("exclude_tools", exclude_tools);
     v("old_thinking", old_thinking);
     v("old_thinking_keep_last_messages", old_thinking_keep_last_messages);

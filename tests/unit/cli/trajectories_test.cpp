@@ -158,6 +158,7 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   p.trigger_tokens = 0;
   p.payback_requests = 100000;
   p.payback_turn_fraction = 100;
+  p.max_loss = 1000;  // no loss cap
   p.frontier_step_turns = 2;
   p.identical_tool_calls = true;
   p.trim_middle = true;

@@ -148,3 +148,15 @@ TEST_CASE("pipeline: deterministic, and stable turn after turn (prefix property)
   CHECK(jumps >= 3);
   CHECK(jumps <= 7);  // 60 turns, steps of 8
 }
+
+TEST_CASE("pipeline: the loss cap holds the frontier back where the payback rule alone would step") {
+  auto c = busy_loop(12);
+  Profile p = eager();
+  p.cache_write_price = 1.25;
+  p.max_loss = 1000;  // no cap: the payback rule (eager: always) decides
+  auto loose = c;
+  CHECK(prune(loose, p, QuarterCounter{}).changed());
+  p.max_loss = 0;  // no loss at all: a step's rewrite is never allowed
+  auto capped = c;
+  CHECK_FALSE(prune(capped, p, QuarterCounter{}).changed());
+}
