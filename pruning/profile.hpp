@@ -72,6 +72,7 @@ struct Profile {
   bool low_entropy = true;
   std::uint32_t low_entropy_min_run = 4;           // identical / near-identical lines in a row
   std::uint64_t low_entropy_blob_min_bytes = 256;  // base64 / hex runs at least this long
+  std::uint32_t low_entropy_names = 16;            // paths a similar-lines fold may hide (it names them all)
 
   // --- Stale tool outputs (F7; codetether snippet: 1 KiB + 1 KiB over 4 KiB;
   // replay measured 96 + 96 over 384, with error lines and names kept) ---
@@ -122,6 +123,7 @@ struct Profile {
     v("low_entropy", low_entropy);
     v("low_entropy_min_run", low_entropy_min_run);
     v("low_entropy_blob_min_bytes", low_entropy_blob_min_bytes);
+    v("low_entropy_names", low_entropy_names);
     v("stale_tool_outputs", stale_tool_outputs);
     v("stale_tool_outputs_threshold_bytes", stale_tool_outputs_threshold_bytes);
     v("stale_tool_outputs_head_bytes", stale_tool_outputs_head_bytes);
