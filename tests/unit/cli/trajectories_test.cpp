@@ -207,11 +207,11 @@ TEST_CASE("every request of every trajectory: the plan memo changes nothing, and
                                                      << " planned requests answered from it, " << misses << " planned");
     CHECK(planned > 300);
     // An agent resends its history; the plan only changes when the grid of
-    // frontier steps moves (every 8 turns by default, every 2 when eager).
+    // frontier steps moves (every 4 turns by default, every 2 when eager).
     if (eager)
       CHECK(hits * 3 > planned);
     else
-      CHECK(hits * 4 > planned * 3);
+      CHECK(hits * 3 > planned * 2);
   }
 }
 
