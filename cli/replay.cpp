@@ -247,9 +247,22 @@ void Report::add(const Report& o) {
   stable_of += o.stable_of;
   retention.counted += o.retention.counted;
   retention.retained += o.retention.retained;
+  copied.counted += o.copied.counted;
+  copied.retained += o.copied.retained;
+  worst_ratio = std::max(worst_ratio, o.worst_ratio);
+  losing += o.losing;
   pipeline_ms.insert(pipeline_ms.end(), o.pipeline_ms.begin(), o.pipeline_ms.end());
   fail_open += o.fail_open;
   for (const auto& [name, n] : o.fired) fired[name] += n;
+}
+
+void Report::add_request_cost(double without, double with) {
+  cost_without += without;
+  cost_with += with;
+  if (cost_without <= 0) return;
+  const double ratio = cost_with / cost_without;
+  worst_ratio = std::max(worst_ratio, ratio);
+  losing += ratio > 1.0;
 }
 
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
@@ -301,8 +314,7 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     row.cost_with = request_cost(pricing, after.total, shared_tokens(shared_after));
     row.stale_messages = diet.result.stale_messages;
     row.fired = pruning::join_names(diet.result.fired);
-    rep.cost_without += row.cost_without;
-    rep.cost_with += row.cost_with;
+    rep.add_request_cost(row.cost_without, row.cost_with);
 
     if (!prev_sent.empty()) {
       ++rep.stable_of;
@@ -316,6 +328,9 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     RetentionCount r = retained(refs.counted(n), after.all_text);
     rep.retention.counted += r.counted;
     rep.retention.retained += r.retained;
+    RetentionCount c = retained(refs.copied_lines(n), after.all_text);
+    rep.copied.counted += c.counted;
+    rep.copied.retained += c.retained;
   }
   return rep;
 }

@@ -25,7 +25,12 @@
 //               diet's caches as warm as the proxy's would be for this
 //               conversation (its previous requests went through them; the
 //               caches are replay's own, proxy/telemetry/diet_caches.hpp);
-//   retention   cli/replay_retention.hpp.
+//   retention   cli/replay_retention.hpp: references, and copied lines;
+//   worst ratio the largest cumulative cost ratio over the request boundaries:
+//               for a session that stopped after request k, the cost of
+//               requests 1..k with tokendiet over their cost without (what
+//               a user who stops at any point is billed; docs/design.md F30);
+//               `losing` counts the boundaries where it is above 1.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +71,9 @@ struct Report {
   double cost_without = 0, cost_with = 0;  // under the chosen pricing
   std::uint64_t stable = 0, stable_of = 0;
   RetentionCount retention;
+  RetentionCount copied;            // copied-line retention
+  double worst_ratio = 1.0;         // largest cumulative cost ratio at a request boundary
+  std::uint64_t losing = 0;         // boundaries where that ratio was above 1
   std::vector<double> pipeline_ms;  // one per request
   std::uint64_t fail_open = 0;      // requests the diet forwarded untouched after a failure
   std::map<std::string, std::uint64_t> fired;  // strategy -> requests it changed
@@ -85,6 +93,8 @@ struct Report {
   double prefix_stability() const { return stable_of ? double(stable) / double(stable_of) : 1.0; }
   double percentile_ms(double p) const;
   void add(const Report& other);  // totals: sums, and every request's time
+  // One more request of this trajectory: its cost, and the cumulative ratio at its boundary.
+  void add_request_cost(double without, double with);
 };
 
 // Cost in units of the uncached input price (exposed for tests):

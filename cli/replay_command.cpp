@@ -32,7 +32,8 @@ constexpr const char* kSynopsis =
     "provider's prefix caching, in units of the uncached input price; prefix\n"
     "stability (share of requests that begin with all the previous one sent);\n"
     "pipeline time p50/p99 (parse + pipeline + write); retention of the\n"
-    "references the agent used.\n\n";
+    "references the agent used and of the lines it copied from tool output;\n"
+    "the worst cumulative cost ratio (with / without) at any request boundary.\n\n";
 
 constexpr const char* kFooter = "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
 
@@ -86,24 +87,27 @@ std::string json_string(const std::string& s) {
 }
 
 std::string json_fields(const proxy::replay::Report& r) {
-  char buf[512];
+  char buf[640];
   std::snprintf(buf, sizeof buf,
                 "\"tokens_without\":%llu,\"tokens_with\":%llu,\"reduction\":%.6f,\"retention\":%.6f,"
-                "\"cost_without\":%.1f,\"cost_with\":%.1f,\"prefix_stability\":%.6f,"
+                "\"copied_retention\":%.6f,\"cost_without\":%.1f,\"cost_with\":%.1f,"
+                "\"worst_cost_ratio\":%.6f,\"losing_boundaries\":%llu,\"prefix_stability\":%.6f,"
                 "\"pipeline_p50_ms\":%.4f,\"pipeline_p99_ms\":%.4f",
                 static_cast<unsigned long long>(r.tokens_without), static_cast<unsigned long long>(r.tokens_with),
-                r.reduction(), r.retention.ratio(), r.cost_without, r.cost_with, r.prefix_stability(),
-                r.percentile_ms(50), r.percentile_ms(99));
+                r.reduction(), r.retention.ratio(), r.copied.ratio(), r.cost_without, r.cost_with, r.worst_ratio,
+                static_cast<unsigned long long>(r.losing), r.prefix_stability(), r.percentile_ms(50),
+                r.percentile_ms(99));
   return buf;
 }
 
 void print_row(const proxy::replay::Report& r) {
-  std::printf("%-22s %5llu %12llu %12llu %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %10.1f%% %7.3f %7.3f\n", r.id.c_str(),
-              static_cast<unsigned long long>(r.requests), static_cast<unsigned long long>(r.tokens_without),
-              static_cast<unsigned long long>(r.tokens_with), 100 * r.reduction(), 100 * r.retention.ratio(),
-              r.cost_without, r.cost_with,
-              r.cost_without > 0 ? 100 * (1 - r.cost_with / r.cost_without) : 0.0, 100 * r.prefix_stability(),
-              r.percentile_ms(50), r.percentile_ms(99));
+  std::printf("%-22s %5llu %12llu %12llu %7.1f%% %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %6.3f %6llu %10.1f%% %7.3f %7.3f\n",
+              r.id.c_str(), static_cast<unsigned long long>(r.requests),
+              static_cast<unsigned long long>(r.tokens_without), static_cast<unsigned long long>(r.tokens_with),
+              100 * r.reduction(), 100 * r.retention.ratio(), 100 * r.copied.ratio(), r.cost_without, r.cost_with,
+              r.cost_without > 0 ? 100 * (1 - r.cost_with / r.cost_without) : 0.0, r.worst_ratio,
+              static_cast<unsigned long long>(r.losing), 100 * r.prefix_stability(), r.percentile_ms(50),
+              r.percentile_ms(99));
 }
 
 }  // namespace
@@ -191,8 +195,9 @@ int replay(int argc, char** argv) {
     out += "],\"total\":{" + json_fields(total) + "}}\n";
     std::fputs(out.c_str(), stdout);
   } else {
-    std::printf("%-22s %5s %12s %12s %8s %8s %13s %13s %8s %11s %7s %7s\n", "trajectory", "reqs", "tokens w/o",
-                "tokens with", "cut", "retained", "cost w/o", "cost with", "saved", "stability", "p50 ms", "p99 ms");
+    std::printf("%-22s %5s %12s %12s %8s %8s %8s %13s %13s %8s %6s %6s %11s %7s %7s\n", "trajectory", "reqs",
+                "tokens w/o", "tokens with", "cut", "retained", "copied", "cost w/o", "cost with", "saved", "worst",
+                "losing", "stability", "p50 ms", "p99 ms");
     for (const auto& r : reports) {
       print_row(r);
       if (!o.requests) continue;
@@ -203,7 +208,8 @@ int replay(int argc, char** argv) {
                     row.stable ? "stable  " : "UNSTABLE", row.stale_messages, row.fired.c_str());
     }
     print_row(total);
-    std::printf("\npricing: %s; cost in units of the uncached input price%s\n",
+    std::printf("\npricing: %s; cost in units of the uncached input price; worst: the largest cumulative cost\n"
+                "ratio with / without at a request boundary, losing: boundaries where it is above 1%s\n",
                 o.pricing == proxy::replay::Pricing::OpenAI ? "openai" : "anthropic",
                 total.fail_open ? "; WARNING: some requests failed open" : "");
     if (total.fail_open) std::printf("failed open: %llu requests\n", static_cast<unsigned long long>(total.fail_open));

@@ -38,6 +38,22 @@ std::vector<std::string> extract_references(std::string_view text) {
   return out;
 }
 
+std::vector<std::string> extract_copy_lines(std::string_view text) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string_view> seen;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+    if (line.size() >= kMinCopiedLine && seen.insert(line).second) out.emplace_back(line);
+  }
+  return out;
+}
+
 const ReferenceIndex::Seen& ReferenceIndex::seen(const std::string& ref) {
   auto it = memo_.find(ref);
   if (it != memo_.end()) return it->second;
@@ -57,9 +73,18 @@ const ReferenceIndex::Seen& ReferenceIndex::seen(const std::string& ref) {
 }
 
 std::vector<std::string> ReferenceIndex::counted(std::size_t k) {
+  if (k >= messages_.size() || messages_[k].speaker != Speaker::Assistant) return {};
+  return from_tool_outputs(extract_references(messages_[k].text), k);
+}
+
+std::vector<std::string> ReferenceIndex::copied_lines(std::size_t k) {
+  if (k >= messages_.size() || messages_[k].speaker != Speaker::Assistant) return {};
+  return from_tool_outputs(extract_copy_lines(messages_[k].text), k);
+}
+
+std::vector<std::string> ReferenceIndex::from_tool_outputs(std::vector<std::string> candidates, std::size_t k) {
   std::vector<std::string> out;
-  if (k >= messages_.size() || messages_[k].speaker != Speaker::Assistant) return out;
-  for (std::string& ref : extract_references(messages_[k].text)) {
+  for (std::string& ref : candidates) {
     const Seen& s = seen(ref);
     if (s.first >= k || messages_[s.first].speaker != Speaker::Tool) continue;
     if (s.first_user < k) continue;  // a system or user message said it before k

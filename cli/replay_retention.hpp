@@ -23,6 +23,13 @@ namespace td::proxy::replay {
 // The references of `text`, in order of first appearance, without repeats.
 std::vector<std::string> extract_references(std::string_view text);
 
+// A line shorter than this (once stripped) is not counted as copied: short
+// lines (`}`, `return x`, `else:`) repeat everywhere by chance.
+inline constexpr std::size_t kMinCopiedLine = 20;
+
+// The lines of `text` that may be copies, stripped, in order, without repeats.
+std::vector<std::string> extract_copy_lines(std::string_view text);
+
 enum class Speaker : std::uint8_t { System, User, Assistant, Tool };
 
 // One message of the original trajectory, as text.
@@ -44,6 +51,8 @@ class ReferenceIndex {
  public:
   explicit ReferenceIndex(const std::vector<MessageText>& messages) : messages_(messages) {}
   std::vector<std::string> counted(std::size_t k);
+  // The copied lines of assistant message `k` that count (see above).
+  std::vector<std::string> copied_lines(std::size_t k);
 
  private:
   struct Seen {
@@ -51,6 +60,8 @@ class ReferenceIndex {
     std::size_t first_user;  // first system/user message containing it (size(): none)
   };
   const Seen& seen(const std::string& ref);
+  // Those of `candidates` (from message k) first seen in a tool output before k, never said by a user.
+  std::vector<std::string> from_tool_outputs(std::vector<std::string> candidates, std::size_t k);
 
   const std::vector<MessageText>& messages_;
   std::unordered_map<std::string, Seen> memo_;

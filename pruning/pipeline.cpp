@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "pruning/loss_cap.hpp"
 #include "pruning/lossy_plan.hpp"
 #include "pruning/strategies/old_thinking.hpp"
 #include "pruning/strategies/pairing_repair.hpp"
@@ -27,37 +28,42 @@ struct Frontier {
   std::uint32_t messages = 0;  // message index where the stale part ends
 };
 
-// Where the stale frontier stands: the last grid point each step to which
-// was worth taking, replaying the steps in order. Every input is a function
-// of the history up to the request that first allowed the step, so the answer
-// is the same in every later request (see pipeline.hpp).
+// Where the stale frontier stands: replaying the session's requests in
+// order, at each one every grid point it allows (and the frontier has not
+// passed) is stepped to if the step is worth taking there; a step the loss
+// cap refuses is asked again at the next request, when the session has cost
+// more (pruning/loss_cap.hpp). Every input of a decision is a function of the
+// history up to the request it is made at, so the answer is the same in every
+// later request (see pipeline.hpp).
 Frontier choose_frontier(const Conversation& conv, const Profile& profile, const WorkingMemory& wm,
                          const std::vector<std::uint64_t>& orig, const std::vector<std::uint64_t>& planned,
                          const LossyPlan& plan) {
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   const auto orig_ps = prefix_sums(orig);
   const auto plan_ps = prefix_sums(planned);
+  LossCap cap(conv, profile, orig_ps, plan_ps);
   Frontier f;
-  for (std::size_t k = 0; k < wm.grid.size(); ++k) {
+  // The step to grid point k at the request holding [0, at).
+  auto step = [&](std::size_t k, std::uint32_t at) {
     const std::uint32_t g = wm.grid[k];
     const std::uint32_t gm = wm.start_of(g, size);
-    const std::uint32_t end = wm.grid_eligible_end[k];
-    if (orig_ps[end] < profile.trigger_tokens) continue;  // the history was still small then
+    if (orig_ps[wm.grid_eligible_end[k]] < profile.trigger_tokens) return;  // the history was still small then
     // The first message the step would change.
     const auto next = std::lower_bound(plan.changed.begin(), plan.changed.end(), f.messages);
     const std::uint32_t first = next == plan.changed.end() ? gm : std::min(*next, gm);
     if (first == gm) {  // nothing to prune in this step: moving costs nothing
       f = {g, gm};
-      continue;
+      cap.take(size, gm, at);
+      return;
     }
     const std::uint64_t before = orig_ps[gm] - orig_ps[f.messages];
     const std::uint64_t after = plan_ps[gm] - plan_ps[f.messages];
     const std::uint64_t saved = before > after ? before - after : 0;
-    if (saved == 0 || saved < profile.clear_at_least_tokens) continue;
+    if (saved == 0 || saved < profile.clear_at_least_tokens) return;
     // That request: the suffix from the first edit on was cached and is now
     // written again, pruned up to gm and as it was after it.
-    const double rewritten = double(plan_ps[gm] - plan_ps[first]) + double(orig_ps[end] - orig_ps[gm]);
-    const double was_cached = double(orig_ps[end] - orig_ps[first]);
+    const double rewritten = double(plan_ps[gm] - plan_ps[first]) + double(orig_ps[at] - orig_ps[gm]);
+    const double was_cached = double(orig_ps[at] - orig_ps[first]);
     const double cost = profile.cache_write_price * rewritten - profile.cache_read_price * was_cached;
     // Requests it may count on to pay back: the profile's cap, and no more
     // than a fraction of the turns the conversation had when the step became
@@ -65,8 +71,13 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const double turns_then = double(g + std::max<std::uint32_t>(profile.window_turns, 1));
     const double horizon = std::min(double(profile.payback_requests), profile.payback_turn_fraction * turns_then);
     const double gain = profile.cache_read_price * double(saved) * horizon;
-    if (gain >= cost) f = {g, gm};
-  }
+    if (gain < cost || !cap.allows(first, gm, at)) return;
+    f = {g, gm};
+    cap.take(first, gm, at);
+  };
+  for (std::uint32_t at : cap.request_ends())
+    for (std::size_t k = 0; k < wm.grid.size() && wm.grid_eligible_end[k] <= at; ++k)
+      if (wm.grid[k] > f.turns) step(k, at);
   return f;
 }
 
@@ -163,7 +174,8 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
   const Level level = decision.settings.level;
   // Survival's levels are the profile with other constants: the frontier
   // free to move to the working-memory window turn by turn (every step
-  // taken that saves anything), then trim-middle dropping every whole turn
+  // taken that saves anything, the loss cap too set aside), then
+  // trim-middle dropping every whole turn
   // it may, on the profile's own grid of turns so the cut moves in steps.
   std::optional<Profile> eager, trim;
   if (level != Level::Diet) {
@@ -172,6 +184,7 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
     eager->trigger_tokens = 0;
     eager->clear_at_least_tokens = 0;
     eager->cache_write_price = 0;
+    eager->max_loss = 1e9;  // survival cuts to fit, whatever the session's cost
   }
   if (level == Level::DropMiddle) {
     trim = *profile;

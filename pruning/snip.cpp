@@ -59,55 +59,143 @@ std::vector<std::string_view> names_in(std::string_view text) {
   return out;
 }
 
+bool is_path_name(std::string_view name) {
+  if (name.find('/') != std::string_view::npos) return true;
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return false;
+  const std::string_view ext = name.substr(dot + 1);
+  return ext.size() <= 5 && std::all_of(ext.begin(), ext.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+         }) && std::any_of(name.begin(), name.begin() + dot, [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+         });
+}
+
+bool is_boilerplate_line(std::string_view line) {
+  std::string_view t = text::chomp(line);
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  auto starts = [&](std::string_view p) { return t.substr(0, p.size()) == p; };
+  if (t.empty()) return true;
+  // A shell prompt ("bash-$", "root@host:/repo#", ">>>").
+  if (t.size() <= 60 && (t.back() == '$' || t.back() == '#' || t == ">>>")) return true;
+  // What agents wrap outputs in: SWE-agent's state lines, mini-swe-agent's tags.
+  if (starts("(Open file:") || starts("(Current directory:") || starts("<returncode>") || starts("<output>") ||
+      starts("</output>") || starts("<warning>") || starts("</warning>"))
+    return true;
+  // curl's progress meter: its header, and rows of numbers, times and units.
+  if (t.find("% Total") != std::string_view::npos || t.find("Dload") != std::string_view::npos) return true;
+  std::size_t digits = 0;
+  bool meter = true, alnum = false;
+  for (char c : t) {
+    const bool digit = c >= '0' && c <= '9';
+    digits += digit;
+    alnum = alnum || digit || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    meter = meter && (digit || c == ' ' || c == ':' || c == '-' || c == '.' || c == '%' || c == 'k' || c == 'M' ||
+                      c == 'G');
+  }
+  if (meter && digits >= 5) return true;
+  return !alnum && t.size() >= 3;  // a rule of dashes or equals signs
+}
+
+namespace {
+
+// Which bytes of a snipped text stay: ranges [begin, end), ascending.
+struct Keep {
+  std::size_t begin, end;
+};
+
+// Head (or tail, walking back) of `ls`: whole informative lines within
+// `budget`; boilerplate lines are passed over, to be hidden. If the first
+// informative line is over the budget, `budget` bytes of it (at its start,
+// or its end for the tail). Returns how many lines the zone spans.
+template <class Add>
+std::size_t pick_zone(const std::vector<std::string_view>& ls, std::size_t from, std::size_t limit, bool backward,
+                      std::uint64_t budget, Add add) {
+  std::size_t used = 0, taken = 0, span = 0;
+  for (; span < limit; ++span) {
+    const std::size_t i = backward ? from - span : from + span;
+    if (is_boilerplate_line(ls[i])) continue;
+    if (used + ls[i].size() > budget) {
+      if (taken == 0) {
+        add(i, budget);  // a part of the line
+        ++span;
+      }
+      break;
+    }
+    used += ls[i].size();
+    ++taken;
+    add(i, ls[i].size());
+  }
+  return span;
+}
+
+}  // namespace
+
 Snipped snip(std::string_view text, const SnipOptions& o) {
   Snipped s;
-  std::vector<std::string_view> ls = text::lines(text);
+  const std::vector<std::string_view> ls = text::lines(text);
   const std::size_t n = ls.size();
+  auto offset = [&](std::size_t i) { return static_cast<std::size_t>(ls[i].data() - text.data()); };
+  std::vector<Keep> keep;
 
-  // Head: whole lines within the budget; a first line over it is cut inside.
-  std::size_t head_lines = 0, head_len = 0;
-  while (head_lines < n && head_len + ls[head_lines].size() <= o.head_bytes) head_len += ls[head_lines++].size();
-  std::size_t head_cut = head_len;  // bytes of text kept at the start
-  if (head_lines == 0 && n > 0) head_cut = text::floor_boundary(text, o.head_bytes);
-
-  // Tail: whole lines within the budget, not overlapping the head.
-  std::size_t tail_lines = 0, tail_len = 0;
-  while (tail_lines + head_lines < n && tail_len + ls[n - 1 - tail_lines].size() <= o.tail_bytes)
-    tail_len += ls[n - 1 - tail_lines++].size();
-  std::size_t tail_cut = text.size() - tail_len;  // first byte of text kept at the end
-  if (tail_lines == 0 && head_lines < n) {
-    std::size_t want = text.size() > o.tail_bytes ? text.size() - o.tail_bytes : 0;
-    tail_cut = std::max(text::ceil_boundary(text, want), head_cut);
-  }
-  if (tail_cut <= head_cut) return s;
-
-  // The middle, [head_cut, tail_cut): keep error lines, hide the rest.
-  std::string kept{text.substr(0, head_cut)};
-  if (!kept.empty() && kept.back() != '\n') kept += '\n';
-  std::string_view middle = text.substr(head_cut, tail_cut - head_cut);
-  std::string hidden;  // what is dropped, for its names
-  std::size_t gap_lines = 0, gap_bytes = 0, errors = 0;
-  for (std::string_view line : text::lines(middle)) {
-    if (errors < o.max_error_lines && line.size() <= 512 && line.back() == '\n' && is_error_line(line)) {
-      if (gap_lines > 0) kept += hidden_notice(gap_lines, gap_bytes);
-      gap_lines = gap_bytes = 0;
-      kept += line;
+  // Head: informative lines from the start; tail: from the end, not overlapping it.
+  const std::size_t head_span = pick_zone(ls, 0, n, false, o.head_bytes, [&](std::size_t i, std::size_t bytes) {
+    const std::size_t b = offset(i);
+    keep.push_back({b, b + (bytes < ls[i].size() ? text::floor_boundary(ls[i], bytes) : ls[i].size())});
+  });
+  std::vector<Keep> tail;
+  const std::size_t tail_span =
+      n > head_span ? pick_zone(ls, n - 1, n - head_span, true, o.tail_bytes, [&](std::size_t i, std::size_t bytes) {
+        const std::size_t b = offset(i), e = b + ls[i].size();
+        tail.push_back({bytes < ls[i].size() ? b + text::ceil_boundary(ls[i], ls[i].size() - bytes) : b, e});
+      })
+                    : 0;
+  // The middle: error lines kept, in order.
+  std::size_t errors = 0;
+  for (std::size_t i = head_span; i + tail_span < n && errors < o.max_error_lines; ++i)
+    if (ls[i].size() <= 512 && ls[i].back() == '\n' && is_error_line(ls[i])) {
+      keep.push_back({offset(i), offset(i) + ls[i].size()});
       ++errors;
-    } else {
-      ++gap_lines;
-      gap_bytes += line.size();
-      if (o.max_names > 0) hidden += line;
     }
+  keep.insert(keep.end(), tail.rbegin(), tail.rend());
+
+  // Every run of bytes not kept becomes a notice, unless the notice is longer.
+  std::string kept, hidden;  // hidden: what is dropped, for its names
+  std::size_t last_notice_end = 0, at = 0;
+  bool cut = false;
+  auto hide = [&](std::size_t b, std::size_t e) {
+    if (b >= e) return;
+    const std::string_view gap = text.substr(b, e - b);
+    std::size_t lines = 0;
+    for (std::string_view l : text::lines(gap)) lines += !l.empty();
+    std::string notice = hidden_notice(lines, gap.size());
+    if (notice.size() >= gap.size()) {
+      kept += gap;
+      return;
+    }
+    if (!kept.empty() && kept.back() != '\n') kept += '\n';
+    kept += notice;
+    last_notice_end = kept.size();
+    if (o.max_names > 0) hidden += gap;
+    cut = true;
+  };
+  for (const Keep& k : keep) {
+    hide(at, k.begin);
+    kept += text.substr(k.begin, k.end - k.begin);
+    at = k.end;
   }
-  if (gap_lines > 0) kept += hidden_notice(gap_lines, gap_bytes);
-  std::string_view tail = text.substr(tail_cut);
-  Snipped::Piece first{std::move(kept), o.max_names > 0, {}};
+  hide(at, text.size());
+  if (!cut) return s;
+
+  // One names slot, after the last notice.
+  Snipped::Piece first{kept.substr(0, last_notice_end), o.max_names > 0, {}};
+  std::string rest = kept.substr(last_notice_end);
   if (first.slot)
     for (std::string_view name : names_in(hidden))
-      if (first.text.find(name) == std::string::npos && tail.find(name) == std::string_view::npos)
-        first.names.emplace_back(name);
+      if (kept.find(name) == std::string::npos) first.names.emplace_back(name);
   s.pieces.push_back(std::move(first));
-  s.pieces.push_back(Snipped::Piece{std::string{tail}, false, {}});
+  s.pieces.push_back(Snipped::Piece{std::move(rest), false, {}});
   s.cut = true;
   return s;
 }

@@ -80,15 +80,24 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
                    std::vector<std::string_view>* used = nullptr, bool json_escaped = false);
 
 // snip() + render() with nothing listed before:
-//   - whole lines from the start within head_bytes, whole lines from the end
-//     within tail_bytes; a line longer than the budget is cut inside, on a
-//     UTF-8 character boundary, never inside a character;
+//   - whole informative lines from the start within head_bytes, whole
+//     informative lines from the end within tail_bytes (boilerplate lines,
+//     is_boilerplate_line(), are passed over and hidden, so the budget goes
+//     to what the output says); a first informative line longer than the
+//     budget is cut inside, on a UTF-8 character boundary, never inside a
+//     character; a hidden run shorter than its notice stays as it is;
 //   - up to max_error_lines middle lines that look like errors, in order,
 //     each gap replaced by "[... 120 lines (5230 bytes) hidden ...]";
 //   - up to max_names names the hidden lines mention and the kept text does
 //     not, in order of appearance, on one line after the last gap.
 // Returns `text` unchanged when the result would not be shorter.
 std::string snip_text(std::string_view text, const SnipOptions& options);
+
+// Whether a line says nothing an agent would use from a head or tail: blank,
+// a shell prompt, an agent's wrapper lines (SWE-agent's "(Open file: ...)",
+// mini-swe-agent's <returncode>/<output> tags), curl's progress meter, a
+// rule of dashes.
+bool is_boilerplate_line(std::string_view line);
 
 // Whether a line looks like an error worth keeping from a hidden middle
 // (error, exception, traceback, failed, fatal, panic, assert, ...).
@@ -99,5 +108,9 @@ bool is_error_line(std::string_view line);
 // digit or one of _ . / : (paths, identifiers, numbers, error codes: what an
 // agent refers back to exactly, and what prose around them does not carry).
 std::vector<std::string_view> names_in(std::string_view text);
+
+// Whether a name (names_in) is a path: it holds a '/', or ends in a file
+// extension ("L018.py"). What a fold or snip must never hide unnamed.
+bool is_path_name(std::string_view name);
 
 }  // namespace td::pruning

@@ -1,9 +1,11 @@
 #include "pruning/strategies/low_entropy.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "pruning/memo.hpp"
+#include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
 #include "pruning/text.hpp"
 
@@ -88,9 +90,26 @@ std::string ensure_newline(std::string_view line) {
   return s;
 }
 
+// The paths lines [first, last) name that `shown` does not, in order, once
+// each; more than `max` of them: nullopt (the run is not folded).
+std::optional<std::vector<std::string_view>> hidden_paths(const std::vector<std::string>& ls, std::size_t first,
+                                                          std::size_t last, std::string_view shown,
+                                                          std::uint32_t max) {
+  std::vector<std::string_view> out;
+  NameSet seen;
+  for (std::size_t i = first; i < last; ++i)
+    for (std::string_view name : names_in(ls[i])) {
+      if (!is_path_name(name) || shown.find(name) != std::string_view::npos || !seen.insert(name)) continue;
+      if (out.size() == max) return std::nullopt;
+      out.push_back(name);
+    }
+  return out;
+}
+
 }  // namespace
 
-std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_t blob_min_bytes) {
+std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_t blob_min_bytes,
+                      std::uint32_t max_names) {
   // Pass 1: redraws and blobs, line by line.
   std::vector<std::string> ls;
   for (std::string_view line : text::lines(text)) {
@@ -117,14 +136,20 @@ std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_
     if (letter[i])
       while (similar < n && shapes[similar] == shapes[i]) ++similar;
     bool blank = text::chomp(ls[i]).empty();
+    std::optional<std::vector<std::string_view>> paths;
+    if (same - i < run_min && similar - i >= run_min)
+      paths = hidden_paths(ls, i + 1, similar - 1, ls[i] + ls[similar - 1], max_names);
     if (same - i >= run_min && !blank) {
       out += ensure_newline(ls[i]);
       out += "[... previous line repeated " + std::to_string(same - i - 1) + " more times ...]\n";
       if (same == n && !ls[n - 1].empty() && ls[n - 1].back() != '\n') out.pop_back();
       i = same;
-    } else if (similar - i >= run_min) {
+    } else if (paths) {
       out += ensure_newline(ls[i]);
-      out += "[... " + std::to_string(similar - i - 2) + " similar lines folded ...]\n";
+      out += "[... " + std::to_string(similar - i - 2) + " similar lines folded";
+      if (!paths->empty()) out += ", naming";
+      for (std::string_view p : *paths) (out += ' ') += p;
+      out += " ...]\n";
       out += ls[similar - 1];
       i = similar;
     } else {
@@ -141,7 +166,8 @@ StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint3
   if (!profile.low_entropy) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
-  const std::uint64_t salt = memo_salt("fold_text", {profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes});
+  const std::uint64_t salt = memo_salt("fold_text", {profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes,
+                                                     profile.low_entropy_names});
   detail::ToolNames names(profile);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
@@ -151,7 +177,8 @@ StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint3
       if (p.kind != PartKind::ToolResult || !p.editable || p.text.size() < 64) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
       auto folded = memoized(folds, salt, p, [&](std::string_view t) -> std::optional<std::string> {
-        std::string f = fold_text(t, profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes);
+        std::string f = fold_text(t, profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes,
+                                  profile.low_entropy_names);
         if (f.size() >= t.size()) return std::nullopt;
         return f;
       });

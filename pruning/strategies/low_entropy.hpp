@@ -8,7 +8,11 @@
 //   - runs of at least `low_entropy_min_run` near-identical lines (equal once digit
 //     runs, progress-bar blocks and repeated spaces are masked, and with a
 //     letter in them: "Downloading 12%", "Downloading 13%"...): the first
-//     and the last are kept, with "[... 38 similar lines folded ...]" between;
+//     and the last are kept, with "[... 38 similar lines folded ...]" between,
+//     naming the paths the hidden lines hold that the kept ones do not
+//     ("[... 8 similar lines folded, naming src/rules/L019.py src/rules/L020.py ...]");
+//     a run hiding more than `low_entropy_names` such paths is not folded
+//     (the names are what tells its lines apart);
 //   - base64 / hex blobs of at least `low_entropy_blob_min_bytes` bytes in one run
 //     (hex: only hex digits; base64: letters of both cases and digits): the
 //     first 16 characters are kept, then "[... 4096-byte base64 blob folded ...]".
@@ -35,6 +39,7 @@ StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint3
                           Memo<std::string>* folds = nullptr);
 
 // The folding itself (exposed for tests): `text` folded, or unchanged.
-std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_t blob_min_bytes);
+std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_t blob_min_bytes,
+                      std::uint32_t max_names = 16);
 
 }  // namespace td::pruning

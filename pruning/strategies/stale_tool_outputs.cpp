@@ -3,6 +3,7 @@
 #include "pruning/strategies/common.hpp"
 #include "pruning/memo.hpp"
 #include "pruning/snip.hpp"
+#include "pruning/strategies/file_reads.hpp"
 
 namespace td::pruning {
 
@@ -20,12 +21,16 @@ StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std
   NameSet listed;  // names listed by earlier outputs are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(profile);
+  const std::vector<bool> reads = profile.stale_tool_outputs_keep_reads_bytes > 0
+                                       ? unsuperseded_reads(conv, profile, limit)
+                                       : std::vector<bool>(limit);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
     names.learn(m);
     if (m.removed) continue;
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable) continue;
+      if (reads[i] && p.text.size() <= profile.stale_tool_outputs_keep_reads_bytes) continue;
       if (p.text.size() < profile.stale_tool_outputs_threshold_bytes) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
       auto snipped = memoized(snips, salt, p, [&](std::string_view t) -> std::optional<Snipped> {

@@ -27,3 +27,23 @@ TEST_CASE("percentiles are nearest-rank") {
   r.pipeline_ms = {3};
   CHECK(r.percentile_ms(99) == 3);
 }
+
+TEST_CASE("the worst cumulative cost ratio is taken at every request boundary") {
+  Report r;
+  r.add_request_cost(100, 100);  // 1.0
+  r.add_request_cost(100, 150);  // 250 / 200 = 1.25: a session that stopped here lost 25 %
+  r.add_request_cost(100, 10);   // 260 / 300
+  r.add_request_cost(100, 10);   // 270 / 400
+  CHECK(r.cost_without == doctest::Approx(400));
+  CHECK(r.cost_with == doctest::Approx(270));
+  CHECK(r.worst_ratio == doctest::Approx(1.25));
+  CHECK(r.losing == 1);
+  Report total;
+  Report other;
+  other.add_request_cost(100, 105);
+  total.add(r);
+  total.add(other);
+  CHECK(total.worst_ratio == doctest::Approx(1.25));
+  CHECK(total.losing == 2);
+  CHECK(Report{}.worst_ratio == 1.0);  // nothing lost before any request
+}

@@ -51,3 +51,26 @@ TEST_CASE("retained: substring of what was sent") {
   CHECK(r.ratio() == doctest::Approx(2.0 / 3.0));
   CHECK(RetentionCount{}.ratio() == 1.0);
 }
+
+TEST_CASE("copy lines: stripped, at least 20 characters, once each") {
+  auto lines = extract_copy_lines("    def parse_args(argv):\r\nshort line\n\t  return parser.parse(argv)  \n"
+                                  "    def parse_args(argv):\n" + std::string(19, 'x') + "\n" + std::string(20, 'y'));
+  CHECK(lines == std::vector<std::string>{"def parse_args(argv):", "return parser.parse(argv)", std::string(20, 'y')});
+}
+
+TEST_CASE("copied lines count when first seen in a tool output and never said by a user") {
+  std::vector<MessageText> t = {
+      {Speaker::User, "please keep    config = load_config(path)  as is"},
+      {Speaker::Assistant, "I will write    helper = make_helper(1, 2)"},
+      {Speaker::Tool, "12:    result = compute_total(items)\n13:    config = load_config(path)\n"
+                      "helper = make_helper(1, 2)\n"},
+      {Speaker::Assistant, "old_str:\n    result = compute_total(items)\nconfig = load_config(path)\n"
+                           "helper = make_helper(1, 2)\nnot_in_any_output_line = 1"},
+  };
+  ReferenceIndex idx(t);
+  // load_config: the user said it first; make_helper: the assistant wrote it before the tool showed it.
+  CHECK(idx.copied_lines(3) == std::vector<std::string>{"result = compute_total(items)"});
+  CHECK(idx.copied_lines(2).empty());  // not an assistant message
+  CHECK(retained(idx.copied_lines(3), "x\n[... 3 lines hidden ...]\n").retained == 0);
+  CHECK(retained(idx.copied_lines(3), "12:    result = compute_total(items)\n").retained == 1);
+}

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "pruning/snip.hpp"
 #include "pruning/strategies/low_entropy.hpp"
 #include "pruning_support.hpp"
 
@@ -89,4 +90,34 @@ TEST_CASE("low entropy: only tool outputs before the limit are folded") {
   off.low_entropy = false;
   auto d = agent_loop(3, [&](int) { return noisy; });
   CHECK(low_entropy(d, off, 100).hits == 0);
+}
+
+TEST_CASE("fold_text: a fold names the distinct paths it hides") {
+  std::string text = "checking\n";
+  for (int i = 18; i <= 29; ++i) text += "ok src/sqlfluff/rules/L0" + std::to_string(i) + ".py passed in 0.0" + std::to_string(i % 10) + "s\n";
+  text += "done\n";
+  std::string out = fold_text(text, 4, 256);
+  CHECK(out == "checking\nok src/sqlfluff/rules/L018.py passed in 0.08s\n"
+               "[... 10 similar lines folded, naming src/sqlfluff/rules/L019.py src/sqlfluff/rules/L020.py "
+               "src/sqlfluff/rules/L021.py src/sqlfluff/rules/L022.py src/sqlfluff/rules/L023.py "
+               "src/sqlfluff/rules/L024.py src/sqlfluff/rules/L025.py src/sqlfluff/rules/L026.py "
+               "src/sqlfluff/rules/L027.py src/sqlfluff/rules/L028.py ...]\n"
+               "ok src/sqlfluff/rules/L029.py passed in 0.09s\ndone\n");
+  // More distinct paths than it may name: folded from where it can name them all, or not at all.
+  CHECK(fold_text(text, 4, 256, 9).find("[... 9 similar lines folded, naming src/sqlfluff/rules/L020.py") !=
+        std::string::npos);
+  CHECK(fold_text(text, 4, 256, 1) == text);
+  // Lines that differ only in numbers that are no paths fold without names.
+  std::string counts;
+  for (int i = 0; i < 8; ++i) counts += "Downloading 12345" + std::to_string(i) + " bytes\n";
+  CHECK(fold_text(counts, 4, 256) == "Downloading 123450 bytes\n[... 6 similar lines folded ...]\nDownloading 123457 bytes\n");
+}
+
+TEST_CASE("is_path_name: a slash or a file extension") {
+  CHECK(is_path_name("src/app.py"));
+  CHECK(is_path_name("L018.py"));
+  CHECK(is_path_name("Cargo.toml"));
+  CHECK_FALSE(is_path_name("3.14159"));
+  CHECK_FALSE(is_path_name("2026-11-20T10:00:01.001Z"));
+  CHECK_FALSE(is_path_name("parse_args"));
 }

@@ -76,7 +76,7 @@ TEST_CASE("pipeline: a long history is pruned; system, working memory and pairin
   auto r = prune(c, eager(), QuarterCounter{});
   REQUIRE(r.changed());
   CHECK(r.tokens_after < r.tokens_before / 2);
-  CHECK(r.stale_turns % 8 == 0);
+  CHECK(r.stale_turns % Profile{}.frontier_step_turns == 0);
   CHECK(std::find(r.fired.begin(), r.fired.end(), "stale_tool_outputs") != r.fired.end());
   CHECK(std::find(r.fired.begin(), r.fired.end(), "identical_tool_outputs") != r.fired.end());
   CHECK(std::find(r.fired.begin(), r.fired.end(), "low_entropy") != r.fired.end());
@@ -146,5 +146,17 @@ TEST_CASE("pipeline: deterministic, and stable turn after turn (prefix property)
     prev_stale = ra.stale_messages;
   }
   CHECK(jumps >= 3);
-  CHECK(jumps <= 7);  // 60 turns, steps of 8
+  CHECK(jumps <= 60 / Profile{}.frontier_step_turns);  // 60 turns, in whole steps
+}
+
+TEST_CASE("pipeline: the loss cap holds the frontier back where the payback rule alone would step") {
+  auto c = busy_loop(12);
+  Profile p = eager();
+  p.cache_write_price = 1.25;
+  p.max_loss = 1000;  // no cap: the payback rule (eager: always) decides
+  auto loose = c;
+  CHECK(prune(loose, p, QuarterCounter{}).changed());
+  p.max_loss = 0;  // no loss at all: a step's rewrite is never allowed
+  auto capped = c;
+  CHECK_FALSE(prune(capped, p, QuarterCounter{}).changed());
 }

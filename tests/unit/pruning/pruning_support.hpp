@@ -131,12 +131,13 @@ inline std::string dump(const PipelineResult& r) {
 }
 
 // A profile that prunes from the first request on and steps every 2 turns
-// (no trigger, every step paid back), keeping 2 turns.
+// (no trigger, every step paid back, no loss cap), keeping 2 turns.
 inline Profile stepping_profile() {
   Profile p;
   p.trigger_tokens = 0;
   p.payback_requests = 1000;
   p.payback_turn_fraction = 1000;
+  p.max_loss = 1000;
   p.frontier_step_turns = 2;
   p.window_turns = 2;
   p.stale_tool_outputs_threshold_bytes = 64;

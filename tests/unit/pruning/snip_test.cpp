@@ -129,3 +129,29 @@ TEST_CASE("NameSet: inserts once, finds what it holds, through growth") {
   CHECK(set.insert(""));
   CHECK(set.contains(""));
 }
+
+TEST_CASE("snip_text: head and tail go to informative lines, past prompts, progress meters and wrappers") {
+  std::string text =
+      "  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n"
+      "                                 Dload  Upload   Total   Spent    Left  Speed\n"
+      "100  5120  100  5120    0     0  51200      0 --:--:-- --:--:-- --:--:-- 51200\n"
+      "\n"
+      "def parse_config(path):\n";
+  for (int i = 0; i < 40; ++i) text += "    value_" + std::to_string(i) + " = read_entry(path, " + std::to_string(i) + ")\n";
+  text += "    return values\n\n(Open file: /repo/src/config.py)\n(Current directory: /repo)\nbash-$";
+  SnipOptions o;
+  o.head_bytes = 48;
+  o.tail_bytes = 48;
+  const std::string out = snip_text(text, o);
+  CHECK(out.find("def parse_config(path):\n") != std::string::npos);
+  CHECK(out.find("    return values\n") != std::string::npos);
+  CHECK(out.find("% Total") == std::string::npos);
+  CHECK(out.find("bash-$") == std::string::npos);
+  CHECK(out.size() < text.size());
+  CHECK(is_boilerplate_line("bash-$"));
+  CHECK(is_boilerplate_line("root@4f2a:/repo# \n"));
+  CHECK(is_boilerplate_line("<returncode>0</returncode>\n"));
+  CHECK(is_boilerplate_line("---------------\n"));
+  CHECK_FALSE(is_boilerplate_line("def parse_config(path):\n"));
+  CHECK_FALSE(is_boilerplate_line("src/app.py:12: error: bad\n"));
+}

@@ -77,7 +77,8 @@ TEST_CASE("survival levels: the same history at the same level gives the same by
 }
 
 TEST_CASE("survival levels: consecutive requests at one level share their prefix") {
-  const Profile p;  // the frontier's grid: 8 turns
+  Profile p;
+  p.frontier_step_turns = 8;  // the grid the middle's cut moves on
   // The frontier at the working-memory window: what was stale stays as it was.
   for (int steps = 20; steps < 44; ++steps) {
     CAPTURE(steps);

@@ -57,7 +57,7 @@ TEST_CASE("trim middle: keeps system, sinks and recent; drops whole turns on the
   REQUIRE(m[4].origin == kNewOrigin);
   CHECK(m[4].role == Role::User);
   CHECK(m[4].parts[0].text.find("earlier messages") != std::string::npos);
-  // Dropped: whole turns from the sinks to a grid point (multiple of 8 turns).
+  // Dropped: whole turns from the sinks to a grid point (a multiple of the step).
   std::size_t kept_tail = 0;
   for (std::size_t i = 5; i < m.size(); ++i)
     if (!m[i].removed) ++kept_tail;
@@ -69,7 +69,8 @@ TEST_CASE("trim middle: keeps system, sinks and recent; drops whole turns on the
   std::size_t first_kept = 5;
   while (m[first_kept].removed) ++first_kept;
   bool on_grid = false;
-  for (std::uint32_t g = 8; g <= 32; g += 8) on_grid |= s.wm.start_of(g, 1000) + 1 == first_kept;
+  const std::uint32_t step = Profile{}.frontier_step_turns;
+  for (std::uint32_t g = step; g <= 32; g += step) on_grid |= s.wm.start_of(g, 1000) + 1 == first_kept;
   CHECK(on_grid);
   CHECK(m[first_kept].role == Role::Assistant);
 }

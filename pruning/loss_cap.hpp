@@ -1,0 +1,86 @@
+// The loss cap (F30, docs/design.md §The stale frontier): a frontier step is
+// taken only if the session's cumulative effective input cost with tokendiet,
+// the request that takes it included, stays within (1 + max_loss) of what
+// the same requests cost without it.
+//
+// Why a cap and not only a bet: a step rewrites the cached suffix once (paid
+// at the cache-write price) and saves at the cached-read price on every later
+// request. Whether it pays back depends on how long the session still runs,
+// which no request knows; a user who stops right after a step pays for the
+// rewrite and never gets the saving. Between two steps every request costs
+// less with tokendiet than without (its cached prefix is shorter, its new
+// part the same), so the cumulative ratio only falls between steps: bounding
+// it at each step's request bounds it at every request boundary.
+//
+// Both costs are pure functions of the history and the profile's prices: the
+// client resent prefixes of this history, one request ended before each
+// assistant message that follows a non-assistant one (that produced it),
+// plus this request; a stale message's pruned form depends only on itself
+// and earlier messages, so what tokendiet sent for each earlier request is
+// the pruned forms before the frontier then in effect (which earlier steps
+// decided, replayed in order), the rest as sent. Each request's cached part
+// is the prefix it shares with the one before it (whole messages); the rest
+// is written at `cache_write_price` (1 for providers without a write premium).
+// Every replica, and the same process after a restart, computes the same.
+//
+// Not modelled, on purpose: the fixed overhead (tool definitions, the reply
+// primer) that both costs share, which only lowers the true ratio, and the
+// provider's cache expiring between requests (the history carries no times,
+// so a step "free on a cold cache" could not be decided reproducibly).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "pruning/conversation.hpp"
+#include "pruning/profile.hpp"
+
+namespace td::pruning {
+
+class LossCap {
+ public:
+  // `orig_ps` and `plan_ps`: prefix sums of every message's tokens as sent
+  // and as pruned (ps[i] = tokens of messages [0, i)).
+  LossCap(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig_ps,
+          const std::vector<std::uint64_t>& plan_ps);
+
+  // Whether moving the frontier to message `to`, its first edit at message
+  // `first`, at the first request that holds [0, end), keeps the cumulative
+  // cost within the cap. Steps are asked about in the order they are decided.
+  bool allows(std::uint32_t first, std::uint32_t to, std::uint32_t end);
+  // The step asked about last was taken.
+  void take(std::uint32_t first, std::uint32_t to, std::uint32_t end);
+
+  // Where each request of the session ended, ascending: the last is this request.
+  const std::vector<std::uint32_t>& request_ends() const { return ends_; }
+
+  // Cumulative costs through the request holding [0, end), in units of the
+  // uncached input price (exposed for tests; end must not go back).
+  struct Totals {
+    double without = 0, with = 0;
+  };
+  Totals through(std::uint32_t end);
+
+ private:
+  struct Request {
+    std::uint32_t end = 0;       // the request held messages [0, end)
+    std::uint32_t frontier = 0;  // pruned before this message
+    std::uint32_t first = 0;     // first message that changed since the previous request (end: none)
+  };
+  // Requests before the one at index `r` accounted; `r` becomes the open one.
+  void close_before(std::size_t r);
+  std::size_t request_at(std::uint32_t end) const;  // the first request holding [0, end)
+  std::uint64_t sent(std::uint32_t end, std::uint32_t frontier) const;
+  double cost(const Request& now, const Request* prev, bool with) const;
+
+  double read_price_, write_price_, max_loss_;  // the profile's
+  const std::vector<std::uint64_t>& orig_ps_;
+  const std::vector<std::uint64_t>& plan_ps_;
+  std::vector<std::uint32_t> ends_;  // every request's end, ascending (the last: this request)
+  std::size_t open_ = 0;             // index of the request steps are being decided at
+  Request current_;                  // its state
+  Request last_;                     // the request before it (end 0: none)
+  Totals closed_;                    // cost of the requests before it
+};
+
+}  // namespace td::pruning
