@@ -63,6 +63,15 @@ struct Profile {
   // --- Identical tool outputs (F8; codetether dedup) ---
   bool identical_tool_outputs = true;
   std::uint64_t identical_tool_outputs_min_bytes = 256;
+  // What agents wrap around an output, left out when outputs are compared
+  // (and kept, around the reference, in the later copy). Plain text, no
+  // patterns. Lines at the start or end of an output beginning with one of
+  // these: Codex's headers (unified exec and shell tool, codex-rs 0.169).
+  std::vector<std::string> identical_tool_outputs_wrapper_lines = {
+      "Chunk ID: ",           "Wall time: ",  "Process exited with code ", "Process running with session ID ",
+      "Original token count: ", "Exit code: ", "Output:",                   "Total output lines: "};
+  // <tag>...</tag> blocks at the start or end of an output: Claude Code's reminders.
+  std::vector<std::string> identical_tool_outputs_wrapper_tags = {"system-reminder"};
 
   // --- Low-entropy folding (F11) ---
   bool low_entropy = true;
@@ -114,6 +123,8 @@ struct Profile {
     v("identical_tool_calls_min_bytes", identical_tool_calls_min_bytes);
     v("identical_tool_outputs", identical_tool_outputs);
     v("identical_tool_outputs_min_bytes", identical_tool_outputs_min_bytes);
+    v("identical_tool_outputs_wrapper_lines", identical_tool_outputs_wrapper_lines);
+    v("identical_tool_outputs_wrapper_tags", identical_tool_outputs_wrapper_tags);
     v("low_entropy", low_entropy);
     v("low_entropy_min_run", low_entropy_min_run);
     v("low_entropy_blob_min_bytes", low_entropy_blob_min_bytes);
