@@ -86,6 +86,20 @@ struct Profile {
   std::uint64_t stale_tool_outputs_tail_bytes = 96;
   std::uint32_t stale_tool_outputs_error_lines = 8;  // error lines kept from the hidden middle
   std::uint32_t stale_tool_outputs_names = 16;       // names of the hidden middle listed (0: none)
+  // An output holding one of these (plain text) was masked or truncated by
+  // the agent itself, and is left alone: Gemini CLI 0.61's masking and
+  // truncation, Claude Code 2.1's persisted and cleared outputs, Codex
+  // 0.169's middle cut.
+  std::vector<std::string> stale_tool_outputs_skip_markers = {
+      "<tool_output_masked>",
+      "Output too large. ",
+      "[Message Normalized: Tool output exceeded size limit]",
+      "<persisted-output>",
+      "Full output saved to: ",
+      "[Old tool result content cleared]",
+      "Warning: truncated output (original token count: ",
+      " tokens truncated\u2026",
+      " chars truncated\u2026"};
 
   // --- Stale assistant text (prose and tool-call arguments) ---
   bool stale_assistant_text_prose = true;
@@ -134,6 +148,7 @@ struct Profile {
     v("stale_tool_outputs_tail_bytes", stale_tool_outputs_tail_bytes);
     v("stale_tool_outputs_error_lines", stale_tool_outputs_error_lines);
     v("stale_tool_outputs_names", stale_tool_outputs_names);
+    v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
     v("stale_assistant_text_prose", stale_assistant_text_prose);
     v("stale_assistant_text_tool_arguments", stale_assistant_text_tool_arguments);
     v("stale_assistant_text_threshold_bytes", stale_assistant_text_threshold_bytes);

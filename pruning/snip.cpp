@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -26,6 +27,18 @@ bool name_char(char c) {
          c == '/' || c == ':' || c == '-';
 }
 
+// The length of the JSON escape sequence starting at s[0] == '\\' (\n, \",
+// \\, \u00e9...), or 1 for a backslash that starts none.
+std::size_t escape_length(std::string_view s) {
+  constexpr std::string_view kSingle = "nrtbf\"\\/";
+  if (s.size() < 2) return 1;
+  if (kSingle.find(s[1]) != std::string_view::npos) return 2;
+  if (s[1] == 'u' && s.size() >= 6 &&
+      std::all_of(s.begin() + 2, s.begin() + 6, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+    return 6;
+  return 1;
+}
+
 bool is_name(std::string_view run) {
   if (run.size() < 6) return false;
   return std::any_of(run.begin(), run.end(), [](char c) {
@@ -46,6 +59,12 @@ std::vector<std::string_view> names_in(std::string_view text) {
   NameSet seen;
   std::size_t i = 0;
   while (i < text.size()) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      // JSON or C escapes in output that prints JSON: the escape stands for
+      // its decoded character (a newline, a quote...), never for its letter.
+      i += escape_length(text.substr(i));
+      continue;
+    }
     if (!name_char(text[i])) {
       ++i;
       continue;

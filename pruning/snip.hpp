@@ -98,6 +98,9 @@ bool is_error_line(std::string_view line);
 // maximal runs of [A-Za-z0-9_./:-] at least 6 characters long that contain a
 // digit or one of _ . / : (paths, identifiers, numbers, error codes: what an
 // agent refers back to exactly, and what prose around them does not carry).
+// Read as decoded text: an escape sequence (\n, \", \\, \u00e9, as in output
+// that prints JSON) separates names like the character it stands for, so
+// "a\n2026-11-20T10:00:01Z" names "2026-11-20T10:00:01Z", not "n2026-...".
 std::vector<std::string_view> names_in(std::string_view text);
 
 }  // namespace td::pruning

@@ -6,6 +6,12 @@
 
 namespace td::pruning {
 
+bool cut_by_agent(std::string_view text, const Profile& profile) {
+  for (const std::string& marker : profile.stale_tool_outputs_skip_markers)
+    if (!marker.empty() && text.find(marker) != std::string_view::npos) return true;
+  return false;
+}
+
 StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit,
                                  Memo<Snipped>* snips) {
   StrategyStats st{.name = "stale_tool_outputs"};
@@ -28,6 +34,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std
       if (p.kind != PartKind::ToolResult || !p.editable) continue;
       if (p.text.size() < profile.stale_tool_outputs_threshold_bytes) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
+      if (cut_by_agent(p.text, profile)) continue;
       auto snipped = memoized(snips, salt, p, [&](std::string_view t) -> std::optional<Snipped> {
         Snipped s = snip(t, options);
         if (!s.cut) return std::nullopt;

@@ -129,3 +129,9 @@ TEST_CASE("NameSet: inserts once, finds what it holds, through growth") {
   CHECK(set.insert(""));
   CHECK(set.contains(""));
 }
+
+TEST_CASE("names_in: JSON escapes separate names like what they stand for") {
+  auto names = names_in(R"(a\n2026-11-20T10:00:01.001Z\t\"src/app.py\"\\x\u00e9build_42 C:\\tmp\\file_1.txt)");
+  std::vector<std::string> got(names.begin(), names.end());
+  CHECK(got == std::vector<std::string>{"2026-11-20T10:00:01.001Z", "src/app.py", "build_42", "file_1.txt"});
+}
