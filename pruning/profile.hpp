@@ -86,6 +86,8 @@ struct Profile {
   std::uint64_t stale_tool_outputs_tail_bytes = 96;
   std::uint32_t stale_tool_outputs_error_lines = 8;  // error lines kept from the hidden middle
   std::uint32_t stale_tool_outputs_names = 16;       // names of the hidden middle listed (0: none)
+  // A cut that saves fewer bytes than this (its notices and names counted) is not made.
+  std::uint64_t stale_tool_outputs_min_saving_bytes = 32;
   // An output holding one of these (plain text) was masked or truncated by
   // the agent itself, and is left alone: Gemini CLI 0.61's masking and
   // truncation, Claude Code 2.1's persisted and cleared outputs, Codex
@@ -108,6 +110,8 @@ struct Profile {
   std::uint64_t stale_assistant_text_head_bytes = 80;
   std::uint64_t stale_assistant_text_tail_bytes = 80;
   std::uint32_t stale_assistant_text_names = 16;  // names of the hidden middle listed (0: none)
+  // A cut that saves fewer bytes than this (its notice and names counted) is not made.
+  std::uint64_t stale_assistant_text_min_saving_bytes = 32;
 
   // --- Trim-middle (F12; codetether streaming_llm, off there too) ---
   bool trim_middle = false;
@@ -149,12 +153,14 @@ struct Profile {
     v("stale_tool_outputs_error_lines", stale_tool_outputs_error_lines);
     v("stale_tool_outputs_names", stale_tool_outputs_names);
     v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
+    v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
     v("stale_assistant_text_prose", stale_assistant_text_prose);
     v("stale_assistant_text_tool_arguments", stale_assistant_text_tool_arguments);
     v("stale_assistant_text_threshold_bytes", stale_assistant_text_threshold_bytes);
     v("stale_assistant_text_head_bytes", stale_assistant_text_head_bytes);
     v("stale_assistant_text_tail_bytes", stale_assistant_text_tail_bytes);
     v("stale_assistant_text_names", stale_assistant_text_names);
+    v("stale_assistant_text_min_saving_bytes", stale_assistant_text_min_saving_bytes);
     v("trim_middle", trim_middle);
     v("trim_middle_sink_messages", trim_middle_sink_messages);
     v("trim_middle_recent_messages", trim_middle_recent_messages);

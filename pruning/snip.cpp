@@ -17,9 +17,35 @@ constexpr std::array<std::string_view, 14> kErrorWords = {
     "error",  "Error", "ERROR",   "Traceback", "Exception", "FAILED", "FAIL:",
     "failed", "fatal", "Fatal",   "panic",     "assert",    "Assert", "No such file"};
 
-std::string hidden_notice(std::size_t lines, std::size_t bytes) {
-  return "[... " + text::count_noun(lines, "line", "lines") + " (" + std::to_string(bytes) +
-         " bytes) hidden ...]\n";
+// What a gap hid: `whole` whole lines, and `parts` pieces of lines cut
+// inside (0, 1 or 2: the line the head ends in, the one the tail starts in).
+// A piece of a line is never called a line.
+std::string hidden_notice(std::size_t whole, std::size_t parts, std::size_t bytes) {
+  if (whole == 0) return "[... " + std::to_string(bytes) + " bytes hidden ...]\n";
+  std::string what = text::count_noun(whole, "line", "lines");
+  if (parts > 0) what += " and parts of " + std::to_string(parts);
+  return "[... " + what + " (" + std::to_string(bytes) + " bytes) hidden ...]\n";
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+// A cut inside a line at or before `at`: at a space if the line has one
+// there (so a word is never cut; the space goes with the hidden part), else
+// on a character boundary.
+std::size_t head_cut_inside(std::string_view text, std::size_t at) {
+  const std::size_t limit = text::floor_boundary(text, at);
+  for (std::size_t i = limit; i > 0; --i)
+    if (is_space(text[i])) return i;
+  return limit;
+}
+
+// The start of a tail cut inside a line at or after `at`: just after a space
+// (the first one from `at` on), else on a character boundary. Never past `end`.
+std::size_t tail_cut_inside(std::string_view text, std::size_t at, std::size_t end) {
+  const std::size_t limit = text::ceil_boundary(text, at);
+  for (std::size_t i = limit; i < end; ++i)
+    if (is_space(text[i])) return i + 1;
+  return limit;
 }
 
 bool name_char(char c) {
@@ -87,7 +113,7 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   std::size_t head_lines = 0, head_len = 0;
   while (head_lines < n && head_len + ls[head_lines].size() <= o.head_bytes) head_len += ls[head_lines++].size();
   std::size_t head_cut = head_len;  // bytes of text kept at the start
-  if (head_lines == 0 && n > 0) head_cut = text::floor_boundary(text, o.head_bytes);
+  if (head_lines == 0 && n > 0) head_cut = head_cut_inside(text, o.head_bytes);
 
   // Tail: whole lines within the budget, not overlapping the head.
   std::size_t tail_lines = 0, tail_len = 0;
@@ -96,7 +122,9 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   std::size_t tail_cut = text.size() - tail_len;  // first byte of text kept at the end
   if (tail_lines == 0 && head_lines < n) {
     std::size_t want = text.size() > o.tail_bytes ? text.size() - o.tail_bytes : 0;
-    tail_cut = std::max(text::ceil_boundary(text, want), head_cut);
+    // Within the last line: the tail never reaches back into an earlier one.
+    const std::size_t last_line = text.size() - ls[n - 1].size();
+    tail_cut = std::max(tail_cut_inside(text, std::max(want, last_line), text.size()), head_cut);
   }
   if (tail_cut <= head_cut) return s;
 
@@ -105,20 +133,27 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   if (!kept.empty() && kept.back() != '\n') kept += '\n';
   std::string_view middle = text.substr(head_cut, tail_cut - head_cut);
   std::string hidden;  // what is dropped, for its names
-  std::size_t gap_lines = 0, gap_bytes = 0, errors = 0;
-  for (std::string_view line : text::lines(middle)) {
-    if (errors < o.max_error_lines && line.size() <= 512 && line.back() == '\n' && is_error_line(line)) {
-      if (gap_lines > 0) kept += hidden_notice(gap_lines, gap_bytes);
-      gap_lines = gap_bytes = 0;
+  // The middle's first line is a piece when the head ends inside it, its last
+  // when the tail starts inside it.
+  const bool head_inside = head_cut > 0 && text[head_cut - 1] != '\n';
+  const bool tail_inside = tail_cut < text.size() && text[tail_cut - 1] != '\n';
+  const std::vector<std::string_view> middle_lines = text::lines(middle);
+  std::size_t gap_lines = 0, gap_parts = 0, gap_bytes = 0, errors = 0;
+  for (std::size_t k = 0; k < middle_lines.size(); ++k) {
+    const std::string_view line = middle_lines[k];
+    const bool piece = (k == 0 && head_inside) || (k + 1 == middle_lines.size() && tail_inside);
+    if (!piece && errors < o.max_error_lines && line.size() <= 512 && line.back() == '\n' && is_error_line(line)) {
+      if (gap_lines + gap_parts > 0) kept += hidden_notice(gap_lines, gap_parts, gap_bytes);
+      gap_lines = gap_parts = gap_bytes = 0;
       kept += line;
       ++errors;
     } else {
-      ++gap_lines;
+      ++(piece ? gap_parts : gap_lines);
       gap_bytes += line.size();
       if (o.max_names > 0) hidden += line;
     }
   }
-  if (gap_lines > 0) kept += hidden_notice(gap_lines, gap_bytes);
+  if (gap_lines + gap_parts > 0) kept += hidden_notice(gap_lines, gap_parts, gap_bytes);
   std::string_view tail = text.substr(tail_cut);
   Snipped::Piece first{std::move(kept), o.max_names > 0, {}};
   if (first.slot)

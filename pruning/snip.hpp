@@ -81,14 +81,24 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 
 // snip() + render() with nothing listed before:
 //   - whole lines from the start within head_bytes, whole lines from the end
-//     within tail_bytes; a line longer than the budget is cut inside, on a
-//     UTF-8 character boundary, never inside a character;
+//     within tail_bytes; a line longer than the budget is cut inside, after a
+//     space so that no word is cut (only a line with no space in reach is cut
+//     between two characters, never inside a UTF-8 character);
 //   - up to max_error_lines middle lines that look like errors, in order,
-//     each gap replaced by "[... 120 lines (5230 bytes) hidden ...]";
+//     each gap replaced by "[... 120 lines (5230 bytes) hidden ...]"; a piece
+//     of a line cut inside is never counted as a line:
+//     "[... 180 bytes hidden ...]" (inside one line),
+//     "[... 3 lines and parts of 2 (930 bytes) hidden ...]";
 //   - up to max_names names the hidden lines mention and the kept text does
 //     not, in order of appearance, on one line after the last gap.
 // Returns `text` unchanged when the result would not be shorter.
 std::string snip_text(std::string_view text, const SnipOptions& options);
+
+// Whether a cut from `before` to `after` bytes is worth making: it saves at
+// least `min_saving` bytes, and at least one.
+inline bool saves_enough(std::uint64_t before, std::uint64_t after, std::uint64_t min_saving) {
+  return after < before && before - after >= min_saving;
+}
 
 // Whether a line looks like an error worth keeping from a hidden middle
 // (error, exception, traceback, failed, fatal, panic, assert, ...).

@@ -43,7 +43,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std
       if (!snipped) continue;
       std::vector<std::string_view> used;
       std::string cut = render(*snipped, options.max_names, &listed, &used);
-      if (cut.size() >= p.text.size()) continue;
+      if (!saves_enough(p.text.size(), cut.size(), profile.stale_tool_outputs_min_saving_bytes)) continue;
       listed.insert(used.begin(), used.end());
       alive.push_back(std::move(snipped));
       st.add(i, p.text.size(), cut.size());

@@ -13,8 +13,10 @@
 // no earlier stale output listed already (a function of earlier messages
 // only, so the rendering is stable):
 //   [names in the hidden lines: src/app.py parse_args E1234]
-// A line longer than the head (tail) budget is cut inside, on a UTF-8
-// character boundary, never inside a character. Outputs already replaced by
+// A line longer than the head (tail) budget is cut inside, at a space where
+// it has one in reach, else on a UTF-8 character boundary, never inside a
+// character. A cut saving fewer than `stale_tool_outputs_min_saving_bytes`
+// bytes, notices and names counted, is not made. Outputs already replaced by
 // identical_tool_outputs, results of `exclude_tools`, outputs the cut would
 // not shrink (a dedup marker is far below the threshold), and outputs the
 // agent already masked or truncated itself (holding one of

@@ -104,3 +104,17 @@ TEST_CASE("stale outputs: names come from decoded text, never escape debris") {
   CHECK(names.find("n2026") == std::string::npos);
   CHECK(names.find("tok") == std::string::npos);
 }
+
+TEST_CASE("stale outputs: a cut that saves less than min_saving_bytes is not made") {
+  const std::string out = numbered_lines(12, "out");  // 12 short lines: a cut saves little
+  auto c = agent_loop(2, [&](int) { return out; });
+  Profile p;
+  p.stale_tool_outputs_threshold_bytes = 64;
+  p.stale_tool_outputs_min_saving_bytes = 0;
+  REQUIRE(stale_tool_outputs(c, p, 100).hits == 2);
+  const std::uint64_t saving = out.size() - c.messages[3].parts[0].text.size();
+  p.stale_tool_outputs_min_saving_bytes = saving + 1;
+  auto d = agent_loop(2, [&](int) { return out; });
+  CHECK(stale_tool_outputs(d, p, 100).hits == 0);
+  CHECK(d.messages[3].parts[0].text == out);
+}
