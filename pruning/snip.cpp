@@ -86,7 +86,7 @@ std::vector<std::string_view> names_in(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
     if (text[i] == '\\' && i + 1 < text.size()) {
-      // JSON or C escapes in output that prints JSON: the escape stands for
+      // JSON escapes in output that prints JSON: the escape stands for
       // its decoded character (a newline, a quote...), never for its letter.
       i += escape_length(text.substr(i));
       continue;
