@@ -1,12 +1,16 @@
 // Anthropic Messages (/v1/messages).
 //
 // system: a string or text blocks (one system_field message). messages[]:
-// role user|assistant, content a string or blocks: text, tool_use (ToolCall,
+// role user|assistant|system, content a string or blocks. A system message
+// inside messages (Claude Code puts its environment block there) is Role::System
+// where it stands: like the top-level system prompt, never pruned nor moved,
+// its other members (output_config...) kept. Blocks: text, tool_use (ToolCall,
 // text = the input object's JSON), tool_result (ToolResult; string or block
 // content, is_error kept; with images or several cache-marked blocks it is not
 // editable), thinking (Thinking with its signature: Anthropic rejects a
 // modified thinking block, so it may be dropped but not edited),
-// redacted_thinking, image, document and server-side blocks (Opaque). A user
+// redacted_thinking, image, document, search_result, tool_reference,
+// container_upload, server-side and MCP blocks, tool additions (Opaque). A user
 // message made only of tool_result blocks gets Role::Tool. Edits splice only
 // the text value, so cache_control and every other field of a block stay where
 // they stand. Messages at or before the newest cache_control breakpoint (or
@@ -168,6 +172,7 @@ bool parse(ParsedRequest& r, std::string& err) {
     Message m;
     if (d.str_is(g[0], "user")) m.role = Role::User;
     else if (d.str_is(g[0], "assistant")) m.role = Role::Assistant;
+    else if (d.str_is(g[0], "system")) m.role = Role::System;
     else {
       err = "message role missing or unknown";
       return false;
@@ -307,7 +312,9 @@ bool render_changed(const ParsedRequest& r, std::string_view body, const Message
 }
 
 bool render_new(const ParsedRequest& r, const Message& m, std::string& out, std::string& err) {
-  out += m.role == Role::Assistant ? "{\"role\":\"assistant\",\"content\":" : "{\"role\":\"user\",\"content\":";
+  out += m.role == Role::Assistant ? "{\"role\":\"assistant\",\"content\":"
+         : m.role == Role::System  ? "{\"role\":\"system\",\"content\":"
+                                   : "{\"role\":\"user\",\"content\":";
   if (!content_value(r, {}, json::kNone, pieces_of(m), out, err)) return false;
   out += '}';
   return true;

@@ -69,6 +69,15 @@ struct Profile {
   // --- Identical tool outputs (F8; codetether dedup) ---
   bool identical_tool_outputs = true;
   std::uint64_t identical_tool_outputs_min_bytes = 256;
+  // What agents wrap around an output, left out when outputs are compared
+  // (and kept, around the reference, in the later copy). Plain text, no
+  // patterns. Lines at the start or end of an output beginning with one of
+  // these: Codex's headers (unified exec and shell tool, codex-rs 0.169).
+  std::vector<std::string> identical_tool_outputs_wrapper_lines = {
+      "Chunk ID: ",           "Wall time: ",  "Process exited with code ", "Process running with session ID ",
+      "Original token count: ", "Exit code: ", "Output:",                   "Total output lines: "};
+  // <tag>...</tag> blocks at the start or end of an output: Claude Code's reminders.
+  std::vector<std::string> identical_tool_outputs_wrapper_tags = {"system-reminder"};
 
   // --- Low-entropy folding (F11) ---
   bool low_entropy = true;
@@ -90,6 +99,22 @@ struct Profile {
   // lines agents copy (57 % without) for 7 points less input cut
   // (docs/benchmarks.md §Compression (replay)).
   std::uint64_t stale_tool_outputs_keep_reads_bytes = 0;
+  // A cut that saves fewer bytes than this (its notices and names counted) is not made.
+  std::uint64_t stale_tool_outputs_min_saving_bytes = 32;
+  // An output holding one of these (plain text) was masked or truncated by
+  // the agent itself, and is left alone: Gemini CLI 0.61's masking and
+  // truncation, Claude Code 2.1's persisted and cleared outputs, Codex
+  // 0.169's middle cut.
+  std::vector<std::string> stale_tool_outputs_skip_markers = {
+      "<tool_output_masked>",
+      "Output too large. ",
+      "[Message Normalized: Tool output exceeded size limit]",
+      "<persisted-output>",
+      "Full output saved to: ",
+      "[Old tool result content cleared]",
+      "Warning: truncated output (original token count: ",
+      " tokens truncated\u2026",
+      " chars truncated\u2026"};
 
   // --- Stale assistant text (prose and tool-call arguments) ---
   bool stale_assistant_text_prose = true;
@@ -98,6 +123,8 @@ struct Profile {
   std::uint64_t stale_assistant_text_head_bytes = 80;
   std::uint64_t stale_assistant_text_tail_bytes = 80;
   std::uint32_t stale_assistant_text_names = 16;  // names of the hidden middle listed (0: none)
+  // A cut that saves fewer bytes than this (its notice and names counted) is not made.
+  std::uint64_t stale_assistant_text_min_saving_bytes = 32;
 
   // --- Trim-middle (F12; codetether streaming_llm, off there too) ---
   bool trim_middle = false;
@@ -155,6 +182,8 @@ struct Profile {
     v("identical_tool_calls_min_bytes", identical_tool_calls_min_bytes);
     v("identical_tool_outputs", identical_tool_outputs);
     v("identical_tool_outputs_min_bytes", identical_tool_outputs_min_bytes);
+    v("identical_tool_outputs_wrapper_lines", identical_tool_outputs_wrapper_lines);
+    v("identical_tool_outputs_wrapper_tags", identical_tool_outputs_wrapper_tags);
     v("low_entropy", low_entropy);
     v("low_entropy_min_run", low_entropy_min_run);
     v("low_entropy_blob_min_bytes", low_entropy_blob_min_bytes);
@@ -166,12 +195,15 @@ struct Profile {
     v("stale_tool_outputs_error_lines", stale_tool_outputs_error_lines);
     v("stale_tool_outputs_names", stale_tool_outputs_names);
     v("stale_tool_outputs_keep_reads_bytes", stale_tool_outputs_keep_reads_bytes);
+    v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
+    v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
     v("stale_assistant_text_prose", stale_assistant_text_prose);
     v("stale_assistant_text_tool_arguments", stale_assistant_text_tool_arguments);
     v("stale_assistant_text_threshold_bytes", stale_assistant_text_threshold_bytes);
     v("stale_assistant_text_head_bytes", stale_assistant_text_head_bytes);
     v("stale_assistant_text_tail_bytes", stale_assistant_text_tail_bytes);
     v("stale_assistant_text_names", stale_assistant_text_names);
+    v("stale_assistant_text_min_saving_bytes", stale_assistant_text_min_saving_bytes);
     v("trim_middle", trim_middle);
     v("trim_middle_sink_messages", trim_middle_sink_messages);
     v("trim_middle_recent_messages", trim_middle_recent_messages);

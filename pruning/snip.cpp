@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -16,14 +17,52 @@ constexpr std::array<std::string_view, 14> kErrorWords = {
     "error",  "Error", "ERROR",   "Traceback", "Exception", "FAILED", "FAIL:",
     "failed", "fatal", "Fatal",   "panic",     "assert",    "Assert", "No such file"};
 
-std::string hidden_notice(std::size_t lines, std::size_t bytes) {
-  return "[... " + text::count_noun(lines, "line", "lines") + " (" + std::to_string(bytes) +
-         " bytes) hidden ...]\n";
+// What a gap hid: `whole` whole lines, and `parts` pieces of lines cut
+// inside (0, 1 or 2: the line the head ends in, the one the tail starts in).
+// A piece of a line is never called a line.
+std::string hidden_notice(std::size_t whole, std::size_t parts, std::size_t bytes) {
+  if (whole == 0) return "[... " + std::to_string(bytes) + " bytes hidden ...]\n";
+  std::string what = text::count_noun(whole, "line", "lines");
+  if (parts > 0) what += " and parts of " + std::to_string(parts);
+  return "[... " + what + " (" + std::to_string(bytes) + " bytes) hidden ...]\n";
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+// A cut inside a line at or before `at`: at a space if the line has one
+// there (so a word is never cut; the space goes with the hidden part), else
+// on a character boundary.
+std::size_t head_cut_inside(std::string_view text, std::size_t at) {
+  const std::size_t limit = text::floor_boundary(text, at);
+  for (std::size_t i = limit; i > 0; --i)
+    if (is_space(text[i])) return i;
+  return limit;
+}
+
+// The start of a tail cut inside a line at or after `at`: just after a space
+// (the first one from `at` on), else on a character boundary. Never past `end`.
+std::size_t tail_cut_inside(std::string_view text, std::size_t at, std::size_t end) {
+  const std::size_t limit = text::ceil_boundary(text, at);
+  for (std::size_t i = limit; i < end; ++i)
+    if (is_space(text[i])) return i + 1;
+  return limit;
 }
 
 bool name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
          c == '/' || c == ':' || c == '-';
+}
+
+// The length of the JSON escape sequence starting at s[0] == '\\' (\n, \",
+// \\, \u00e9...), or 1 for a backslash that starts none.
+std::size_t escape_length(std::string_view s) {
+  constexpr std::string_view kSingle = "nrtbf\"\\/";
+  if (s.size() < 2) return 1;
+  if (kSingle.find(s[1]) != std::string_view::npos) return 2;
+  if (s[1] == 'u' && s.size() >= 6 &&
+      std::all_of(s.begin() + 2, s.begin() + 6, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+    return 6;
+  return 1;
 }
 
 bool is_name(std::string_view run) {
@@ -46,6 +85,12 @@ std::vector<std::string_view> names_in(std::string_view text) {
   NameSet seen;
   std::size_t i = 0;
   while (i < text.size()) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      // JSON escapes in output that prints JSON: the escape stands for
+      // its decoded character (a newline, a quote...), never for its letter.
+      i += escape_length(text.substr(i));
+      continue;
+    }
     if (!name_char(text[i])) {
       ++i;
       continue;
@@ -139,18 +184,31 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   auto offset = [&](std::size_t i) { return static_cast<std::size_t>(ls[i].data() - text.data()); };
   std::vector<Keep> keep;
 
-  // Head: informative lines from the start; tail: from the end, not overlapping it.
+  // Head: informative lines from the start; tail: from the end, not
+  // overlapping it. A line over the budget is cut at a space (never inside a
+  // word where the line has a space in reach).
   const std::size_t head_span = pick_zone(ls, 0, n, false, o.head_bytes, [&](std::size_t i, std::size_t bytes) {
     const std::size_t b = offset(i);
-    keep.push_back({b, b + (bytes < ls[i].size() ? text::floor_boundary(ls[i], bytes) : ls[i].size())});
+    keep.push_back({b, b + (bytes < ls[i].size() ? head_cut_inside(ls[i], bytes) : ls[i].size())});
   });
   std::vector<Keep> tail;
   const std::size_t tail_span =
       n > head_span ? pick_zone(ls, n - 1, n - head_span, true, o.tail_bytes, [&](std::size_t i, std::size_t bytes) {
         const std::size_t b = offset(i), e = b + ls[i].size();
-        tail.push_back({bytes < ls[i].size() ? b + text::ceil_boundary(ls[i], ls[i].size() - bytes) : b, e});
+        tail.push_back({bytes < ls[i].size() ? b + tail_cut_inside(ls[i], ls[i].size() - bytes, ls[i].size()) : b, e});
       })
                     : 0;
+  // A head that ends inside the last line (one long line, a paragraph of
+  // prose) leaves the tail zone nothing: the tail is then the end of that
+  // same line, cut at a space, after what the head kept of it.
+  if (n > 0 && head_span == n && !keep.empty()) {
+    const std::size_t line_begin = offset(n - 1), line_end = line_begin + ls[n - 1].size();
+    const std::size_t head_end = keep.back().end;
+    if (head_end > line_begin && head_end < line_end && ls[n - 1].size() > o.tail_bytes) {
+      const std::size_t from = line_begin + tail_cut_inside(ls[n - 1], ls[n - 1].size() - o.tail_bytes, ls[n - 1].size());
+      if (from > head_end) tail.push_back({from, line_end});
+    }
+  }
   // The middle: error lines kept, in order.
   std::size_t errors = 0;
   for (std::size_t i = head_span; i + tail_span < n && errors < o.max_error_lines; ++i)
@@ -167,9 +225,16 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   auto hide = [&](std::size_t b, std::size_t e) {
     if (b >= e) return;
     const std::string_view gap = text.substr(b, e - b);
+    // A gap that starts or ends inside a line hides a piece of it, which is
+    // never counted as a line.
+    const std::vector<std::string_view> gl = text::lines(gap);
+    const bool starts_inside = b > 0 && text[b - 1] != '\n';
+    const bool ends_inside = e < text.size() && text[e - 1] != '\n';
+    const std::size_t parts = std::size_t(starts_inside) + std::size_t(ends_inside && !(starts_inside && gl.size() == 1));
     std::size_t lines = 0;
-    for (std::string_view l : text::lines(gap)) lines += !l.empty();
-    std::string notice = hidden_notice(lines, gap.size());
+    for (std::string_view l : gl) lines += !l.empty();
+    lines = lines > parts ? lines - parts : 0;
+    std::string notice = hidden_notice(lines, parts, gap.size());
     if (notice.size() >= gap.size()) {
       kept += gap;
       return;

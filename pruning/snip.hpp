@@ -84,10 +84,14 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 //     informative lines from the end within tail_bytes (boilerplate lines,
 //     is_boilerplate_line(), are passed over and hidden, so the budget goes
 //     to what the output says); a first informative line longer than the
-//     budget is cut inside, on a UTF-8 character boundary, never inside a
-//     character; a hidden run shorter than its notice stays as it is;
+//     budget is cut inside, after a space so that no word is cut (only a line
+//     with no space in reach is cut between two characters, never inside a
+//     UTF-8 character); a hidden run shorter than its notice stays as it is;
 //   - up to max_error_lines middle lines that look like errors, in order,
-//     each gap replaced by "[... 120 lines (5230 bytes) hidden ...]";
+//     each gap replaced by "[... 120 lines (5230 bytes) hidden ...]"; a piece
+//     of a line cut inside is never counted as a line:
+//     "[... 180 bytes hidden ...]" (inside one line),
+//     "[... 3 lines and parts of 2 (930 bytes) hidden ...]";
 //   - up to max_names names the hidden lines mention and the kept text does
 //     not, in order of appearance, on one line after the last gap.
 // Returns `text` unchanged when the result would not be shorter.
@@ -99,6 +103,12 @@ std::string snip_text(std::string_view text, const SnipOptions& options);
 // rule of dashes.
 bool is_boilerplate_line(std::string_view line);
 
+// Whether a cut from `before` to `after` bytes is worth making: it saves at
+// least `min_saving` bytes, and at least one.
+inline bool saves_enough(std::uint64_t before, std::uint64_t after, std::uint64_t min_saving) {
+  return after < before && before - after >= min_saving;
+}
+
 // Whether a line looks like an error worth keeping from a hidden middle
 // (error, exception, traceback, failed, fatal, panic, assert, ...).
 bool is_error_line(std::string_view line);
@@ -107,6 +117,9 @@ bool is_error_line(std::string_view line);
 // maximal runs of [A-Za-z0-9_./:-] at least 6 characters long that contain a
 // digit or one of _ . / : (paths, identifiers, numbers, error codes: what an
 // agent refers back to exactly, and what prose around them does not carry).
+// Read as decoded text: an escape sequence (\n, \", \\, \u00e9, as in output
+// that prints JSON) separates names like the character it stands for, so
+// "a\n2026-11-20T10:00:01Z" names "2026-11-20T10:00:01Z", not "n2026-...".
 std::vector<std::string_view> names_in(std::string_view text);
 
 // Whether a name (names_in) is a path: it holds a '/', or ends in a file

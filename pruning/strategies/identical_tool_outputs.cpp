@@ -5,6 +5,7 @@
 
 #include "pruning/strategies/common.hpp"
 #include "pruning/text_hash.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning {
 
@@ -13,7 +14,7 @@ namespace {
 struct FirstCopy {
   std::uint32_t message;
   const std::string* id;
-  const std::string* text;
+  std::string_view body;  // into the first copy's text
 };
 
 // A text's content hash is already a good hash: use its low word as is.
@@ -21,7 +22,71 @@ struct Low64 {
   std::size_t operator()(std::uint64_t h) const { return static_cast<std::size_t>(h); }
 };
 
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+bool starts_with_any(std::string_view line, const std::vector<std::string>& prefixes) {
+  for (const std::string& p : prefixes)
+    if (!p.empty() && line.substr(0, p.size()) == p) return true;
+  return false;
+}
+
+// The length of a wrapper at the start of `s` (0: none): a line starting
+// with a wrapper prefix, or a whole <tag>...</tag> block.
+std::size_t wrapper_at_start(std::string_view s, const Profile& profile) {
+  if (starts_with_any(s, profile.identical_tool_outputs_wrapper_lines)) {
+    const std::size_t nl = s.find('\n');
+    return nl == std::string_view::npos ? s.size() : nl + 1;
+  }
+  for (const std::string& tag : profile.identical_tool_outputs_wrapper_tags) {
+    if (tag.empty() || s.size() < tag.size() + 2 || s[0] != '<' || s.substr(1, tag.size()) != tag ||
+        s[tag.size() + 1] != '>')
+      continue;
+    const std::string close = "</" + tag + ">";
+    const std::size_t at = s.find(close);
+    if (at != std::string_view::npos) return at + close.size();
+  }
+  return 0;
+}
+
+// The length of a wrapper at the end of `s` (0: none).
+std::size_t wrapper_at_end(std::string_view s, const Profile& profile) {
+  for (const std::string& tag : profile.identical_tool_outputs_wrapper_tags) {
+    const std::string close = "</" + tag + ">";
+    if (tag.empty() || s.size() < close.size() || s.substr(s.size() - close.size()) != close) continue;
+    const std::string open = "<" + tag + ">";
+    const std::size_t at = s.rfind(open);
+    if (at != std::string_view::npos) return s.size() - at;
+  }
+  const std::size_t nl = s.rfind('\n');
+  const std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+  return starts_with_any(s.substr(start), profile.identical_tool_outputs_wrapper_lines) ? s.size() - start : 0;
+}
+
 }  // namespace
+
+ToolOutputBody tool_output_body(std::string_view text, const Profile& profile) {
+  // Blank space at either end goes with the wrapper (or is only blank
+  // space): "out\n" and "out\n\n<system-reminder>..." have one body.
+  std::size_t begin = 0, end = text.size();
+  auto trim = [&] {
+    while (begin < end && blank(text[begin])) ++begin;
+    while (end > begin && blank(text[end - 1])) --end;
+  };
+  trim();
+  while (begin < end) {
+    const std::size_t n = wrapper_at_start(text.substr(begin, end - begin), profile);
+    if (n == 0) break;
+    begin += n;
+    trim();
+  }
+  while (begin < end) {
+    const std::size_t n = wrapper_at_end(text.substr(begin, end - begin), profile);
+    if (n == 0) break;
+    end -= n;
+    trim();
+  }
+  return {begin, end};
+}
 
 StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit) {
   StrategyStats st{.name = "identical_tool_outputs"};
@@ -29,10 +94,11 @@ StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile,
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
 
-  // First copies by their texts' content hash (text_hash.hpp: computed once
-  // per text and shared with the count cache and the memo); the pointers are
-  // into first copies, which are never edited here (a first copy is never a
-  // later copy), and the vector is not resized.
+  // First copies by their bodies' content hash (a whole text's through
+  // text_hash.hpp: computed once per text and shared with the count cache
+  // and the memo; the same function of the same bytes as a body's); the views
+  // are into first copies, which are never edited here (a first copy is never
+  // a later copy), and the vector is not resized.
   std::unordered_map<std::uint64_t, FirstCopy, Low64> first;
   std::unordered_map<std::string_view, std::uint32_t, detail::TextHash> answers;  // results seen per call id
   detail::ToolNames names(profile);
@@ -45,13 +111,20 @@ StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile,
       if (p.kind != PartKind::ToolResult) continue;
       ++answers[p.id];
       if (p.text.size() < profile.identical_tool_outputs_min_bytes) continue;
-      auto [it, inserted] = first.try_emplace(text_hash(p).lo, FirstCopy{i, &p.id, &p.text});
+      const ToolOutputBody b = tool_output_body(p.text, profile);
+      const std::string_view body = std::string_view(p.text).substr(b.begin, b.end - b.begin);
+      if (body.size() < profile.identical_tool_outputs_min_bytes) continue;
+      const std::uint64_t key =
+          body.size() == p.text.size() ? text_hash(p).lo : tok::hash128(body.data(), body.size()).lo;
+      auto [it, inserted] = first.try_emplace(key, FirstCopy{i, &p.id, body});
       if (inserted || !p.editable || detail::excluded_tool(profile, names.of_result(p))) continue;
       const FirstCopy& f = it->second;
-      if (*f.text != p.text) continue;  // 64-bit collision: a different text
-      std::string marker = "[same output as tool call " + *f.id;
+      if (f.body != body) continue;  // 64-bit collision: a different text
+      std::string marker{std::string_view(p.text).substr(0, b.begin)};
+      marker += "[same output as tool call " + *f.id;
       if (answers[*f.id] > 1) marker += " (message " + std::to_string(f.message + 1) + ")";
-      marker += ": " + std::to_string(p.text.size()) + " bytes omitted]";
+      marker += ": " + std::to_string(body.size()) + " bytes omitted]";
+      marker += std::string_view(p.text).substr(b.end);
       if (marker.size() >= p.text.size()) continue;
       st.add(i, p.text.size(), marker.size());
       set_text(m, p, std::move(marker));

@@ -1,21 +1,35 @@
 // Identical tool outputs (F8; codetether dedup.rs).
 //
-// Removes: a stale tool output (before the frontier) of at least
-// `identical_tool_outputs_min_bytes` bytes that is byte-identical to an earlier tool output,
-// the later copy becoming
+// Removes: a stale tool output (before the frontier) whose body, of at least
+// `identical_tool_outputs_min_bytes` bytes, is byte-identical to the body of an
+// earlier tool output. The body is the output without what agents wrap around
+// it, which differs from call to call even when the output does not:
+//   - lines at its start or end beginning with one of
+//     `identical_tool_outputs_wrapper_lines` (plain prefixes, no patterns; by
+//     default Codex's headers "Chunk ID: ", "Wall time: ", "Process exited
+//     with code ", "Original token count: ", "Output:"...);
+//   - `<tag>...</tag>` blocks at its start or end, for each tag in
+//     `identical_tool_outputs_wrapper_tags` (by default Claude Code's
+//     "system-reminder");
+//   - blank space at either end (the body of "out\n" is "out").
+// The later copy's body becomes
 //   [same output as tool call <id>: <N> bytes omitted]
-// where <id> is the call id of the first copy. Call ids may be reused once
-// answered (gpt-4o, SWE-agent demonstrations): when the first copy's id
-// answers more than one call before the copy, the reference also names the
-// message: "... tool call <id> (message <k>) ...", k counting from 1 in the
-// request. Both depend only on earlier messages, so the marker is stable.
+// with its own wrapper text kept around it as it was (the reminder that came
+// with it, its exit code), where <id> is the call id of the first copy. Call
+// ids may be reused once answered (gpt-4o, SWE-agent demonstrations): when the
+// first copy's id answers more than one call before the copy, the reference
+// also names the message: "... tool call <id> (message <k>) ...", k counting
+// from 1 in the request. Both depend only on earlier messages, so the marker
+// is stable.
 // Why it is safe: the first copy is still in the request, verbatim or pruned
 // exactly as the copy itself would have been; re-running a command that gave
-// the same output adds no information. Results of `exclude_tools` are kept.
+// the same output adds no information, and what differed (the wrapper) is
+// kept. Results of `exclude_tools` are kept.
 // Reports: hits = outputs replaced, bytes_saved = bytes net of the markers.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
@@ -24,5 +38,12 @@
 namespace td::pruning {
 
 StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit);
+
+// Where the body of a tool output stands once the profile's wrappers are
+// taken off (exposed for tests): text.substr(begin, end - begin).
+struct ToolOutputBody {
+  std::size_t begin = 0, end = 0;
+};
+ToolOutputBody tool_output_body(std::string_view text, const Profile& profile);
 
 }  // namespace td::pruning

@@ -130,7 +130,7 @@ StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, s
       if (!snipped) continue;
       std::vector<std::string_view> used;
       std::string cut = render(*snipped, options.max_names, &listed, &used, json);
-      if (cut.size() >= p.text.size()) continue;
+      if (!saves_enough(p.text.size(), cut.size(), profile.stale_assistant_text_min_saving_bytes)) continue;
       listed.insert(used.begin(), used.end());
       alive.push_back(std::move(snipped));
       st.add(i, p.text.size(), cut.size());

@@ -9,7 +9,11 @@
 // the start up to `stale_assistant_text_head_bytes`, from the end up to
 // `stale_assistant_text_tail_bytes`, and the names the hidden part mentions (up to
 // `stale_assistant_text_names`; a name an earlier stale assistant message already listed
-// is not listed again), as in stale tool outputs (pruning/snip.hpp). Arguments
+// is not listed again), as in stale tool outputs (pruning/snip.hpp). A line
+// (a paragraph of prose) longer than the budget is cut at a space, never
+// inside a word, and the notice counts a piece of a line as bytes, never as
+// "1 line". A cut saving fewer than `stale_assistant_text_min_saving_bytes`
+// bytes, notice and names counted, is not made. Arguments
 // are re-serialised compactly and stay a valid JSON object, as every
 // provider requires; they are changed only when that makes them shorter.
 // Never touched: thinking (old_thinking's job), the call's id and name, calls

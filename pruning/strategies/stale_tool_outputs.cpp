@@ -7,6 +7,12 @@
 
 namespace td::pruning {
 
+bool cut_by_agent(std::string_view text, const Profile& profile) {
+  for (const std::string& marker : profile.stale_tool_outputs_skip_markers)
+    if (!marker.empty() && text.find(marker) != std::string_view::npos) return true;
+  return false;
+}
+
 StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit,
                                  Memo<Snipped>* snips) {
   StrategyStats st{.name = "stale_tool_outputs"};
@@ -33,6 +39,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std
       if (reads[i] && p.text.size() <= profile.stale_tool_outputs_keep_reads_bytes) continue;
       if (p.text.size() < profile.stale_tool_outputs_threshold_bytes) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
+      if (cut_by_agent(p.text, profile)) continue;
       auto snipped = memoized(snips, salt, p, [&](std::string_view t) -> std::optional<Snipped> {
         Snipped s = snip(t, options);
         if (!s.cut) return std::nullopt;
@@ -41,7 +48,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std
       if (!snipped) continue;
       std::vector<std::string_view> used;
       std::string cut = render(*snipped, options.max_names, &listed, &used);
-      if (cut.size() >= p.text.size()) continue;
+      if (!saves_enough(p.text.size(), cut.size(), profile.stale_tool_outputs_min_saving_bytes)) continue;
       listed.insert(used.begin(), used.end());
       alive.push_back(std::move(snipped));
       st.add(i, p.text.size(), cut.size());

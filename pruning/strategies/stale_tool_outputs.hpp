@@ -13,10 +13,17 @@
 // no earlier stale output listed already (a function of earlier messages
 // only, so the rendering is stable):
 //   [names in the hidden lines: src/app.py parse_args E1234]
-// A line longer than the head (tail) budget is cut inside, on a UTF-8
-// character boundary, never inside a character. Outputs already replaced by
-// identical_tool_outputs, results of `exclude_tools`, and outputs the cut would
-// not shrink are left alone (a dedup marker is far below the threshold).
+// A line longer than the head (tail) budget is cut inside, at a space where
+// it has one in reach, else on a UTF-8 character boundary, never inside a
+// character. A cut saving fewer than `stale_tool_outputs_min_saving_bytes`
+// bytes, notices and names counted, is not made. Outputs already replaced by
+// identical_tool_outputs, results of `exclude_tools`, outputs the cut would
+// not shrink (a dedup marker is far below the threshold), and outputs the
+// agent already masked or truncated itself (holding one of
+// `stale_tool_outputs_skip_markers`: Gemini CLI's "<tool_output_masked>" and
+// "Output too large. ", Claude Code's "<persisted-output>", Codex's
+// "…N tokens truncated…"...) are left alone: cutting a placeholder again
+// saves little and garbles what the agent wrote to find the full output.
 // Why it is safe: the output is stale (the agent acted on it turns ago); the
 // head says what it was, the tail how it ended, the error lines what failed,
 // the names what it was about; the notice says how much is missing, so the
@@ -25,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "pruning/conversation.hpp"
 #include "pruning/memo.hpp"
@@ -36,5 +44,8 @@ namespace td::pruning {
 // `snips` (may be null) remembers each output's cut.
 StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit,
                                  Memo<Snipped>* snips = nullptr);
+
+// Whether `text` holds one of the profile's skip markers (exposed for tests).
+bool cut_by_agent(std::string_view text, const Profile& profile);
 
 }  // namespace td::pruning

@@ -159,6 +159,82 @@ TEST_CASE("anthropic: cache breakpoints, signatures, tool results keep their fie
   }
 }
 
+TEST_CASE("anthropic: a system message inside messages is parsed and kept where it stands") {
+  // Claude Code's default model sends its environment block this way.
+  const std::string body =
+      R"({"model":"claude-x","system":[{"type":"text","text":"top"}],"messages":[)"
+      R"({"role":"user","content":"hi"},)"
+      R"({"role":"system","content":"<env>cwd: /w</env>"},)"
+      R"({"role":"assistant","content":[{"type":"tool_use","id":"u1","name":"ls","input":{}}]},)"
+      R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"u1","content":"a b c"}]},)"
+      R"({"role":"system","content":[{"type":"text","text":"effort: medium","cache_control":{"type":"ephemeral"}}],"output_config":{"effort":"medium"}},)"
+      R"({"role":"user","content":"go on"}]})";
+  ParsedRequest r = parse_ok(Api::anthropic, body, "anthropic");
+  auto& msgs = r.conversation.messages;
+  REQUIRE(msgs.size() == 7);
+  CHECK(msgs[2].role == Role::System);
+  CHECK_FALSE(msgs[2].system_field);
+  CHECK(msgs[2].parts[0].text == "<env>cwd: /w</env>");
+  CHECK(msgs[5].role == Role::System);
+  CHECK(msgs[4].role == Role::Tool);
+  // The breakpoint on the second system message protects everything up to it.
+  CHECK(msgs[5].cache_protected);
+  CHECK(msgs[4].cache_protected);
+  CHECK_FALSE(msgs[6].cache_protected);
+
+  SUBCASE("an edit elsewhere leaves both system messages byte for byte") {
+    td::pruning::set_text(msgs[4], msgs[4].parts[0], "[hidden]");
+    const std::string out = written(r, body);
+    CHECK(out.find(R"({"role":"system","content":"<env>cwd: /w</env>"},)") != std::string::npos);
+    CHECK(out.find(
+              R"({"role":"system","content":[{"type":"text","text":"effort: medium","cache_control":{"type":"ephemeral"}}],"output_config":{"effort":"medium"}})") !=
+          std::string::npos);
+    CHECK(out.find(R"("content":"[hidden]")") != std::string::npos);
+  }
+  SUBCASE("a removed message around them: they stay, in order") {
+    td::pruning::remove_message(msgs[1]);
+    const std::string out = written(r, body);
+    CHECK(out.find(R"("messages":[{"role":"system","content":"<env>cwd: /w</env>"},{"role":"assistant")") !=
+          std::string::npos);
+  }
+}
+
+// Every block type the agents' CLIs send (Claude Code 2.1's own list, Codex's
+// Responses items) parses, the ones tokendiet does not edit as opaque parts
+// that are written back as they came.
+TEST_CASE("anthropic and responses: the agents' other block and item types pass through") {
+  const std::string anthropic =
+      R"({"messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"container_upload","file_id":"f1"},)"
+      R"({"type":"search_result","source":"s","title":"t","content":[{"type":"text","text":"x"}]},{"type":"document","source":{"type":"text","data":"d"}}]},)"
+      R"({"role":"system","content":[{"type":"tool_addition","tool":{"type":"tool_definition","definition":{"name":"T"}}},{"type":"tool_removal","tool":{"type":"tool_reference","name":"U"}}]},)"
+      R"({"role":"assistant","content":[{"type":"server_tool_use","id":"s1","name":"web_search","input":{}},)"
+      R"({"type":"web_search_tool_result","tool_use_id":"s1","content":[]},{"type":"web_fetch_tool_result","tool_use_id":"s1","content":{}},)"
+      R"({"type":"code_execution_tool_result","tool_use_id":"s1","content":{}},{"type":"bash_code_execution_tool_result","tool_use_id":"s1","content":{}},)"
+      R"({"type":"text_editor_code_execution_tool_result","tool_use_id":"s1","content":{}},{"type":"tool_search_tool_result","tool_use_id":"s1","content":{}},)"
+      R"({"type":"mcp_tool_use","id":"m1","name":"n","server_name":"srv","input":{}},{"type":"mcp_tool_result","tool_use_id":"m1","content":[]},)"
+      R"({"type":"compaction","content":"summary"},{"type":"redacted_thinking","data":"x"},{"type":"tool_use","id":"u1","name":"ToolSearch","input":{}}]},)"
+      R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"u1","content":[{"type":"tool_reference","tool_name":"TodoWrite"}]}]}],)"
+      R"("tools":[{"name":"T","defer_loading":true,"input_schema":{"type":"object"}}],"context_management":{"edits":[]}})";
+  ParsedRequest a = parse_ok(Api::anthropic, anthropic, "anthropic blocks");
+  REQUIRE(a.conversation.messages.size() == 4);
+  CHECK(a.conversation.messages[1].role == Role::System);
+  for (const Part& p : a.conversation.messages[2].parts)
+    CHECK((p.kind == PartKind::Opaque || p.kind == PartKind::ToolCall));
+  CHECK(a.conversation.messages[3].role == Role::Tool);
+  CHECK_FALSE(a.conversation.messages[3].parts[0].editable);  // a tool_reference is no text
+  CHECK(written(a, anthropic) == anthropic);
+
+  const std::string responses =
+      R"({"input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"rules"}]},)"
+      R"({"type":"local_shell_call","call_id":"c0","action":{"type":"exec","command":["ls"]},"status":"completed"},)"
+      R"({"type":"local_shell_call_output","call_id":"c0","output":"a"},{"type":"web_search_call","id":"ws1","status":"completed"},)"
+      R"({"type":"compaction","encrypted_content":"gAAA"},{"type":"custom_tool_call","call_id":"c1","name":"apply_patch","input":"*** Begin Patch"},)"
+      R"({"type":"custom_tool_call_output","call_id":"c1","output":"Done"},{"type":"item_reference","id":"r1"}]})";
+  ParsedRequest b = parse_ok(Api::openai_responses, responses, "responses items");
+  CHECK(b.conversation.messages.size() == 8);
+  CHECK(written(b, responses) == responses);
+}
+
 TEST_CASE("anthropic: top-level automatic caching protects every message") {
   const std::string body =
       R"({"cache_control":{"type":"ephemeral"},"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]})";

@@ -76,7 +76,7 @@ TEST_CASE("plan memo: a request differing from a planned one in any field the st
       {"a message's name", [](Conversation& c, Profile&) { c.messages[5].name = "alice"; }},
       {"a cache breakpoint", [](Conversation& c, Profile&) { c.messages[5].cache_protected = true; }},
       {"an opaque part's size", [](Conversation& c, Profile&) { c.messages[5].parts[1].opaque_bytes = 99; }},
-      {"a profile constant", [](Conversation&, Profile& p) { p.stale_tool_outputs_head_bytes = 24; }, true},
+      {"a profile constant", [](Conversation&, Profile& p) { p.stale_tool_outputs_head_bytes = 4; }, true},
       {"an excluded tool", [](Conversation&, Profile& p) { p.exclude_tools = {"bash"}; }, true},
       {"old thinking's end, past the plan",
        [](Conversation& c, Profile& p) {
@@ -87,7 +87,7 @@ TEST_CASE("plan memo: a request differing from a planned one in any field the st
        }},
   };
   for (const Mutation& m : mutations) {
-    INFO(m.what);
+    INFO(std::string(m.what));
     Conversation mc = b;
     Profile mp = p0;
     m.apply(mc, mp);

@@ -144,6 +144,8 @@ inline Profile stepping_profile() {
   p.stale_tool_outputs_head_bytes = 16;
   p.stale_tool_outputs_tail_bytes = 16;
   p.identical_tool_outputs_min_bytes = 32;
+  p.stale_tool_outputs_min_saving_bytes = 0;  // the small outputs here are cut for a few bytes
+  p.stale_assistant_text_min_saving_bytes = 0;
   return p;
 }
 

@@ -155,3 +155,33 @@ TEST_CASE("snip_text: head and tail go to informative lines, past prompts, progr
   CHECK_FALSE(is_boilerplate_line("def parse_config(path):\n"));
   CHECK_FALSE(is_boilerplate_line("src/app.py:12: error: bad\n"));
 }
+
+TEST_CASE("names_in: JSON escapes separate names like what they stand for") {
+  auto names = names_in(R"(a\n2026-11-20T10:00:01.001Z\t\"src/app.py\"\\x\u00e9build_42 C:\\tmp\\file_1.txt)");
+  std::vector<std::string> got(names.begin(), names.end());
+  CHECK(got == std::vector<std::string>{"2026-11-20T10:00:01.001Z", "src/app.py", "build_42", "file_1.txt"});
+}
+
+TEST_CASE("snip_text: a line cut inside is cut at a space, and its pieces are counted as pieces") {
+  std::string line;
+  for (int i = 0; i < 40; ++i) line += "word" + std::to_string(i) + " ";
+  line += "end";
+  const std::string text = "first line\n" + line + "\nlast line\n";
+  // Head and tail keep whole lines; the long middle line is a whole line.
+  CHECK(snip_text(text, {12, 12, 0, 0}).find("[... 1 line (") != std::string::npos);
+  // One long line alone: cut inside, between words.
+  const std::string out = snip_text(line, {30, 30, 0, 0});
+  const std::size_t gap = out.find("\n[... ");
+  REQUIRE(gap != std::string::npos);
+  CHECK(line[gap] == ' ');  // the head is a run of whole words
+  const std::string tail = out.substr(out.find("hidden ...]\n") + 12);
+  CHECK(out.find("\n[... " + std::to_string(line.size() - gap - tail.size()) + " bytes hidden ...]\n") != std::string::npos);
+  CHECK(line[line.size() - tail.size() - 1] == ' ');
+  // With lines around it, the pieces and the whole lines are told apart.
+  const std::string mixed = line + "\n" + numbered_lines(3, "x") + line;
+  const std::string m = snip_text(mixed, {30, 30, 0, 0});
+  CHECK(m.find("[... 3 lines and parts of 2 (") != std::string::npos);
+  // A line with no space in reach is still cut, on a character boundary.
+  const std::string blob(500, 'a');
+  CHECK(snip_text(blob, {30, 30, 0, 0}).size() < blob.size());
+}

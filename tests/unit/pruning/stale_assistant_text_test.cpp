@@ -103,3 +103,59 @@ TEST_CASE("stale assistant text: never past the limit, never other roles, thinki
   d.messages = {user_msg("q"), assistant_msg(prose()), user_msg("q")};
   CHECK(stale_assistant_text(d, off, 3).hits == 0);
 }
+
+// One paragraph of prose, one line (docs/design.md §Strategies): the cut
+// falls between words, and the notice does not call a piece of a line a line.
+TEST_CASE("stale assistant text: a long paragraph is cut between words, its pieces not called lines") {
+  const std::string para =
+      "I looked at the failing test and the traceback points to the settings parser, which rejects a list where it "
+      "expects a mapping; the simplest fix is to accept a list and number its entries, then rerun the whole suite "
+      "to make sure nothing else depended on the old behaviour of raising.";
+  Conversation c;
+  c.messages = {user_msg("task"), assistant_msg(para), user_msg("go on"), assistant_msg("ok")};
+  REQUIRE(stale_assistant_text(c, Profile{}, 2).hits == 1);
+  const std::string& t = c.messages[1].parts[0].text;
+  const std::size_t notice = t.find("\n[... ");
+  REQUIRE(notice != std::string::npos);
+  const std::string head = t.substr(0, notice);
+  const std::string tail = t.substr(t.find("hidden ...]\n") + 12);
+  // The head ends at the end of a word, the tail starts at the start of one.
+  CHECK(para.rfind(head, 0) == 0);
+  CHECK(para[head.size()] == ' ');
+  CHECK(para.substr(para.size() - tail.size()) == tail);
+  CHECK(para[para.size() - tail.size() - 1] == ' ');
+  CHECK(t.find("1 line") == std::string::npos);
+  CHECK(t.find(" bytes hidden ...]") != std::string::npos);
+}
+
+TEST_CASE("stale assistant text: a cut that saves less than min_saving_bytes is not made") {
+  Conversation c;
+  c.messages = {user_msg("task"), assistant_msg(prose()), user_msg("go on"), assistant_msg("ok")};
+  Profile p;
+  const Conversation before = c;
+  auto st = stale_assistant_text(c, p, 2);
+  REQUIRE(st.hits == 1);
+  const std::uint64_t saving = before.messages[1].parts[0].text.size() - c.messages[1].parts[0].text.size();
+  p.stale_assistant_text_min_saving_bytes = saving + 1;
+  Conversation d = before;
+  CHECK(stale_assistant_text(d, p, 2).hits == 0);
+  CHECK(d.messages[1].parts[0].text == prose());
+  p.stale_assistant_text_min_saving_bytes = saving;
+  CHECK(stale_assistant_text(d, p, 2).hits == 1);
+}
+
+TEST_CASE("stale assistant text: by default, a paragraph just over the threshold is not cut for a few bytes") {
+  // 280 bytes, of which head and tail keep 160: the notice and the names of
+  // the hidden middle would have saved about 30 (issue 19: 280 -> 249).
+  const std::string para =
+      "Now I will run test_parse_section_17 in tests/test_parse.py with pytest 8.3.4 again, check that "
+      "ValueError at src/settings/parser.py:104 is gone, then compare section_17 with section_18 and "
+      "section_19 to make sure the list handling in parse_section_17 matches what they do now.";
+  REQUIRE(para.size() >= 270);
+  Conversation c;
+  c.messages = {user_msg("task"), assistant_msg(para), user_msg("go on"), assistant_msg("ok")};
+  CHECK(stale_assistant_text(c, Profile{}, 2).hits == 0);
+  Profile eager;
+  eager.stale_assistant_text_min_saving_bytes = 0;
+  CHECK(stale_assistant_text(c, eager, 2).hits == 1);
+}

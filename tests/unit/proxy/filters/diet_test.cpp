@@ -5,14 +5,18 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "proxy/filters/diet.hpp"
 #include "proxy/filters/diet_filter.hpp"
+#include "providers/request.hpp"
+#include "providers/route.hpp"
 #include "proxy/phases/header_map.hpp"
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
+using td::proxy::test::fixture;
 using td::proxy::test::trajectory_body;
 
 namespace {
@@ -141,4 +145,46 @@ TEST_CASE("admit: send goes now, wait holds the request, reject answers 429 in t
   CHECK(r->body.find(R"("type":"error")") != std::string::npos);
   CHECK(r->body.find("retry after 2 s") != std::string::npos);
   CHECK(rejected.delay_upstream.count() == 0);
+}
+
+// Claude Code with its default model puts its environment block in a system
+// message inside `messages` (tests/fixtures/providers/anthropic-claude-code-default.json,
+// synthesized from Claude Code 2.1's request shape: see the README there).
+// Such a body used to fail open; it is dieted, and every system message goes
+// upstream byte for byte, where it stood.
+TEST_CASE("diet: Claude Code's default-model body is dieted, its system messages untouched") {
+  const std::string original = fixture("providers/anthropic-claude-code-default.json");
+  const td::providers::ChatRoute route{td::providers::Api::anthropic, {}, false};
+  std::vector<std::string> system_messages;  // as sent, in order
+  {
+    td::providers::ParseOutcome p = td::providers::parse_request(route, original);
+    REQUIRE(p.request);
+    const auto& r = *p.request;
+    for (const auto& m : r.conversation.messages)
+      if (m.role == td::pruning::Role::System && !m.system_field)
+        system_messages.emplace_back(r.doc.raw(r.messages[m.origin].node));
+  }
+  REQUIRE(system_messages.size() == 2);
+
+  td::config::Config cfg;  // the defaults, with every frontier step paying for itself
+  td::pruning::Profile profile;
+  profile.cache_write_price = 0.0;
+  cfg.profiles.push_back(profile);
+  DietCaches caches;
+  std::string body = original;
+  const DietOutcome d = diet_body(route, body, cfg, caches);
+  INFO(d.error);
+  CHECK(d.parsed);
+  CHECK_FALSE(d.fail_open);
+  CHECK(d.rewritten);
+  CHECK(d.result.tokens_after < d.result.tokens_before);
+  std::size_t at = 0;
+  for (const std::string& s : system_messages) {
+    const std::size_t found = body.find(s, at);
+    CHECK(found != std::string::npos);
+    if (found != std::string::npos) at = found + s.size();
+  }
+  // The first stays right after the first user message, as the client put it.
+  CHECK(body.find(system_messages[0]) < body.find(R"("role":"assistant")"));
+  CHECK(td::providers::parse_request(route, body).request.has_value());
 }
