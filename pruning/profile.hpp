@@ -119,6 +119,25 @@ struct Profile {
   std::uint64_t thinking_budget_gemini_tokens = 8192;    // Gemini 2.5 thinkingBudget cap
   std::uint64_t thinking_budget_anthropic_tokens = 8192; // Anthropic budget_tokens cap
 
+
+  // --- A client's own compaction request (F29; client_compaction.hpp): a
+  // request whose newest message is a user message holding one of these
+  // (ASCII case ignored) goes upstream untouched, mode none. The defaults are
+  // the known agents' own prompts (Codex, Claude Code, Gemini CLI).
+  bool client_compaction = true;
+  std::vector<std::string> client_compaction_patterns = {
+      "You are performing a CONTEXT CHECKPOINT COMPACTION",     // Codex
+      "Your task is to create a detailed summary of",           // Claude Code (/compact, auto-compact)
+      "generate the updated <state_snapshot>",                  // Gemini CLI's compression
+      "Critically evaluate the <state_snapshot> you just generated",  // ... and its verification pass
+  };
+  // ... and these only when the request defines no tools (a summary request
+  // that could not be an agent's working turn).
+  std::vector<std::string> client_compaction_patterns_without_tools = {
+      "summarize the conversation", "summarise the conversation", "summary of the conversation",
+      "summarize our conversation", "summarise our conversation", "summary of our conversation",
+  };
+
   template <class Visitor>
   void visit(Visitor&& v) {
     v("models", models);
@@ -175,6 +194,9 @@ struct Profile {
     v("thinking_budget_effort", thinking_budget_effort);
     v("thinking_budget_gemini_tokens", thinking_budget_gemini_tokens);
     v("thinking_budget_anthropic_tokens", thinking_budget_anthropic_tokens);
+    v("client_compaction", client_compaction);
+    v("client_compaction_patterns", client_compaction_patterns);
+    v("client_compaction_patterns_without_tools", client_compaction_patterns_without_tools);
   }
 };
 

@@ -5,6 +5,7 @@
 #include "config/match.hpp"
 #include "providers/thinking_budget.hpp"
 #include "proxy/filters/cached_counter.hpp"
+#include "pruning/client_compaction.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"
@@ -91,6 +92,13 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     const CachedCounter counter(*model_counter, caches.pipeline.counts);
     out.exact = counter.exact();
     const pruning::Counted counted = count_step(request.conversation, counter, caches);
+    // The client's own compaction request goes as it came (F29).
+    if (std::string_view pattern = pruning::client_compaction(request.conversation, profile); !pattern.empty()) {
+      out.decision = pruning::Decision{};  // mode none, sent now
+      out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
+      out.reason = kClientCompaction;
+      return out;
+    }
     const providers::ParsedRequest* pruned = &request;
     std::optional<PolicyStep> policy;
     if (options.policy) {

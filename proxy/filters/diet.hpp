@@ -65,7 +65,13 @@ struct DietOutcome {
   std::uint64_t anchor = 0;
   double reserved_output = 0;
   std::string thinking;
+  // Why the diet left the request alone although its profile is on ("" it
+  // did not): kClientCompaction.
+  std::string_view reason;
 };
+
+// The reason of a client's own compaction request (pruning/client_compaction.hpp).
+inline constexpr std::string_view kClientCompaction = "client_compaction";
 
 // 1. Parse: no request means the body goes as it came (error says why).
 providers::ParseOutcome parse_step(const providers::ChatRoute& route, std::string_view body, DietCaches& caches);

@@ -87,6 +87,7 @@ struct RequestContext {
   std::uint64_t tokens_after = 0;   // request tokens after the diet
   std::optional<pruning::Mode> mode;  // the diet's decision; nullopt: it never decided
                                       // (not a chat request, or a body it could not parse)
+  std::string_view mode_reason;  // why an enabled diet left the request alone ("client_compaction"), "" none
   std::string profile;     // name of the matched profile
   // What the policy did beyond the diet (docs/design.md §Policy), for the
   // explain headers, the log line and /metrics:

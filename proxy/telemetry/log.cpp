@@ -164,6 +164,7 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.fail_open) l.flag("fail_open", true).str("fail_open_reason", ctx.fail_open_reason);
   if (!ctx.profile.empty()) l.str("profile", ctx.profile);
   if (ctx.mode) l.str("mode", pruning::mode_name(*ctx.mode));
+  if (!ctx.mode_reason.empty()) l.str("mode_reason", ctx.mode_reason);
   if (ctx.tokens_before || ctx.tokens_after)
     l.num("tokens_before", ctx.tokens_before).num("tokens_after", ctx.tokens_after);
   if (!ctx.strategies.empty()) l.str("strategies", pruning::join_names(ctx.strategies));

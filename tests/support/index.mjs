@@ -6,3 +6,4 @@ export {rawRequest, Connection, buildRequest, endToEndHeaders, HOP_BY_HOP} from 
 export {startTokendiet, startFakeProcess, tokendietBin, freePort, tempDir, tcpSocketsOf, letterChatBody, SOURCE_DIR, FAKE_SERVER} from './processes.mjs';
 export {makeTestCA} from './tls.mjs';
 export {sameThroughProxy, comparable} from './relay.mjs';
+export {recordedHistory, fixtureText, agentRequest} from './agent_bodies.mjs';
