@@ -138,6 +138,19 @@ struct Profile {
       "summarize our conversation", "summarise our conversation", "summary of our conversation",
   };
 
+
+  // --- Context-overflow recovery (F21; proxy/filters/recovery_filter.hpp):
+  // when the upstream answers a context-length error before any byte reached
+  // the client, the request goes once more, compressed at survival's harder
+  // levels to fit the window (the one the error names, else context_window,
+  // else the model's known one; minus the output cap), with recovery_note
+  // at the end of the context. A request that cannot fit gets the error.
+  bool recovery = true;
+  std::uint64_t context_window = 0;  // tokens, input + output; 0: the error's, else the model's known window
+  double recovery_margin = 0.9;      // aim at this fraction of the window (counts are estimates)
+  std::string recovery_note =
+      "[tokendiet: older history was compressed to fit the model's context window; re-read or re-run what you need.]";
+
   template <class Visitor>
   void visit(Visitor&& v) {
     v("models", models);
@@ -197,6 +210,10 @@ struct Profile {
     v("client_compaction", client_compaction);
     v("client_compaction_patterns", client_compaction_patterns);
     v("client_compaction_patterns_without_tools", client_compaction_patterns_without_tools);
+    v("recovery", recovery);
+    v("context_window", context_window);
+    v("recovery_margin", recovery_margin);
+    v("recovery_note", recovery_note);
   }
 };
 

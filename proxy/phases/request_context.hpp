@@ -95,6 +95,7 @@ struct RequestContext {
   std::optional<std::int64_t> runway_tokens;  // the runway left after this request (tightest limit)
   std::string quota_group;    // the runway's quota group ("" none known)
   std::string thinking;       // the thinking setting lowered ("reasoning_effort high -> low ..."), "" none
+  std::string_view recovery;  // context-overflow recovery (recovery_filter.hpp): "retried", "no_fit"; "" none
   // Strategies that fired, in pipeline order: their names are string
   // literals (pruning::StrategyStats::name). Joined only by the log line and
   // the ledger row.

@@ -172,6 +172,7 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.delay_upstream.count() > 0) l.num("wait_ms", std::uint64_t(ctx.delay_upstream.count()));
   if (ctx.runway_tokens) l.str("quota_group", ctx.quota_group).num("runway_tokens", std::uint64_t(*ctx.runway_tokens));
   if (!ctx.thinking.empty()) l.str("thinking", ctx.thinking);
+  if (!ctx.recovery.empty()) l.str("recovery", ctx.recovery);
   if (ctx.usage.present) {
     l.num("usage_prompt", ctx.usage.prompt).num("usage_completion", ctx.usage.completion);
     if (ctx.usage.cached_read) l.num("usage_cached_read", ctx.usage.cached_read);
