@@ -151,6 +151,15 @@ struct Profile {
   std::string recovery_note =
       "[tokendiet: older history was compressed to fit the model's context window; re-read or re-run what you need.]";
 
+
+  // --- Re-anchoring (F22; reanchor.hpp): the anchor (this text, else the
+  // first user message, cut to reanchor_max_bytes) restated in a new user
+  // message after the newest one, so the cached prefix is not touched.
+  bool reanchor_after_compression = true;  // after survival's harder levels and recovery's retry
+  std::uint32_t reanchor_every_turns = 0;  // and every N turns (0: never)
+  std::string anchor;                      // "": the first user message
+  std::uint64_t reanchor_max_bytes = 2000;
+
   template <class Visitor>
   void visit(Visitor&& v) {
     v("models", models);
@@ -214,6 +223,10 @@ struct Profile {
     v("context_window", context_window);
     v("recovery_margin", recovery_margin);
     v("recovery_note", recovery_note);
+    v("reanchor_after_compression", reanchor_after_compression);
+    v("reanchor_every_turns", reanchor_every_turns);
+    v("anchor", anchor);
+    v("reanchor_max_bytes", reanchor_max_bytes);
   }
 };
 

@@ -6,6 +6,8 @@
 #include "providers/thinking_budget.hpp"
 #include "proxy/filters/cached_counter.hpp"
 #include "pruning/client_compaction.hpp"
+#include "pruning/reanchor.hpp"
+#include "pruning/strategies/working_memory.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"
@@ -44,6 +46,19 @@ Written write_step(const providers::ParsedRequest& request, const pruning::Pipel
     out.rewritten = true;
   }
   return out;
+}
+
+void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& profile,
+                   const pruning::Decision& decision, std::uint32_t turns, const pruning::TokenCounter& counter,
+                   pruning::PipelineResult& result) {
+  if (decision.mode == pruning::Mode::None || !decision.settings.write) return;
+  // A compression: survival's harder level that did cut something.
+  const bool compressed = decision.settings.level != pruning::Level::Diet && result.changed();
+  if (!pruning::reanchor_due(profile, turns, compressed)) return;
+  const std::string restated = pruning::reanchor(request.conversation, profile);
+  if (restated.empty()) return;
+  result.tokens_after += counter.count(restated) + 4;
+  result.fired.push_back(kReanchorStat);
 }
 
 std::optional<std::string> thinking_step(providers::Api api, std::string_view model, std::string_view bytes,
@@ -99,7 +114,10 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       out.reason = kClientCompaction;
       return out;
     }
-    const providers::ParsedRequest* pruned = &request;
+    // Turns of the history as sent, for re-anchoring every N turns.
+    const std::uint32_t turns =
+        profile.reanchor_every_turns ? pruning::working_memory(request.conversation, profile).turns() : 0;
+    providers::ParsedRequest* pruned = &request;
     std::optional<PolicyStep> policy;
     if (options.policy) {
       policy = policy_step(route, body, request, counted, profile, counter, caches, *options.policy);
@@ -112,6 +130,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       out.decision = pruning::decide(counted, profile);
       out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
     }
+    reanchor_step(*pruned, profile, out.decision, turns, counter, out.result);
     Written written = write_step(*pruned, out.result, out.decision, body, rewritten);
     if (!written.ok) {
       out.fail_open = true;

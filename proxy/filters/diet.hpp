@@ -95,6 +95,16 @@ struct Written {
 Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
                    const pruning::Decision& decision, std::string_view body, std::string& rewritten);
 
+// 4b. Re-anchor (pruning/reanchor.hpp): the task restated after the newest
+// message when the decision compressed harder than the diet (survival's
+// level cut something), or
+// on every reanchor_every_turns-th of `turns`; reported as the stat
+// kReanchorStat, its tokens added to `result`.
+inline constexpr const char* kReanchorStat = "reanchor";
+void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& profile,
+                   const pruning::Decision& decision, std::uint32_t turns, const pruning::TokenCounter& counter,
+                   pruning::PipelineResult& result);
+
 // 6. Thinking: when the decision lowers thinking, the thinking fields of
 // `bytes` (the request as it will go) lowered for `model` within the
 // profile's targets. The new body, or nothing (no such field, already low,

@@ -9,6 +9,7 @@
 #include "proxy/filters/cached_counter.hpp"
 #include "proxy/filters/diet.hpp"
 #include "proxy/phases/routing.hpp"
+#include "pruning/reanchor.hpp"
 #include "pruning/tokenizer/counter.hpp"
 
 namespace td::proxy {
@@ -21,23 +22,6 @@ std::uint64_t output_room(const providers::ParsedRequest& request, const provide
   if (request.format == providers::Api::gemini) return 0;
   const auto cap = providers::read_generation_settings(request).settings.max_output_tokens;
   return std::max<std::uint64_t>(cap && *cap > 0 ? std::uint64_t(*cap) : 0, said.output);
-}
-
-// The note as a user message at the end of the context; before a trailing
-// assistant message (a prefill the answer continues), which stays last.
-void append_note(pruning::Conversation& conv, const std::string& note) {
-  auto& msgs = conv.messages;
-  std::size_t at = msgs.size();
-  while (at > 0 && (msgs[at - 1].role == pruning::Role::Assistant || msgs[at - 1].removed)) --at;
-  if (at == 0) at = msgs.size();
-  pruning::Part p;
-  p.text = note;
-  p.edited = true;
-  pruning::Message m;
-  m.role = pruning::Role::User;
-  m.changed = true;
-  m.parts.push_back(std::move(p));
-  msgs.insert(msgs.begin() + static_cast<std::ptrdiff_t>(at), std::move(m));
 }
 
 }  // namespace
@@ -78,9 +62,17 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
     }
     const pruning::Decision at{pruning::Mode::Standard, {&profile, true, level}, {}};
     pruning::PipelineResult result = prune_step(request->conversation, counted, at, counter, caches);
-    const std::uint64_t tokens = result.tokens_after + note_tokens;
-    if (!result.changed() || double(tokens) > out.budget) continue;
-    if (!profile.recovery_note.empty()) append_note(request->conversation, profile.recovery_note);
+    if (!result.changed()) continue;
+    std::uint64_t tokens = result.tokens_after + note_tokens;
+    // A compression: the task restated (F22), unless the request carries it already; the note last.
+    if (profile.reanchor_after_compression) {
+      if (const std::string restated = pruning::reanchor(request->conversation, profile); !restated.empty()) {
+        tokens += counter.count(restated) + 4;
+        result.fired.push_back(kReanchorStat);
+      }
+    }
+    if (double(tokens) > out.budget) continue;
+    if (!profile.recovery_note.empty()) pruning::append_user_note(request->conversation, profile.recovery_note);
     providers::WriteOutcome written = providers::write(*request, body);
     if (!written.ok || !written.changed) return out;
     out.outcome = "retried";

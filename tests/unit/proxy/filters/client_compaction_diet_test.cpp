@@ -7,6 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <string>
 
 #include "config/config.hpp"
@@ -116,4 +117,28 @@ TEST_CASE("diet: the compaction request of each agent in its own wire format is 
     CHECK(d.reason == kClientCompaction);
     CHECK(d.decision.mode == td::pruning::Mode::None);
   }
+}
+
+TEST_CASE("diet: re-anchoring every N turns adds one message after the newest; every byte before it as without") {
+  td::config::Config plain = eager_config(), anchored = eager_config();
+  anchored.profiles[0].reanchor_every_turns = 1;
+  DietCaches c1, c2;
+  std::string without = with_user_message("Carry on.");
+  std::string with = without;
+  const DietOutcome a = diet_body({}, without, plain, c1);
+  const DietOutcome b = diet_body({}, with, anchored, c2);
+  REQUIRE(a.rewritten);
+  REQUIRE(b.rewritten);
+  const std::size_t end = without.rfind(']');
+  REQUIRE(end != std::string::npos);
+  CHECK(with.compare(0, end, without, 0, end) == 0);  // the cached prefix: every message before, byte for byte
+  rapidjson::Document d;
+  d.Parse(with.data(), with.size());
+  REQUIRE_FALSE(d.HasParseError());
+  const std::string restated = d["messages"][d["messages"].Size() - 1]["content"].GetString();
+  CHECK(restated.rfind("[tokendiet: the task, restated]\n<pr_description>", 0) == 0);
+  CHECK(b.result.tokens_after > a.result.tokens_after);
+  CHECK(b.result.fired.back() == "reanchor");
+  // The profile left as it is: no restatement without a compression.
+  CHECK(std::find(a.result.fired.begin(), a.result.fired.end(), std::string_view("reanchor")) == a.result.fired.end());
 }

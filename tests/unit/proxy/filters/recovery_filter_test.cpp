@@ -6,12 +6,14 @@
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <string>
 
 #include "config/config.hpp"
 #include "providers/response_error.hpp"
 #include "proxy/filters/recovery_filter.hpp"
 #include "proxy/phases/header_map.hpp"
+#include "pruning/reanchor.hpp"
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
@@ -65,11 +67,16 @@ TEST_CASE("recovery: compressed to fit the window the error names, the note last
     const rapidjson::Document before = parse(history()), after = parse(r.body);
     const auto& bm = before["messages"];
     const auto& am = after["messages"];
-    // The note is the last message, a user message; the last turns before it are as sent.
-    REQUIRE(am.Size() >= 2);
+    // The note is the last message, a user message, after the task restated
+    // (a compression re-anchors, F22); the last turns before them are as sent.
+    REQUIRE(am.Size() >= 3);
     CHECK(std::string(am[am.Size() - 1]["role"].GetString()) == "user");
     CHECK(std::string(am[am.Size() - 1]["content"].GetString()) == note);
-    for (rapidjson::SizeType i = 1; i <= 4; ++i) CHECK(am[am.Size() - 1 - i] == bm[bm.Size() - i]);
+    const std::string restated = am[am.Size() - 2]["content"].GetString();
+    CHECK(restated.rfind(td::pruning::kReanchorMarker, 0) == 0);
+    CHECK(restated.find(std::string(bm[1]["content"].GetString()).substr(0, 200)) != std::string::npos);
+    for (rapidjson::SizeType i = 1; i <= 4; ++i) CHECK(am[am.Size() - 2 - i] == bm[bm.Size() - i]);
+    CHECK(std::find(r.fired.begin(), r.fired.end(), std::string_view("reanchor")) != r.fired.end());
     CHECK(am[0] == bm[0]);  // the system prompt
   }
   // The harder cut is only taken when the easier one does not fit.
@@ -142,7 +149,19 @@ TEST_CASE("recovery: a trailing assistant prefill stays last, the note just befo
   const auto& m = d["messages"];
   CHECK(std::string(m[m.Size() - 1]["content"].GetString()) == "Next I will");
   CHECK(std::string(m[m.Size() - 2]["content"].GetString()) == td::pruning::Profile{}.recovery_note);
-  CHECK(std::string(m[m.Size() - 3]["content"].GetString()) == "go on");
+  CHECK(std::string(m[m.Size() - 4]["content"].GetString()) == "go on");
+}
+
+TEST_CASE("recovery: without re-anchoring after a compression, only the note is added") {
+  td::config::Config cfg;
+  td::pruning::Profile p;
+  p.reanchor_after_compression = false;
+  cfg.profiles.push_back(p);
+  DietCaches caches;
+  const Recovery r = recover_body({}, history(), openai_error(30000, 0), cfg, caches);
+  REQUIRE(r.outcome == "retried");
+  const rapidjson::Document before = parse(history()), after = parse(r.body);
+  CHECK(after["messages"][after["messages"].Size() - 2] == before["messages"][before["messages"].Size() - 1]);
 }
 
 TEST_CASE("recovery filter: retries a chat request's context-length error once compressed, nothing else") {
