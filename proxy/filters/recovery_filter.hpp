@@ -11,6 +11,8 @@
 //                count of the prompt, where the error gives it, calibrates ours)
 //   the cut      survival's harder levels (pruning::Level::Window, then
 //                DropMiddle) on the request as it was sent: the first that fits
+//   the anchor   the task restated (pruning/reanchor.hpp, F22) when
+//                reanchor_after_compression, unless the request carries it
 //   the note     recovery_note as a new user message at the end of the
 //                context (before a trailing assistant prefill), so the model
 //                knows older history was compressed
