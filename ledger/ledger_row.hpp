@@ -49,6 +49,7 @@ struct LedgerRow {
   std::int64_t wait_ms = 0;        // held for the runway
   std::string quota_group;         // the runway's group; "" none known
   std::optional<std::int64_t> runway_tokens;  // the runway left after the request
+  std::string recovery;            // context-overflow recovery: "retried", "no_fit"; "" none
 
   std::int64_t tokens_saved() const {
     return tokens_before > tokens_after ? tokens_before - tokens_after : 0;

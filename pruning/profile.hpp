@@ -159,6 +159,47 @@ struct Profile {
   std::uint64_t thinking_budget_gemini_tokens = 8192;    // Gemini 2.5 thinkingBudget cap
   std::uint64_t thinking_budget_anthropic_tokens = 8192; // Anthropic budget_tokens cap
 
+
+  // --- A client's own compaction request (F29; client_compaction.hpp): a
+  // request whose newest message is a user message holding one of these
+  // (ASCII case ignored) goes upstream untouched, mode none. The defaults are
+  // the known agents' own prompts (Codex, Claude Code, Gemini CLI).
+  bool client_compaction = true;
+  std::vector<std::string> client_compaction_patterns = {
+      "You are performing a CONTEXT CHECKPOINT COMPACTION",     // Codex
+      "Your task is to create a detailed summary of",           // Claude Code (/compact, auto-compact)
+      "generate the updated <state_snapshot>",                  // Gemini CLI's compression
+      "Critically evaluate the <state_snapshot> you just generated",  // ... and its verification pass
+  };
+  // ... and these only when the request defines no tools (a summary request
+  // that could not be an agent's working turn).
+  std::vector<std::string> client_compaction_patterns_without_tools = {
+      "summarize the conversation", "summarise the conversation", "summary of the conversation",
+      "summarize our conversation", "summarise our conversation", "summary of our conversation",
+  };
+
+
+  // --- Context-overflow recovery (F21; proxy/filters/recovery_filter.hpp):
+  // when the upstream answers a context-length error before any byte reached
+  // the client, the request goes once more, compressed at survival's harder
+  // levels to fit the window (the one the error names, else context_window,
+  // else the model's known one; minus the output cap), with recovery_note
+  // at the end of the context. A request that cannot fit gets the error.
+  bool recovery = true;
+  std::uint64_t context_window = 0;  // tokens, input + output; 0: the error's, else the model's known window
+  double recovery_margin = 0.9;      // aim at this fraction of the window (counts are estimates)
+  std::string recovery_note =
+      "[tokendiet: older history was compressed to fit the model's context window; re-read or re-run what you need.]";
+
+
+  // --- Re-anchoring (F22; reanchor.hpp): the anchor (this text, else the
+  // first user message, cut to reanchor_max_bytes) restated in a new user
+  // message after the newest one, so the cached prefix is not touched.
+  bool reanchor_after_compression = true;  // after survival's harder levels and recovery's retry
+  std::uint32_t reanchor_every_turns = 0;  // and every N turns (0: never)
+  std::string anchor;                      // "": the first user message
+  std::uint64_t reanchor_max_bytes = 2000;
+
   template <class Visitor>
   void visit(Visitor&& v) {
     v("models", models);
@@ -223,6 +264,17 @@ struct Profile {
     v("thinking_budget_effort", thinking_budget_effort);
     v("thinking_budget_gemini_tokens", thinking_budget_gemini_tokens);
     v("thinking_budget_anthropic_tokens", thinking_budget_anthropic_tokens);
+    v("client_compaction", client_compaction);
+    v("client_compaction_patterns", client_compaction_patterns);
+    v("client_compaction_patterns_without_tools", client_compaction_patterns_without_tools);
+    v("recovery", recovery);
+    v("context_window", context_window);
+    v("recovery_margin", recovery_margin);
+    v("recovery_note", recovery_note);
+    v("reanchor_after_compression", reanchor_after_compression);
+    v("reanchor_every_turns", reanchor_every_turns);
+    v("anchor", anchor);
+    v("reanchor_max_bytes", reanchor_max_bytes);
   }
 };
 

@@ -1,10 +1,14 @@
 #include "proxy/filters/diet.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "config/match.hpp"
 #include "providers/thinking_budget.hpp"
 #include "proxy/filters/cached_counter.hpp"
+#include "pruning/client_compaction.hpp"
+#include "pruning/reanchor.hpp"
+#include "pruning/strategies/working_memory.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"
@@ -43,6 +47,22 @@ Written write_step(const providers::ParsedRequest& request, const pruning::Pipel
     out.rewritten = true;
   }
   return out;
+}
+
+void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& profile,
+                   const pruning::Decision& decision, std::uint32_t turns, const pruning::TokenCounter& counter,
+                   pruning::PipelineResult& result) {
+  if (decision.mode == pruning::Mode::None || !decision.settings.write) return;
+  // Never twice: the policy restates the anchor in the levels it weighs.
+  if (std::find(result.fired.begin(), result.fired.end(), std::string_view(kReanchorStat)) != result.fired.end())
+    return;
+  // A compression: survival's harder level that did cut something.
+  const bool compressed = decision.settings.level != pruning::Level::Diet && result.changed();
+  if (!pruning::reanchor_due(profile, turns, compressed)) return;
+  const std::string restated = pruning::reanchor(request.conversation, profile);
+  if (restated.empty()) return;
+  result.tokens_after += counter.count(restated) + 4;
+  result.fired.push_back(kReanchorStat);
 }
 
 std::optional<std::string> thinking_step(providers::Api api, std::string_view model, std::string_view bytes,
@@ -91,7 +111,17 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     const CachedCounter counter(*model_counter, caches.pipeline.counts);
     out.exact = counter.exact();
     const pruning::Counted counted = count_step(request.conversation, counter, caches);
-    const providers::ParsedRequest* pruned = &request;
+    // The client's own compaction request goes as it came (F29).
+    if (std::string_view pattern = pruning::client_compaction(request.conversation, profile); !pattern.empty()) {
+      out.decision = pruning::Decision{};  // mode none, sent now
+      out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
+      out.reason = kClientCompaction;
+      return out;
+    }
+    // Turns of the history as sent, for re-anchoring every N turns.
+    const std::uint32_t turns =
+        profile.reanchor_every_turns ? pruning::working_memory(request.conversation, profile).turns() : 0;
+    providers::ParsedRequest* pruned = &request;
     std::optional<PolicyStep> policy;
     if (options.policy) {
       policy = policy_step(route, body, request, counted, profile, counter, caches, *options.policy);
@@ -104,6 +134,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       out.decision = pruning::decide(counted, profile);
       out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
     }
+    reanchor_step(*pruned, profile, out.decision, turns, counter, out.result);
     Written written = write_step(*pruned, out.result, out.decision, body, rewritten);
     if (!written.ok) {
       out.fail_open = true;

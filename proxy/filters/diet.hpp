@@ -65,7 +65,13 @@ struct DietOutcome {
   std::string runway_key;
   std::uint64_t session = 0;
   std::string thinking;
+  // Why the diet left the request alone although its profile is on ("" it
+  // did not): kClientCompaction.
+  std::string_view reason;
 };
+
+// The reason of a client's own compaction request (pruning/client_compaction.hpp).
+inline constexpr std::string_view kClientCompaction = "client_compaction";
 
 // 1. Parse: no request means the body goes as it came (error says why).
 providers::ParseOutcome parse_step(const providers::ChatRoute& route, std::string_view body, DietCaches& caches);
@@ -88,6 +94,16 @@ struct Written {
 };
 Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
                    const pruning::Decision& decision, std::string_view body, std::string& rewritten);
+
+// 4b. Re-anchor (pruning/reanchor.hpp): the task restated after the newest
+// message when the decision compressed harder than the diet (survival's
+// level cut something), or
+// on every reanchor_every_turns-th of `turns`; reported as the stat
+// kReanchorStat, its tokens added to `result`.
+inline constexpr const char* kReanchorStat = "reanchor";
+void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& profile,
+                   const pruning::Decision& decision, std::uint32_t turns, const pruning::TokenCounter& counter,
+                   pruning::PipelineResult& result);
 
 // 6. Thinking: when the decision lowers thinking, the thinking fields of
 // `bytes` (the request as it will go) lowered for `model` within the

@@ -142,6 +142,7 @@ FilterResult DietFilter::apply(RequestContext& ctx, const DietOutcome& diet) con
   ctx.tokens_before = diet.result.tokens_before;
   ctx.tokens_after = diet.result.tokens_after;
   ctx.mode = diet.decision.mode;
+  ctx.mode_reason = diet.reason;
   ctx.strategies = diet.result.fired;
   if (diet.fail_open) {
     fail_open(ctx, diet.error);

@@ -63,6 +63,9 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
     }
     pruning::Decision at{pruning::Mode::Standard, {&profile, true, level}, {}};
     slot = Run{target, prune_step(target->conversation, counted, at, counter, caches)};
+    // A harder level that cuts restates the task: part of what it sends,
+    // so part of what the runway is asked for.
+    reanchor_step(*target, profile, at, 0, counter, slot->result);
     return *slot;
   };
 

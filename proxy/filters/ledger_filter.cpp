@@ -57,6 +57,7 @@ LedgerRow ledger_row(const RequestContext& ctx) {
   r.wait_ms = ctx.delay_upstream.count();
   r.quota_group = std::string(ctx.quota_group);
   r.runway_tokens = ctx.runway_tokens;
+  r.recovery = ctx.recovery;
   return r;
 }
 

@@ -87,6 +87,7 @@ struct RequestContext {
   std::uint64_t tokens_after = 0;   // request tokens after the diet
   std::optional<pruning::Mode> mode;  // the diet's decision; nullopt: it never decided
                                       // (not a chat request, or a body it could not parse)
+  std::string_view mode_reason;  // why an enabled diet left the request alone ("client_compaction"), "" none
   std::string profile;     // name of the matched profile
   // What the policy did beyond the diet (docs/design.md §Policy), for the
   // explain headers, the log line and /metrics:
@@ -94,6 +95,7 @@ struct RequestContext {
   std::optional<std::int64_t> runway_tokens;  // the runway left after this request (tightest limit)
   std::string_view quota_group;  // the runway's quota group ("" none known): the profile's or ctx.model
   std::string thinking;       // the thinking setting lowered ("reasoning_effort high -> low ..."), "" none
+  std::string_view recovery;  // context-overflow recovery (recovery_filter.hpp): "retried", "no_fit"; "" none
   // Strategies that fired, in pipeline order: their names are string
   // literals (pruning::StrategyStats::name). Joined only by the log line and
   // the ledger row.

@@ -164,6 +164,7 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.fail_open) l.flag("fail_open", true).str("fail_open_reason", ctx.fail_open_reason);
   if (!ctx.profile.empty()) l.str("profile", ctx.profile);
   if (ctx.mode) l.str("mode", pruning::mode_name(*ctx.mode));
+  if (!ctx.mode_reason.empty()) l.str("mode_reason", ctx.mode_reason);
   if (ctx.tokens_before || ctx.tokens_after)
     l.num("tokens_before", ctx.tokens_before).num("tokens_after", ctx.tokens_after);
   if (!ctx.strategies.empty()) l.str("strategies", pruning::join_names(ctx.strategies));
@@ -171,6 +172,7 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.delay_upstream.count() > 0) l.num("wait_ms", std::uint64_t(ctx.delay_upstream.count()));
   if (ctx.runway_tokens) l.str("quota_group", ctx.quota_group).num("runway_tokens", std::uint64_t(*ctx.runway_tokens));
   if (!ctx.thinking.empty()) l.str("thinking", ctx.thinking);
+  if (!ctx.recovery.empty()) l.str("recovery", ctx.recovery);
   if (ctx.usage.present) {
     l.num("usage_prompt", ctx.usage.prompt).num("usage_completion", ctx.usage.completion);
     if (ctx.usage.cached_read) l.num("usage_cached_read", ctx.usage.cached_read);

@@ -23,6 +23,8 @@ constexpr char kKeySep = '\x1f';  // provider <US> model: neither contains it in
 // (pruning::mode_name, pruning::outcome_name).
 constexpr std::array<std::string_view, 3> kModes = {"none", "standard", "survival"};
 constexpr std::array<std::string_view, 4> kSurvivalOutcomes = {"compressed", "waited", "rejected", "too_large"};
+// Context-overflow recovery's outcomes (proxy/filters/recovery_filter.hpp).
+constexpr std::array<std::string_view, 2> kRecoveryOutcomes = {"retried", "no_fit"};
 
 template <std::size_t N>
 std::size_t index_of(const std::array<std::string_view, N>& names, std::string_view name) {
@@ -130,6 +132,7 @@ struct Metrics::ModelSeries {
   std::array<std::atomic<std::uint64_t>, kModes.size()> by_mode{};
   std::array<std::atomic<std::uint64_t>, kSurvivalOutcomes.size()> survival{};
   std::atomic<std::uint64_t> wait_ms{0};
+  std::array<std::atomic<std::uint64_t>, kRecoveryOutcomes.size()> recovery{};
   LatencyHistogram total{kTotalBoundsMs};
   LatencyHistogram ttfb{kTtfbBoundsMs};
 };
@@ -165,6 +168,8 @@ void Metrics::record(const LedgerRow& row) {
   if (std::size_t o = index_of(kSurvivalOutcomes, row.survival); o < kSurvivalOutcomes.size())
     s.survival[o].fetch_add(1, relaxed);
   if (row.wait_ms > 0) s.wait_ms.fetch_add(clamp_u(row.wait_ms), relaxed);
+  if (std::size_t o = index_of(kRecoveryOutcomes, row.recovery); o < kRecoveryOutcomes.size())
+    s.recovery[o].fetch_add(1, relaxed);
   if (row.runway_tokens && !row.quota_group.empty()) {
     key.resize(row.provider.size() + 1);  // "provider <US>" again
     key += row.quota_group;
@@ -271,6 +276,14 @@ std::string Metrics::render() const {
   for (const Row& r : rows)
     if (std::uint64_t ms = r.s->wait_ms.load(std::memory_order_relaxed))
       sample(out, "tokendiet_survival_wait_seconds_total", r.labels, seconds(ms));
+  header(out, "tokendiet_recovery_total", "counter",
+         "Context-overflow recovery after an upstream context-length error: retried (sent once more, "
+         "compressed to fit), no_fit (no level fits: the upstream's error relayed).");
+  for (const Row& r : rows)
+    for (std::size_t i = 0; i < kRecoveryOutcomes.size(); ++i)
+      if (std::uint64_t n = r.s->recovery[i].load(std::memory_order_relaxed))
+        sample(out, "tokendiet_recovery_total", r.labels + ",outcome=\"" + std::string(kRecoveryOutcomes[i]) + "\"",
+               std::to_string(n));
   header(out, "tokendiet_runway_tokens", "gauge",
          "Tokens the tightest per-minute limit of a provider and quota group held after its latest request.");
   runways_.for_each([&](std::string_view key, const RunwaySeries& g) {

@@ -46,6 +46,10 @@
 //   x-fake-repeat: N         an SSE fixture is cycled (or cut) to N events; its last event
 //                            (e.g. [DONE] or message_stop) stays last
 //   x-fake-quota-key: K      quota mode: count this request against key K
+//   x-fake-context-window: N a model whose context holds N tokens: a request of more than N
+//                            tokens (ceil(body bytes / 4)) is answered with the provider's
+//                            context-length error, its numbers made true (N the window, the
+//                            request's tokens the prompt); a smaller one as usual
 //
 // Quota mode (the --quota-* flags, or startFakeUpstream({quota: {tpm, itpm, otpm, rpm, windowMs,
 // cacheTtlMs}})): per-minute limits as the providers keep them, per provider, API key (x-fake-quota-key,
@@ -96,6 +100,17 @@ const ERROR_FIXTURES = {
     '529': 'anthropic-error-overloaded', 'overloaded': 'anthropic-error-overloaded'},
   gemini: {'429': 'gemini-error-resource-exhausted', '500': 'gemini-error-server', 'context-length': 'gemini-error-context-length'},
 };
+
+// The numbers in each provider's context-length fixture: [window, prompt tokens].
+const CONTEXT_LENGTH_NUMBERS = {openai: ['128000', '130512'], anthropic: ['200000', '208310'], gemini: ['1048576', '1234567']};
+
+// The provider's context-length error with `window` and `tokens` in it.
+function contextLengthError(provider, window, tokens, fixturesDir) {
+  const fx = loadFixture(ERROR_FIXTURES[provider]['context-length'], fixturesDir);
+  const [w, n] = CONTEXT_LENGTH_NUMBERS[provider];
+  const text = fx.body.toString('utf8').replace(w, String(window)).replace(n, String(tokens));
+  return {...fx, body: Buffer.from(text)};
+}
 
 // What the path asks for: {provider, op, stream}; null for paths no provider has.
 export function classify(pathname, body, query) {
@@ -249,6 +264,15 @@ export async function startFakeUpstream(opts = {}) {
     if (mode === 'early-hints') res.writeEarlyHints({link: '</style.css>; rel=preload; as=style'});
 
     let name = req.headers['x-fake-fixture'];
+    const window = intHeader(req, 'x-fake-context-window', 0, Number.MAX_SAFE_INTEGER);
+    if (route && window > 0 && Math.ceil(body.length / 4) > window) {
+      const fx = contextLengthError(route.provider, window, Math.ceil(body.length / 4), opts.fixturesDir);
+      entry.fixture = ERROR_FIXTURES[route.provider]['context-length'];
+      entry.status = fx.status;
+      const headers = [...fx.headers.filter(([k]) => !/^content-length$/i.test(k)), 'content-length', String(fx.body.length)];
+      res.writeHead(fx.status, fx.statusMessage, headers.flat());
+      return res.end(fx.body);
+    }
     if (!name && route && ERROR_FIXTURES[route.provider][mode]) name = ERROR_FIXTURES[route.provider][mode];
     if (!name && ERROR_FIXTURES.openai[mode] && !route) name = ERROR_FIXTURES.openai[mode];
     if (!name && route) name = defaultFixture(route, body);

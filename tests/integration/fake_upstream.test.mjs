@@ -120,6 +120,28 @@ test('error modes answer in the calling provider\'s shape', async () => {
   assert.ok(an.headers['anthropic-ratelimit-input-tokens-reset']);
 });
 
+test('x-fake-context-window: over N tokens (ceil(bytes / 4)) the provider\'s context-length error, numbers true; else as usual', async () => {
+  const cases = [
+    ['/v1/chat/completions', b => b.error.code === 'context_length_exceeded' &&
+      b.error.message.includes('maximum context length is 10 tokens. However, your messages resulted in 11 tokens')],
+    ['/v1/messages', b => b.error.message === 'prompt is too long: 11 tokens > 10 maximum'],
+    ['/v1beta/models/m:generateContent', b => b.error.status === 'INVALID_ARGUMENT' &&
+      b.error.message === 'The input token count (11) exceeds the maximum number of tokens allowed (10).'],
+  ];
+  for (const [p, check] of cases) {
+    const over = '{"model":"m","x":"' + 'a'.repeat(44 - 20) + '"}';  // 44 bytes: 11 tokens
+    assert.equal(over.length, 44);
+    fake.clear();
+    const r = await post(p, over, {'x-fake-context-window': '10'});
+    assert.equal(r.status, 400, p);
+    assert.equal(Number(r.headers['content-length']), Buffer.byteLength(r.body), p);
+    assert.ok(check(JSON.parse(r.body)), `${p}: ${r.body}`);
+    assert.equal(fake.last().status, 400);
+    const fits = await post(p, over.slice(0, 40 - 2) + '"}', {'x-fake-context-window': '10'});  // 40 bytes: 10 tokens
+    assert.equal(fits.status, 200, `${p}: ${fits.body}`);
+  }
+});
+
 test('Gemini streamGenerateContent without alt=sse answers one JSON array', async () => {
   const r = await post('/v1beta/models/m:streamGenerateContent', {contents: []});
   assert.equal(r.status, 200);

@@ -7,3 +7,4 @@ export {startTokendiet, startFakeProcess, tokendietBin, freePort, tempDir, tcpSo
 export {makeTestCA} from './tls.mjs';
 export {sameThroughProxy, comparable} from './relay.mjs';
 export {quotaConfig, trajectory, fillerBody, fakeTokens, post, explain, logLineOf, metricSamples, metricSum} from './quota.mjs';
+export {recordedHistory, fixtureText, agentRequest} from './agent_bodies.mjs';

@@ -4,6 +4,7 @@
 // lowered under pressure; the logging phase corrects the runway.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "config/config.hpp"
@@ -201,4 +202,25 @@ TEST_CASE("diet policy: the logging phase re-bases the runway on the headers and
   g.ctx.usage.prompt = g.ctx.tokens_after + 5'000;
   proxy.diet->logging(g.ctx);
   CHECK(proxy.runway(p, g.ctx.model, "key-2").combined.level == doctest::Approx(before - 5'000).epsilon(1e-4));
+}
+
+TEST_CASE("diet policy: survival's compression re-anchors the task after the newest message; switched off, not") {
+  const std::string body = trajectory_body("mini-swe-agent-12.json");
+  const std::uint64_t tokens = diet_tokens(body);
+  for (bool on : {true, false}) {
+    CAPTURE(on);
+    auto p = quota(tokens * 9 / 10);
+    p.reanchor_after_compression = on;
+    Proxy proxy(p);
+    Proxy::Sent s = proxy.send(body);
+    REQUIRE(s.ctx.survival == "compressed");
+    const bool restated = s.body.find("[tokendiet: the task, restated]") != std::string::npos;
+    CHECK(restated == on);
+    CHECK((std::find(s.ctx.strategies.begin(), s.ctx.strategies.end(), std::string_view("reanchor")) !=
+           s.ctx.strategies.end()) == on);
+    if (on) {  // the restatement is the last message; re-sent, the same bytes (never twice)
+      CHECK(s.body.rfind("[tokendiet: the task, restated]") > s.body.rfind("\"role\":\"tool\""));
+      CHECK(proxy.send(body).body == s.body);
+    }
+  }
 }

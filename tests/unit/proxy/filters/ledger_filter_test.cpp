@@ -74,6 +74,9 @@ TEST_CASE("a finished request becomes one ledger row with every field") {
   CHECK(a.mode.empty());  // the diet never decided: no mode, as before the enum
   aborted.mode = td::pruning::Mode::None;
   CHECK(ledger_row(aborted).mode == "none");
+  CHECK(a.recovery.empty());
+  aborted.recovery = "retried";  // context-overflow recovery, for /metrics
+  CHECK(ledger_row(aborted).recovery == "retried");
 }
 
 TEST_CASE("the filter counts in flight, records metrics and queues the row") {

@@ -55,3 +55,17 @@ TEST_CASE("the access line: the diet's mode, the strategies joined with commas, 
   ctx.mode = td::pruning::Mode::None;
   CHECK(access_line(ctx).text().find(R"("mode":"none")") != std::string::npos);
 }
+
+TEST_CASE("the access line: why an enabled diet left a request alone, and context-overflow recovery") {
+  RequestContext ctx;
+  ctx.method = "POST";
+  ctx.target = "/v1/messages";
+  ctx.provider = Provider::anthropic;
+  CHECK(access_line(ctx).text().find("mode_reason") == std::string::npos);
+  CHECK(access_line(ctx).text().find("recovery") == std::string::npos);
+  ctx.mode = td::pruning::Mode::None;
+  ctx.mode_reason = "client_compaction";
+  CHECK(access_line(ctx).text().find(R"("mode":"none","mode_reason":"client_compaction")") != std::string::npos);
+  ctx.recovery = "retried";
+  CHECK(access_line(ctx).text().find(R"("recovery":"retried")") != std::string::npos);
+}

@@ -264,3 +264,18 @@ TEST_CASE("concurrent recording from several threads loses nothing") {
   CHECK(total == 4000);
   CHECK(page.find("tokendiet_tokens_in_total").size() == 7);
 }
+
+TEST_CASE("context-overflow recovery's outcomes by provider and model") {
+  Metrics m;
+  LedgerRow retried = row("openai", "gpt-4o", 200, 900, 300, 10, "standard");
+  retried.recovery = "retried";
+  m.record(retried);
+  m.record(retried);
+  LedgerRow no_fit = row("openai", "gpt-4o", 400, 900, 900, 10, "standard");
+  no_fit.recovery = "no_fit";
+  m.record(no_fit);
+  m.record(row("openai", "gpt-4o", 200, 900, 900, 10, "standard"));  // none
+  Page page = parse_page(m.render());
+  CHECK(page.value("tokendiet_recovery_total", {{"provider", "openai"}, {"model", "gpt-4o"}, {"outcome", "retried"}}) == 2);
+  CHECK(page.value("tokendiet_recovery_total", {{"provider", "openai"}, {"model", "gpt-4o"}, {"outcome", "no_fit"}}) == 1);
+}

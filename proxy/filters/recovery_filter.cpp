@@ -1,0 +1,106 @@
+#include "proxy/filters/recovery_filter.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "config/match.hpp"
+#include "providers/context_window.hpp"
+#include "providers/generation_settings.hpp"
+#include "proxy/filters/cached_counter.hpp"
+#include "proxy/filters/diet.hpp"
+#include "proxy/phases/routing.hpp"
+#include "pruning/reanchor.hpp"
+#include "pruning/tokenizer/counter.hpp"
+
+namespace td::proxy {
+
+namespace {
+
+// The output the window must keep room for: the request's output cap, or
+// what the error says was reserved. Gemini's limit is on input alone.
+std::uint64_t output_room(const providers::ParsedRequest& request, const providers::ContextOverflow& said) {
+  if (request.format == providers::Api::gemini) return 0;
+  const auto cap = providers::read_generation_settings(request).settings.max_output_tokens;
+  return std::max<std::uint64_t>(cap && *cap > 0 ? std::uint64_t(*cap) : 0, said.output);
+}
+
+}  // namespace
+
+Recovery recover_body(const providers::ChatRoute& route, std::string_view body, const providers::ResponseError& error,
+                      const config::Config& config, DietCaches& caches) {
+  Recovery out;
+  providers::ParseOutcome first = parse_step(route, body, caches);
+  if (!first.request) return out;
+  const pruning::Profile& profile = config::profile_for(config, first.request->model);
+  if (!profile.enabled || !profile.recovery) return out;
+  out.outcome = "no_fit";
+
+  const providers::ContextOverflow said = providers::context_overflow_in(error.message);
+  const std::uint64_t window = said.window          ? said.window
+                               : profile.context_window ? profile.context_window
+                                                        : providers::known_context_window(first.request->model);
+  const std::uint64_t output = output_room(*first.request, said);
+  if (window <= output) return out;  // unknown, or no room for any prompt
+
+  const auto model_counter = tok::counter_for_model(first.request->model);
+  const CachedCounter counter(*model_counter, caches.pipeline.counts);
+  const pruning::Counted counted = count_step(first.request->conversation, counter, caches);
+  out.tokens_before = counted.total;
+  // The provider's tokens per diet token, where the error counted the prompt.
+  const double ratio = said.prompt && counted.total ? std::clamp(double(said.prompt) / counted.total, 0.25, 4.0) : 1.0;
+  out.budget = double(window - output) / ratio * profile.recovery_margin;
+  const std::uint64_t note_tokens = profile.recovery_note.empty() ? 0 : counter.count(profile.recovery_note) + 4;
+
+  for (const pruning::Level level : {pruning::Level::Window, pruning::Level::DropMiddle}) {
+    // Each level prunes the request as it was sent: a fresh parse after the first.
+    providers::ParseOutcome again;
+    providers::ParsedRequest* request = &*first.request;
+    if (level != pruning::Level::Window) {
+      again = parse_step(route, body, caches);
+      if (!again.request) return out;
+      request = &*again.request;
+    }
+    const pruning::Decision at{pruning::Mode::Standard, {&profile, true, level}, {}};
+    pruning::PipelineResult result = prune_step(request->conversation, counted, at, counter, caches);
+    if (!result.changed()) continue;
+    std::uint64_t tokens = result.tokens_after + note_tokens;
+    // A compression: the task restated (F22), unless the request carries it already; the note last.
+    if (profile.reanchor_after_compression) {
+      if (const std::string restated = pruning::reanchor(request->conversation, profile); !restated.empty()) {
+        tokens += counter.count(restated) + 4;
+        result.fired.push_back(kReanchorStat);
+      }
+    }
+    if (double(tokens) > out.budget) continue;
+    if (!profile.recovery_note.empty()) pruning::append_user_note(request->conversation, profile.recovery_note);
+    providers::WriteOutcome written = providers::write(*request, body);
+    if (!written.ok || !written.changed) return out;
+    out.outcome = "retried";
+    out.body = std::move(written.body);
+    out.level = level;
+    out.tokens_after = tokens;
+    out.fired = std::move(result.fired);
+    return out;
+  }
+  return out;
+}
+
+RetryDecision RecoveryFilter::upstream_failure_filter(RequestContext& ctx, const UpstreamOutcome& outcome,
+                                                      std::string& body) {
+  // Context-length errors are client errors (400, some servers 413).
+  if (outcome.failure || outcome.status < 400 || outcome.status >= 500) return RetryDecision::no_retry;
+  const auto target = origin_form(ctx.target);
+  const auto route = target ? providers::chat_route(ctx.method, *target) : std::nullopt;
+  if (!route) return RetryDecision::no_retry;
+  const providers::ResponseError error = providers::classify_error_body(int(outcome.status), outcome.body);
+  if (!error.context_length_exceeded) return RetryDecision::no_retry;
+  Recovery r = recover_body(*route, body, error, *config_, caches_);
+  ctx.recovery = r.outcome;
+  if (r.outcome != "retried") return RetryDecision::no_retry;
+  body = std::move(r.body);
+  ctx.tokens_after = r.tokens_after;
+  ctx.strategies = std::move(r.fired);
+  return RetryDecision::retry;
+}
+
+}  // namespace td::proxy
