@@ -17,7 +17,10 @@ const NOTE = "[tokendiet: older history was compressed to fit the model's contex
 let fake, td;
 before(async () => {
   fake = await startFakeUpstream();
-  td = await startTokendiet({upstreams: {openai: fake.url, gemini: fake.url, anthropic: fake.url}});
+  // Survival off: the fixtures' recorded rate-limit headers must not move the
+  // first attempt to a harder level between the measurement and the test.
+  td = await startTokendiet({upstreams: {openai: fake.url, gemini: fake.url, anthropic: fake.url},
+    config: 'profiles:\n  - name: default\n    survival: false\n'});
 });
 after(async () => { await td?.stop(); await fake?.close(); });
 
