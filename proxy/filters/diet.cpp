@@ -49,6 +49,13 @@ Written write_step(const providers::ParsedRequest& request, const pruning::Pipel
   return out;
 }
 
+std::uint64_t user_message_tokens(std::string text, const pruning::TokenCounter& counter) {
+  pruning::Message m;
+  m.role = pruning::Role::User;
+  m.parts.emplace_back().text = std::move(text);
+  return tok::count_message(m, counter);
+}
+
 void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& profile,
                    const pruning::Decision& decision, std::uint32_t turns, const pruning::TokenCounter& counter,
                    pruning::PipelineResult& result) {
@@ -61,7 +68,7 @@ void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& pr
   if (!pruning::reanchor_due(profile, turns, compressed)) return;
   const std::string restated = pruning::reanchor(request.conversation, profile);
   if (restated.empty()) return;
-  result.tokens_after += counter.count(restated) + 4;
+  result.tokens_after += user_message_tokens(restated, counter);
   result.fired.push_back(kReanchorStat);
 }
 

@@ -101,6 +101,9 @@ Written write_step(const providers::ParsedRequest& request, const pruning::Pipel
 // on every reanchor_every_turns-th of `turns`; reported as the stat
 // kReanchorStat, its tokens added to `result`.
 inline constexpr const char* kReanchorStat = "reanchor";
+// The tokens a user message of `text` adds, its overhead included (the
+// restatement; recovery's note).
+std::uint64_t user_message_tokens(std::string text, const pruning::TokenCounter& counter);
 void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& profile,
                    const pruning::Decision& decision, std::uint32_t turns, const pruning::TokenCounter& counter,
                    pruning::PipelineResult& result);

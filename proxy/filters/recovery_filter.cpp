@@ -1,7 +1,6 @@
 #include "proxy/filters/recovery_filter.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include "config/match.hpp"
 #include "providers/context_window.hpp"
@@ -49,7 +48,8 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
   // The provider's tokens per diet token, where the error counted the prompt.
   const double ratio = said.prompt && counted.total ? std::clamp(double(said.prompt) / counted.total, 0.25, 4.0) : 1.0;
   out.budget = double(window - output) / ratio * profile.recovery_margin;
-  const std::uint64_t note_tokens = profile.recovery_note.empty() ? 0 : counter.count(profile.recovery_note) + 4;
+  const std::uint64_t note_tokens =
+      profile.recovery_note.empty() ? 0 : user_message_tokens(profile.recovery_note, counter);
 
   for (const pruning::Level level : {pruning::Level::Window, pruning::Level::DropMiddle}) {
     // Each level prunes the request as it was sent: a fresh parse after the first.
@@ -67,7 +67,7 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
     // A compression: the task restated (F22), unless the request carries it already; the note last.
     if (profile.reanchor_after_compression) {
       if (const std::string restated = pruning::reanchor(request->conversation, profile); !restated.empty()) {
-        tokens += counter.count(restated) + 4;
+        tokens += user_message_tokens(restated, counter);
         result.fired.push_back(kReanchorStat);
       }
     }

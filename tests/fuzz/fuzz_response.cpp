@@ -1,12 +1,14 @@
 // libFuzzer: an upstream response body through what reads it on the way to
 // the client: the usage tee (JSON or SSE, every format), the include_usage
-// scrubber, and the error classifier. The first byte picks the format and
-// the piece size, so event and escape boundaries fall everywhere.
+// scrubber, the error classifier and what recovery reads from an error
+// (providers/context_window.hpp). The first byte picks the format and the
+// piece size, so event and escape boundaries fall everywhere.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "providers/context_window.hpp"
 #include "providers/openai_include_usage.hpp"
 #include "providers/response_error.hpp"
 #include "providers/usage_fields.hpp"
@@ -32,7 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tee.finish();
   scrubber.finish(relayed);
   (void)tee.usage();
-  (void)classify_error_body(400, body);
+  // The error classifier, then what recovery reads from its message (F21).
+  (void)context_overflow_in(classify_error_body(400, body).message);
+  (void)context_overflow_in(body);
   (void)read_usage_object(api, body);
   return 0;
 }
