@@ -257,33 +257,30 @@ std::string Metrics::render() const {
            std::to_string(m.requests.load(std::memory_order_relaxed)));
   });
 
-  header(out, "tokendiet_mode_requests_total", "counter",
-         "Requests by provider, model and the mode that applied (none, standard, survival).");
-  for (const Row& r : rows)
-    for (std::size_t i = 0; i < kModes.size(); ++i)
-      if (std::uint64_t n = r.s->by_mode[i].load(std::memory_order_relaxed))
-        sample(out, "tokendiet_mode_requests_total", r.labels + ",mode=\"" + std::string(kModes[i]) + "\"",
-               std::to_string(n));
-  header(out, "tokendiet_survival_total", "counter",
-         "Survival mode's outcomes: compressed (sent at a harder level), waited (held for the runway), "
-         "rejected (answered 429), too_large (over a whole window: sent as the diet left it).");
-  for (const Row& r : rows)
-    for (std::size_t i = 0; i < kSurvivalOutcomes.size(); ++i)
-      if (std::uint64_t n = r.s->survival[i].load(std::memory_order_relaxed))
-        sample(out, "tokendiet_survival_total", r.labels + ",outcome=\"" + std::string(kSurvivalOutcomes[i]) + "\"",
-               std::to_string(n));
+  // A counter per provider, model and one more label, for each of `names`.
+  auto per_name = [&](const char* name, const char* help, std::string_view label, auto names, auto member) {
+    header(out, name, "counter", help);
+    for (const Row& r : rows)
+      for (std::size_t i = 0; i < names.size(); ++i)
+        if (std::uint64_t n = (r.s->*member)[i].load(std::memory_order_relaxed))
+          sample(out, name, r.labels + "," + std::string(label) + "=\"" + std::string(names[i]) + "\"",
+                 std::to_string(n));
+  };
+  per_name("tokendiet_mode_requests_total",
+           "Requests by provider, model and the mode that applied (none, standard, survival).", "mode", kModes,
+           &ModelSeries::by_mode);
+  per_name("tokendiet_survival_total",
+           "Survival mode's outcomes: compressed (sent at a harder level), waited (held for the runway), "
+           "rejected (answered 429), too_large (over a whole window: sent as the diet left it).",
+           "outcome", kSurvivalOutcomes, &ModelSeries::survival);
   header(out, "tokendiet_survival_wait_seconds_total", "counter", "Time requests were held for the TPM runway.");
   for (const Row& r : rows)
     if (std::uint64_t ms = r.s->wait_ms.load(std::memory_order_relaxed))
       sample(out, "tokendiet_survival_wait_seconds_total", r.labels, seconds(ms));
-  header(out, "tokendiet_recovery_total", "counter",
-         "Context-overflow recovery after an upstream context-length error: retried (sent once more, "
-         "compressed to fit), no_fit (no level fits: the upstream's error relayed).");
-  for (const Row& r : rows)
-    for (std::size_t i = 0; i < kRecoveryOutcomes.size(); ++i)
-      if (std::uint64_t n = r.s->recovery[i].load(std::memory_order_relaxed))
-        sample(out, "tokendiet_recovery_total", r.labels + ",outcome=\"" + std::string(kRecoveryOutcomes[i]) + "\"",
-               std::to_string(n));
+  per_name("tokendiet_recovery_total",
+           "Context-overflow recovery after an upstream context-length error: retried (sent once more, "
+           "compressed to fit), no_fit (no level fits: the upstream's error relayed).",
+           "outcome", kRecoveryOutcomes, &ModelSeries::recovery);
   header(out, "tokendiet_runway_tokens", "gauge",
          "Tokens the tightest per-minute limit of a provider and quota group held after its latest request.");
   runways_.for_each([&](std::string_view key, const RunwaySeries& g) {

@@ -17,19 +17,10 @@
 
 using namespace td::proxy;
 using td::proxy::test::fixture;
+using td::proxy::test::eager_config;
 using td::proxy::test::trajectory_body;
 
 namespace {
-
-td::config::Config eager_config() {
-  td::config::Config cfg;
-  td::pruning::Profile eager;
-  eager.name = "eager";
-  eager.trigger_tokens = 20000;
-  eager.cache_write_price = 0.0;
-  cfg.profiles.push_back(eager);
-  return cfg;
-}
 
 // The recorded history with one more user message at the end.
 std::string with_user_message(const std::string& text) {

@@ -17,20 +17,10 @@
 
 using namespace td::proxy;
 using td::proxy::test::fixture;
+using td::proxy::test::eager_config;
 using td::proxy::test::trajectory_body;
 
 namespace {
-
-// A profile that prunes the recorded history (see diet_filter_test.cpp).
-td::config::Config eager_config() {
-  td::config::Config cfg;
-  td::pruning::Profile eager;
-  eager.name = "eager";
-  eager.trigger_tokens = 20000;
-  eager.cache_write_price = 0.0;
-  cfg.profiles.push_back(eager);
-  return cfg;
-}
 
 // gpt-4o: counted by its own tokenizer, so counts and plans are cached.
 const std::string& history() {

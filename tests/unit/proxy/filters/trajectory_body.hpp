@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "config/config.hpp"
+
 namespace td::proxy::test {
 
 inline std::string fixture(const std::string& name) {
@@ -45,6 +47,18 @@ inline std::string trajectory_body(const std::string& name, const char* model = 
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
   body.Accept(w);
   return sb.GetString();
+}
+
+// A profile that prunes the recorded histories from 20,000 tokens on,
+// every frontier step paying for itself.
+inline td::config::Config eager_config() {
+  td::config::Config cfg;
+  td::pruning::Profile eager;
+  eager.name = "eager";
+  eager.trigger_tokens = 20000;
+  eager.cache_write_price = 0.0;
+  cfg.profiles.push_back(eager);
+  return cfg;
 }
 
 }  // namespace td::proxy::test
