@@ -58,17 +58,6 @@ const PROVIDERS = [
     lastText: b => b.contents.at(-1).parts.map(p => p.text ?? '').join('')},
 ];
 
-// The first log line after the first `from` that matches `re` (lines are
-// written in batches: wait for it).
-async function lineAfter(from, re, timeoutMs = 10000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const hit = td.lines.slice(from).find(l => re.test(l));
-    if (hit) return JSON.parse(hit);
-    if (Date.now() > end) throw new Error(`no line matching ${re}:\n${td.lines.slice(from).join('\n')}`);
-    await new Promise(r => setTimeout(r, 20));
-  }
-}
 
 async function metrics() {
   return (await rawRequest({port: td.port, path: '/metrics'})).body.toString('utf8');
@@ -94,7 +83,7 @@ for (const p of PROVIDERS) {
     assert.ok(fakeTokens(retry) <= window, `the retry fits: ${fakeTokens(retry)} of ${window}`);
     assert.equal(p.lastText(JSON.parse(retry.body)), NOTE);
 
-    const line = await lineAfter(from, new RegExp(`"provider":"${p.provider}".*"recovery":"retried"`));
+    const line = JSON.parse(await td.waitForLine(new RegExp(`"provider":"${p.provider}".*"recovery":"retried"`), 10000, from));
     assert.equal(line.retries, 1);
     assert.equal(line.status, 200);
     assert.ok(line.tokens_after < line.tokens_before, JSON.stringify(line));
@@ -117,7 +106,7 @@ for (const p of PROVIDERS) {
       headers: {'content-type': 'application/json', 'x-fake-context-window': '50'}});
     assert.equal(proxied.status, 400);
     assert.ok(proxied.body.equals(direct.body), 'the error body, byte for byte');
-    const line = await lineAfter(from, new RegExp(`"provider":"${p.provider}".*"recovery":"no_fit"`));
+    const line = JSON.parse(await td.waitForLine(new RegExp(`"provider":"${p.provider}".*"recovery":"no_fit"`), 10000, from));
     assert.equal(line.retries, undefined);
     assert.equal(line.context_length_exceeded, true);
   });

@@ -25,16 +25,6 @@ before(async () => {
 });
 after(async () => { await td?.stop(); await fake?.close(); });
 
-// The first line after the first `from` lines that matches `re`.
-async function lineAfter(from, re, timeoutMs = 10000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const hit = td.lines.slice(from).find(l => re.test(l));
-    if (hit) return JSON.parse(hit);
-    if (Date.now() > end) throw new Error(`no line matching ${re}:\n${td.lines.slice(from).join('\n')}`);
-    await new Promise(r => setTimeout(r, 20));
-  }
-}
 
 async function sendThrough({path, body}) {
   fake.clear();
@@ -58,7 +48,7 @@ for (const a of AGENTS) {
     const sent = await sendThrough(compaction);
     assert.ok(sent.upstream.equals(Buffer.from(compaction.body)), 'the compaction request, byte for byte');
     assert.equal(sent.explainMode, 'none');
-    const line = await lineAfter(from, new RegExp(`"bytes_in":${Buffer.byteLength(compaction.body)},`));
+    const line = JSON.parse(await td.waitForLine(new RegExp(`"bytes_in":${Buffer.byteLength(compaction.body)},`), 10000, from));
     assert.equal(line.mode_reason, 'client_compaction');
     assert.equal(line.mode, 'none');
     assert.equal(line.tokens_before, line.tokens_after);

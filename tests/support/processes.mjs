@@ -57,8 +57,9 @@ function supervise(proc, name) {
     get exited() { return exited; },
     output: () => lines.join('\n'),
     // Resolves with the first line (already seen or future) matching re.
-    waitForLine(re, timeoutMs = 5000) {
-      const hit = lines.find(l => re.test(l));
+    // The first line matching `re`, among the lines from index `from` on.
+    waitForLine(re, timeoutMs = 5000, from = 0) {
+      const hit = lines.slice(from).find(l => re.test(l));
       if (hit !== undefined) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {
         const f = l => { if (re.test(l)) { done(); resolve(l); } };
