@@ -6,8 +6,9 @@
 #   scripts/test.sh                  all of it (what CI runs)
 #   scripts/test.sh --quick [ARGS]   the release build's tests only; ARGS go to ctest, e.g. -L unit
 #   scripts/test.sh --realcli [ARGS] only the optional real-CLI suite (ctest label realcli: Claude
-#                                    Code and Codex CLI from npm through tokendiet; tests/realcli/),
-#                                    which the other two leave out (it downloads about 800 MB once)
+#                                    Code, Codex and Gemini CLI from npm through tokendiet;
+#                                    tests/realcli/), which the other two leave out (it downloads
+#                                    about 900 MB once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0 labels=(-LE realcli)

@@ -17,8 +17,10 @@
 // it; past the last turn the last one is given again. A tool call's name may
 // be a list: the first the request defines is called (CLIs rename tools
 // between versions). A request without tools (titles, summaries, the CLIs'
-// side calls) gets `side` (default: text "ok"). Usage reports ceil(body
-// bytes / 4) input tokens, as the quota mode counts them.
+// side calls) gets `side` (default: text "ok"); one that asks for JSON output
+// with a schema gets `side.json` if given, else the smallest value the
+// schema admits (Gemini CLI's model router retries until its JSON parses).
+// Usage reports ceil(body bytes / 4) input tokens, as the quota mode counts them.
 
 const SIDE_DEFAULT = {text: 'ok'};
 
@@ -55,12 +57,40 @@ function toolNames(req) {
   return names;
 }
 
+// The JSON schema the request asks its answer to follow, in each wire format's place; null if none.
+function outputSchema(req) {
+  const g = req.generationConfig || {};
+  if (/json/i.test(g.responseMimeType || '')) return g.responseJsonSchema || g.responseSchema || {};
+  const f = req.text?.format || req.output_format || req.output_config?.format;
+  if (f?.type === 'json_schema') return f.schema || {};
+  if (req.response_format?.type === 'json_schema') return req.response_format.json_schema?.schema || {};
+  if (req.response_format?.type === 'json_object') return {};
+  return null;
+}
+
+// The smallest value `schema` admits: every property filled, the first enum value, numbers at their minimum.
+function valueFor(schema) {
+  if (schema?.enum?.length) return schema.enum[0];
+  switch (String(Array.isArray(schema?.type) ? schema.type[0] : schema?.type ?? 'object').toLowerCase()) {
+    case 'string': return '';
+    case 'integer': case 'number': return schema.minimum ?? 1;
+    case 'boolean': return false;
+    case 'array': return [];
+    case 'null': return null;
+    default: return Object.fromEntries(Object.entries(schema?.properties || {}).map(([k, v]) => [k, valueFor(v)]));
+  }
+}
+
 // The answer (`{text, calls: [{id, name, input}]}`) for this request, or null when the script has none.
 export function scriptedTurn(script, route, body) {
   const req = parse(body);
   if (!req || !script) return null;
   const names = toolNames(req);
-  if (names.size === 0) return {turn: -1, text: (script.side || SIDE_DEFAULT).text ?? 'ok', calls: []};
+  if (names.size === 0) {
+    const side = script.side || SIDE_DEFAULT, schema = outputSchema(req);
+    const text = schema ? JSON.stringify(side.json ?? valueFor(schema)) : side.text ?? 'ok';
+    return {turn: -1, text, calls: []};
+  }
   const turns = script.turns || [];
   if (turns.length === 0) return null;
   const k = Math.min(modelTurns(route, req), turns.length - 1);

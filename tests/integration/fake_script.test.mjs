@@ -140,6 +140,18 @@ test('scripted mode: a request without tools gets the side answer; x-fake-fixtur
   assert.equal((await post(p2, body2, {'x-fake-mode': '500'})).status, 500);
 });
 
+test('scripted mode: a side request that asks for JSON gets the smallest value its schema admits', async () => {
+  const schema = {type: 'OBJECT', required: ['why', 'score'], properties: {why: {type: 'STRING'},
+    score: {type: 'INTEGER', minimum: 3}, pick: {type: 'STRING', enum: ['flash', 'pro']}, tags: {type: 'ARRAY'}}};
+  const [p, body] = request('gemini', 0, {tools: false});
+  body.generationConfig = {responseMimeType: 'application/json', responseJsonSchema: schema};
+  const gemini = DECODE.gemini((await post(p, body)).body.toString(), false);
+  assert.deepEqual(JSON.parse(gemini.text), {why: '', score: 3, pick: 'flash', tags: []});
+  const [p2, body2] = request('responses', 0, {tools: false});
+  body2.text = {format: {type: 'json_schema', name: 'x', schema: {type: 'object', properties: {ok: {type: 'boolean'}}}}};
+  assert.deepEqual(JSON.parse(DECODE.responses((await post(p2, body2)).body.toString(), false).text), {ok: false});
+});
+
 test('scripted mode from the command line: --script FILE', async () => {
   const tmp = tempDir();
   const file = path.join(tmp.dir, 'script.json');
