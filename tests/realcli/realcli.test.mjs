@@ -1,19 +1,22 @@
-// The optional real-CLI suite (ctest label `realcli`, `scripts/test.sh --realcli`):
-// the agent CLIs users run (Claude Code, Codex CLI, Gemini CLI), installed from npm at the versions pinned in
-// tests/realcli/package-lock.json (tests/realcli/setup.sh), each driven
-// non-interactively through `tokendiet serve` against the fake upstream in
-// its scripted mode (tests/fake_upstream/script.mjs). The script has the CLI
-// read the same file several times and run small commands for a dozen turns,
-// so its history grows the way a working session's does, then answer. The
-// CLIs run the tools themselves, in a temp project, so every request body is
-// the CLI's own. Checked per CLI: the session finishes; no main request
-// (not count_tokens, not a small-model side call) fails open or is refused;
-// the diet fires on some of them under the default profile,
-// `identical_tool_outputs` among its strategies; /metrics agrees.
+// The optional real-CLI suite (ctest label `realcli`, `scripts/test.sh
+// --realcli`): the agent CLIs users run (Claude Code, Codex CLI, Gemini CLI),
+// installed from npm at the versions pinned in tests/realcli/package-lock.json
+// (tests/realcli/setup.sh), each driven non-interactively through `tokendiet
+// serve` against the fake upstream in its scripted mode
+// (tests/fake_upstream/script.mjs). The script has the CLI read the same file
+// several times and run small commands for a dozen turns, so its history
+// grows the way a working session's does, then answer. The CLIs run the tools
+// themselves, in a temp project, so every request body is the CLI's own.
+// Checked per CLI: the session finishes; no main request (not count_tokens,
+// not a small model's side call) fails open or is refused; the diet fires on
+// some of them under the default profile, `identical_tool_outputs` among its
+// strategies; /metrics agrees.
 //
 // Nothing leaves 127.0.0.1: each CLI gets a fresh HOME (and CODEX_HOME), an
 // environment built from scratch, telemetry, update checks and nonessential
-// traffic off, and a timeout after which its process group is killed.
+// traffic off, and a timeout (REALCLI_TIMEOUT_MS, 240 s) after which its
+// process group is killed. REALCLI_RECORD_DIR=DIR keeps the bodies the fake
+// received.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn} from 'node:child_process';
@@ -46,7 +49,7 @@ function sessionScript(read, cmd, {reads = 3, steps = 12} = {}) {
   return {turns, side: {text: 'Scripted session'}};
 }
 
-// Runs `argv` in `cwd` with `env` only; resolves {code, signal, stdout, stderr}.
+// Runs `argv` in `cwd` with `env` only; resolves {code, signal, stdout, stderr, timedOut}.
 // Killed (its whole process group) after timeoutMs.
 function runCli(argv, {cwd, env, timeoutMs = CLI_TIMEOUT_MS}) {
   return new Promise((resolve, reject) => {
@@ -83,7 +86,7 @@ async function session(name, makeScript, cli) {
   try {
     const run = await runCli(...cli({url: td.url, project, home, dir: tmp.dir}));
     const samples = await metricSamples(td);
-    // REALCLI_RECORD_DIR=DIR keeps the bodies the fake received (what tokendiet sent), one file per request.
+    // The bodies as tokendiet sent them, one file per request.
     if (process.env.REALCLI_RECORD_DIR) {
       fs.mkdirSync(process.env.REALCLI_RECORD_DIR, {recursive: true});
       fake.requests.forEach((r, i) => fs.writeFileSync(

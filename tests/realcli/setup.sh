@@ -8,4 +8,4 @@ cd "$(dirname "$0")"
 if [[ -d node_modules ]] && npm ls --silent >/dev/null 2>&1; then exit 0; fi
 # Bounded: a stalled registry must not hang the suite.
 timeout 900 npm ci --no-audit --no-fund --silent
-test -x node_modules/.bin/claude && test -x node_modules/.bin/codex
+test -x node_modules/.bin/claude && test -x node_modules/.bin/codex && test -x node_modules/.bin/gemini
