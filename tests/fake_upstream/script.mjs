@@ -7,7 +7,8 @@
 // one does, with nothing random in the answers.
 //
 // A script (JSON, `--script FILE` or startFakeUpstream({script})):
-//   {"turns": [{"text": "...", "tool_calls": [{"name": "Read" | ["shell", "exec_command"], "input": {...}}]},
+//   {"turns": [{"thinking": "...", "text": "...",
+//               "tool_calls": [{"name": "Read" | ["shell", "exec_command"], "input": {...}}]},
 //              ...,
 //              {"text": "the final answer"}],
 //    "side": {"text": "..."}}
@@ -21,6 +22,10 @@
 // with a schema gets `side.json` if given, else the smallest value the
 // schema admits (Gemini CLI's model router retries until its JSON parses).
 // Usage reports ceil(body bytes / 4) input tokens, as the quota mode counts them.
+// A turn's `thinking` comes back as each format carries it, with a made-up
+// signature the client must send back as is: an Anthropic signed thinking
+// block, a Responses reasoning item with encrypted_content, a Gemini thought
+// part and a thoughtSignature on the first call (chat: none).
 
 const SIDE_DEFAULT = {text: 'ok'};
 
@@ -81,7 +86,7 @@ function valueFor(schema) {
   }
 }
 
-// The answer (`{text, calls: [{id, name, input}]}`) for this request, or null when the script has none.
+// The answer (`{turn, thinking, text, calls: [{id, name, input}]}`) for this request, or null when the script has none.
 export function scriptedTurn(script, route, body) {
   const req = parse(body);
   if (!req || !script) return null;
@@ -89,7 +94,7 @@ export function scriptedTurn(script, route, body) {
   if (names.size === 0) {
     const side = script.side || SIDE_DEFAULT, schema = outputSchema(req);
     const text = schema ? JSON.stringify(side.json ?? valueFor(schema)) : side.text ?? 'ok';
-    return {turn: -1, text, calls: []};
+    return {turn: -1, thinking: '', text, calls: []};
   }
   const turns = script.turns || [];
   if (turns.length === 0) return null;
@@ -100,14 +105,19 @@ export function scriptedTurn(script, route, body) {
     const name = wanted.find(n => names.has(n)) ?? wanted[0];
     return {id: `${String(k + 1).padStart(2, '0')}${String(i + 1).padStart(2, '0')}`, name, input: c.input || {}};
   });
-  return {turn: k, text: t.text || '', calls};
+  return {turn: k, thinking: t.thinking || '', text: t.text || '', calls};
 }
+
+// The made-up signature of turn k's thinking.
+export const turnSignature = k => Buffer.from(`scripted signature of turn ${k}`).toString('base64');
+const signature = a => turnSignature(a.turn);
 
 const sse = (event, data) => (event ? `event: ${event}\n` : '') + `data: ${JSON.stringify(data)}\n\n`;
 
 function anthropic(a, model, stream, inTokens) {
   const id = `msg_script_${a.turn + 1}`;
   const blocks = [];
+  if (a.thinking) blocks.push({type: 'thinking', thinking: a.thinking, signature: signature(a)});
   if (a.text) blocks.push({type: 'text', text: a.text});
   for (const c of a.calls) blocks.push({type: 'tool_use', id: `toolu_01script${c.id}`, name: c.name, input: c.input});
   const stop = a.calls.length ? 'tool_use' : 'end_turn';
@@ -118,7 +128,11 @@ function anthropic(a, model, stream, inTokens) {
   let out = sse('message_start', {type: 'message_start', message: {id, type: 'message', role: 'assistant', model,
     content: [], stop_reason: null, stop_sequence: null, usage: {...usage, output_tokens: 1}}});
   blocks.forEach((b, index) => {
-    if (b.type === 'text') {
+    if (b.type === 'thinking') {
+      out += sse('content_block_start', {type: 'content_block_start', index, content_block: {type: 'thinking', thinking: '', signature: ''}});
+      out += sse('content_block_delta', {type: 'content_block_delta', index, delta: {type: 'thinking_delta', thinking: b.thinking}});
+      out += sse('content_block_delta', {type: 'content_block_delta', index, delta: {type: 'signature_delta', signature: b.signature}});
+    } else if (b.type === 'text') {
       out += sse('content_block_start', {type: 'content_block_start', index, content_block: {type: 'text', text: ''}});
       out += sse('content_block_delta', {type: 'content_block_delta', index, delta: {type: 'text_delta', text: b.text}});
     } else {
@@ -136,6 +150,8 @@ function anthropic(a, model, stream, inTokens) {
 function responses(a, model, stream, inTokens) {
   const id = `resp_script_${a.turn + 1}`;
   const items = [];
+  if (a.thinking) items.push({type: 'reasoning', id: `rs_script_${a.turn + 1}`,
+    summary: [{type: 'summary_text', text: a.thinking}], encrypted_content: signature(a)});
   if (a.text) items.push({type: 'message', id: `msg_script_${a.turn + 1}`, status: 'completed', role: 'assistant',
     content: [{type: 'output_text', text: a.text, annotations: []}]});
   for (const c of a.calls) items.push({type: 'function_call', id: `fc_script_${c.id}`, status: 'completed',
@@ -149,7 +165,8 @@ function responses(a, model, stream, inTokens) {
   const ev = (type, data) => sse(type, {type, sequence_number: seq++, ...data});
   let out = ev('response.created', {response: response('in_progress')});
   items.forEach((item, output_index) => {
-    const empty = item.type === 'message' ? {...item, status: 'in_progress', content: []} : {...item, status: 'in_progress', arguments: ''};
+    const empty = item.type === 'message' ? {...item, status: 'in_progress', content: []}
+      : item.type === 'reasoning' ? {...item, summary: []} : {...item, status: 'in_progress', arguments: ''};
     out += ev('response.output_item.added', {output_index, item: empty});
     if (item.type === 'message') {
       const part = {type: 'output_text', text: '', annotations: []};
@@ -157,6 +174,9 @@ function responses(a, model, stream, inTokens) {
       out += ev('response.output_text.delta', {item_id: item.id, output_index, content_index: 0, delta: a.text});
       out += ev('response.output_text.done', {item_id: item.id, output_index, content_index: 0, text: a.text});
       out += ev('response.content_part.done', {item_id: item.id, output_index, content_index: 0, part: item.content[0]});
+    } else if (item.type === 'reasoning') {
+      out += ev('response.reasoning_summary_text.delta', {item_id: item.id, output_index, summary_index: 0, delta: a.thinking});
+      out += ev('response.reasoning_summary_text.done', {item_id: item.id, output_index, summary_index: 0, text: a.thinking});
     } else {
       out += ev('response.function_call_arguments.delta', {item_id: item.id, output_index, delta: item.arguments});
       out += ev('response.function_call_arguments.done', {item_id: item.id, output_index, arguments: item.arguments});
@@ -190,8 +210,9 @@ function chat(a, model, stream, inTokens) {
 
 function gemini(a, model, stream, inTokens) {
   const parts = [];
+  if (a.thinking) parts.push({text: a.thinking, thought: true});
   if (a.text) parts.push({text: a.text});
-  for (const c of a.calls) parts.push({functionCall: {name: c.name, args: c.input}});
+  a.calls.forEach((c, i) => parts.push({functionCall: {name: c.name, args: c.input}, ...(i === 0 && a.thinking ? {thoughtSignature: signature(a)} : {})}));
   const body = {candidates: [{content: {role: 'model', parts}, finishReason: 'STOP', index: 0}],
     usageMetadata: {promptTokenCount: inTokens, candidatesTokenCount: 20, totalTokenCount: inTokens + 20},
     modelVersion: model};

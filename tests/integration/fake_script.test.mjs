@@ -9,7 +9,7 @@ import path from 'node:path';
 
 const SCRIPT = {
   turns: [
-    {text: 'Reading.', tool_calls: [{name: ['exec_command', 'shell'], input: {cmd: 'cat a.py'}}]},
+    {thinking: 'Look first.', text: 'Reading.', tool_calls: [{name: ['exec_command', 'shell'], input: {cmd: 'cat a.py'}}]},
     {tool_calls: [{name: 'shell', input: {cmd: 'ls'}}, {name: 'shell', input: {cmd: 'pwd'}}]},
     {text: 'All done.'},
   ],
@@ -23,7 +23,7 @@ after(async () => { await fake.close(); });
 const post = (p, body, headers = {}) => rawRequest({port: fake.port, method: 'POST', path: p,
   headers: {'content-type': 'application/json', ...headers}, body: JSON.stringify(body)});
 
-// {text, calls: [{name, input}], stop} from each format's answer, streamed or not.
+// {text, calls: [{name, input}], stop, thinking, signature} from each format's answer, streamed or not.
 const DECODE = {
   anthropic(body, stream) {
     let blocks = [], stop = null;
@@ -32,9 +32,13 @@ const DECODE = {
       if (d.type === 'content_block_start') blocks[d.index] = {...d.content_block, json: ''};
       if (d.delta?.type === 'text_delta') blocks[d.index].text += d.delta.text;
       if (d.delta?.type === 'input_json_delta') blocks[d.index].json += d.delta.partial_json;
+      if (d.delta?.type === 'thinking_delta') blocks[d.index].thinking += d.delta.thinking;
+      if (d.delta?.type === 'signature_delta') blocks[d.index].signature += d.delta.signature;
       if (d.type === 'message_delta') stop = d.delta.stop_reason;
     }
+    const thinking = blocks.find(b => b.type === 'thinking');
     return {text: blocks.filter(b => b.type === 'text').map(b => b.text).join(''), stop,
+      thinking: thinking?.thinking ?? '', signature: thinking?.signature,
       calls: blocks.filter(b => b.type === 'tool_use').map(b => ({name: b.name, input: b.json ? JSON.parse(b.json) : b.input}))};
   },
   responses(body, stream) {
@@ -46,13 +50,15 @@ const DECODE = {
       const streamed = events.filter(e => e.type === 'response.output_text.delta').map(e => e.delta).join('');
       assert.equal(streamed, j.output.filter(i => i.type === 'message').map(i => i.content[0].text).join(''));
     }
+    const reasoning = j.output.find(i => i.type === 'reasoning');
     return {text: j.output.filter(i => i.type === 'message').map(i => i.content[0].text).join(''), stop: j.status,
+      thinking: reasoning?.summary[0].text ?? '', signature: reasoning?.encrypted_content,
       calls: j.output.filter(i => i.type === 'function_call').map(i => ({name: i.name, input: JSON.parse(i.arguments)}))};
   },
   chat(body, stream) {
     if (!stream) {
       const c = JSON.parse(body).choices[0];
-      return {text: c.message.content ?? '', stop: c.finish_reason,
+      return {text: c.message.content ?? '', stop: c.finish_reason, thinking: '',
         calls: (c.message.tool_calls || []).map(t => ({name: t.function.name, input: JSON.parse(t.function.arguments)}))};
     }
     let text = '', stop = null;
@@ -64,12 +70,13 @@ const DECODE = {
       for (const t of c.delta.tool_calls || []) calls[t.index] = {name: t.function.name, args: (calls[t.index]?.args ?? '') + t.function.arguments};
       stop = c.finish_reason ?? stop;
     }
-    return {text, stop, calls: calls.map(c => ({name: c.name, input: JSON.parse(c.args)}))};
+    return {text, stop, thinking: '', calls: calls.map(c => ({name: c.name, input: JSON.parse(c.args)}))};
   },
   gemini(body, stream) {
     const chunks = stream ? sseData(body).map(x => JSON.parse(x)) : [JSON.parse(body)];
     const parts = chunks.flatMap(c => c.candidates[0].content.parts);
-    return {text: parts.map(p => p.text ?? '').join(''), stop: chunks.at(-1).candidates[0].finishReason,
+    return {text: parts.filter(p => !p.thought).map(p => p.text ?? '').join(''), stop: chunks.at(-1).candidates[0].finishReason,
+      thinking: parts.filter(p => p.thought).map(p => p.text).join(''), signature: parts.find(p => p.thoughtSignature)?.thoughtSignature,
       calls: parts.filter(p => p.functionCall).map(p => ({name: p.functionCall.name, input: p.functionCall.args}))};
   },
 };
@@ -120,6 +127,12 @@ for (const format of ['anthropic', 'responses', 'chat', 'gemini'])
       }
       // Turn 0: text and one call, the first listed name the request defines (shell, not exec_command).
       assert.equal(got[0].text, 'Reading.');
+      // Its thinking, signed, where the format carries it.
+      if (format !== 'chat') {
+        assert.equal(got[0].thinking, 'Look first.');
+        assert.match(got[0].signature, /^[A-Za-z0-9+/]+=*$/);
+      }
+      assert.equal(got[1].thinking, '');
       assert.deepEqual(got[0].calls, [{name: 'shell', input: {cmd: 'cat a.py'}}]);
       assert.deepEqual(got[1].calls.map(c => c.input.cmd), ['ls', 'pwd']);
       // The last turn, and past it the last turn again: text, no calls.

@@ -23,6 +23,7 @@ import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {startFakeUpstream, startTokendiet, tempDir, metricSamples, metricSum, SOURCE_DIR} from '../support/index.mjs';
+import {turnSignature} from '../fake_upstream/script.mjs';
 
 const BIN = path.join(SOURCE_DIR, 'tests', 'realcli', 'node_modules', '.bin');
 const CLI_TIMEOUT_MS = Number(process.env.REALCLI_TIMEOUT_MS || 240_000);
@@ -40,12 +41,15 @@ function serviceSource() {
 }
 
 // The script: `reads` reads of service.py (`read(i)` the i-th tool call),
-// then `steps` small commands (`cmd(text)`), then the final answer.
+// then `steps` small commands (`cmd(text)`), then the final answer; every
+// turn thinks first (signed thinking the CLI must send back as it came).
 function sessionScript(read, cmd, {reads = 3, steps = 12} = {}) {
   const turns = [];
-  for (let i = 0; i < reads; i++) turns.push({text: i === 0 ? 'Reading the service.' : '', tool_calls: [read(i)]});
-  for (let i = 0; i < steps; i++) turns.push({tool_calls: [cmd(`echo step ${i}; wc -l service.py`)]});
-  turns.push({text: `service.py defines 110 handlers. ${DONE}`});
+  const thinking = i => `Turn ${i}: the user wants a summary of service.py, so I look at it again before answering.`;
+  for (let i = 0; i < reads; i++)
+    turns.push({thinking: thinking(i), text: i === 0 ? 'Reading the service.' : '', tool_calls: [read(i)]});
+  for (let i = 0; i < steps; i++) turns.push({thinking: thinking(reads + i), tool_calls: [cmd(`echo step ${i}; wc -l service.py`)]});
+  turns.push({thinking: thinking(reads + steps), text: `service.py defines 110 handlers. ${DONE}`});
   return {turns, side: {text: 'Scripted session'}};
 }
 
@@ -118,6 +122,9 @@ function checkSession(name, s, {repeats = true} = {}) {
   // The whole script was played: the last turn was asked for, through tokendiet.
   const last = script.turns.length - 1;
   assert.ok(s.upstream.some(r => r.scriptTurn === last), `the fake never reached turn ${last}\n${why()}`);
+  // The newest turn's thinking went back upstream, its signature as the fake made it.
+  const lastBody = s.upstream.filter(r => r.scriptTurn === last).at(-1).body.toString('utf8');
+  assert.ok(lastBody.includes(turnSignature(last - 1)), `turn ${last - 1}'s signature did not reach the upstream\n${why()}`);
   const main = s.lines.filter(isMain);
   assert.ok(main.length >= script.turns.length, `${main.length} main requests for ${script.turns.length} turns\n${why()}`);
   const failed = main.filter(l => l.fail_open || l.status !== 200);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.hpp"
@@ -154,8 +155,9 @@ std::vector<std::string> inline_system_messages(const std::string& body) {
 // Diets a Claude Code body with `cfg` and checks what Claude Code's default
 // model needs: no fail open, the body dieted, every system message inside
 // `messages` sent byte for byte where it stood, the first one before the
-// first assistant turn, the result a body that parses. Returns the outcome.
-DietOutcome diet_claude_code_body(const std::string& original, const td::config::Config& cfg,
+// first assistant turn, the result a body that parses. Returns the outcome
+// and the body as dieted.
+std::pair<DietOutcome, std::string> diet_claude_code_body(const std::string& original, const td::config::Config& cfg,
                                   std::size_t system_messages_expected) {
   const td::providers::ChatRoute route{td::providers::Api::anthropic, {}, false};
   const std::vector<std::string> system_messages = inline_system_messages(original);
@@ -176,7 +178,7 @@ DietOutcome diet_claude_code_body(const std::string& original, const td::config:
   }
   CHECK(body.find(system_messages[0]) < body.find(R"("role":"assistant")"));
   CHECK(td::providers::parse_request(route, body).request.has_value());
-  return d;
+  return {d, body};
 }
 
 }  // namespace
@@ -198,14 +200,21 @@ TEST_CASE("diet: Claude Code's default-model body is dieted, its system messages
 // (tests/fixtures/providers/anthropic-claude-code-recorded.json: the 9th
 // request of the realcli suite's scripted session, recorded straight from the
 // CLI; see the README there): its environment block and a later "the user
-// hasn't heard from you" turn are system messages inside `messages`, and the
-// file it printed twice with Bash is a repeat. Under the default profile the
-// diet fires, identical_tool_outputs among its strategies.
+// hasn't heard from you" turn are system messages inside `messages`, every
+// assistant turn starts with signed thinking, and the file it printed twice
+// with Bash is a repeat. Under the default profile the diet fires,
+// identical_tool_outputs among its strategies, and the newest thinking keeps
+// its signature.
 TEST_CASE("diet: a recorded Claude Code body is dieted under the default profile") {
   td::config::Config cfg;
   cfg.profiles.push_back(td::pruning::Profile{});
-  const DietOutcome d = diet_claude_code_body(fixture("providers/anthropic-claude-code-recorded.json"), cfg, 2);
+  const std::string original = fixture("providers/anthropic-claude-code-recorded.json");
+  const auto [d, body] = diet_claude_code_body(original, cfg, 2);
   const std::string fired = td::pruning::join_names(d.result.fired);
   INFO(fired);
   CHECK(fired.find("identical_tool_outputs") != std::string::npos);
+  const std::size_t at = original.rfind(R"("signature":")");
+  REQUIRE(at != std::string::npos);
+  const std::string newest = original.substr(at, original.find('"', at + 13) - at + 1);
+  CHECK(body.find(newest) != std::string::npos);
 }
