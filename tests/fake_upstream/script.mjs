@@ -19,8 +19,8 @@
 // be a list: the first the request defines is called (CLIs rename tools
 // between versions). A request without tools (titles, summaries, the CLIs'
 // side calls) gets `side` (default: text "ok"); one that asks for JSON output
-// with a schema gets `side.json` if given, else the smallest value the
-// schema admits (Gemini CLI's model router retries until its JSON parses).
+// gets the smallest value its schema admits (Gemini CLI's model router
+// retries until its JSON parses).
 // Usage reports ceil(body bytes / 4) input tokens, as the quota mode counts them.
 // A turn's `thinking` comes back as each format carries it, with a made-up
 // signature the client must send back as is: an Anthropic signed thinking
@@ -93,7 +93,7 @@ export function scriptedTurn(script, route, body) {
   const names = toolNames(req);
   if (names.size === 0) {
     const side = script.side || SIDE_DEFAULT, schema = outputSchema(req);
-    const text = schema ? JSON.stringify(side.json ?? valueFor(schema)) : side.text ?? 'ok';
+    const text = schema ? JSON.stringify(valueFor(schema)) : side.text ?? 'ok';
     return {turn: -1, thinking: '', text, calls: []};
   }
   const turns = script.turns || [];
