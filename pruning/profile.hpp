@@ -72,10 +72,12 @@ struct Profile {
   // What agents wrap around an output, left out when outputs are compared
   // (and kept, around the reference, in the later copy). Plain text, no
   // patterns. Lines at the start or end of an output beginning with one of
-  // these: Codex's headers (unified exec and shell tool, codex-rs 0.169).
+  // these: Codex's headers (unified exec and shell tool, codex-rs 0.169) and
+  // Gemini CLI's shell wrapper (0.61: a new process group id every call).
   std::vector<std::string> identical_tool_outputs_wrapper_lines = {
       "Chunk ID: ",           "Wall time: ",  "Process exited with code ", "Process running with session ID ",
-      "Original token count: ", "Exit code: ", "Output:",                   "Total output lines: "};
+      "Original token count: ", "Exit code: ", "Output:",                   "Total output lines: ",
+      "<untrusted_context>",  "</untrusted_context>", "Process Group PGID: ", "Background PIDs: "};
   // <tag>...</tag> blocks at the start or end of an output: Claude Code's reminders.
   std::vector<std::string> identical_tool_outputs_wrapper_tags = {"system-reminder"};
 

@@ -192,8 +192,8 @@ test('Gemini CLI through tokendiet: no main request fails open, the diet fires',
       {cwd: project, env: {...baseEnv(home), GEMINI_API_KEY: 'realcli-test-key', GOOGLE_GEMINI_BASE_URL: url,
         GEMINI_CLI_TRUST_WORKSPACE: 'true'}}];
   });
-  // Not yet identical_tool_outputs: Gemini CLI 0.61 wraps a shell output in
-  // "<untrusted_context>\nOutput: ...\nProcess Group PGID: <pid>\n</untrusted_context>",
-  // and the default identical_tool_outputs_wrapper_lines lack the PGID and tag lines.
-  checkSession('gemini', s, {repeats: false});
+  // Gemini CLI 0.61 wraps a shell output in "<untrusted_context>\nOutput: ...
+  // \nProcess Group PGID: <pid>\n</untrusted_context>": its repeats are found
+  // under the default wrapper lines.
+  checkSession('gemini', s);
 });
