@@ -33,10 +33,12 @@ bool append_to_array_member(std::string& body, std::string_view key, std::string
   }
   if (m->value.size() < 2 || m->value.front() != '[' || m->value.back() != ']') return false;
   bool empty = true;
-  for (std::size_t i = 1; i + 1 < m->value.size(); ++i)
-    if (!is_blank(m->value[i])) empty = false;
-  const std::size_t close = m->value_end - 1;  // the array's ']'
-  body.insert(close, empty ? std::string(elements) : "," + std::string(elements));
+  for (std::size_t i = 1; i + 1 < m->value.size() && empty; ++i) empty = is_blank(m->value[i]);
+  // In place, without a copy of `elements`: only the bytes after the array move.
+  std::size_t at = m->value_end - 1;  // the array's ']'
+  body.reserve(body.size() + elements.size() + 1);
+  if (!empty) body.insert(at++, 1, ',');
+  body.insert(at, elements);
   return true;
 }
 

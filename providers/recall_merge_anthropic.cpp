@@ -91,6 +91,7 @@ class AnthropicSseMerge final : public RecallMerge {
     Kind kind = Kind::pass;
     int client_index = -1;
     Document content;                // the block as a request carries it
+    std::string text, thinking, signature;  // from its deltas, until its stop
     std::string input;               // tool_use: the input's JSON, from its deltas
     std::vector<std::string> events; // held: the data of its events, in order
     std::vector<std::string> names;
@@ -124,18 +125,32 @@ class AnthropicSseMerge final : public RecallMerge {
     }
   }
 
-  void accumulate(Block& b, const Value& delta) {
-    auto& a = b.content.GetAllocator();
+  // Deltas append to strings (a long answer comes in thousands of them); the
+  // block takes them at its stop.
+  static void accumulate(Block& b, const Value& delta) {
     const std::string_view type = str(delta, "type");
-    auto append_to = [&](const char* field, std::string_view more) {
+    if (type == "text_delta") b.text.append(str(delta, "text"));
+    else if (type == "thinking_delta") b.thinking.append(str(delta, "thinking"));
+    else if (type == "signature_delta") b.signature.append(str(delta, "signature"));
+    else if (type == "input_json_delta") b.input.append(str(delta, "partial_json"));
+  }
+
+  static void complete(Block& b) {
+    auto& a = b.content.GetAllocator();
+    auto add = [&](const char* field, const std::string& more) {
+      if (more.empty()) return;
       std::string s(str(b.content, field));
       s.append(more);
       set(b.content, field, Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a), a);
     };
-    if (type == "text_delta") append_to("text", str(delta, "text"));
-    else if (type == "thinking_delta") append_to("thinking", str(delta, "thinking"));
-    else if (type == "signature_delta") append_to("signature", str(delta, "signature"));
-    else if (type == "input_json_delta") b.input.append(str(delta, "partial_json"));
+    add("text", b.text);
+    add("thinking", b.thinking);
+    add("signature", b.signature);
+    if (is_tool_use(b.content)) {
+      Document input;
+      if (!b.input.empty() && parse(b.input, input) && input.IsObject()) set(b.content, "input", Value(input, a), a);
+      if (b.input.empty()) b.input = "{}";
+    }
   }
 
   void on_event(const SseEvent& ev, std::string& out) {
@@ -168,12 +183,7 @@ class AnthropicSseMerge final : public RecallMerge {
       }
       Block& b = it->second;
       if (type == "content_block_delta" && d.HasMember("delta")) accumulate(b, d["delta"]);
-      if (type == "content_block_stop" && is_tool_use(b.content)) {
-        Document input;
-        if (!b.input.empty() && parse(b.input, input) && input.IsObject())
-          set(b.content, "input", Value(input, b.content.GetAllocator()), b.content.GetAllocator());
-        if (b.input.empty()) b.input = "{}";
-      }
+      if (type == "content_block_stop") complete(b);
       route(b, ev, d, out);
     } else if (type == "message_delta") {
       if (d.HasMember("usage") && d["usage"].IsObject())

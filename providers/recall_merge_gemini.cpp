@@ -34,9 +34,11 @@ class GeminiRounds {
  public:
   // Takes `chunk` of the current round: its recall and client calls cut out
   // (kept), its other parts into the turn; its usage made the rounds' sum and
-  // its responseId the first round's. False when nothing is left to send.
-  bool take(Document& chunk) {
+  // its responseId the first round's. False when nothing is left to send;
+  // `changed` says whether the chunk is no longer the bytes it came as.
+  bool take(Document& chunk, bool& changed) {
     auto& a = chunk.GetAllocator();
+    changed = rounds_ > 0;  // a later round's chunk: its id and usage are rewritten
     if (first_id_.empty()) first_id_ = str(chunk, "responseId");
     else if (chunk.HasMember("responseId")) set(chunk, "responseId", Value(first_id_.c_str(), a), a);
     bool had_parts = false;
@@ -50,8 +52,10 @@ class GeminiRounds {
           calls_.push_back({std::string(str(fc, "id")), fc.HasMember("args") ? to_json(fc["args"]) : "{}"});
           turn_.push_back(to_json(p));
           held_.PushBack(Value(p, held_.GetAllocator()), held_.GetAllocator());
+          changed = true;
         } else if (call) {
           held_.PushBack(Value(p, held_.GetAllocator()), held_.GetAllocator());  // the client's: until the round ends
+          changed = true;
         } else {
           turn_.push_back(to_json(p));
           kept.PushBack(Value(p, a), a);
@@ -148,13 +152,13 @@ class GeminiSseMerge final : public RecallMerge {
       out.append(ev.raw);
       return;
     }
-    const std::string before = to_json(d);
-    if (!rounds_.take(d)) return;  // nothing left of it (a call alone)
+    bool changed = false;
+    if (!rounds_.take(d, changed)) return;  // nothing left of it (a call alone)
     // The chunk before this one is not the round's last: it goes out now.
     flush_last(out);
-    last_ = to_json(d);
+    last_ = changed ? to_json(d) : std::string(ev.data);
     last_raw_.assign(ev.raw);
-    last_is_raw_ = last_ == before;
+    last_is_raw_ = !changed;
   }
   void flush_last(std::string& out) {
     if (last_.empty()) return;
@@ -189,7 +193,8 @@ class GeminiJsonMerge final : public RecallMerge {
     for (auto& c : chunks.GetArray()) {
       Document one;
       one.CopyFrom(c, one.GetAllocator());
-      if (rounds_.take(one)) round_.push_back(to_json(one));
+      bool changed = false;
+      if (rounds_.take(one, changed)) round_.push_back(to_json(one));
     }
     if (rounds_.calls().empty()) finish(out);
     return rounds_.calls();
