@@ -97,15 +97,6 @@ class AnthropicSseMerge final : public RecallMerge {
     std::vector<std::string> names;
   };
 
-  static std::string_view event_data(std::string_view raw) {
-    auto p = raw.find("data:");
-    if (p == std::string_view::npos) return {};
-    raw.remove_prefix(p + 5);
-    if (!raw.empty() && raw.front() == ' ') raw.remove_prefix(1);
-    auto e = raw.find('\n');
-    return raw.substr(0, e);
-  }
-
   void emit(Block& b, std::string_view name, Document& d, std::string_view raw, std::string& out) {
     if (num(d, "index") == b.client_index) {
       out.append(raw);

@@ -52,6 +52,16 @@ inline void set(Value& obj, const char* key, Value v, Document::AllocatorType& a
   else obj.AddMember(Value(key, a), v, a);
 }
 
+// The data of an event as an SseSplitter handed it over (its raw bytes): the
+// one "data:" line the providers send.
+inline std::string_view event_data(std::string_view raw) {
+  auto p = raw.find("data:");
+  if (p == std::string_view::npos) return {};
+  raw.remove_prefix(p + 5);
+  if (!raw.empty() && raw.front() == ' ') raw.remove_prefix(1);
+  return raw.substr(0, raw.find('\n'));
+}
+
 // One SSE event: "event: name\n" (when named) and "data: json\n\n".
 inline void append_event(std::string& out, std::string_view name, std::string_view data) {
   if (!name.empty()) out.append("event: ").append(name).append("\n");

@@ -105,14 +105,6 @@ class OpenAiChatSseMerge final : public RecallMerge {
   }
 
  private:
-  static std::string_view event_data(std::string_view raw) {
-    auto p = raw.find("data:");
-    if (p == std::string_view::npos) return {};
-    raw.remove_prefix(p + 5);
-    if (!raw.empty() && raw.front() == ' ') raw.remove_prefix(1);
-    return raw.substr(0, raw.find('\n'));
-  }
-
   // An event of a round after the first gets the first round's chunk id.
   void write(const std::string& raw, std::string& out) {
     Document d;
