@@ -26,6 +26,8 @@ using providers::Provider;
 // Rate-limit facts read from upstream headers: proxy/phases/rate_limit_info.hpp
 // (filled by the usage filter); held here by pointer so this header stays small.
 struct RateLimitInfo;
+// The archive the recall loop reads from: proxy/phases/recall.hpp.
+struct RecallSource;
 
 // Per-filter scratch state for one request (e.g. an SSE parser that must
 // survive across body chunks). A filter derives from this; see
@@ -112,6 +114,20 @@ struct RequestContext {
   // up to upstream_request_filter. The same wait as FilterResult::hold()
   // (filter.hpp), taken after phase 3: it never blocks an I/O thread.
   std::chrono::milliseconds delay_upstream{0};
+
+  // Set by the diet filter when the request went out with tombstones and the
+  // tokendiet_recall tool: the recall filter answers the model's recall calls
+  // from it (docs/design.md §Recall). Outlives the request (the archive).
+  const RecallSource* recall = nullptr;
+  // Filled by the recall filter: the entries the model recalled, in order,
+  // and the continuation rounds made (log line, /metrics).
+  std::vector<std::string> recalled;
+  unsigned recall_rounds = 0;
+  // Set by a filter in phase 5, on the last piece of an upstream response, to
+  // continue the response with another upstream round (docs/design.md
+  // §Continuations): the filters after it see that piece as not the last, and
+  // the network code then runs the continuation phase. Cleared by the network code.
+  bool continuation = false;
 
   // One slot per filter (index = Filter::slot()); see Filter::state<T>().
   std::vector<std::unique_ptr<FilterState>> filter_state;

@@ -43,6 +43,8 @@
 //                            a chunked head with status x-fake-status (200), then FIN | a TCP RST
 //                upgrade-101 a 101 Switching Protocols nobody asked for; then nothing more
 //                early-hints a 103 Early Hints, then the usual answer
+//                recall      a model calling tokendiet_recall when offered, then quoting its result
+//                            (x-fake-recall-id, -lines, -client-call: tests/fake_upstream/recall.mjs)
 //                429 | 500 | context-length | 529 (alias overloaded; Anthropic)
 //                            the calling provider's error fixture (synthesized shapes)
 //   x-fake-framing: chunked | length   body framing (default: JSON length, SSE chunked)
@@ -95,6 +97,7 @@ import fs from 'node:fs';
 import url from 'node:url';
 import {loadFixture, sseEvents, usageOf, stripOpenAIUsage} from './fixtures.mjs';
 import {createQuota, quotaConfig} from './quota.mjs';
+import {recallAnswer} from './recall.mjs';
 import {withLiveRateLimits, answerOverQuota, reportedUsageBody} from './quota_wire.mjs';
 import {scriptedFixture} from './script.mjs';
 
@@ -288,8 +291,9 @@ export async function startFakeUpstream(opts = {}) {
       res.writeHead(404, {'content-type': 'application/json', 'content-length': Buffer.byteLength(msg), 'x-fake-no-route': '1'});
       return res.end(msg);
     }
-    let fx = scripted;
-    if (!fx) try { fx = loadFixture(name, opts.fixturesDir); } catch (e) {
+    let fx = scripted ?? (mode === 'recall' ? recallAnswer(route, body, req.headers) : null);
+    if (fx) name = fx.name;
+    else try { fx = loadFixture(name, opts.fixturesDir); } catch (e) {
       entry.status = 500;
       res.writeHead(500, {'content-type': 'text/plain', 'x-fake-error': '1'});
       return res.end(String(e.message));
