@@ -46,6 +46,10 @@ struct PipelineSettings {
   bool write = false;  // the pruned conversation replaces the request; false (shadow, or
                        // nothing to do): savings are computed on a copy and reported only
   Level level = Level::Diet;
+  // The model's context window (the profile's context_window, else the
+  // model's known one; 0: unknown): a recap is taken, whatever it costs,
+  // when the request would not fit it otherwise (strategies/recap.hpp).
+  std::uint64_t context_window = 0;
 };
 
 // Whether the request goes upstream now.
