@@ -88,6 +88,10 @@ struct SessionMemory {
   Level level = Level::Diet;         // survival's level in force while the pressure lasts
   std::uint32_t latched_messages = 0;  // the history's length when the level last changed
   bool thinking_lowered = false;     // thinking is lowered (hysteresis, below)
+  // The session overflowed the model's window and recovery's retry fitted
+  // it in this many tokens (the diet's): later requests are sent at the
+  // first level that fits under it, without another failed round trip (0: never).
+  std::uint64_t fit_tokens = 0;
   friend bool operator==(const SessionMemory&, const SessionMemory&) = default;
 };
 

@@ -137,6 +137,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   // Trim-middle, when it cut (survival's hardest level), dropped the turns a
   // recap would replace, and more.
   r.strategies.push_back(r.trimmed_until ? StrategyStats{.name = "recap"} : recap(conv, recap_at));
+  r.recap_stepped = r.strategies.back().fired() && recap_at.stepped;
   r.strategies.push_back(pairing_repair(conv));
   for (auto& s : r.strategies) {
     s.edits.clear();

@@ -69,10 +69,12 @@ void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& pr
   // Never twice: the policy restates the anchor in the levels it weighs.
   if (std::find(result.fired.begin(), result.fired.end(), std::string_view(kReanchorStat)) != result.fired.end())
     return;
-  // A compression: survival's harder level that did cut something, or a recap.
-  const bool recapped = std::find(result.fired.begin(), result.fired.end(), std::string_view("recap")) !=
-                        result.fired.end();
-  const bool compressed = (decision.settings.level != pruning::Level::Diet && result.changed()) || recapped;
+  // A compression: survival's harder level that did cut something, or the
+  // recap's step (not every later request that carries the recap: the task
+  // stays verbatim at the top, and a restatement on every request is paid
+  // uncached every time).
+  const bool compressed =
+      (decision.settings.level != pruning::Level::Diet && result.changed()) || result.recap_stepped;
   if (!pruning::reanchor_due(profile, turns, compressed)) return;
   const std::string restated = pruning::reanchor(request.conversation, profile);
   if (restated.empty()) return;

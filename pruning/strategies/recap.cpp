@@ -269,13 +269,6 @@ std::string render(const Conversation& conv, const WorkingMemory& wm, const std:
 
 }  // namespace
 
-std::string recap_text(const Conversation& conv, const Profile& profile, std::uint32_t start, std::uint32_t end,
-                       const Tally& tally) {
-  const WorkingMemory wm = working_memory(conv, profile);
-  const std::vector<Line> lines = turn_lines(conv, profile, wm, start, end, tally);
-  return render(conv, wm, lines, fit(lines, end, profile.recap_budget_tokens), start, end);
-}
-
 RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig,
                      std::uint64_t fixed, std::uint64_t context_window, const Tally& tally) {
   RecapPlan plan;
@@ -336,6 +329,7 @@ RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std
     }
     cap.take(start, to, at);
     cut = to;
+    plan.stepped = at == size;
   }
   if (cut == 0) return plan;
   plan.start = start;

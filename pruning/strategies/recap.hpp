@@ -49,6 +49,7 @@ struct RecapPlan {
   std::uint32_t start = 0;  // first message replaced
   std::uint32_t end = 0;    // one past the last replaced (0: no recap)
   std::string text;         // the recap message's text
+  bool stepped = false;     // the cut moved at this request (the last one replayed)
 };
 
 // Where the recap stands for `conv` as the client sent it (before any other
@@ -60,9 +61,5 @@ RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std
 // Applies the plan: messages [start, end) removed (system messages stay),
 // the recap inserted at `start`.
 StrategyStats recap(Conversation& conv, const RecapPlan& plan);
-
-// The recap text of messages [start, end) of `conv` (exposed for tests).
-std::string recap_text(const Conversation& conv, const Profile& profile, std::uint32_t start, std::uint32_t end,
-                       const Tally& tally);
 
 }  // namespace td::pruning

@@ -207,6 +207,7 @@ TEST_CASE("recap: the same prefix renders the same bytes, and the recap moves on
       }
       ++requests;
       CHECK(plan.end >= last_end);
+      CHECK(plan.stepped == (plan.end != last_end));  // what re-anchoring follows
       if (plan.end == last_end) {
         CHECK(plan.text == last_text);  // grown by a turn: the same recap, byte for byte
       } else {
