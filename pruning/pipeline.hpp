@@ -17,6 +17,9 @@
 //   7. stale assistant  head + tail (+ names) of long stale assistant prose and
 //                       tool-call argument strings
 //   8. trim middle      drops whole middle turns over a budget (off by default)
+//   8b. recap           over token_threshold, the turns between the task and a
+//                       grid point before the window become one recap message
+//                       (read from the history as sent; not after trim-middle cut)
 //   9. pairing repair   no tool call without a result and no result without a call
 //
 // Stability (DESIGN principle 4): every decision is a pure function of the
