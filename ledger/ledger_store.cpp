@@ -52,8 +52,8 @@ constexpr const char* kColumns =
     "time_ms, request_id, session, key_fingerprint, provider, model, profile, mode, "
     "tokens_before, tokens_after, prompt_tokens, completion_tokens, cached_read_tokens, "
     "cache_write_tokens, reasoning_tokens, usage_present, status, ttfb_ms, total_ms, stream, "
-    "strategies, fail_open, bytes_in, bytes_out";
-constexpr int kColumnCount = 24;
+    "strategies, fail_open, bytes_in, bytes_out, recovery";
+constexpr int kColumnCount = 25;
 
 std::string errmsg(sqlite3* db, const char* what) {
   return std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
@@ -218,11 +218,18 @@ std::string LedgerStore::migrate() {
   } else if (v > kLedgerSchemaVersion) {
     why = "schema version " + std::to_string(v) + " is newer than this tokendiet (" +
           std::to_string(kLedgerSchemaVersion) + ")";
-  } else if (v == 0) {
-    why = exec(db_, kCreateV1);
-    if (why.empty()) why = exec(db_, "PRAGMA user_version = 1");
+  } else {
+    if (v == 0) {
+      why = exec(db_, kCreateV1);
+      if (why.empty()) why = exec(db_, "PRAGMA user_version = 1");
+      v = 1;
+    }
+    // v2: context-overflow recovery's outcome ("retried", "no_fit"; "" none).
+    if (why.empty() && v == 1) {
+      why = exec(db_, "ALTER TABLE requests ADD COLUMN recovery TEXT NOT NULL DEFAULT ''");
+      if (why.empty()) why = exec(db_, "PRAGMA user_version = 2");
+    }
   }
-  // Future: `if (v == 1) { ALTER TABLE ...; PRAGMA user_version = 2 }`.
   if (!why.empty()) {
     exec(db_, "ROLLBACK");
     return why;
@@ -268,6 +275,7 @@ void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, std::string& strategi
   sqlite3_bind_int(s, ++i, r.fail_open);
   sqlite3_bind_int64(s, ++i, r.bytes_in);
   sqlite3_bind_int64(s, ++i, r.bytes_out);
+  bind_text(s, ++i, r.recovery);
 }
 
 }  // namespace
@@ -307,8 +315,10 @@ std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
 }
 
 std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64_t limit) {
-  std::string sql = std::string("SELECT ") + kColumns +
-                    " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
+  // A schema 1 file (opened read-only, so not migrated) has no recovery column.
+  std::string columns = kColumns;
+  if (schema_version() < 2) columns.replace(columns.rfind("recovery"), 8, "''");
+  std::string sql = "SELECT " + columns + " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
   Stmt s(db_, sql.c_str());
   std::vector<LedgerRow> rows;
   if (!s) return rows;
@@ -339,6 +349,7 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
     r.fail_open = sqlite3_column_int(q, c++) != 0;
     r.bytes_in = sqlite3_column_int64(q, c++);
     r.bytes_out = sqlite3_column_int64(q, c++);
+    r.recovery = text(q, c++);
     rows.push_back(std::move(r));
   }
   return rows;

@@ -17,6 +17,9 @@
 //   7. stale assistant  head + tail (+ names) of long stale assistant prose and
 //                       tool-call argument strings
 //   8. trim middle      drops whole middle turns over a budget (off by default)
+//   8b. recap           over token_threshold, the turns between the task and a
+//                       grid point before the window become one recap message
+//                       (read from the history as sent; not after trim-middle cut)
 //   9. pairing repair   no tool call without a result and no result without a call
 //
 // Stability (DESIGN principle 4): every decision is a pure function of the
@@ -57,6 +60,7 @@ struct PipelineResult {
   std::uint32_t stale_turns = 0;          // turns before the frontier (0: nothing stale)
   std::uint32_t stale_messages = 0;       // messages before the frontier
   std::uint32_t trimmed_until = 0;        // trim-middle dropped messages up to here (0: none)
+  bool recap_stepped = false;             // the recap's cut moved at this request (strategies/recap.hpp)
 
   bool changed() const { return !fired.empty(); }
   std::uint64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }

@@ -134,6 +134,17 @@ struct Profile {
   std::uint32_t trim_middle_recent_messages = 16;     // at least this many last messages kept
   std::uint64_t trim_middle_budget_tokens = 100000;  // trimmed only while the history is over this
 
+  // --- Recap (standard mode's, F15; strategies/recap.hpp): once a request
+  // is over token_threshold (counted with the recap then in force), the
+  // turns between the task and a grid point before the window become one
+  // extractive recap message, when that pays for the cache rewrite or the
+  // request would not fit the model's window otherwise.
+  bool recap = true;
+  std::uint64_t token_threshold = 200000;    // the seeds' tokenThreshold
+  std::uint64_t recap_budget_tokens = 3000;  // the recap's size (the seed's ~3k new context)
+  std::uint64_t recap_text_bytes = 200;      // what was asked / concluded, per turn (errors, commands: half)
+  std::uint32_t recap_items = 6;             // files, commands and errors listed per turn and kind
+
   // --- The quota runway (docs/design.md §Policy): per-minute token limits of
   // the provider, per API key and quota group. 0: not known until the
   // provider's rate-limit headers say (OpenAI, Anthropic; Gemini sends none).
@@ -251,6 +262,11 @@ struct Profile {
     v("trim_middle_sink_messages", trim_middle_sink_messages);
     v("trim_middle_recent_messages", trim_middle_recent_messages);
     v("trim_middle_budget_tokens", trim_middle_budget_tokens);
+    v("recap", recap);
+    v("token_threshold", token_threshold);
+    v("recap_budget_tokens", recap_budget_tokens);
+    v("recap_text_bytes", recap_text_bytes);
+    v("recap_items", recap_items);
     v("tpm_limit", tpm_limit);
     v("itpm_limit", itpm_limit);
     v("otpm_limit", otpm_limit);

@@ -98,6 +98,7 @@ struct RequestContext {
   std::string_view quota_group;  // the runway's quota group ("" none known): the profile's or ctx.model
   std::string thinking;       // the thinking setting lowered ("reasoning_effort high -> low ..."), "" none
   std::string_view recovery;  // context-overflow recovery (recovery_filter.hpp): "retried", "no_fit"; "" none
+  std::uint64_t recovery_fit_tokens = 0;  // "retried": the budget (diet tokens) the retry fitted in
   // Strategies that fired, in pipeline order: their names are string
   // literals (pruning::StrategyStats::name). Joined only by the log line and
   // the ledger row.
