@@ -16,6 +16,7 @@ struct ReplayOptions {
   proxy::replay::Pricing pricing = proxy::replay::Pricing::OpenAI;
   bool json = false;
   bool requests = false;
+  bool semantic = false;  // also each trajectory with completed_tasks off, reported beside
 
   bool operator==(const ReplayOptions&) const = default;
 };

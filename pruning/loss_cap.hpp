@@ -37,6 +37,10 @@
 
 namespace td::pruning {
 
+// Where each request of the session ended, ascending: before each assistant
+// message that follows a non-assistant one, and this request (its size).
+std::vector<std::uint32_t> request_ends(const Conversation& conv);
+
 class LossCap {
  public:
   // `orig_ps` and `plan_ps`: prefix sums of every message's tokens as sent

@@ -27,6 +27,7 @@ std::vector<std::uint64_t> prefix_sums(const std::vector<std::uint64_t>& v) {
 struct Frontier {
   std::uint32_t turns = 0;     // grid point reached (0: nothing stale)
   std::uint32_t messages = 0;  // message index where the stale part ends
+  std::vector<std::uint32_t> at_request;  // `messages` as each request of the session left it
 };
 
 // Where the stale frontier stands: replaying the session's requests in
@@ -53,7 +54,8 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const auto next = std::lower_bound(plan.changed.begin(), plan.changed.end(), f.messages);
     const std::uint32_t first = next == plan.changed.end() ? gm : std::min(*next, gm);
     if (first == gm) {  // nothing to prune in this step: moving costs nothing
-      f = {g, gm};
+      f.turns = g;
+      f.messages = gm;
       cap.take(size, gm, at);
       return;
     }
@@ -73,12 +75,15 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const double horizon = std::min(double(profile.payback_requests), profile.payback_turn_fraction * turns_then);
     const double gain = profile.cache_read_price * double(saved) * horizon;
     if (gain < cost || !cap.allows(first, gm, at)) return;
-    f = {g, gm};
+    f.turns = g;
+    f.messages = gm;
     cap.take(first, gm, at);
   };
-  for (std::uint32_t at : cap.request_ends())
+  for (std::uint32_t at : cap.request_ends()) {
     for (std::size_t k = 0; k < wm.grid.size() && wm.grid_eligible_end[k] <= at; ++k)
       if (wm.grid[k] > f.turns) step(k, at);
+    f.at_request.push_back(f.messages);
+  }
   return f;
 }
 
@@ -107,8 +112,6 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
 
   WorkingMemory wm = working_memory(conv, profile);
   r.turns = wm.turns();
-  // Semantic mode decides on the history as sent, before any pruned form replaces it.
-  std::vector<Tombstone> tombstones = completed_tasks(conv, profile, orig, wm, counter);
   // Grid points whose history had reached the trigger: only those can be
   // stepped to (the rest never will be in this request).
   {
@@ -125,6 +128,9 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   Frontier f;
   std::vector<std::uint64_t> now = orig;  // per-message tokens as pruned
   std::vector<StrategyStats> lossy;
+  // The diet without semantic mode, request by request, for its decision.
+  DietWithout without{request_ends(conv), {}, orig, {}, {}};
+  std::vector<Tombstone> tombstones;
   if (!wm.grid.empty()) {
     // Plan on everything the largest step could reach, pick the frontier
     // from what each step would save, then keep the pruned forms before it.
@@ -134,6 +140,12 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     std::vector<std::uint64_t> planned = orig;
     for (std::size_t k = 0; k < plan->changed.size(); ++k) planned[plan->changed[k]] = plan->tokens[k];
     f = choose_frontier(conv, profile, wm, orig, planned, *plan);
+    // Semantic mode decides on the history as sent, before the plan's forms replace it.
+    without.frontier = f.at_request;
+    without.planned = planned;
+    without.changed = plan->changed;
+    without.pruned = &plan->pruned;
+    tombstones = completed_tasks(conv, profile, orig, wm, without, counter);
     for (std::size_t k = 0; k < plan->changed.size() && plan->changed[k] < f.messages; ++k) {
       const std::uint32_t i = plan->changed[k];
       const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise
@@ -145,6 +157,8 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     for (const auto& s : plan->stats) lossy.push_back(s.before(f.messages));
   } else {
     lossy = lossy_names();  // their names, with nothing done
+    without.frontier.assign(without.ends.size(), 0);
+    tombstones = completed_tasks(conv, profile, orig, wm, without, counter);
   }
   r.stale_turns = f.turns;
   r.stale_messages = f.messages;

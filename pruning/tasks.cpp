@@ -99,10 +99,14 @@ class Tracker {
     return nullptr;
   }
 
-  std::uint32_t task(const std::string& key, const std::string& title) {
+  std::uint32_t task(const std::string& key, const std::string& title, std::uint32_t message) {
     auto [it, added] = index_.try_emplace(key, std::uint32_t(h_.tasks.size()));
-    if (added) h_.tasks.push_back({title, {}});
-    else if (!title.empty()) h_.tasks[it->second].title = title;
+    if (added) h_.tasks.emplace_back();
+    TrackedTask& t = h_.tasks[it->second];
+    if (!title.empty() && (t.titles.empty() || t.title != title)) {
+      t.title = title;
+      t.titles.push_back({message, title});
+    }
     return it->second;
   }
 
@@ -121,7 +125,7 @@ class Tracker {
   void update_list(const std::vector<Item>& items, std::uint32_t message) {
     std::vector<std::uint32_t> seen;
     for (const Item& item : items) {
-      const std::uint32_t t = task(item.key, item.title);
+      const std::uint32_t t = task(item.key, item.title, message);
       from_list_.resize(h_.tasks.size(), false);
       from_list_[t] = true;
       seen.push_back(t);
@@ -165,7 +169,7 @@ class Tracker {
         if (!id) return;
         const std::string key = "id:" + *id;
         const std::string title = first_text(d, tt.text).value_or(index_.count(key) ? "" : "#" + *id);
-        const std::uint32_t t = task(key, title);
+        const std::uint32_t t = task(key, title, message);
         if (!tt.status.empty() && at(d, tt.status)) set(t, st, message);
         return;
       }
@@ -193,7 +197,7 @@ class Tracker {
         std::size_t end = at + after.size();
         while (end < p.text.size() && p.text[end] != ' ' && p.text[end] != '\n' && p.text[end] != '\t') ++end;
         const std::string id = p.text.substr(at + after.size(), end - at - after.size());
-        if (!id.empty()) task("id:" + id, c->second.title.empty() ? "#" + id : c->second.title);
+        if (!id.empty()) task("id:" + id, c->second.title.empty() ? "#" + id : c->second.title, message);
       }
       creating_.erase(c);
     }
@@ -292,6 +296,16 @@ TaskStatus TrackedTask::status_before(std::uint32_t end) const {
     st = c.status;
   }
   return st;
+}
+
+const std::string& TrackedTask::title_at(std::uint32_t message) const {
+  static const std::string kNone;
+  const std::string* t = titles.empty() ? &kNone : &titles.front().title;
+  for (const Titled& x : titles) {
+    if (x.message > message) break;
+    t = &x.title;
+  }
+  return *t;
 }
 
 std::optional<std::uint32_t> TrackedTask::completed_after(std::uint32_t after) const {

@@ -59,7 +59,13 @@ std::optional<TaskTool> parse_task_tool(std::string_view spec, std::string* erro
 enum class TaskStatus : std::uint8_t { Other, InProgress, Completed };
 
 struct TrackedTask {
-  std::string title;
+  std::string title;  // the latest one
+  // Each title it had, with the message of the call that gave it.
+  struct Titled {
+    std::uint32_t message;
+    std::string title;
+  };
+  std::vector<Titled> titles;
   // Each status change, in history order: the message of the call that made it.
   struct Change {
     std::uint32_t message;
@@ -69,6 +75,9 @@ struct TrackedTask {
 
   // The status the history [0, end) left it in.
   TaskStatus status_before(std::uint32_t end) const;
+  // Its title as of message `message` (a tombstone names the task as it was
+  // when completed, so a later rename never changes a tombstone already sent).
+  const std::string& title_at(std::uint32_t message) const;
   // The message of its first completion after message `after` (nullopt: none).
   std::optional<std::uint32_t> completed_after(std::uint32_t after) const;
 };

@@ -22,12 +22,14 @@ std::string with_commas(std::uint64_t n) {
   return out;
 }
 
-// Titles of the tasks, one line, cut at a character boundary.
-std::string title_of(const TaskHistory& h, const std::vector<std::uint32_t>& tasks, std::uint64_t max_bytes) {
+// Titles of the tasks as they were when each was completed after the call
+// at `call`, one line, cut at a character boundary.
+std::string title_of(const TaskHistory& h, const std::vector<std::uint32_t>& tasks, std::uint32_t call,
+                     std::uint64_t max_bytes) {
   std::string t;
   for (std::uint32_t k : tasks) {
     if (!t.empty()) t += "; ";
-    t += h.tasks[k].title;
+    t += h.tasks[k].title_at(h.tasks[k].completed_after(call).value_or(call));
   }
   std::replace_if(t.begin(), t.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   if (t.size() > max_bytes) {
@@ -53,20 +55,13 @@ struct Unit {
   std::uint32_t message = 0, part = 0;
   std::uint32_t completion = 0;  // where the last of its tasks was completed
   const std::vector<std::uint32_t>* tasks = nullptr;
-  std::uint64_t saved = 0;       // tokens the tombstone saves
+  std::uint64_t saved_sent = 0;  // tokens its tombstone saves on the output as sent
+  std::uint64_t saved_cut = 0;   // ... on the output as the stale frontier's plan cut it
   std::uint32_t placed = ~0u;    // the request (index) that placed it; ~0u: not placed
-};
 
-// Where each request of the session ended (the LossCap's rule: before each
-// assistant message that follows a non-assistant one, and this request).
-std::vector<std::uint32_t> request_ends(const Conversation& conv) {
-  std::vector<std::uint32_t> ends;
-  const auto& msgs = conv.messages;
-  for (std::uint32_t e = 1; e < msgs.size(); ++e)
-    if (msgs[e].role == Role::Assistant && msgs[e - 1].role != Role::Assistant) ends.push_back(e);
-  ends.push_back(static_cast<std::uint32_t>(msgs.size()));
-  return ends;
-}
+  // What it saves in request r, whose frontier is `frontier`.
+  std::uint64_t saved(std::uint32_t frontier) const { return message < frontier ? saved_cut : saved_sent; }
+};
 
 // Where the part of history [0, end) that semantic mode may touch ends: the
 // working-memory window's grid point, before the last keep_tool_uses results.
@@ -84,55 +79,90 @@ std::uint32_t evictable_end(const Conversation& conv, const Profile& p, const Wo
   return std::min(limit, i);
 }
 
-// The session's cumulative input cost with and without the tombstones, one
-// request at a time (the loss cap's model, pruning/loss_cap.hpp, for edits
-// that are not a prefix).
-class SemanticCost {
+// The session's requests, as the diet without semantic mode sent them and
+// with the tombstones placed so far: tokens before a message, and each
+// request's cost under prefix caching (the loss cap's model,
+// pruning/loss_cap.hpp, for edits that are not a prefix).
+class Session {
  public:
-  SemanticCost(const Profile& p, const std::vector<std::uint64_t>& orig_ps, const std::vector<Unit>& units)
-      : p_(p), orig_ps_(orig_ps), units_(units) {}
+  Session(const Profile& p, const DietWithout& w, const std::vector<std::uint64_t>& orig_ps,
+          const std::vector<Unit>& units)
+      : p_(p), w_(w), orig_ps_(orig_ps), units_(units), planned_ps_(orig_ps.size(), 0) {
+    for (std::size_t i = 0; i < w.planned.size(); ++i) planned_ps_[i + 1] = planned_ps_[i] + w.planned[i];
+  }
 
-  // Tokens tombstones placed by request r (inclusive) save before message x.
-  std::uint64_t saved_before(std::uint32_t x, std::uint32_t r) const {
+  // Tokens of messages [0, x) in request r without semantic mode.
+  std::uint64_t base(std::uint32_t x, std::uint32_t r) const {
+    const std::uint32_t f = std::min(x, w_.frontier[r]);
+    return planned_ps_[f] + orig_ps_[x] - orig_ps_[f];
+  }
+  // Tokens the tombstones placed by request `upto` save in [0, x) of request r.
+  std::uint64_t saved(std::uint32_t x, std::uint32_t r, std::uint32_t upto) const {
     std::uint64_t s = 0;
     for (const Unit& u : units_)
-      if (u.placed <= r && u.message < x) s += u.saved;
+      if (u.placed <= upto && u.message < x) s += u.saved(w_.frontier[r]);
     return s;
   }
-  // Request r, ending at `end`, whose new tombstones start at `first` (end: none).
-  void costs(std::uint32_t r, std::uint32_t end, std::uint32_t first, std::uint64_t extra_saved, double& without,
-             double& with) const {
-    const double prev_end = r ? double(orig_ps_[prev_end_]) : 0;
-    without = p_.cache_read_price * prev_end + p_.cache_write_price * (double(orig_ps_[end]) - prev_end);
-    const double total = double(orig_ps_[end]) - double(saved_before(end, r) + extra_saved);
-    double shared = 0;
-    if (r) {
-      const std::uint32_t s = std::min(first, prev_end_);
-      shared = double(orig_ps_[s]) - double(saved_before(s, r - 1));
-    }
-    shared = std::min(shared, total);
-    with = p_.cache_read_price * shared + p_.cache_write_price * (total - shared);
+  std::uint64_t sent(std::uint32_t x, std::uint32_t r, std::uint32_t upto) const {
+    return base(x, r) - std::min(base(x, r), saved(x, r, upto));
   }
-  bool allows(std::uint32_t r, std::uint32_t end, std::uint32_t first, std::uint64_t saved) const {
+  // Whether request r, its new tombstones from message `first` on saving
+  // `extra` more, keeps the session within the cap.
+  bool allows(std::uint32_t r, std::uint32_t first, std::uint64_t extra) const {
     double without = 0, with = 0;
-    costs(r, end, first, saved, without, with);
+    costs(r, first, extra, without, with);
     return closed_with_ + with <= (1.0 + p_.max_loss) * (closed_without_ + without);
   }
-  void close(std::uint32_t r, std::uint32_t end, std::uint32_t first) {
+  // Request r is decided (its tombstones placed, from `first` on).
+  void close(std::uint32_t r, std::uint32_t first) {
     double without = 0, with = 0;
-    costs(r, end, first, 0, without, with);
+    costs(r, first, 0, without, with);
     closed_without_ += without;
     closed_with_ += with;
-    prev_end_ = end;
   }
 
  private:
+  // The first message request r sends differently from r - 1 without
+  // semantic mode: where the frontier's move began to change messages.
+  std::uint32_t first_change(std::uint32_t r) const {
+    const std::uint32_t prev_end = w_.ends[r - 1];
+    if (w_.frontier[r] == w_.frontier[r - 1]) return prev_end;
+    auto next = std::lower_bound(w_.changed.begin(), w_.changed.end(), w_.frontier[r - 1]);
+    const std::uint32_t first = next == w_.changed.end() ? w_.frontier[r] : std::min(*next, w_.frontier[r]);
+    return std::min(first, prev_end);
+  }
+  double cost(double total, double shared) const {
+    shared = std::min(shared, total);
+    return p_.cache_read_price * shared + p_.cache_write_price * (total - shared);
+  }
+  void costs(std::uint32_t r, std::uint32_t first, std::uint64_t extra, double& without, double& with) const {
+    const std::uint32_t end = w_.ends[r];
+    const double total_with = double(sent(end, r, r)) - double(extra);
+    if (r == 0) {
+      without = cost(double(base(end, 0)), 0);
+      with = cost(total_with, 0);
+      return;
+    }
+    const std::uint32_t s0 = first_change(r), s1 = std::min(s0, first);
+    without = cost(double(base(end, r)), double(base(s0, r - 1)));
+    with = cost(total_with, double(sent(s1, r - 1, r - 1)));
+  }
+
   const Profile& p_;
+  const DietWithout& w_;
   const std::vector<std::uint64_t>& orig_ps_;
   const std::vector<Unit>& units_;
-  std::uint32_t prev_end_ = 0;
+  std::vector<std::uint64_t> planned_ps_;
   double closed_without_ = 0, closed_with_ = 0;
 };
+
+// The part in `m` of `kind` answering (or making) call `id`; else the one at `index` if of that kind.
+const Part* find_part(const Message& m, PartKind kind, std::string_view id, std::uint32_t index) {
+  for (const Part& p : m.parts)
+    if (p.kind == kind && !id.empty() && p.id == id) return &p;
+  if (id.empty() && index < m.parts.size() && m.parts[index].kind == kind) return &m.parts[index];
+  return nullptr;
+}
 
 }  // namespace
 
@@ -147,7 +177,7 @@ std::string tombstone_text(std::string_view title, std::string_view id, std::uin
 
 std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& profile,
                                        const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
-                                       const TokenCounter& counter) {
+                                       const DietWithout& without, const TokenCounter& counter) {
   std::vector<Tombstone> out;
   if (!profile.completed_tasks || profile.completed_tasks_tools.empty()) return out;
   const auto& msgs = conv.messages;
@@ -199,24 +229,31 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
     s.id = p.id;
     s.archived.text = p.text;
     s.archived.id = archive_id(p.text);
-    s.archived.task = title_of(history, o.tasks, profile.completed_tasks_title_bytes);
+    s.archived.task = title_of(history, o.tasks, o.call_message, profile.completed_tasks_title_bytes);
     const std::uint64_t n = counter.count(p.text);
     s.archived.tokens = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, UINT32_MAX));
     const std::string line = tombstone_text(s.archived.task, s.archived.id, n);
     s.text = call ? json_object_with("tombstone", line) : line;
     const std::uint64_t after = counter.count(s.text);
     if (after >= n) continue;  // a tombstone no smaller than the output
-    units.push_back({o.message, o.part, completion, &o.tasks, n - after});
+    // The output as the frontier's plan cut it (where it did).
+    std::uint64_t cut = n;
+    auto k = std::lower_bound(without.changed.begin(), without.changed.end(), o.message);
+    if (k != without.changed.end() && *k == o.message && without.pruned)
+      if (const Part* q = find_part((*without.pruned)[k - without.changed.begin()], p.kind, p.id, o.part))
+        cut = counter.count(q->text);
+    units.push_back({o.message, o.part, completion, &o.tasks, n - after, cut > after ? cut - after : 0});
     stones.push_back(std::move(s));
   }
   if (units.empty()) return out;
 
   // The session's requests, replayed in order.
-  const std::vector<std::uint32_t> ends = request_ends(conv);
-  SemanticCost cost(profile, orig_ps, units);
+  const std::vector<std::uint32_t>& ends = without.ends;
+  Session session(profile, without, orig_ps, units);
   std::uint32_t turns = 0;
   for (std::uint32_t r = 0; r < ends.size(); ++r) {
     const std::uint32_t at = ends[r];
+    const std::uint32_t frontier = without.frontier[r];
     while (turns < wm.turn_start.size() && wm.turn_start[turns] < at) ++turns;
     std::uint32_t first = at;
     std::uint64_t saved = 0;
@@ -228,23 +265,23 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
         if (u.placed != ~0u || u.completion >= at || u.message >= limit) continue;
         bool closed = true;
         for (std::uint32_t t : *u.tasks) closed = closed && history.tasks[t].status_before(at) == TaskStatus::Completed;
-        if (!closed) continue;  // reopened: nothing more of it goes until it is completed again
+        if (!closed || u.saved(frontier) == 0) continue;  // reopened: nothing more of it goes until it is completed again
         step.push_back(k);
-        saved += u.saved;
+        saved += u.saved(frontier);
         first = std::min(first, u.message);
       }
     }
     if (!step.empty() && saved >= profile.clear_at_least_tokens) {
       // The frontier's payback rule (pipeline.cpp): the suffix from the first
       // tombstone on was cached and is written again.
-      const std::uint64_t before = orig_ps[at] - orig_ps[first] - (cost.saved_before(at, r) - cost.saved_before(first, r));
+      const std::uint64_t before = session.sent(at, r, r) - session.sent(first, r, r);
       const double rewritten = double(before - std::min(before, saved));
       const double was_cached = double(before);
       const double price = profile.cache_write_price * rewritten - profile.cache_read_price * was_cached;
       const double horizon =
           std::min(double(profile.payback_requests), profile.payback_turn_fraction * double(std::max(turns, 1u)));
       const double gain = profile.cache_read_price * double(saved) * horizon;
-      if (gain >= price && cost.allows(r, at, first, saved)) {
+      if (gain >= price && session.allows(r, first, saved)) {
         for (std::uint32_t k : step) units[k].placed = r;
       } else {
         first = at;
@@ -252,7 +289,7 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
     } else {
       first = at;
     }
-    cost.close(r, at, first);
+    session.close(r, first);
   }
   for (std::uint32_t k = 0; k < units.size(); ++k)
     if (units[k].placed != ~0u) out.push_back(std::move(stones[k]));
@@ -267,13 +304,7 @@ StrategyStats place_tombstones(Conversation& conv, std::vector<Tombstone> tombst
     Message& m = conv.messages[s.message];
     if (m.removed) continue;
     // The part: by its call id where it has one, else where it stood.
-    Part* part = nullptr;
-    for (Part& p : m.parts)
-      if (p.kind == s.kind && !s.id.empty() && p.id == s.id) {
-        part = &p;
-        break;
-      }
-    if (!part && s.id.empty() && s.part < m.parts.size() && m.parts[s.part].kind == s.kind) part = &m.parts[s.part];
+    Part* part = const_cast<Part*>(find_part(m, s.kind, s.id, s.part));
     if (!part || !part->editable) continue;
     st.add(s.message, s.archived.text.size(), s.text.size());
     set_text(m, *part, std::move(s.text));

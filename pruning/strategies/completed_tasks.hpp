@@ -14,8 +14,10 @@
 //
 // When (a pure function of the history, so a tombstone renders identically
 // in every later request): the session's requests are replayed in order (as
-// the stale frontier's are, pipeline.cpp); at each, the outputs whose tasks
-// were all completed and are still completed then, and that lie before the
+// the stale frontier's are, pipeline.cpp), beside what the diet without
+// semantic mode sent at each (the frontier then in effect); at each, the
+// outputs whose tasks were all completed and are still completed then, and
+// that lie before the
 // working-memory window's grid point (multiples of `frontier_step_turns`
 // turns, the last `keep_tool_uses` tool results kept), are evicted together,
 // in one step, when: the history is over `semantic_threshold` tokens and
@@ -23,7 +25,9 @@
 // what it saves at the cached-read price over the requests it may count on
 // (the frontier's payback rule) pays for the cache rewrite it causes; and the
 // session's cumulative input cost, with its tombstones, stays within
-// (1 + max_loss) of its cost without them. A step refused is asked again at
+// (1 + max_loss) of the diet's without them. What a tombstone saves is
+// measured on the form the diet would send (a stale output the frontier
+// already cut saves less). A step refused is asked again at
 // the next request, with whatever else became evictable. A tombstone placed
 // stays, even if the task is reopened later (what was archived stays
 // archived); a reopened task's outputs not yet evicted wait until it is
@@ -60,11 +64,22 @@ struct Tombstone {
   ArchivedOutput archived;
 };
 
+// What the diet without semantic mode sends, request by request
+// (pipeline.cpp): what a tombstone saves, and what a step costs, is measured
+// against it (a stale output the frontier already cut saves less).
+struct DietWithout {
+  std::vector<std::uint32_t> ends;      // each request's end (loss_cap.hpp), the last: this request
+  std::vector<std::uint32_t> frontier;  // parallel: the stale frontier each left (plan forms before it)
+  std::vector<std::uint64_t> planned;   // per message: tokens in the plan's form (as sent where unchanged)
+  std::vector<std::uint32_t> changed;   // ascending: the messages the plan changes
+  const std::vector<Message>* pruned = nullptr;  // their plan forms, parallel to `changed`
+};
+
 // Decides on `conv` as the client sent it (`tokens`: count_tokens()'s per
 // message) which parts become tombstones. Pure.
 std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& profile,
                                        const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
-                                       const TokenCounter& counter);
+                                       const DietWithout& without, const TokenCounter& counter);
 
 // Puts the tombstones into `conv` (its messages may be pruned forms by now:
 // a part is found by its kind and call id), reports them, and appends what

@@ -108,6 +108,7 @@ void check_all(const pruning::Profile* profile, std::uint32_t window_turns) {
     auto sent = sent_requests(t, cfg, profile);
     std::vector<std::string> prev;
     std::uint32_t prev_stale = 0, prev_trim = 0;
+    std::vector<std::string> prev_archived;
     for (std::size_t r = 0; r < sent.size(); ++r) {
       const SentRequest& s = sent[r];
       INFO(t.id << " request " << r + 1);
@@ -134,7 +135,13 @@ void check_all(const pruning::Profile* profile, std::uint32_t window_turns) {
       CHECK(std::equal(a.raw.end() - keep, a.raw.end(), b.raw.end() - keep));
       // Stability: what was sent before is sent again, unless the frontier
       // or trim-middle's cut moved (the threshold rules, in whole steps).
-      if (r > 0 && s.stale_messages == prev_stale && s.trimmed_until == prev_trim) {
+      // Semantic mode: a tombstone once sent is sent on every later request
+      // (unless trim-middle's cut moved over it).
+      if (s.trimmed_until == prev_trim)
+        for (const std::string& id : prev_archived)
+        CHECK_MESSAGE(std::find(s.archived.begin(), s.archived.end(), id) != s.archived.end(), id << " was taken back");
+      if (r > 0 && s.stale_messages == prev_stale && s.trimmed_until == prev_trim &&
+          s.archived.size() == prev_archived.size()) {
         bool prefix = prev.size() <= b.raw.size() && std::equal(prev.begin(), prev.end(), b.raw.begin());
         CHECK(prefix);
       }
@@ -142,6 +149,7 @@ void check_all(const pruning::Profile* profile, std::uint32_t window_turns) {
       prev = b.raw;
       prev_stale = s.stale_messages;
       prev_trim = s.trimmed_until;
+      prev_archived = s.archived;
     }
   }
   CHECK(requests > 1000);
@@ -172,6 +180,7 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   p.stale_assistant_text_head_bytes = 16;
   p.stale_assistant_text_tail_bytes = 16;
   p.window_turns = 2;
+  p.semantic_threshold = 2000;  // semantic mode on every trajectory with task tools
   check_all(&p, p.window_turns);
 }
 

@@ -132,6 +132,8 @@ TEST_CASE("tasks: Codex update_plan, Gemini CLI write_todos, opencode todowrite,
     REQUIRE(h.tasks.size() == 1);  // SigmaTaskUpdate: matched by id although its text changed
     CHECK(owners(h, 4).size() == 1);
     CHECK(h.tasks[0].completed_after(3) == 5u);
+    CHECK(h.tasks[0].title_at(4) == "Fix the parser");  // renamed on completion (SigmaTaskUpdate): as of then
+
   }
 }
 
