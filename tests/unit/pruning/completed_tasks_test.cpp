@@ -277,3 +277,23 @@ TEST_CASE("completed_tasks: shadow reports, writes nothing, archives nothing; th
 }
 
 }  // namespace td::pruning
+
+namespace td::pruning {
+
+TEST_CASE("completed_tasks: an output the stale frontier already cut saves only what its cut form holds") {
+  Scenario sc;
+  Profile p = semantic_only();
+  p.trigger_tokens = 0;  // the frontier moves too, as far as semantic mode may reach
+  Conversation c = sc.s.c;
+  const PipelineResult r = run(c, p);
+  INFO("stale messages " << r.stale_messages << ", fired " << join_names(r.fired));
+  CHECK(r.stale_messages > sc.parser_b);  // the frontier passed the task's outputs ...
+  CHECK(c.messages[sc.parser_a].parts[0].text.size() < 1000);  // ... and cut them (folded: their lines are alike)
+  CHECK(r.archived.empty());  // a ~40-token cut form would save less than clear_at_least_tokens
+  p.clear_at_least_tokens = 1;
+  c = sc.s.c;
+  const PipelineResult small = run(c, p);  // what is left is still taken when worth it by the profile
+  for (const ArchivedOutput& a : small.archived) CHECK(a.text.size() >= p.completed_tasks_min_output_bytes);
+}
+
+}  // namespace td::pruning
