@@ -87,8 +87,6 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
   return f;
 }
 
-// `profile` drives the lossy strategies and the frontier; `trim` drives
-// trim-middle (the same profile, except at survival's hardest level).
 // The archived entries whose tombstones are still in `conv` (trim-middle and
 // pairing repair may have dropped some).
 void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>& archived) {
@@ -103,6 +101,8 @@ void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>
   std::erase_if(archived, [&](const ArchivedOutput& a) { return std::find(ids.begin(), ids.end(), a.id) == ids.end(); });
 }
 
+// `profile` drives the lossy strategies and the frontier; `trim` drives
+// trim-middle (the same profile, except at survival's hardest level).
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
             const TokenCounter& counter, const Tally& tally, PipelineCaches* caches, PipelineResult& r) {
   auto& msgs = conv.messages;
