@@ -156,12 +156,15 @@ class Session {
   double closed_without_ = 0, closed_with_ = 0;
 };
 
-// The part in `m` of `kind` answering (or making) call `id`; else the one at `index` if of that kind.
-const Part* find_part(const Message& m, PartKind kind, std::string_view id, std::uint32_t index) {
-  for (const Part& p : m.parts)
+// The part in `m` of `kind` answering (or making) call `id`; without an id,
+// the one at `index` if it is of that kind. (Message or const Message.)
+template <class M>
+auto* find_part(M& m, PartKind kind, std::string_view id, std::uint32_t index) {
+  decltype(&m.parts[0]) found = nullptr;
+  for (auto& p : m.parts)
     if (p.kind == kind && !id.empty() && p.id == id) return &p;
-  if (id.empty() && index < m.parts.size() && m.parts[index].kind == kind) return &m.parts[index];
-  return nullptr;
+  if (id.empty() && index < m.parts.size() && m.parts[index].kind == kind) found = &m.parts[index];
+  return found;
 }
 
 }  // namespace
@@ -304,7 +307,7 @@ StrategyStats place_tombstones(Conversation& conv, std::vector<Tombstone> tombst
     Message& m = conv.messages[s.message];
     if (m.removed) continue;
     // The part: by its call id where it has one, else where it stood.
-    Part* part = const_cast<Part*>(find_part(m, s.kind, s.id, s.part));
+    Part* part = find_part(m, s.kind, s.id, s.part);
     if (!part || !part->editable) continue;
     st.add(s.message, s.archived.text.size(), s.text.size());
     set_text(m, *part, std::move(s.text));
