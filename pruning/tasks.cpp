@@ -77,7 +77,7 @@ std::vector<Item> checklist_items(std::string_view md) {
 // The walk over the history: task states now, and what each call belongs to.
 class Tracker {
  public:
-  Tracker(std::vector<TaskTool> tools) : tools_(std::move(tools)) {}
+  explicit Tracker(std::vector<TaskTool> tools) : tools_(std::move(tools)) {}
 
   TaskHistory run(const Conversation& conv) {
     for (std::uint32_t i = 0; i < conv.messages.size(); ++i) {
@@ -257,12 +257,16 @@ std::optional<TaskTool> parse_task_tool(std::string_view spec, std::string* erro
       return true;
     };
     bool ok = true;
-    if (key == "list") ok = pointer(t.list), t.kind = TaskTool::Kind::List;
-    else if (key == "checklist") ok = pointer(t.list), t.kind = TaskTool::Kind::Checklist;
-    else if (key == "status") ok = pointer(t.status);
-    else if (key == "id") ok = pointer(t.id);
-    else if (key == "id_after") t.id_after = value;
-    else if (key == "text") {
+    if (key == "list" || key == "checklist") {
+      ok = pointer(t.list);
+      t.kind = key == "list" ? TaskTool::Kind::List : TaskTool::Kind::Checklist;
+    } else if (key == "status") {
+      ok = pointer(t.status);
+    } else if (key == "id") {
+      ok = pointer(t.id);
+    } else if (key == "id_after") {
+      t.id_after = value;
+    } else if (key == "text") {
       std::string_view rest = value;
       while (ok && !rest.empty()) {
         const std::size_t bar = rest.find('|');
