@@ -353,6 +353,7 @@ std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config
     s.fail_open = diet.fail_open;
     s.stale_messages = diet.result.stale_messages;
     s.trimmed_until = diet.result.trimmed_until;
+    for (const auto& a : diet.result.archived) s.archived.push_back(a.id);
     out.push_back(std::move(s));
   }
   return out;

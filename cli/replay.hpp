@@ -116,6 +116,7 @@ struct SentRequest {
   bool fail_open = false;
   std::uint32_t stale_messages = 0;  // the pipeline's frontier
   std::uint32_t trimmed_until = 0;   // where trim-middle's cut ended (0: none)
+  std::vector<std::string> archived; // ids of the tombstones it holds (semantic mode)
 };
 // Requests 1..T of a trajectory, in order, through the diet and `caches`.
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,

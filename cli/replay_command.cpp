@@ -22,7 +22,8 @@ namespace {
 
 constexpr const char* kSynopsis =
     "usage: tokendiet replay FILE...|DIR [--profile NAME] [--pricing openai|anthropic]\n"
-    "                        [--config FILE] [--json] [--requests] [--token-threshold N]\n\n"
+    "                        [--config FILE] [--json] [--requests] [--token-threshold N]\n"
+    "                        [--semantic]\n\n"
     "Replays recorded agent trajectories (JSON: {\"id\", \"model\", \"messages\"}; a\n"
     "DIR means every *.json in it) request by request through the proxy's diet\n"
     "(adapter parse -> pipeline -> adapter write). Request t is the messages\n"
@@ -100,6 +101,37 @@ std::string json_fields(const proxy::replay::Report& r) {
   return buf;
 }
 
+// Semantic mode's effect: the same trajectory with the profile's
+// completed_tasks off (strategies only) beside it as configured.
+struct SemanticPair {
+  proxy::replay::Report only, with;
+};
+
+std::uint64_t fired(const proxy::replay::Report& r, const std::string& name) {
+  auto it = r.fired.find(name);
+  return it == r.fired.end() ? 0 : it->second;
+}
+
+void print_semantic(std::vector<SemanticPair> pairs) {
+  SemanticPair total;
+  total.only.id = total.with.id = "total";
+  for (const SemanticPair& p : pairs) {
+    total.only.add(p.only);
+    total.with.add(p.with);
+  }
+  pairs.push_back(std::move(total));
+  std::printf("\nsemantic mode (completed_tasks) beside strategies only:\n");
+  std::printf("%-22s %12s %12s %8s %8s %13s %13s %8s %8s %9s\n", "trajectory", "tokens only", "tokens with",
+              "cut only", "cut with", "cost only", "cost with", "ret only", "ret with", "tombstone");
+  for (const SemanticPair& p : pairs)
+    std::printf("%-22s %12llu %12llu %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %7.1f%% %9llu\n", p.with.id.c_str(),
+                static_cast<unsigned long long>(p.only.tokens_with), static_cast<unsigned long long>(p.with.tokens_with),
+                100 * p.only.reduction(), 100 * p.with.reduction(), p.only.cost_with, p.with.cost_with,
+                100 * p.only.retention.ratio(), 100 * p.with.retention.ratio(),
+                static_cast<unsigned long long>(fired(p.with, "completed_tasks")));
+  std::printf("(tombstone: requests in which completed_tasks placed tombstones; ret: retention of references)\n");
+}
+
 void print_row(const proxy::replay::Report& r) {
   std::printf("%-22s %5llu %12llu %12llu %7.1f%% %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %6.3f %6llu %10.1f%% %7.3f %7.3f\n",
               r.id.c_str(), static_cast<unsigned long long>(r.requests),
@@ -139,6 +171,10 @@ Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
                   "every profile's recap threshold (token_threshold), to\n"
                   "measure the recap (strategies/recap.hpp) at N tokens")
       ->type_name("N");
+  app->add_flag("--semantic", o.semantic,
+                "also replay each trajectory with semantic mode off\n"
+                "(completed_tasks: false) and report both, and the\n"
+                "requests whose tombstones it placed");
   parsed.stop = parse(*app, args);
   if (!parsed.stop && o.inputs.empty()) parsed.stop = usage_error(*app, "no FILE or DIR given");
   return parsed;
@@ -176,6 +212,7 @@ int replay(int argc, char** argv) {
   std::vector<std::string> files;
   if (!expand_inputs(o.inputs, files)) return 1;
   std::vector<proxy::replay::Report> reports;
+  std::vector<SemanticPair> semantic;
   proxy::replay::Report total;
   total.id = "total";
   for (const auto& file : files) {
@@ -192,13 +229,22 @@ int replay(int argc, char** argv) {
     if (t->id.empty()) t->id = std::filesystem::path(file).stem().string();
     reports.push_back(proxy::replay::replay_trajectory(*t, cfg, profile, o.pricing));
     total.add(reports.back());
+    if (o.semantic) {
+      pruning::Profile off = profile ? *profile : config::profile_for(cfg, t->model);
+      off.completed_tasks = false;
+      semantic.push_back({proxy::replay::replay_trajectory(*t, cfg, &off, o.pricing), reports.back()});
+    }
   }
 
   if (o.json) {
     std::string out = "{\"trajectories\":[";
     for (std::size_t i = 0; i < reports.size(); ++i) {
       if (i) out += ',';
-      out += "{\"id\":" + json_string(reports[i].id) + "," + json_fields(reports[i]) + "}";
+      out += "{\"id\":" + json_string(reports[i].id) + "," + json_fields(reports[i]);
+      if (o.semantic)
+        out += ",\"completed_tasks_requests\":" + std::to_string(fired(reports[i], "completed_tasks")) +
+               ",\"strategies_only\":{" + json_fields(semantic[i].only) + "}";
+      out += "}";
     }
     out += "],\"total\":{" + json_fields(total) + "}}\n";
     std::fputs(out.c_str(), stdout);
@@ -224,6 +270,7 @@ int replay(int argc, char** argv) {
     std::printf("strategies (requests changed):");
     for (const auto& [name, n] : total.fired) std::printf(" %s=%llu", name.c_str(), static_cast<unsigned long long>(n));
     std::printf("\n");
+    if (o.semantic) print_semantic(semantic);
   }
   return 0;
 }

@@ -12,18 +12,23 @@ bool pays_back(const Profile& profile, std::uint64_t saved, double rewritten, do
   return profile.cache_read_price * double(saved) * horizon >= cost;
 }
 
+std::vector<std::uint32_t> request_ends(const Conversation& conv) {
+  const auto& msgs = conv.messages;
+  const auto size = static_cast<std::uint32_t>(msgs.size());
+  std::vector<std::uint32_t> ends;
+  // An assistant message was the answer to a request holding everything before it.
+  for (std::uint32_t e = 1; e < size; ++e)
+    if (msgs[e].role == Role::Assistant && msgs[e - 1].role != Role::Assistant) ends.push_back(e);
+  ends.push_back(size);  // this request
+  return ends;
+}
+
 LossCap::LossCap(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig_ps,
                  const std::vector<std::uint64_t>& plan_ps)
     : read_price_(profile.cache_read_price),
       write_price_(profile.cache_write_price),
       max_loss_(profile.max_loss),
-      orig_ps_(orig_ps), plan_ps_(plan_ps) {
-  const auto& msgs = conv.messages;
-  const auto size = static_cast<std::uint32_t>(msgs.size());
-  // An assistant message was the answer to a request holding everything before it.
-  for (std::uint32_t e = 1; e < size; ++e)
-    if (msgs[e].role == Role::Assistant && msgs[e - 1].role != Role::Assistant) ends_.push_back(e);
-  ends_.push_back(size);  // this request
+      orig_ps_(orig_ps), plan_ps_(plan_ps), ends_(pruning::request_ends(conv)) {
   current_ = {ends_[0], 0, ends_[0]};
 }
 

@@ -46,6 +46,10 @@ namespace td::pruning {
 bool pays_back(const Profile& profile, std::uint64_t saved, double rewritten, double was_cached,
                std::uint32_t grid_turns);
 
+// Where each request of the session ended, ascending: before each assistant
+// message that follows a non-assistant one, and this request (its size).
+std::vector<std::uint32_t> request_ends(const Conversation& conv);
+
 class LossCap {
  public:
   // `orig_ps` and `plan_ps`: prefix sums of every message's tokens as sent

@@ -6,6 +6,7 @@
 
 #include "pruning/loss_cap.hpp"
 #include "pruning/lossy_plan.hpp"
+#include "pruning/strategies/completed_tasks.hpp"
 #include "pruning/strategies/old_thinking.hpp"
 #include "pruning/strategies/pairing_repair.hpp"
 #include "pruning/strategies/recap.hpp"
@@ -27,6 +28,7 @@ std::vector<std::uint64_t> prefix_sums(const std::vector<std::uint64_t>& v) {
 struct Frontier {
   std::uint32_t turns = 0;     // grid point reached (0: nothing stale)
   std::uint32_t messages = 0;  // message index where the stale part ends
+  std::vector<std::uint32_t> at_request;  // `messages` as each request of the session left it
 };
 
 // Where the stale frontier stands: replaying the session's requests in
@@ -53,7 +55,8 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const auto next = std::lower_bound(plan.changed.begin(), plan.changed.end(), f.messages);
     const std::uint32_t first = next == plan.changed.end() ? gm : std::min(*next, gm);
     if (first == gm) {  // nothing to prune in this step: moving costs nothing
-      f = {g, gm};
+      f.turns = g;
+      f.messages = gm;
       cap.take(size, gm, at);
       return;
     }
@@ -69,16 +72,33 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     f = {g, gm};
     cap.take(first, gm, at);
   };
-  for (std::uint32_t at : cap.request_ends())
+  for (std::uint32_t at : cap.request_ends()) {
     for (std::size_t k = 0; k < wm.grid.size() && wm.grid_eligible_end[k] <= at; ++k)
       if (wm.grid[k] > f.turns) step(k, at);
+    f.at_request.push_back(f.messages);
+  }
   return f;
+}
+
+// The archived entries whose tombstones are still in `conv` (trim-middle and
+// pairing repair may have dropped some).
+void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>& archived) {
+  std::vector<std::string_view> ids;
+  for (const Message& m : conv.messages) {
+    if (m.removed) continue;
+    for (const Part& p : m.parts)
+      if (p.edited)
+        for (const ArchivedOutput& a : archived)
+          if (p.text.find(a.id) != std::string::npos) ids.push_back(a.id);
+  }
+  std::erase_if(archived, [&](const ArchivedOutput& a) { return std::find(ids.begin(), ids.end(), a.id) == ids.end(); });
 }
 
 // `profile` drives the lossy strategies and the frontier; `trim` drives
 // trim-middle (the same profile, except at survival's hardest level).
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
-            std::uint64_t context_window, const Tally& tally, PipelineCaches* caches, PipelineResult& r) {
+            std::uint64_t context_window, const TokenCounter& counter, const Tally& tally,
+            PipelineCaches* caches, PipelineResult& r) {
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
   const std::vector<std::uint64_t>& orig = counted.messages;
@@ -106,6 +126,9 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   Frontier f;
   std::vector<std::uint64_t> now = orig;  // per-message tokens as pruned
   std::vector<StrategyStats> lossy;
+  // The diet without semantic mode, request by request, for its decision.
+  DietWithout without{request_ends(conv), {}, orig, {}, {}};
+  std::vector<Tombstone> tombstones;
   if (!wm.grid.empty()) {
     // Plan on everything the largest step could reach, pick the frontier
     // from what each step would save, then keep the pruned forms before it.
@@ -115,6 +138,12 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     std::vector<std::uint64_t> planned = orig;
     for (std::size_t k = 0; k < plan->changed.size(); ++k) planned[plan->changed[k]] = plan->tokens[k];
     f = choose_frontier(conv, profile, wm, orig, planned, *plan);
+    // Semantic mode decides on the history as sent, before the plan's forms replace it.
+    without.frontier = f.at_request;
+    without.planned = planned;
+    without.changed = plan->changed;
+    without.pruned = &plan->pruned;
+    tombstones = completed_tasks(conv, profile, orig, wm, without, counter);
     for (std::size_t k = 0; k < plan->changed.size() && plan->changed[k] < f.messages; ++k) {
       const std::uint32_t i = plan->changed[k];
       const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise
@@ -126,11 +155,15 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     for (const auto& s : plan->stats) lossy.push_back(s.before(f.messages));
   } else {
     lossy = lossy_names();  // their names, with nothing done
+    without.frontier.assign(without.ends.size(), 0);
+    tombstones = completed_tasks(conv, profile, orig, wm, without, counter);
   }
   r.stale_turns = f.turns;
   r.stale_messages = f.messages;
   r.strategies = std::move(lossy);
 
+  r.strategies.push_back(place_tombstones(conv, std::move(tombstones), &r.archived));
+  for (const StrategyStats::Edit& e : r.strategies.back().edits) now[e.message] = tally.message(msgs[e.message]);
   std::uint64_t total = r.tokens_before;
   for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
   r.strategies.push_back(trim_middle(conv, trim, wm, f.turns, now, total, &r.trimmed_until));
@@ -149,6 +182,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   const auto n = r.strategies.size();
   const bool restructured = r.strategies[n - 3].fired() || r.strategies[n - 2].fired() || r.strategies[n - 1].fired();
   r.tokens_after = restructured ? tally.conversation(conv) : total;
+  if (restructured && !r.archived.empty()) keep_archived_present(conv, r.archived);
 }
 
 }  // namespace
@@ -198,10 +232,11 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
   const Profile& lossy = eager ? *eager : *profile;
   const Profile& trimming = trim ? *trim : *profile;
   if (decision.settings.write) {
-    run_on(conv, counted, lossy, trimming, decision.settings.context_window, tally, caches, r);
+    run_on(conv, counted, lossy, trimming, decision.settings.context_window, counter, tally, caches, r);
   } else {
     Conversation copy = conv;
-    run_on(copy, counted, lossy, trimming, decision.settings.context_window, tally, caches, r);
+    run_on(copy, counted, lossy, trimming, decision.settings.context_window, counter, tally, caches, r);
+    r.archived.clear();  // nothing is written, so nothing needs archiving
   }
   return r;
 }

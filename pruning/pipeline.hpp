@@ -16,11 +16,13 @@
 //   6. stale outputs    head + tail (+ error lines, names) of large stale tool outputs
 //   7. stale assistant  head + tail (+ names) of long stale assistant prose and
 //                       tool-call argument strings
-//   8. trim middle      drops whole middle turns over a budget (off by default)
-//   8b. recap           over token_threshold, the turns between the task and a
+//   8. completed tasks  semantic mode: a completed task's outputs -> tombstones
+//                       (decided on the history as sent, placed on the pruned forms)
+//   9. trim middle      drops whole middle turns over a budget (off by default)
+//   9b. recap           over token_threshold, the turns between the task and a
 //                       grid point before the window become one recap message
 //                       (read from the history as sent; not after trim-middle cut)
-//   9. pairing repair   no tool call without a result and no result without a call
+//  10. pairing repair   no tool call without a result and no result without a call
 //
 // Stability (DESIGN principle 4): every decision is a pure function of the
 // history (message positions and content). Strategies 2-7 only edit messages
@@ -42,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pruning/archived_output.hpp"
 #include "pruning/conversation.hpp"
 #include "pruning/decision.hpp"
 #include "pruning/pipeline_caches.hpp"
@@ -61,6 +64,9 @@ struct PipelineResult {
   std::uint32_t stale_messages = 0;       // messages before the frontier
   std::uint32_t trimmed_until = 0;        // trim-middle dropped messages up to here (0: none)
   bool recap_stepped = false;             // the recap's cut moved at this request (strategies/recap.hpp)
+  // What semantic eviction took out (strategies/completed_tasks.hpp): one
+  // entry per tombstone in the written request (none when not written).
+  std::vector<ArchivedOutput> archived;
 
   bool changed() const { return !fired.empty(); }
   std::uint64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }

@@ -44,6 +44,8 @@ TEST_CASE("replay: defaults, and the last --pricing wins") {
   CHECK(o.profile.empty());
   CHECK_FALSE(o.json);
   CHECK(parsed({"t.json", "--pricing=anthropic", "--pricing", "openai"}).pricing == Pricing::OpenAI);
+  CHECK_FALSE(o.semantic);
+  CHECK(parsed({"t.json", "--semantic"}).semantic);
 }
 
 TEST_CASE("replay: usage errors") {
@@ -63,6 +65,7 @@ TEST_CASE("replay --help: every option and what it does") {
   for (const char* line : {"  --profile NAME  the config's profile NAME", "  --pricing P     openai (default)",
                            "\n                  128-token steps", "  --config FILE   tokendiet config",
                            "  --json          one JSON object", "  --requests      also a line per request",
+                           "  --semantic      also replay each trajectory with semantic mode off",
                            "\nExit status: 0 ok"})
     CHECK_MESSAGE(help.find(line) != std::string::npos, line);
 }

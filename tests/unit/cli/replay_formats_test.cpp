@@ -83,7 +83,9 @@ std::vector<Turn> turns(const rj::Value& msgs, std::size_t n, bool gemini, std::
           std::string args = c["function"]["arguments"].GetString();
           std::string name = c["function"]["name"].GetString();
           if (gemini) {
-            t.items.push_back("{\"functionCall\":{\"name\":" + json_str(name) + ",\"args\":" + args + "}" +
+            // With the call's id, as Gemini's API carries it, so that each response names its call.
+            t.items.push_back("{\"functionCall\":{\"name\":" + json_str(name) + ",\"args\":" + args +
+                              ",\"id\":" + json_str(c["id"].GetString()) + "}" +
                               (first ? ",\"thoughtSignature\":\"tsig-" + std::to_string(++sig) + "\"" : "") + "}");
           } else {
             t.items.push_back("{\"type\":\"tool_use\",\"id\":" + json_str(c["id"].GetString()) +
@@ -96,8 +98,8 @@ std::vector<Turn> turns(const rj::Value& msgs, std::size_t n, bool gemini, std::
     } else if (role == "tool") {
       t.role = "user";
       std::string id = str(m, "tool_call_id");
-      t.items.push_back(gemini ? "{\"functionResponse\":{\"name\":\"bash\",\"response\":{\"output\":" +
-                                     json_str(content) + "}}}"
+      t.items.push_back(gemini ? "{\"functionResponse\":{\"name\":\"bash\",\"id\":" + json_str(id) +
+                                     ",\"response\":{\"output\":" + json_str(content) + "}}}"
                                : "{\"type\":\"tool_result\",\"tool_use_id\":" + json_str(id) +
                                      ",\"content\":" + json_str(content) + "}");
     } else {
@@ -214,15 +216,16 @@ std::string gemini_pairing(const rj::Document& d) {
   return "";
 }
 
-void check_format(providers::Api api, const char* trajectory) {
-  const config::Config cfg = config::default_config();
+// Returns how many requests went with tombstones (semantic mode).
+std::size_t check_format(providers::Api api, const char* trajectory,
+                         const config::Config& cfg = config::default_config()) {
   rj::Document t = load(trajectory);
   const auto& msgs = t["messages"];
   const bool gemini = api == providers::Api::gemini;
   const providers::ChatRoute route{api, gemini ? "gemini-2.5-pro" : "", false};
   std::vector<std::string> prev;
   std::uint32_t prev_stale = 0;
-  std::size_t requests = 0, changed = 0;
+  std::size_t requests = 0, changed = 0, tombstoned = 0, prev_archived = 0;
   proxy::DietCaches caches;  // the conversation's requests warm them, as the proxy's
   for (rj::SizeType n = 1; n < msgs.Size(); ++n) {
     if (str(msgs[n], "role") != "assistant") continue;
@@ -268,15 +271,26 @@ void check_format(providers::Api api, const char* trajectory) {
     // client itself moves its cache_control to the newest block, so for
     // Anthropic the previous request's last message is not compared.)
     auto raw = raw_messages(api, body);
-    if (!prev.empty() && diet.result.stale_messages == prev_stale) {
+    tombstoned += !diet.result.archived.empty();
+    if (!prev.empty() && diet.result.stale_messages == prev_stale && diet.result.archived.size() == prev_archived) {
       const std::size_t same = gemini ? prev.size() : prev.size() - 1;
       CHECK((same <= raw.size() && std::equal(prev.begin(), prev.begin() + same, raw.begin())));
     }
     prev = raw;
     prev_stale = diet.result.stale_messages;
+    prev_archived = diet.result.archived.size();
   }
   CHECK(requests > 50);
   CHECK(changed > requests / 3);
+  return tombstoned;
+}
+
+// Semantic mode alone (the frontier held off) on a real Codex session with update_plan.
+config::Config semantic_only() {
+  config::Config cfg = config::default_config();
+  cfg.profiles.front().trigger_tokens = 1u << 30;
+  cfg.profiles.front().semantic_threshold = 8000;
+  return cfg;
 }
 
 }  // namespace
@@ -287,4 +301,9 @@ TEST_CASE("anthropic bodies (signed thinking, tool_use/tool_result, cache_contro
 
 TEST_CASE("gemini bodies (thought parts, functionCall with thoughtSignature) through the diet") {
   check_format(providers::Api::gemini, "mini-swe-agent-9.json");
+}
+
+TEST_CASE("semantic mode's tombstones in anthropic and gemini bodies: valid, paired, stable between steps") {
+  CHECK(check_format(providers::Api::anthropic, "codex-1.json", semantic_only()) > 0);
+  CHECK(check_format(providers::Api::gemini, "codex-1.json", semantic_only()) > 0);
 }

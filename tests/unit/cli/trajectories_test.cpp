@@ -101,13 +101,15 @@ std::string openai_problem(const std::string& body) {
   return open.empty() ? "" : "calls of the last message not answered";
 }
 
-void check_all(const pruning::Profile* profile, std::uint32_t window_turns) {
+// Returns how many requests held tombstones (semantic mode).
+std::uint64_t check_all(const pruning::Profile* profile, std::uint32_t window_turns) {
   const config::Config cfg = config::default_config();
-  std::uint64_t requests = 0, changed = 0;
+  std::uint64_t requests = 0, changed = 0, tombstoned = 0;
   for (const Trajectory& t : trajectories()) {
     auto sent = sent_requests(t, cfg, profile);
     std::vector<std::string> prev;
     std::uint32_t prev_stale = 0, prev_trim = 0;
+    std::vector<std::string> prev_archived;
     for (std::size_t r = 0; r < sent.size(); ++r) {
       const SentRequest& s = sent[r];
       INFO(t.id << " request " << r + 1);
@@ -134,7 +136,13 @@ void check_all(const pruning::Profile* profile, std::uint32_t window_turns) {
       CHECK(std::equal(a.raw.end() - keep, a.raw.end(), b.raw.end() - keep));
       // Stability: what was sent before is sent again, unless the frontier
       // or trim-middle's cut moved (the threshold rules, in whole steps).
-      if (r > 0 && s.stale_messages == prev_stale && s.trimmed_until == prev_trim) {
+      // Semantic mode: a tombstone once sent is sent on every later request
+      // (unless trim-middle's cut moved over it).
+      if (s.trimmed_until == prev_trim)
+        for (const std::string& id : prev_archived)
+        CHECK_MESSAGE(std::find(s.archived.begin(), s.archived.end(), id) != s.archived.end(), id << " was taken back");
+      if (r > 0 && s.stale_messages == prev_stale && s.trimmed_until == prev_trim &&
+          s.archived.size() == prev_archived.size()) {
         bool prefix = prev.size() <= b.raw.size() && std::equal(prev.begin(), prev.end(), b.raw.begin());
         CHECK(prefix);
       }
@@ -142,10 +150,13 @@ void check_all(const pruning::Profile* profile, std::uint32_t window_turns) {
       prev = b.raw;
       prev_stale = s.stale_messages;
       prev_trim = s.trimmed_until;
+      prev_archived = s.archived;
+      tombstoned += !s.archived.empty();
     }
   }
   CHECK(requests > 1000);
   CHECK(changed > requests / 4);  // the diet did act
+  return tombstoned;
 }
 
 }  // namespace
@@ -172,7 +183,8 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   p.stale_assistant_text_head_bytes = 16;
   p.stale_assistant_text_tail_bytes = 16;
   p.window_turns = 2;
-  check_all(&p, p.window_turns);
+  p.semantic_threshold = 2000;  // semantic mode on every trajectory with task tools
+  CHECK(check_all(&p, p.window_turns) > 0);
 }
 
 TEST_CASE("every request of every trajectory: the plan memo changes nothing, and a growing history hits it") {

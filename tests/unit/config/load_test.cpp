@@ -165,6 +165,20 @@ TEST_CASE("out-of-range values") {
   expect_one_error("prices:\n  - {model: x, output: -1}\n", 2, 24, "-1 is out of range (0 to 1000000)");
 }
 
+TEST_CASE("semantic mode's task tool specs: each checked, an error at the bad item") {
+  expect_one_error("profiles:\n  - name: q\n    completed_tasks_tools:\n      - TodoWrite list=/todos text=/content status=/status\n"
+                   "      - TodoWrite list=todos status=/status\n",
+                   5, 9, "profiles[0].completed_tasks_tools[1]: 'list=todos': not a JSON pointer");
+  LoadResult ok = load_string("profiles:\n  - name: q\n    semantic_threshold: 20000\n    completed_tasks_tools:\n"
+                              "      - update_plan list=/plan text=/step status=/status\n", "q.yaml");
+  INFO(all_errors(ok));
+  REQUIRE(ok.ok());
+  CHECK(ok.config.profiles[0].semantic_threshold == 20000);
+  CHECK(ok.config.profiles[0].completed_tasks_tools.size() == 1);
+  // The embedded default lists every agent's task tool.
+  CHECK(default_config().profiles.front().completed_tasks_tools.size() == 8);
+}
+
 TEST_CASE("the policy's keys out of range, each at its key") {
   expect_one_error("profiles:\n  - name: q\n    quota_margin: 0.5\n", 3, 19, "profiles[0].quota_margin: must be between 1 and 10");
   expect_one_error("profiles:\n  - name: q\n    quota_window_ms: 0\n", 3, 22, "quota_window_ms: must be at least 1 ms");

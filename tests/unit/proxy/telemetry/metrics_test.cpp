@@ -193,6 +193,16 @@ TEST_CASE("counters by provider, model and status class; modes; fail open") {
   CHECK(page.value("tokendiet_mode_total", {{"mode", "none"}}) == 4);
 }
 
+TEST_CASE("semantic mode's requests are counted per provider and model") {
+  Metrics m;
+  m.record(row("openai", "gpt-4o", 200, 1000, 600, 1200, "semantic"));
+  m.record(row("openai", "gpt-4o", 200, 1000, 600, 1200, "standard"));
+  Page page = parse_page(m.render());
+  CHECK(page.value("tokendiet_mode_requests_total", {{"model", "gpt-4o"}, {"mode", "semantic"}}) == 1);
+  CHECK(page.value("tokendiet_mode_requests_total", {{"model", "gpt-4o"}, {"mode", "standard"}}) == 1);
+  CHECK(page.value("tokendiet_mode_total", {{"mode", "semantic"}}) == 1);
+}
+
 TEST_CASE("latency histograms: seconds, cumulative, +Inf equals count") {
   Metrics m;
   for (std::int64_t ms : {50, 100, 101, 2000, 700000}) m.record(row("gemini", "g", 200, 1, 1, ms));
