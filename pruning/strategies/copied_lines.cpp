@@ -41,29 +41,37 @@ CopiedLines::CopiedLines(const Conversation& conv, std::uint32_t limit, std::uin
     : min_bytes_(min_bytes) {
   if (min_bytes == 0) return;
   limit = std::min<std::uint32_t>(limit, static_cast<std::uint32_t>(conv.messages.size()));
+  in_tool_outputs_.reserve(4096);
   for (std::uint32_t i = 0; i < limit; ++i) {
     const Message& m = conv.messages[i];
     if (is_tool_message(m)) {
       for (const Part& p : m.parts) {
         if (p.kind != PartKind::ToolResult && p.kind != PartKind::Text) continue;
         for (std::string_view line : text::lines(p.text))
-          if (const std::uint64_t k = copy_line_key(line, min_bytes)) first_tool_.emplace(k, i);
+          if (const std::uint64_t k = copy_line_key(line, min_bytes)) in_tool_outputs_.insert(k);
       }
-    } else if (m.role == Role::Assistant && !first_tool_.empty()) {
+    } else if (m.role == Role::Assistant && !in_tool_outputs_.empty()) {
       for (const Part& p : m.parts) {
         if (p.kind != PartKind::Text && p.kind != PartKind::ToolCall) continue;
-        for (std::string_view line : text::lines(line_text(p))) {
+        if (p.text.size() < min_bytes) continue;  // no line of it is long enough
+        const std::string decoded = p.kind == PartKind::ToolCall ? line_text(p) : std::string{};
+        for (std::string_view line : text::lines(p.kind == PartKind::ToolCall ? std::string_view(decoded) : p.text)) {
           const std::uint64_t k = copy_line_key(line, min_bytes);
-          if (k != 0 && first_tool_.count(k)) keeper_.emplace(k, i);
+          if (k == 0 || !in_tool_outputs_.count(k) || !keeper_.emplace(k, i).second) continue;
+          if (keepers_.empty() || keepers_.back() != i) keepers_.push_back(i);
         }
       }
     }
   }
 }
 
+bool CopiedLines::keeps_any(std::uint32_t at) const {
+  return std::binary_search(keepers_.begin(), keepers_.end(), at);
+}
+
 std::vector<std::uint64_t> CopiedLines::kept_by(std::string_view text, std::uint32_t at) const {
   std::vector<std::uint64_t> out;
-  if (keeper_.empty()) return out;
+  if (!keeps_any(at)) return out;
   for (std::string_view line : text::lines(text)) {
     const std::uint64_t k = copy_line_key(line, min_bytes_);
     if (k == 0) continue;

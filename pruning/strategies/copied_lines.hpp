@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "pruning/conversation.hpp"
@@ -33,11 +34,17 @@ class CopiedLines {
   // earlier tool output: sorted, without repeats.
   std::vector<std::uint64_t> kept_by(std::string_view text, std::uint32_t at) const;
 
+  // Whether message `at` is the first to copy any line.
+  bool keeps_any(std::uint32_t at) const;
+
   std::uint64_t min_bytes() const { return min_bytes_; }
 
  private:
-  std::unordered_map<std::uint64_t, std::uint32_t> first_tool_;  // key -> first tool message holding it
-  std::unordered_map<std::uint64_t, std::uint32_t> keeper_;      // key -> first assistant message copying it
+  // Built walking forward: when an assistant message is read, the set holds
+  // the lines of the tool outputs before it only.
+  std::unordered_set<std::uint64_t> in_tool_outputs_;
+  std::unordered_map<std::uint64_t, std::uint32_t> keeper_;  // key -> first assistant message copying it
+  std::vector<std::uint32_t> keepers_;                       // those messages, ascending
   std::uint64_t min_bytes_ = 0;
 };
 

@@ -128,7 +128,7 @@ StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, s
              !detail::excluded_tool(profile, p.name);
       if (!text && !json) continue;
       // The lines it copies are kept: the memo's key names them.
-      const std::vector<std::uint64_t> keys = !copied.min_bytes() ? std::vector<std::uint64_t>{}
+      const std::vector<std::uint64_t> keys = !copied.keeps_any(i) ? std::vector<std::uint64_t>{}
                                               : json               ? copied.kept_by(line_text(p), i)
                                                                    : copied.kept_by(p.text, i);
       part_options.keep_lines = keys.empty() ? nullptr : &keys;

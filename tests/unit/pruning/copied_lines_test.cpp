@@ -63,6 +63,8 @@ TEST_CASE("copied lines: a line of a tool output is kept by the first assistant 
   const std::string script = edit_script(kLine);
   CHECK(copied.kept_by(script, 3) == std::vector<std::uint64_t>{key});
   CHECK(copied.kept_by(script, 5).empty());  // message 3 keeps it already
+  CHECK(copied.keeps_any(3));
+  CHECK_FALSE(copied.keeps_any(5));
   CHECK(copied.kept_by(line_text(c.messages[3].parts[1]), 3) == std::vector<std::uint64_t>{key});
   // A line no tool output held, a short one, or min_bytes 0: nothing.
   CHECK(copied.kept_by("    a_line_nobody_printed_before(x, y, z)\n", 3).empty());
