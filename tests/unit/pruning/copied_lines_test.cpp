@@ -102,3 +102,22 @@ TEST_CASE("snip: keep_lines keeps those middle lines, each gap with its notice")
   o.keep_lines = nullptr;
   CHECK(snip_text(text, o).find("line number 20 of") == std::string::npos);
 }
+
+TEST_CASE("copied lines: a message's cut does not change as the history grows") {
+  Profile p;
+  Conversation before = session();
+  stale_assistant_text(before, p, 7, nullptr, CopiedLines(before, 7, p.stale_assistant_text_copied_line_bytes));
+  // Later: the agent reads the file again and copies another of its lines.
+  Conversation after = session();
+  after.messages.push_back(assistant_call("c4", args("cat pvlib/iam.py")));
+  after.messages.push_back(tool_msg("c4", file_read()));
+  after.messages.push_back(assistant_call("c5", args(edit_script(kOther))));
+  after.messages.push_back(tool_msg("c5", "ok"));
+  after.messages.push_back(assistant_msg("done again"));
+  const std::uint32_t limit = static_cast<std::uint32_t>(after.messages.size()) - 1;
+  auto st = stale_assistant_text(after, p, limit, nullptr, CopiedLines(after, limit, p.stale_assistant_text_copied_line_bytes));
+  for (std::size_t i = 0; i < 7; ++i) CHECK(render(after.messages[i]) == render(before.messages[i]));
+  // The new copy keeps the line it is the first to copy.
+  CHECK(after.messages[10].parts[1].text.find("compute_the_other_thing(a, b)") != std::string::npos);
+  CHECK(st.hits == 3);
+}
