@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "pruning/pipeline_caches.hpp"
+#include "pruning/strategies/copied_lines.hpp"
 #include "pruning/strategies/identical_tool_calls.hpp"
 #include "pruning/strategies/identical_tool_outputs.hpp"
 #include "pruning/strategies/low_entropy.hpp"
@@ -24,13 +25,15 @@ namespace {
 // Steps 2-7, in order, on messages [0, limit) (old thinking on [0, thinking_limit)).
 std::vector<StrategyStats> run_strategies(Conversation& conv, const Profile& profile, std::uint32_t limit,
                                           std::uint32_t thinking_limit, PipelineCaches* caches) {
+  // The lines the agent copied from tool outputs, read before any strategy edits them.
+  const CopiedLines copied(conv, limit, profile.stale_assistant_text_copied_line_bytes);
   return {
       old_thinking_before(conv, profile, thinking_limit),
       identical_tool_calls(conv, profile, limit),
       identical_tool_outputs(conv, profile, limit),
       low_entropy(conv, profile, limit, caches ? &caches->folds : nullptr),
       stale_tool_outputs(conv, profile, limit, caches ? &caches->snips : nullptr),
-      stale_assistant_text(conv, profile, limit, caches ? &caches->snips : nullptr),
+      stale_assistant_text(conv, profile, limit, caches ? &caches->snips : nullptr, copied),
   };
 }
 

@@ -93,7 +93,7 @@ struct Profile {
   std::uint64_t stale_tool_outputs_threshold_bytes = 384;
   std::uint64_t stale_tool_outputs_head_bytes = 80;  // informative lines (snip.hpp)
   std::uint64_t stale_tool_outputs_tail_bytes = 80;
-  std::uint32_t stale_tool_outputs_error_lines = 8;  // error lines kept from the hidden middle
+  std::uint32_t stale_tool_outputs_error_lines = 2;  // error lines kept from the hidden middle (replay: 8 cost 2 points of saving)
   std::uint32_t stale_tool_outputs_names = 16;       // names of the hidden middle listed (0: none)
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
@@ -127,6 +127,10 @@ struct Profile {
   std::uint32_t stale_assistant_text_names = 16;  // names of the hidden middle listed (0: none)
   // A cut that saves fewer bytes than this (its notice and names counted) is not made.
   std::uint64_t stale_assistant_text_min_saving_bytes = 32;
+  // Lines of at least this many bytes (stripped) that copy an earlier tool
+  // output are kept by the cut (strategies/copied_lines.hpp): what the agent
+  // copied once, it copies again. 0: off.
+  std::uint64_t stale_assistant_text_copied_line_bytes = 20;
 
   // --- Trim-middle (F12; codetether streaming_llm, off there too) ---
   bool trim_middle = false;
@@ -284,6 +288,7 @@ struct Profile {
     v("stale_assistant_text_tail_bytes", stale_assistant_text_tail_bytes);
     v("stale_assistant_text_names", stale_assistant_text_names);
     v("stale_assistant_text_min_saving_bytes", stale_assistant_text_min_saving_bytes);
+    v("stale_assistant_text_copied_line_bytes", stale_assistant_text_copied_line_bytes);
     v("trim_middle", trim_middle);
     v("trim_middle_sink_messages", trim_middle_sink_messages);
     v("trim_middle_recent_messages", trim_middle_recent_messages);

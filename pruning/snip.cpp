@@ -74,6 +74,14 @@ bool is_name(std::string_view run) {
 
 }  // namespace
 
+std::uint64_t copy_line_key(std::string_view line, std::uint64_t min_bytes) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!line.empty() && blank(line.front())) line.remove_prefix(1);
+  while (!line.empty() && blank(line.back())) line.remove_suffix(1);
+  if (min_bytes == 0 || line.size() < min_bytes) return 0;
+  return tok::hash_bytes(line.data(), line.size()) | 1;  // never 0
+}
+
 bool is_error_line(std::string_view line) {
   for (std::string_view w : kErrorWords)
     if (line.find(w) != std::string_view::npos) return true;
@@ -209,13 +217,18 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
       if (from > head_end) tail.push_back({from, line_end});
     }
   }
-  // The middle: error lines kept, in order.
+  // The middle: the lines the caller keeps, and error lines, in order.
   std::size_t errors = 0;
-  for (std::size_t i = head_span; i + tail_span < n && errors < o.max_error_lines; ++i)
-    if (ls[i].size() <= 512 && ls[i].back() == '\n' && is_error_line(ls[i])) {
+  const bool keeps = o.keep_lines && !o.keep_lines->empty();
+  for (std::size_t i = head_span; i + tail_span < n && (keeps || errors < o.max_error_lines); ++i) {
+    if (keeps && std::binary_search(o.keep_lines->begin(), o.keep_lines->end(),
+                                    copy_line_key(ls[i], o.keep_line_min_bytes))) {
+      keep.push_back({offset(i), offset(i) + ls[i].size()});
+    } else if (errors < o.max_error_lines && ls[i].size() <= 512 && ls[i].back() == '\n' && is_error_line(ls[i])) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
       ++errors;
     }
+  }
   keep.insert(keep.end(), tail.rbegin(), tail.rend());
 
   // Every run of bytes not kept becomes a notice, unless the notice is longer.

@@ -23,6 +23,10 @@ struct SnipOptions {
   std::uint64_t tail_bytes = 1024;
   std::uint32_t max_error_lines = 8;  // error lines of the middle kept, in order
   std::uint32_t max_names = 0;        // names of the middle listed (0: none)
+  // Lines of the middle kept whatever their place, by copy_line_key
+  // (sorted; the lines the caller knows the agent copies). Null: none.
+  const std::vector<std::uint64_t>* keep_lines = nullptr;
+  std::uint64_t keep_line_min_bytes = 0;  // the keys' min_bytes
 };
 
 // Kept text with name slots: render = pieces[0].text, slot 0, pieces[1].text, ...
@@ -87,7 +91,8 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 //     budget is cut inside, after a space so that no word is cut (only a line
 //     with no space in reach is cut between two characters, never inside a
 //     UTF-8 character); a hidden run shorter than its notice stays as it is;
-//   - up to max_error_lines middle lines that look like errors, in order,
+//   - every middle line whose key is in keep_lines, and
+//     up to max_error_lines middle lines that look like errors, in order,
 //     each gap replaced by "[... 120 lines (5230 bytes) hidden ...]"; a piece
 //     of a line cut inside is never counted as a line:
 //     "[... 180 bytes hidden ...]" (inside one line),
@@ -108,6 +113,11 @@ bool is_boilerplate_line(std::string_view line);
 inline bool saves_enough(std::uint64_t before, std::uint64_t after, std::uint64_t min_saving) {
   return after < before && before - after >= min_saving;
 }
+
+// A line's key for SnipOptions::keep_lines: the hash of the line stripped of
+// the spaces, tabs, '\r' and '\n' around it; 0 when that is shorter than
+// `min_bytes` (or min_bytes is 0).
+std::uint64_t copy_line_key(std::string_view line, std::uint64_t min_bytes);
 
 // Whether a line looks like an error worth keeping from a hidden middle
 // (error, exception, traceback, failed, fatal, panic, assert, ...).

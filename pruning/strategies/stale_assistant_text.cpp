@@ -8,6 +8,7 @@
 #include "pruning/memo.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning {
 
@@ -28,31 +29,35 @@ std::string json_inside(std::string_view s) {
 // Replaces every long string value by a placeholder "\u0001<k>\u0001" and
 // collects the snips of the originals.
 void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc, const Profile& p,
-                       std::vector<Snipped>& snips) {
+                       const SnipOptions& options, std::vector<Snipped>& snips) {
   if (v.IsString()) {
     if (v.GetStringLength() < p.stale_assistant_text_threshold_bytes) return;
-    Snipped s = snip({v.GetString(), v.GetStringLength()}, options_of(p));
+    Snipped s = snip({v.GetString(), v.GetStringLength()}, options);
     if (!s.cut) return;
     std::string marker = "\x01" + std::to_string(snips.size()) + "\x01";
     snips.push_back(std::move(s));
     v.SetString(marker.data(), static_cast<rapidjson::SizeType>(marker.size()), alloc);
   } else if (v.IsArray()) {
-    for (auto& e : v.GetArray()) take_long_strings(e, alloc, p, snips);
+    for (auto& e : v.GetArray()) take_long_strings(e, alloc, p, options, snips);
   } else if (v.IsObject()) {
-    for (auto& m : v.GetObject()) take_long_strings(m.value, alloc, p, snips);
+    for (auto& m : v.GetObject()) take_long_strings(m.value, alloc, p, options, snips);
   }
 }
 
 }  // namespace
 
 Snipped snip_arguments_template(std::string_view args, const Profile& profile) {
+  return snip_arguments_template(args, profile, options_of(profile));
+}
+
+Snipped snip_arguments_template(std::string_view args, const Profile& profile, const SnipOptions& options) {
   Snipped out;
   if (!json_nesting_within(args)) return out;  // the walks below recurse per level
   rapidjson::Document d;
   d.Parse<rapidjson::kParseStopWhenDoneFlag>(args.data(), args.size());
   if (d.HasParseError() || !d.IsObject()) return out;
   std::vector<Snipped> snips;
-  take_long_strings(d, d.GetAllocator(), profile, snips);
+  take_long_strings(d, d.GetAllocator(), profile, options, snips);
   if (snips.empty()) return out;
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
@@ -88,26 +93,28 @@ std::string snip_arguments(std::string_view args, const Profile& profile) {
 }
 
 StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit,
-                                   Memo<Snipped>* snips) {
+                                   Memo<Snipped>* snips, const CopiedLines& copied) {
   StrategyStats st{.name = "stale_assistant_text"};
   if (!profile.stale_assistant_text_prose && !profile.stale_assistant_text_tool_arguments) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests
-  const SnipOptions options = options_of(profile);
+  SnipOptions options = options_of(profile);
+  options.keep_line_min_bytes = copied.min_bytes();
   const std::uint64_t text_salt =
       memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
   const std::uint64_t args_salt = memo_salt(
       "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, profile.stale_assistant_text_threshold_bytes});
   NameSet listed;  // names listed by earlier messages are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
+  SnipOptions part_options = options;  // with the part's copied lines
   auto snip_of = [&](std::string_view t) -> std::optional<Snipped> {
-    Snipped s = snip(t, options);
+    Snipped s = snip(t, part_options);
     if (!s.cut) return std::nullopt;
     return s;
   };
   auto args_of = [&](std::string_view t) -> std::optional<Snipped> {
-    Snipped s = snip_arguments_template(t, profile);
+    Snipped s = snip_arguments_template(t, profile, part_options);
     if (!s.cut) return std::nullopt;
     return s;
   };
@@ -116,17 +123,19 @@ StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, s
     if (m.role != Role::Assistant || m.removed) continue;
     for (Part& p : m.parts) {
       if (!p.editable || p.text.size() < profile.stale_assistant_text_threshold_bytes) continue;
-      std::shared_ptr<const Snipped> snipped;
-      bool json = false;
-      if (p.kind == PartKind::Text && profile.stale_assistant_text_prose) {
-        snipped = memoized(snips, text_salt, p, snip_of);
-      } else if (p.kind == PartKind::ToolCall && profile.stale_assistant_text_tool_arguments &&
-                 !detail::excluded_tool(profile, p.name)) {
-        snipped = memoized(snips, args_salt, p, args_of);
-        json = true;
-      } else {
-        continue;
-      }
+      const bool text = p.kind == PartKind::Text && profile.stale_assistant_text_prose;
+      const bool json = p.kind == PartKind::ToolCall && profile.stale_assistant_text_tool_arguments &&
+             !detail::excluded_tool(profile, p.name);
+      if (!text && !json) continue;
+      // The lines it copies are kept: the memo's key names them.
+      const std::vector<std::uint64_t> keys = !copied.keeps_any(i) ? std::vector<std::uint64_t>{}
+                                              : json               ? copied.kept_by(line_text(p), i)
+                                                                   : copied.kept_by(p.text, i);
+      part_options.keep_lines = keys.empty() ? nullptr : &keys;
+      std::uint64_t salt = json ? args_salt : text_salt;
+      if (!keys.empty()) salt = memo_salt("copied_lines", {salt, tok::hash_bytes(keys.data(), keys.size() * sizeof keys[0])});
+      std::shared_ptr<const Snipped> snipped =
+          json ? memoized(snips, salt, p, args_of) : memoized(snips, salt, p, snip_of);
       if (!snipped) continue;
       std::vector<std::string_view> used;
       std::string cut = render(*snipped, options.max_names, &listed, &used, json);

@@ -9,7 +9,11 @@
 // the start up to `stale_assistant_text_head_bytes`, from the end up to
 // `stale_assistant_text_tail_bytes`, and the names the hidden part mentions (up to
 // `stale_assistant_text_names`; a name an earlier stale assistant message already listed
-// is not listed again), as in stale tool outputs (pruning/snip.hpp). A line
+// is not listed again), as in stale tool outputs (pruning/snip.hpp), and
+// every line the message is the first to copy word for word from an earlier
+// tool output (strategies/copied_lines.hpp; lines of at least
+// `stale_assistant_text_copied_line_bytes`): the code an agent quoted in an
+// edit is what it quotes again. A line
 // (a paragraph of prose) longer than the budget is cut at a space, never
 // inside a word, and the notice counts a piece of a line as bytes, never as
 // "1 line". A cut saving fewer than `stale_assistant_text_min_saving_bytes`
@@ -33,13 +37,15 @@
 #include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/snip.hpp"
+#include "pruning/strategies/copied_lines.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-// `snips` (may be null) remembers each part's cut.
+// `snips` (may be null) remembers each part's cut; `copied` (built on the
+// messages as the client sent them) names the lines each cut keeps.
 StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit,
-                                   Memo<Snipped>* snips = nullptr);
+                                   Memo<Snipped>* snips = nullptr, const CopiedLines& copied = {});
 
 // Tool-call arguments with their long string values snipped (exposed for
 // tests); `args` unchanged if it is not a JSON object or would not shrink.
@@ -48,5 +54,6 @@ std::string snip_arguments(std::string_view args, const Profile& profile);
 // The same as a Snipped (its slots inside JSON strings), memoised by the
 // strategy and rendered with the names the request already listed.
 Snipped snip_arguments_template(std::string_view args, const Profile& profile);
+Snipped snip_arguments_template(std::string_view args, const Profile& profile, const SnipOptions& options);
 
 }  // namespace td::pruning

@@ -1,0 +1,86 @@
+#include "pruning/strategies/copied_lines.hpp"
+
+#include <algorithm>
+
+#include <rapidjson/document.h>
+
+#include "pruning/json_nesting.hpp"
+#include "pruning/snip.hpp"
+#include "pruning/strategies/working_memory.hpp"
+#include "pruning/text.hpp"
+
+namespace td::pruning {
+
+namespace {
+
+void collect_strings(const rapidjson::Value& v, std::string& out) {
+  if (v.IsString()) {
+    out.append(v.GetString(), v.GetStringLength());
+    out += '\n';
+  } else if (v.IsArray()) {
+    for (const auto& e : v.GetArray()) collect_strings(e, out);
+  } else if (v.IsObject()) {
+    for (const auto& m : v.GetObject()) collect_strings(m.value, out);
+  }
+}
+
+}  // namespace
+
+std::string line_text(const Part& p) {
+  if (p.kind != PartKind::ToolCall) return p.text;
+  if (!json_nesting_within(p.text)) return {};
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseStopWhenDoneFlag>(p.text.data(), p.text.size());
+  if (d.HasParseError()) return {};
+  std::string out;
+  collect_strings(d, out);
+  return out;
+}
+
+CopiedLines::CopiedLines(const Conversation& conv, std::uint32_t limit, std::uint64_t min_bytes)
+    : min_bytes_(min_bytes) {
+  if (min_bytes == 0) return;
+  limit = std::min<std::uint32_t>(limit, static_cast<std::uint32_t>(conv.messages.size()));
+  in_tool_outputs_.reserve(4096);
+  for (std::uint32_t i = 0; i < limit; ++i) {
+    const Message& m = conv.messages[i];
+    if (is_tool_message(m)) {
+      for (const Part& p : m.parts) {
+        if (p.kind != PartKind::ToolResult && p.kind != PartKind::Text) continue;
+        for (std::string_view line : text::lines(p.text))
+          if (const std::uint64_t k = copy_line_key(line, min_bytes)) in_tool_outputs_.insert(k);
+      }
+    } else if (m.role == Role::Assistant && !in_tool_outputs_.empty()) {
+      for (const Part& p : m.parts) {
+        if (p.kind != PartKind::Text && p.kind != PartKind::ToolCall) continue;
+        if (p.text.size() < min_bytes) continue;  // no line of it is long enough
+        const std::string decoded = p.kind == PartKind::ToolCall ? line_text(p) : std::string{};
+        for (std::string_view line : text::lines(p.kind == PartKind::ToolCall ? std::string_view(decoded) : p.text)) {
+          const std::uint64_t k = copy_line_key(line, min_bytes);
+          if (k == 0 || !in_tool_outputs_.count(k) || !keeper_.emplace(k, i).second) continue;
+          if (keepers_.empty() || keepers_.back() != i) keepers_.push_back(i);
+        }
+      }
+    }
+  }
+}
+
+bool CopiedLines::keeps_any(std::uint32_t at) const {
+  return std::binary_search(keepers_.begin(), keepers_.end(), at);
+}
+
+std::vector<std::uint64_t> CopiedLines::kept_by(std::string_view text, std::uint32_t at) const {
+  std::vector<std::uint64_t> out;
+  if (!keeps_any(at)) return out;
+  for (std::string_view line : text::lines(text)) {
+    const std::uint64_t k = copy_line_key(line, min_bytes_);
+    if (k == 0) continue;
+    auto it = keeper_.find(k);
+    if (it != keeper_.end() && it->second == at) out.push_back(k);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace td::pruning

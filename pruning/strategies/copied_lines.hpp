@@ -1,0 +1,55 @@
+// Lines an agent copied (docs/design.md §Strategies, "what the agent will
+// copy"): lines of a tool output that an assistant message repeats word for
+// word (its edit quoting the file it read). What the agent copied once, it
+// copies again: stale_assistant_text keeps those lines when it cuts the
+// message, in the first assistant message that copies each of them only (a
+// later copy is redundant while the first one stays).
+//
+// A line is stripped of the spaces and tabs around it and counts from
+// `stale_assistant_text_copied_line_bytes` bytes on (shorter lines such as
+// `}` or `return x` repeat everywhere by chance). Built from the messages
+// before `limit` as the client sent them, before any strategy edits them;
+// which lines a message keeps depends only on the messages up to it, so a
+// stale message's cut never changes (docs/design.md §Principles (4)).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "pruning/conversation.hpp"
+
+namespace td::pruning {
+
+class CopiedLines {
+ public:
+  CopiedLines() = default;  // knows no line: nothing is kept
+  CopiedLines(const Conversation& conv, std::uint32_t limit, std::uint64_t min_bytes);
+
+  // The keys (copy_line_key, pruning/snip.hpp) of the lines of `text`, a
+  // part of message `at`, that message `at` is the first to copy from an
+  // earlier tool output: sorted, without repeats.
+  std::vector<std::uint64_t> kept_by(std::string_view text, std::uint32_t at) const;
+
+  // Whether message `at` is the first to copy any line.
+  bool keeps_any(std::uint32_t at) const;
+
+  std::uint64_t min_bytes() const { return min_bytes_; }
+
+ private:
+  // Built walking forward: when an assistant message is read, the set holds
+  // the lines of the tool outputs before it only.
+  std::unordered_set<std::uint64_t> in_tool_outputs_;
+  std::unordered_map<std::uint64_t, std::uint32_t> keeper_;  // key -> first assistant message copying it
+  std::vector<std::uint32_t> keepers_;                       // those messages, ascending
+  std::uint64_t min_bytes_ = 0;
+};
+
+// The text of a part as lines are read from it: a tool call's string
+// arguments decoded, one after the other ('\n' between); any other part's text.
+std::string line_text(const Part& p);
+
+}  // namespace td::pruning
