@@ -110,6 +110,8 @@ bool Store::write(std::string_view key_fp, std::span<const pruning::ArchivedOutp
   Entries& known = keys_[std::string(key_fp)];
   for (EntryInfo& info : added) {
     total_bytes_ += info.bytes;
+    ++written_entries_;
+    written_bytes_ += info.bytes;
     known.insert_or_assign(info.id, std::move(info));
   }
   if (!index_lines.empty()) {
@@ -268,6 +270,16 @@ std::string Store::last_error() const {
 std::uint64_t Store::removed_entries() const {
   std::lock_guard lock(mutex_);
   return removed_;
+}
+
+std::uint64_t Store::written_entries() const {
+  std::lock_guard lock(mutex_);
+  return written_entries_;
+}
+
+std::uint64_t Store::written_bytes() const {
+  std::lock_guard lock(mutex_);
+  return written_bytes_;
 }
 
 }  // namespace td::archive

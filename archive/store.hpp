@@ -94,8 +94,12 @@ class Store {
   std::string last_error() const;
   const std::string& dir() const { return dir_; }
 
-  // What retention removed since the store was opened.
+  // Since the store was opened: entries retention removed; entries (and
+  // their bytes) written for the first time (a write of an id already there
+  // does not count).
   std::uint64_t removed_entries() const;
+  std::uint64_t written_entries() const;
+  std::uint64_t written_bytes() const;
 
  private:
   using Entries = std::map<std::string, EntryInfo, std::less<>>;  // by id
@@ -116,6 +120,8 @@ class Store {
   std::map<std::string, Entries, std::less<>> keys_;  // by key fp
   std::uint64_t total_bytes_ = 0;
   std::uint64_t removed_ = 0;
+  std::uint64_t written_entries_ = 0;
+  std::uint64_t written_bytes_ = 0;
   std::string last_error_;
 };
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "proxy/filters/archive_filter.hpp"
 #include "proxy/filters/diet_filter.hpp"
 #include "proxy/filters/explain_filter.hpp"
 #include "proxy/phases/filter.hpp"
@@ -21,6 +22,9 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
   // request phase (the in-flight gauge) sees every request; it has no body
   // hooks, so the diet still sees the request body first.
   filters.push_back(std::make_unique<LedgerFilter>(telemetry()));
+  // GET /v1/tokendiet/archive/<id>: answered here, read on the archive's thread.
+  filters.push_back(std::make_unique<ArchiveFilter>([] { return telemetry().archive(); },
+                                                    &telemetry().archive_thread()));
   // Request body: the diet, with the process's caches and diet threads (they
   // outlive reloads).
   filters.push_back(std::make_unique<DietFilter>(
