@@ -18,6 +18,7 @@
 #include "config/renamed_keys.hpp"
 #include "config/suggest.hpp"
 #include "config/yaml_fields.hpp"
+#include "pruning/tasks.hpp"
 
 namespace td::config {
 namespace {
@@ -286,6 +287,15 @@ class Loader {
     if (p.quota_window_ms < 1) bad("quota_window_ms", "must be at least 1 ms");
     if (!(p.thinking_budget_runway_fraction >= 0.0 && p.thinking_budget_runway_fraction <= 1.0))
       bad("thinking_budget_runway_fraction", "must be between 0 and 1");
+    if (f.has("completed_tasks_tools")) {  // each spec parses (syntax: pruning/tasks.hpp)
+      YAML::Node list = f.value_of("completed_tasks_tools");
+      for (std::size_t i = 0; i < p.completed_tasks_tools.size(); ++i) {
+        std::string why;
+        if (pruning::parse_task_tool(p.completed_tasks_tools[i], &why)) continue;
+        YAML::Mark at = list.IsSequence() && i < list.size() ? list[i].Mark() : f.mark_of("completed_tasks_tools");
+        d_.error(at, path + ".completed_tasks_tools[" + std::to_string(i) + "]: " + why);
+      }
+    }
     static constexpr std::string_view kEfforts[] = {"none", "minimal", "low", "medium", "high"};
     if (std::find(std::begin(kEfforts), std::end(kEfforts), p.thinking_budget_effort) == std::end(kEfforts))
       bad("thinking_budget_effort", "must be one of none, minimal, low, medium, high");

@@ -5,13 +5,12 @@
 namespace td::pruning {
 
 std::string archive_id(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   const tok::Hash128 h = tok::hash128(text.data(), text.size());
-  std::string out = "td-";
-  out.reserve(3 + 32);
-  for (std::uint64_t half : {h.hi, h.lo})
-    for (int shift = 60; shift >= 0; shift -= 4) out.push_back(kHex[(half >> shift) & 15]);
-  return out;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id = "td-";
+  for (std::uint64_t word : {h.hi, h.lo})
+    for (int shift = 60; shift >= 0; shift -= 4) id += kHex[(word >> shift) & 0xF];
+  return id;
 }
 
 }  // namespace td::pruning

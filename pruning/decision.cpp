@@ -29,6 +29,10 @@ Decision decide(const Counted&, const Profile& profile) {
   return d;
 }
 
+Mode reported_mode(Mode decided, bool tombstones_written) {
+  return decided == Mode::Standard && tombstones_written ? Mode::Semantic : decided;
+}
+
 Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
   const Profile& p = *in.profile;
   Decision d = decide(*in.counted, p);

@@ -135,6 +135,12 @@ using LevelTokens = std::function<LevelCut(Level)>;
 //       bytes, and fits when its Retry-After says).
 Decision decide(const PolicyInput& in, const LevelTokens& tokens_at);
 
+// The mode a request is reported in once the pipeline ran: Standard becomes
+// Semantic when tombstones of completed tasks went into the written request
+// (strategies/completed_tasks.hpp); None and Survival stay (survival's
+// outcome says more about what happened to the request).
+Mode reported_mode(Mode decided, bool tombstones_written);
+
 // The profile alone (no runway): disabled -> None; shadow -> Standard,
 // written nowhere; otherwise Standard, written; sent now.
 Decision decide(const Counted& counted, const Profile& profile);

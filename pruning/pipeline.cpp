@@ -6,6 +6,7 @@
 
 #include "pruning/loss_cap.hpp"
 #include "pruning/lossy_plan.hpp"
+#include "pruning/strategies/completed_tasks.hpp"
 #include "pruning/strategies/old_thinking.hpp"
 #include "pruning/strategies/pairing_repair.hpp"
 #include "pruning/strategies/trim_middle.hpp"
@@ -83,8 +84,22 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
 
 // `profile` drives the lossy strategies and the frontier; `trim` drives
 // trim-middle (the same profile, except at survival's hardest level).
+// The archived entries whose tombstones are still in `conv` (trim-middle and
+// pairing repair may have dropped some).
+void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>& archived) {
+  std::vector<std::string_view> ids;
+  for (const Message& m : conv.messages) {
+    if (m.removed) continue;
+    for (const Part& p : m.parts)
+      if (p.edited)
+        for (const ArchivedOutput& a : archived)
+          if (p.text.find(a.id) != std::string::npos) ids.push_back(a.id);
+  }
+  std::erase_if(archived, [&](const ArchivedOutput& a) { return std::find(ids.begin(), ids.end(), a.id) == ids.end(); });
+}
+
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
-            const Tally& tally, PipelineCaches* caches, PipelineResult& r) {
+            const TokenCounter& counter, const Tally& tally, PipelineCaches* caches, PipelineResult& r) {
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
   const std::vector<std::uint64_t>& orig = counted.messages;
@@ -92,6 +107,8 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
 
   WorkingMemory wm = working_memory(conv, profile);
   r.turns = wm.turns();
+  // Semantic mode decides on the history as sent, before any pruned form replaces it.
+  std::vector<Tombstone> tombstones = completed_tasks(conv, profile, orig, wm, counter);
   // Grid points whose history had reached the trigger: only those can be
   // stepped to (the rest never will be in this request).
   {
@@ -133,6 +150,8 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   r.stale_messages = f.messages;
   r.strategies = std::move(lossy);
 
+  r.strategies.push_back(place_tombstones(conv, std::move(tombstones), &r.archived));
+  for (const StrategyStats::Edit& e : r.strategies.back().edits) now[e.message] = tally.message(msgs[e.message]);
   std::uint64_t total = r.tokens_before;
   for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
   r.strategies.push_back(trim_middle(conv, trim, wm, f.turns, now, total, &r.trimmed_until));
@@ -146,6 +165,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   // counted; otherwise the total is known already.
   const bool restructured = r.strategies[r.strategies.size() - 2].fired() || r.strategies.back().fired();
   r.tokens_after = restructured ? tally.conversation(conv) : total;
+  if (restructured && !r.archived.empty()) keep_archived_present(conv, r.archived);
 }
 
 }  // namespace
@@ -195,10 +215,11 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
   const Profile& lossy = eager ? *eager : *profile;
   const Profile& trimming = trim ? *trim : *profile;
   if (decision.settings.write) {
-    run_on(conv, counted, lossy, trimming, tally, caches, r);
+    run_on(conv, counted, lossy, trimming, counter, tally, caches, r);
   } else {
     Conversation copy = conv;
-    run_on(copy, counted, lossy, trimming, tally, caches, r);
+    run_on(copy, counted, lossy, trimming, counter, tally, caches, r);
+    r.archived.clear();  // nothing is written, so nothing needs archiving
   }
   return r;
 }

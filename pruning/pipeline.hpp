@@ -16,8 +16,10 @@
 //   6. stale outputs    head + tail (+ error lines, names) of large stale tool outputs
 //   7. stale assistant  head + tail (+ names) of long stale assistant prose and
 //                       tool-call argument strings
-//   8. trim middle      drops whole middle turns over a budget (off by default)
-//   9. pairing repair   no tool call without a result and no result without a call
+//   8. completed tasks  semantic mode: a completed task's outputs -> tombstones
+//                       (decided on the history as sent, placed on the pruned forms)
+//   9. trim middle      drops whole middle turns over a budget (off by default)
+//  10. pairing repair   no tool call without a result and no result without a call
 //
 // Stability (DESIGN principle 4): every decision is a pure function of the
 // history (message positions and content). Strategies 2-7 only edit messages
@@ -39,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pruning/archived_output.hpp"
 #include "pruning/conversation.hpp"
 #include "pruning/decision.hpp"
 #include "pruning/pipeline_caches.hpp"
@@ -57,6 +60,9 @@ struct PipelineResult {
   std::uint32_t stale_turns = 0;          // turns before the frontier (0: nothing stale)
   std::uint32_t stale_messages = 0;       // messages before the frontier
   std::uint32_t trimmed_until = 0;        // trim-middle dropped messages up to here (0: none)
+  // What semantic eviction took out (strategies/completed_tasks.hpp): one
+  // entry per tombstone in the written request (none when not written).
+  std::vector<ArchivedOutput> archived;
 
   bool changed() const { return !fired.empty(); }
   std::uint64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }

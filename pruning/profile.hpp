@@ -132,6 +132,33 @@ struct Profile {
   std::uint32_t trim_middle_recent_messages = 16;     // at least this many last messages kept
   std::uint64_t trim_middle_budget_tokens = 100000;  // trimmed only while the history is over this
 
+  // --- Semantic mode: completed tasks (F14; strategies/completed_tasks.hpp,
+  // tasks.hpp). Once a task the agent tracks is completed and the history is
+  // over semantic_threshold tokens (the seed's semanticThreshold), that task's
+  // tool outputs (and tool-call arguments of at least
+  // completed_tasks_arguments_bytes) become tombstones naming their archive
+  // entry; under the frontier's cost gate and loss cap. false: never (the
+  // archive's fail-open re-run turns it off).
+  bool completed_tasks = true;
+  std::uint64_t semantic_threshold = 50000;
+  std::uint64_t completed_tasks_min_output_bytes = 256;  // smaller outputs stay
+  std::uint64_t completed_tasks_arguments_bytes = 1024;  // smaller arguments stay
+  std::uint64_t completed_tasks_title_bytes = 80;        // a task's title in a tombstone is cut to this
+  // The task tools watched, one spec each (syntax: pruning/tasks.hpp): Claude
+  // Code 2.1 (TodoWrite; TaskCreate/TaskUpdate), Codex (update_plan), Gemini
+  // CLI and deepagents (write_todos), opencode (todowrite), Roo and Kilo Code
+  // (update_todo_list), the seed's SigmaTaskUpdate.
+  std::vector<std::string> completed_tasks_tools = {
+      "TodoWrite list=/todos text=/content status=/status",
+      "TaskCreate text=/subject id_after=#",
+      "TaskUpdate id=/taskId status=/status text=/subject",
+      "update_plan list=/plan text=/step status=/status",
+      "write_todos list=/todos text=/description|/content status=/status",
+      "todowrite list=/todos text=/content status=/status",
+      "update_todo_list checklist=/todos",
+      "SigmaTaskUpdate list=/todos id=/id text=/content status=/status",
+  };
+
   // --- The quota runway (docs/design.md §Policy): per-minute token limits of
   // the provider, per API key and quota group. 0: not known until the
   // provider's rate-limit headers say (OpenAI, Anthropic; Gemini sends none).
@@ -249,6 +276,12 @@ struct Profile {
     v("trim_middle_sink_messages", trim_middle_sink_messages);
     v("trim_middle_recent_messages", trim_middle_recent_messages);
     v("trim_middle_budget_tokens", trim_middle_budget_tokens);
+    v("completed_tasks", completed_tasks);
+    v("semantic_threshold", semantic_threshold);
+    v("completed_tasks_min_output_bytes", completed_tasks_min_output_bytes);
+    v("completed_tasks_arguments_bytes", completed_tasks_arguments_bytes);
+    v("completed_tasks_title_bytes", completed_tasks_title_bytes);
+    v("completed_tasks_tools", completed_tasks_tools);
     v("tpm_limit", tpm_limit);
     v("itpm_limit", itpm_limit);
     v("otpm_limit", otpm_limit);

@@ -141,6 +141,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       out.decision = pruning::decide(counted, profile);
       out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
     }
+    out.decision.mode = pruning::reported_mode(out.decision.mode, !out.result.archived.empty());
     reanchor_step(*pruned, profile, out.decision, turns, counter, out.result);
     Written written = write_step(*pruned, out.result, out.decision, body, rewritten);
     if (!written.ok) {

@@ -21,7 +21,7 @@ constexpr std::array<std::string_view, 6> kStatusClasses = {"1xx", "2xx", "3xx",
 constexpr char kKeySep = '\x1f';  // provider <US> model: neither contains it in practice
 // The modes and survival outcomes counted per provider and model
 // (pruning::mode_name, pruning::outcome_name).
-constexpr std::array<std::string_view, 3> kModes = {"none", "standard", "survival"};
+constexpr std::array<std::string_view, 4> kModes = {"none", "standard", "survival", "semantic"};
 constexpr std::array<std::string_view, 4> kSurvivalOutcomes = {"compressed", "waited", "rejected", "too_large"};
 // Context-overflow recovery's outcomes (proxy/filters/recovery_filter.hpp).
 constexpr std::array<std::string_view, 2> kRecoveryOutcomes = {"retried", "no_fit"};
@@ -267,7 +267,7 @@ std::string Metrics::render() const {
                  std::to_string(n));
   };
   per_name("tokendiet_mode_requests_total",
-           "Requests by provider, model and the mode that applied (none, standard, survival).", "mode", kModes,
+           "Requests by provider, model and the mode that applied (none, standard, survival, semantic).", "mode", kModes,
            &ModelSeries::by_mode);
   per_name("tokendiet_survival_total",
            "Survival mode's outcomes: compressed (sent at a harder level), waited (held for the runway), "

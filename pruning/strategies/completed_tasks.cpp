@@ -1,0 +1,285 @@
+#include "pruning/strategies/completed_tasks.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "pruning/strategies/common.hpp"
+#include "pruning/tasks.hpp"
+
+namespace td::pruning {
+
+namespace {
+
+std::string with_commas(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Titles of the tasks, one line, cut at a character boundary.
+std::string title_of(const TaskHistory& h, const std::vector<std::uint32_t>& tasks, std::uint64_t max_bytes) {
+  std::string t;
+  for (std::uint32_t k : tasks) {
+    if (!t.empty()) t += "; ";
+    t += h.tasks[k].title;
+  }
+  std::replace_if(t.begin(), t.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  if (t.size() > max_bytes) {
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;
+    t.resize(cut);
+    t += "\u2026";
+  }
+  return t;
+}
+
+std::string json_object_with(std::string_view key, std::string_view value) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+  w.EndObject();
+  return {buf.GetString(), buf.GetSize()};
+}
+
+struct Unit {
+  std::uint32_t message = 0, part = 0;
+  std::uint32_t completion = 0;  // where the last of its tasks was completed
+  const std::vector<std::uint32_t>* tasks = nullptr;
+  std::uint64_t saved = 0;       // tokens the tombstone saves
+  std::uint32_t placed = ~0u;    // the request (index) that placed it; ~0u: not placed
+};
+
+// Where each request of the session ended (the LossCap's rule: before each
+// assistant message that follows a non-assistant one, and this request).
+std::vector<std::uint32_t> request_ends(const Conversation& conv) {
+  std::vector<std::uint32_t> ends;
+  const auto& msgs = conv.messages;
+  for (std::uint32_t e = 1; e < msgs.size(); ++e)
+    if (msgs[e].role == Role::Assistant && msgs[e - 1].role != Role::Assistant) ends.push_back(e);
+  ends.push_back(static_cast<std::uint32_t>(msgs.size()));
+  return ends;
+}
+
+// Where the part of history [0, end) that semantic mode may touch ends: the
+// working-memory window's grid point, before the last keep_tool_uses results.
+std::uint32_t evictable_end(const Conversation& conv, const Profile& p, const WorkingMemory& wm, std::uint32_t end,
+                            std::uint32_t turns) {
+  const std::uint32_t window = std::max<std::uint32_t>(p.window_turns, 1);
+  const std::uint32_t step = std::max<std::uint32_t>(p.frontier_step_turns, 1);
+  if (turns <= window) return 0;
+  const std::uint32_t g = (turns - window) / step * step;
+  std::uint32_t limit = g ? wm.turn_start[g] : 0;
+  std::uint32_t results = 0, i = end;
+  while (results < p.keep_tool_uses && i > 0)
+    if (is_tool_message(conv.messages[--i])) ++results;
+  if (results < p.keep_tool_uses) return 0;
+  return std::min(limit, i);
+}
+
+// The session's cumulative input cost with and without the tombstones, one
+// request at a time (the loss cap's model, pruning/loss_cap.hpp, for edits
+// that are not a prefix).
+class SemanticCost {
+ public:
+  SemanticCost(const Profile& p, const std::vector<std::uint64_t>& orig_ps, const std::vector<Unit>& units)
+      : p_(p), orig_ps_(orig_ps), units_(units) {}
+
+  // Tokens tombstones placed by request r (inclusive) save before message x.
+  std::uint64_t saved_before(std::uint32_t x, std::uint32_t r) const {
+    std::uint64_t s = 0;
+    for (const Unit& u : units_)
+      if (u.placed <= r && u.message < x) s += u.saved;
+    return s;
+  }
+  // Request r, ending at `end`, whose new tombstones start at `first` (end: none).
+  void costs(std::uint32_t r, std::uint32_t end, std::uint32_t first, std::uint64_t extra_saved, double& without,
+             double& with) const {
+    const double prev_end = r ? double(orig_ps_[prev_end_]) : 0;
+    without = p_.cache_read_price * prev_end + p_.cache_write_price * (double(orig_ps_[end]) - prev_end);
+    const double total = double(orig_ps_[end]) - double(saved_before(end, r) + extra_saved);
+    double shared = 0;
+    if (r) {
+      const std::uint32_t s = std::min(first, prev_end_);
+      shared = double(orig_ps_[s]) - double(saved_before(s, r - 1));
+    }
+    shared = std::min(shared, total);
+    with = p_.cache_read_price * shared + p_.cache_write_price * (total - shared);
+  }
+  bool allows(std::uint32_t r, std::uint32_t end, std::uint32_t first, std::uint64_t saved) const {
+    double without = 0, with = 0;
+    costs(r, end, first, saved, without, with);
+    return closed_with_ + with <= (1.0 + p_.max_loss) * (closed_without_ + without);
+  }
+  void close(std::uint32_t r, std::uint32_t end, std::uint32_t first) {
+    double without = 0, with = 0;
+    costs(r, end, first, 0, without, with);
+    closed_without_ += without;
+    closed_with_ += with;
+    prev_end_ = end;
+  }
+
+ private:
+  const Profile& p_;
+  const std::vector<std::uint64_t>& orig_ps_;
+  const std::vector<Unit>& units_;
+  std::uint32_t prev_end_ = 0;
+  double closed_without_ = 0, closed_with_ = 0;
+};
+
+}  // namespace
+
+std::string tombstone_text(std::string_view title, std::string_view id, std::uint64_t tokens) {
+  std::string t = "[task \"";
+  t += title;
+  t += "\" completed: output archived as ";
+  t += id;
+  t += ", " + with_commas(tokens) + " tokens; tokendiet_recall can read it back]";
+  return t;
+}
+
+std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& profile,
+                                       const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
+                                       const TokenCounter& counter) {
+  std::vector<Tombstone> out;
+  if (!profile.completed_tasks || profile.completed_tasks_tools.empty()) return out;
+  const auto& msgs = conv.messages;
+  const auto size = static_cast<std::uint32_t>(msgs.size());
+  std::vector<std::uint64_t> orig_ps(size + 1, 0);
+  for (std::uint32_t i = 0; i < size; ++i) orig_ps[i + 1] = orig_ps[i] + tokens[i];
+  if (orig_ps[size] <= profile.semantic_threshold) return out;  // the common case: a short history
+  const TaskHistory history = track_tasks(conv, profile);
+  if (history.owned.empty()) return out;
+
+  // Names of calls, for exclude_tools.
+  std::unordered_map<std::string_view, std::string_view> call_names;
+  if (!profile.exclude_tools.empty())
+    for (const Message& m : msgs)
+      for (const Part& p : m.parts)
+        if (p.kind == PartKind::ToolCall && !p.id.empty()) call_names[p.id] = p.name;
+
+  // What could ever go in this history: owned parts whose tasks were all
+  // completed after their call, the part itself before that completion.
+  std::vector<Unit> units;
+  std::vector<Tombstone> stones;  // parallel to units
+  for (const TaskOwned& o : history.owned) {
+    const Part& p = msgs[o.message].parts[o.part];
+    if (!p.editable) continue;
+    const bool call = p.kind == PartKind::ToolCall;
+    if (p.text.size() < (call ? profile.completed_tasks_arguments_bytes : profile.completed_tasks_min_output_bytes))
+      continue;
+    std::string_view name = p.name;
+    if (!call && name.empty()) {
+      auto it = call_names.find(p.id);
+      if (it != call_names.end()) name = it->second;
+    }
+    if (detail::excluded_tool(profile, name)) continue;
+    std::uint32_t completion = 0;
+    bool done = true;
+    for (std::uint32_t t : o.tasks) {
+      auto c = history.tasks[t].completed_after(o.call_message);
+      if (!c) {
+        done = false;
+        break;
+      }
+      completion = std::max(completion, *c);
+    }
+    if (!done || completion <= o.message) continue;  // from the completion on, everything stays
+    Tombstone s;
+    s.message = o.message;
+    s.part = o.part;
+    s.kind = p.kind;
+    s.id = p.id;
+    s.archived.text = p.text;
+    s.archived.id = archive_id(p.text);
+    s.archived.task = title_of(history, o.tasks, profile.completed_tasks_title_bytes);
+    const std::uint64_t n = counter.count(p.text);
+    s.archived.tokens = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, UINT32_MAX));
+    const std::string line = tombstone_text(s.archived.task, s.archived.id, n);
+    s.text = call ? json_object_with("tombstone", line) : line;
+    const std::uint64_t after = counter.count(s.text);
+    if (after >= n) continue;  // a tombstone no smaller than the output
+    units.push_back({o.message, o.part, completion, &o.tasks, n - after});
+    stones.push_back(std::move(s));
+  }
+  if (units.empty()) return out;
+
+  // The session's requests, replayed in order.
+  const std::vector<std::uint32_t> ends = request_ends(conv);
+  SemanticCost cost(profile, orig_ps, units);
+  std::uint32_t turns = 0;
+  for (std::uint32_t r = 0; r < ends.size(); ++r) {
+    const std::uint32_t at = ends[r];
+    while (turns < wm.turn_start.size() && wm.turn_start[turns] < at) ++turns;
+    std::uint32_t first = at;
+    std::uint64_t saved = 0;
+    std::vector<std::uint32_t> step;
+    if (orig_ps[at] > profile.semantic_threshold && turns >= profile.min_turns) {
+      const std::uint32_t limit = evictable_end(conv, profile, wm, at, turns);
+      for (std::uint32_t k = 0; k < units.size(); ++k) {
+        const Unit& u = units[k];
+        if (u.placed != ~0u || u.completion >= at || u.message >= limit) continue;
+        bool closed = true;
+        for (std::uint32_t t : *u.tasks) closed = closed && history.tasks[t].status_before(at) == TaskStatus::Completed;
+        if (!closed) continue;  // reopened: nothing more of it goes until it is completed again
+        step.push_back(k);
+        saved += u.saved;
+        first = std::min(first, u.message);
+      }
+    }
+    if (!step.empty() && saved >= profile.clear_at_least_tokens) {
+      // The frontier's payback rule (pipeline.cpp): the suffix from the first
+      // tombstone on was cached and is written again.
+      const std::uint64_t before = orig_ps[at] - orig_ps[first] - (cost.saved_before(at, r) - cost.saved_before(first, r));
+      const double rewritten = double(before - std::min(before, saved));
+      const double was_cached = double(before);
+      const double price = profile.cache_write_price * rewritten - profile.cache_read_price * was_cached;
+      const double horizon =
+          std::min(double(profile.payback_requests), profile.payback_turn_fraction * double(std::max(turns, 1u)));
+      const double gain = profile.cache_read_price * double(saved) * horizon;
+      if (gain >= price && cost.allows(r, at, first, saved)) {
+        for (std::uint32_t k : step) units[k].placed = r;
+      } else {
+        first = at;
+      }
+    } else {
+      first = at;
+    }
+    cost.close(r, at, first);
+  }
+  for (std::uint32_t k = 0; k < units.size(); ++k)
+    if (units[k].placed != ~0u) out.push_back(std::move(stones[k]));
+  return out;
+}
+
+StrategyStats place_tombstones(Conversation& conv, std::vector<Tombstone> tombstones,
+                               std::vector<ArchivedOutput>* archived) {
+  StrategyStats st{.name = "completed_tasks"};
+  for (Tombstone& s : tombstones) {
+    if (s.message >= conv.messages.size()) continue;
+    Message& m = conv.messages[s.message];
+    if (m.removed) continue;
+    // The part: by its call id where it has one, else where it stood.
+    Part* part = nullptr;
+    for (Part& p : m.parts)
+      if (p.kind == s.kind && !s.id.empty() && p.id == s.id) {
+        part = &p;
+        break;
+      }
+    if (!part && s.id.empty() && s.part < m.parts.size() && m.parts[s.part].kind == s.kind) part = &m.parts[s.part];
+    if (!part || !part->editable) continue;
+    st.add(s.message, s.archived.text.size(), s.text.size());
+    set_text(m, *part, std::move(s.text));
+    if (archived) archived->push_back(std::move(s.archived));
+  }
+  return st;
+}
+
+}  // namespace td::pruning
