@@ -29,7 +29,9 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
   // outlive reloads).
   filters.push_back(std::make_unique<DietFilter>(
       config, &telemetry().calibration(), telemetry().diet_caches(), &telemetry().diet_workers(config.diet_threads),
-      PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration())));
+      PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration()),
+      DietArchive{[] { return telemetry().archive(); }, &telemetry().archive_thread(),
+                  [] { telemetry().count_archive_failure(); }}));
   // The failure phase: a context-length error retried once, compressed to fit.
   filters.push_back(std::make_unique<RecoveryFilter>(config, telemetry().diet_caches()));
   // After the diet: include_usage is spliced into the final body; tees every

@@ -26,6 +26,8 @@ using providers::Provider;
 // Rate-limit facts read from upstream headers: proxy/phases/rate_limit_info.hpp
 // (filled by the usage filter); held here by pointer so this header stays small.
 struct RateLimitInfo;
+// The archive the recall loop reads from: proxy/phases/recall.hpp.
+struct RecallSource;
 
 // Per-filter scratch state for one request (e.g. an SSE parser that must
 // survive across body chunks). A filter derives from this; see
@@ -100,6 +102,12 @@ struct RequestContext {
   // literals (pruning::StrategyStats::name). Joined only by the log line and
   // the ledger row.
   std::vector<std::string_view> strategies;
+  // Semantic eviction: the tasks whose outputs this request went out without
+  // (archived first; their titles, in order, once each), and the archive
+  // write that failed instead ("" none: the request then went unpruned of
+  // them, docs/design.md §The archive).
+  std::vector<std::string> evicted_tasks;
+  std::string archive_error;
   providers::Usage usage;  // as the upstream reported it (filled by the usage filter)
   // Filled by the usage filter (proxy/filters/usage_filter.hpp) from the response:
   std::string response_model;  // the model the upstream says answered ("gpt-5.1-2025-11-13"); "" if unsaid
@@ -112,6 +120,11 @@ struct RequestContext {
   // up to upstream_request_filter. The same wait as FilterResult::hold()
   // (filter.hpp), taken after phase 3: it never blocks an I/O thread.
   std::chrono::milliseconds delay_upstream{0};
+
+  // Set by the diet filter when the request went out with tombstones and the
+  // tokendiet_recall tool: the recall filter answers the model's recall calls
+  // from it (docs/design.md §Recall). Outlives the request (the archive).
+  const RecallSource* recall = nullptr;
 
   // One slot per filter (index = Filter::slot()); see Filter::state<T>().
   std::vector<std::unique_ptr<FilterState>> filter_state;
