@@ -64,7 +64,7 @@ std::string make_private_dir(const std::string& dir) {
   return sync_dir(parent);
 }
 
-std::string write_file_durably(const std::string& path, std::string_view bytes) {
+std::string write_file_durably(const std::string& path, std::string_view bytes, bool sync_directory) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return failure("create", tmp);
@@ -90,7 +90,7 @@ std::string write_file_durably(const std::string& path, std::string_view bytes) 
     ::unlink(tmp.c_str());
     return e;
   }
-  return sync_dir(parent_of(path));
+  return sync_directory ? sync_dir(parent_of(path)) : "";
 }
 
 std::string append_durably(const std::string& path, std::string_view line) {

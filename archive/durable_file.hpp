@@ -16,8 +16,10 @@ std::string make_private_dir(const std::string& dir);
 
 // `path` holds exactly `bytes`, durably: written to a temporary file beside
 // it (mode 0600), fsynced, renamed over `path`, then the directory fsynced,
-// so after a crash `path` is either absent or whole.
-std::string write_file_durably(const std::string& path, std::string_view bytes);
+// so after a crash `path` is either absent or whole. With `sync_directory`
+// false the caller fsyncs the directory itself (sync_dir), once for several
+// files, before it counts on them.
+std::string write_file_durably(const std::string& path, std::string_view bytes, bool sync_directory = true);
 
 // `line` appended to `path` (created 0600), file fsynced; a new file's
 // directory fsynced too.

@@ -114,6 +114,10 @@ bool Store::write(std::string_view key_fp, std::span<const pruning::ArchivedOutp
     written_bytes_ += info.bytes;
     known.insert_or_assign(info.id, std::move(info));
   }
+  // One directory fsync for every rename above, then the index lines.
+  if (!added.empty()) {
+    if (std::string e = sync_dir(dir); !e.empty() && last_error_.empty()) last_error_ = std::move(e);
+  }
   if (!index_lines.empty()) {
     if (std::string e = append_durably(dir + "/" + std::string(kIndexFile), index_lines); !e.empty() &&
                                                                                           last_error_.empty())
@@ -139,7 +143,7 @@ std::string Store::write_entry(std::string_view key_fp, const pruning::ArchivedO
     total_bytes_ -= it->second.bytes;  // gone from disk: written again below
     known.erase(it);
   }
-  if (std::string e = write_file_durably(path, entry.text); !e.empty()) return e;
+  if (std::string e = write_file_durably(path, entry.text, false); !e.empty()) return e;  // write() syncs the directory
   index_lines += render_index_line(IndexLine{now, entry.id, entry.tokens, entry.text.size(), entry.task});
   added.push_back(EntryInfo{std::string(key_fp), entry.id, entry.task, entry.tokens, entry.text.size(), now, now});
   return "";
