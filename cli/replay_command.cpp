@@ -22,7 +22,7 @@ namespace {
 
 constexpr const char* kSynopsis =
     "usage: tokendiet replay FILE...|DIR [--profile NAME] [--pricing openai|anthropic]\n"
-    "                        [--config FILE] [--json] [--requests]\n\n"
+    "                        [--config FILE] [--json] [--requests] [--token-threshold N]\n\n"
     "Replays recorded agent trajectories (JSON: {\"id\", \"model\", \"messages\"}; a\n"
     "DIR means every *.json in it) request by request through the proxy's diet\n"
     "(adapter parse -> pipeline -> adapter write). Request t is the messages\n"
@@ -135,6 +135,10 @@ Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
   app->add_flag("--requests", o.requests,
                 "also a line per request: messages, tokens and cost without and\n"
                 "with, whether it was prefix-stable, the frontier, what fired");
+  app->add_option("--token-threshold", o.token_threshold,
+                  "every profile's recap threshold (token_threshold), to\n"
+                  "measure the recap (strategies/recap.hpp) at N tokens")
+      ->type_name("N");
   parsed.stop = parse(*app, args);
   if (!parsed.stop && o.inputs.empty()) parsed.stop = usage_error(*app, "no FILE or DIR given");
   return parsed;
@@ -155,6 +159,10 @@ int replay(int argc, char** argv) {
       return 1;
     }
     cfg = std::move(r.config);
+  }
+  if (o.token_threshold) {
+    if (cfg.profiles.empty()) cfg.profiles.emplace_back();  // the built-in profile, to set
+    for (pruning::Profile& p : cfg.profiles) p.token_threshold = *o.token_threshold;
   }
   const pruning::Profile* profile = nullptr;
   if (!o.profile.empty()) {

@@ -2,6 +2,8 @@
 // (cli/replay.hpp). Its command line, parsed (cli/options.hpp).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@ struct ReplayOptions {
   proxy::replay::Pricing pricing = proxy::replay::Pricing::OpenAI;
   bool json = false;
   bool requests = false;
+  std::optional<std::uint64_t> token_threshold;  // --token-threshold: every profile's recap threshold
 
   bool operator==(const ReplayOptions&) const = default;
 };

@@ -52,7 +52,11 @@ struct LedgerRow {
   std::int64_t wait_ms = 0;        // held for the runway
   std::string quota_group;         // the runway's group; "" none known
   std::optional<std::int64_t> runway_tokens;  // the runway left after the request
-  std::string recovery;            // context-overflow recovery: "retried", "no_fit"; "" none
+  // Stored (schema 2): context-overflow recovery, "retried" (the request
+  // went twice; the row's tokens are the retry's), "no_fit"; "" none.
+  std::string recovery;
+  std::uint32_t recalls = 0;       // tokendiet_recall calls the proxy answered (docs/design.md §Recall)
+  std::uint32_t recall_rounds = 0; // continuation rounds those took
 
   std::int64_t tokens_saved() const {
     return tokens_before > tokens_after ? tokens_before - tokens_after : 0;

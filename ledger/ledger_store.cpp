@@ -52,12 +52,12 @@ constexpr const char* kColumns =
     "time_ms, request_id, session, key_fingerprint, provider, model, profile, mode, "
     "tokens_before, tokens_after, prompt_tokens, completion_tokens, cached_read_tokens, "
     "cache_write_tokens, reasoning_tokens, usage_present, status, ttfb_ms, total_ms, stream, "
-    "strategies, fail_open, bytes_in, bytes_out, evicted_tasks";
-constexpr int kColumnCount = 25;
+    "strategies, fail_open, bytes_in, bytes_out, recovery, evicted_tasks";
+constexpr int kColumnCount = 26;
 
-// Schema 2: the tasks semantic eviction took outputs of (docs/design.md §The
+// Schema 3: the tasks semantic eviction took outputs of (docs/design.md §The
 // archive), their titles joined by newlines.
-constexpr const char* kMigrateToV2 = "ALTER TABLE requests ADD COLUMN evicted_tasks TEXT NOT NULL DEFAULT ''";
+constexpr const char* kMigrateToV3 = "ALTER TABLE requests ADD COLUMN evicted_tasks TEXT NOT NULL DEFAULT ''";
 
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
@@ -242,14 +242,23 @@ std::string LedgerStore::migrate() {
   } else if (v > kLedgerSchemaVersion) {
     why = "schema version " + std::to_string(v) + " is newer than this tokendiet (" +
           std::to_string(kLedgerSchemaVersion) + ")";
-  } else if (v == 0) {
-    why = exec(db_, kCreateV1);
-    if (why.empty()) why = exec(db_, "PRAGMA user_version = 1");
-    if (why.empty()) v = 1;
-  }
-  if (why.empty() && v == 1) {
-    why = exec(db_, kMigrateToV2);
-    if (why.empty()) why = exec(db_, "PRAGMA user_version = 2");
+  } else {
+    if (v == 0) {
+      why = exec(db_, kCreateV1);
+      if (why.empty()) why = exec(db_, "PRAGMA user_version = 1");
+      v = 1;
+    }
+    // v2: context-overflow recovery's outcome ("retried", "no_fit"; "" none).
+    if (why.empty() && v == 1) {
+      why = exec(db_, "ALTER TABLE requests ADD COLUMN recovery TEXT NOT NULL DEFAULT ''");
+      if (why.empty()) why = exec(db_, "PRAGMA user_version = 2");
+      v = 2;
+    }
+    // v3: the tasks semantic eviction took outputs of.
+    if (why.empty() && v == 2) {
+      why = exec(db_, kMigrateToV3);
+      if (why.empty()) why = exec(db_, "PRAGMA user_version = 3");
+    }
   }
   if (!why.empty()) {
     exec(db_, "ROLLBACK");
@@ -303,6 +312,7 @@ void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, JoinedTexts& joined) 
   sqlite3_bind_int(s, ++i, r.fail_open);
   sqlite3_bind_int64(s, ++i, r.bytes_in);
   sqlite3_bind_int64(s, ++i, r.bytes_out);
+  bind_text(s, ++i, r.recovery);
   bind_text(s, ++i, joined.evicted_tasks);
 }
 
@@ -343,8 +353,12 @@ std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
 }
 
 std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64_t limit) {
-  std::string sql = std::string("SELECT ") + kColumns +
-                    " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
+  std::string columns = kColumns;
+  // Older files (opened read-only, so not migrated) lack the later columns.
+  const int version = schema_version();
+  if (version < 3) columns.replace(columns.rfind("evicted_tasks"), 13, "''");
+  if (version < 2) columns.replace(columns.rfind("recovery"), 8, "''");
+  std::string sql = "SELECT " + columns + " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
   Stmt s(db_, sql.c_str());
   std::vector<LedgerRow> rows;
   if (!s) return rows;
@@ -375,6 +389,7 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
     r.fail_open = sqlite3_column_int(q, c++) != 0;
     r.bytes_in = sqlite3_column_int64(q, c++);
     r.bytes_out = sqlite3_column_int64(q, c++);
+    r.recovery = text(q, c++);
     r.evicted_tasks = split_lines(text(q, c++));
     rows.push_back(std::move(r));
   }

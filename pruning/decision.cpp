@@ -38,7 +38,13 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
   Decision d = decide(*in.counted, p);
   d.memory = in.memory;
   const Runway& rw = in.runway;
-  if (d.mode == Mode::None || !d.settings.write || !rw.known()) return d;
+  if (d.mode == Mode::None || !d.settings.write) return d;
+  // A session that overflowed: the first level under what its retry fitted in.
+  Level floor = Level::Diet;
+  if (in.memory.fit_tokens)
+    while (floor != kHardestLevel && tokens_at(floor).tokens > in.memory.fit_tokens) floor = harder(floor);
+  d.settings.level = floor;
+  if (!rw.known()) return d;
 
   if (p.thinking_budget) {
     const Runway::Left now = rw.left_after({});
@@ -59,7 +65,7 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
   // A retry of the history that set the level is decided at that level.
   const bool latched = in.memory.level != Level::Diet && in.messages <= in.memory.latched_messages;
   if (!p.survival || tokens_at(latched ? in.memory.level : Level::Diet).turns < p.min_turns) {
-    d.ask = ask_at(Level::Diet);
+    d.ask = ask_at(floor);
     d.left = rw.left_after(d.ask);
     d.memory.level = Level::Diet;
     return d;
@@ -73,6 +79,7 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
   } else if (in.memory.level != Level::Diet && !rw.holds(scaled(ask_at(Level::Diet), 2), margin)) {
     level = in.memory.level;
   }
+  level = std::max(level, floor);
   RunwayAsk ask = ask_at(level);
   if (!latched) {
     while (!rw.holds(ask, margin) && level != kHardestLevel) {
@@ -93,7 +100,7 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
     // upstream's answer decides. Nothing is reserved; its bill is counted
     // when it comes.
     d.outcome = SurvivalOutcome::TooLarge;
-    d.settings.level = Level::Diet;
+    d.settings.level = floor;
     d.memory.level = Level::Diet;
     d.left = rw.left_after({});
   } else {

@@ -46,6 +46,10 @@ struct PipelineSettings {
   bool write = false;  // the pruned conversation replaces the request; false (shadow, or
                        // nothing to do): savings are computed on a copy and reported only
   Level level = Level::Diet;
+  // The model's context window (the profile's context_window, else the
+  // model's known one; 0: unknown): a recap is taken, whatever it costs,
+  // when the request would not fit it otherwise (strategies/recap.hpp).
+  std::uint64_t context_window = 0;
 };
 
 // Whether the request goes upstream now.
@@ -84,6 +88,10 @@ struct SessionMemory {
   Level level = Level::Diet;         // survival's level in force while the pressure lasts
   std::uint32_t latched_messages = 0;  // the history's length when the level last changed
   bool thinking_lowered = false;     // thinking is lowered (hysteresis, below)
+  // The session overflowed the model's window and recovery's retry fitted
+  // it in this many tokens (the diet's): later requests are sent at the
+  // first level that fits under it, without another failed round trip (0: never).
+  std::uint64_t fit_tokens = 0;
   friend bool operator==(const SessionMemory&, const SessionMemory&) = default;
 };
 

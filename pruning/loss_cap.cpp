@@ -4,6 +4,14 @@
 
 namespace td::pruning {
 
+bool pays_back(const Profile& profile, std::uint64_t saved, double rewritten, double was_cached,
+               std::uint32_t grid_turns) {
+  const double cost = profile.cache_write_price * rewritten - profile.cache_read_price * was_cached;
+  const double turns_then = double(grid_turns + std::max<std::uint32_t>(profile.window_turns, 1));
+  const double horizon = std::min(double(profile.payback_requests), profile.payback_turn_fraction * turns_then);
+  return profile.cache_read_price * double(saved) * horizon >= cost;
+}
+
 LossCap::LossCap(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig_ps,
                  const std::vector<std::uint64_t>& plan_ps)
     : read_price_(profile.cache_read_price),

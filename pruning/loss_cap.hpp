@@ -37,6 +37,15 @@
 
 namespace td::pruning {
 
+// The cache-economics gate of a step (docs/design.md §The stale frontier
+// (c)): the `saved` tokens, at the cached-read price over the requests it
+// may count on (payback_requests, and at most payback_turn_fraction of the
+// turns the conversation had then: `grid_turns` plus the window), pay for
+// writing `rewritten` tokens again that were `was_cached`. The frontier's
+// steps and the recap's (strategies/recap.hpp) both take it.
+bool pays_back(const Profile& profile, std::uint64_t saved, double rewritten, double was_cached,
+               std::uint32_t grid_turns);
+
 class LossCap {
  public:
   // `orig_ps` and `plan_ps`: prefix sums of every message's tokens as sent

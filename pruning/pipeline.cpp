@@ -9,6 +9,7 @@
 #include "pruning/strategies/completed_tasks.hpp"
 #include "pruning/strategies/old_thinking.hpp"
 #include "pruning/strategies/pairing_repair.hpp"
+#include "pruning/strategies/recap.hpp"
 #include "pruning/strategies/trim_middle.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/tally.hpp"
@@ -65,14 +66,7 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     // written again, pruned up to gm and as it was after it.
     const double rewritten = double(plan_ps[gm] - plan_ps[first]) + double(orig_ps[at] - orig_ps[gm]);
     const double was_cached = double(orig_ps[at] - orig_ps[first]);
-    const double cost = profile.cache_write_price * rewritten - profile.cache_read_price * was_cached;
-    // Requests it may count on to pay back: the profile's cap, and no more
-    // than a fraction of the turns the conversation had when the step became
-    // possible (g + window: the longer it has run, the longer it will).
-    const double turns_then = double(g + std::max<std::uint32_t>(profile.window_turns, 1));
-    const double horizon = std::min(double(profile.payback_requests), profile.payback_turn_fraction * turns_then);
-    const double gain = profile.cache_read_price * double(saved) * horizon;
-    if (gain < cost || !cap.allows(first, gm, at)) return;
+    if (!pays_back(profile, saved, rewritten, was_cached, g) || !cap.allows(first, gm, at)) return;
     f = {g, gm};
     cap.take(first, gm, at);
   };
@@ -99,11 +93,16 @@ void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>
 }
 
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
-            const TokenCounter& counter, const Tally& tally, PipelineCaches* caches, PipelineResult& r) {
+            const TokenCounter& counter, std::uint64_t context_window, const Tally& tally, PipelineCaches* caches,
+            PipelineResult& r) {
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
   const std::vector<std::uint64_t>& orig = counted.messages;
   r.tokens_before = counted.total;
+  // The recap is read from the history as sent, on the profile's own grid
+  // (`trim`: survival's levels change only trim-middle's constants there),
+  // so it renders the same at every level and on every later request.
+  const RecapPlan recap_at = recap_plan(conv, trim, orig, counted.fixed, context_window, tally);
 
   WorkingMemory wm = working_memory(conv, profile);
   r.turns = wm.turns();
@@ -155,15 +154,20 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   std::uint64_t total = r.tokens_before;
   for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
   r.strategies.push_back(trim_middle(conv, trim, wm, f.turns, now, total, &r.trimmed_until));
+  // Trim-middle, when it cut (survival's hardest level), dropped the turns a
+  // recap would replace, and more.
+  r.strategies.push_back(r.trimmed_until ? StrategyStats{.name = "recap"} : recap(conv, recap_at));
+  r.recap_stepped = r.strategies.back().fired() && recap_at.stepped;
   r.strategies.push_back(pairing_repair(conv));
   for (auto& s : r.strategies) {
     s.edits.clear();
     s.edits.shrink_to_fit();
     if (s.fired()) r.fired.emplace_back(s.name);
   }
-  // Only trim-middle and pairing repair change messages after `now` was
-  // counted; otherwise the total is known already.
-  const bool restructured = r.strategies[r.strategies.size() - 2].fired() || r.strategies.back().fired();
+  // Only trim-middle, the recap and pairing repair change messages after
+  // `now` was counted; otherwise the total is known already.
+  const auto n = r.strategies.size();
+  const bool restructured = r.strategies[n - 3].fired() || r.strategies[n - 2].fired() || r.strategies[n - 1].fired();
   r.tokens_after = restructured ? tally.conversation(conv) : total;
   if (restructured && !r.archived.empty()) keep_archived_present(conv, r.archived);
 }
@@ -215,10 +219,10 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
   const Profile& lossy = eager ? *eager : *profile;
   const Profile& trimming = trim ? *trim : *profile;
   if (decision.settings.write) {
-    run_on(conv, counted, lossy, trimming, counter, tally, caches, r);
+    run_on(conv, counted, lossy, trimming, counter, decision.settings.context_window, tally, caches, r);
   } else {
     Conversation copy = conv;
-    run_on(copy, counted, lossy, trimming, counter, tally, caches, r);
+    run_on(copy, counted, lossy, trimming, counter, decision.settings.context_window, tally, caches, r);
     r.archived.clear();  // nothing is written, so nothing needs archiving
   }
   return r;

@@ -19,6 +19,9 @@
 //   8. completed tasks  semantic mode: a completed task's outputs -> tombstones
 //                       (decided on the history as sent, placed on the pruned forms)
 //   9. trim middle      drops whole middle turns over a budget (off by default)
+//   9b. recap           over token_threshold, the turns between the task and a
+//                       grid point before the window become one recap message
+//                       (read from the history as sent; not after trim-middle cut)
 //  10. pairing repair   no tool call without a result and no result without a call
 //
 // Stability (DESIGN principle 4): every decision is a pure function of the
@@ -63,6 +66,7 @@ struct PipelineResult {
   // What semantic eviction took out (strategies/completed_tasks.hpp): one
   // entry per tombstone in the written request (none when not written).
   std::vector<ArchivedOutput> archived;
+  bool recap_stepped = false;             // the recap's cut moved at this request (strategies/recap.hpp)
 
   bool changed() const { return !fired.empty(); }
   std::uint64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }

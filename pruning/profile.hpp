@@ -72,10 +72,12 @@ struct Profile {
   // What agents wrap around an output, left out when outputs are compared
   // (and kept, around the reference, in the later copy). Plain text, no
   // patterns. Lines at the start or end of an output beginning with one of
-  // these: Codex's headers (unified exec and shell tool, codex-rs 0.169).
+  // these: Codex's headers (unified exec and shell tool, codex-rs 0.169) and
+  // Gemini CLI's shell wrapper (0.61: a new process group id every call).
   std::vector<std::string> identical_tool_outputs_wrapper_lines = {
       "Chunk ID: ",           "Wall time: ",  "Process exited with code ", "Process running with session ID ",
-      "Original token count: ", "Exit code: ", "Output:",                   "Total output lines: "};
+      "Original token count: ", "Exit code: ", "Output:",                   "Total output lines: ",
+      "<untrusted_context>",  "</untrusted_context>", "Process Group PGID: ", "Background PIDs: "};
   // <tag>...</tag> blocks at the start or end of an output: Claude Code's reminders.
   std::vector<std::string> identical_tool_outputs_wrapper_tags = {"system-reminder"};
 
@@ -158,6 +160,17 @@ struct Profile {
       "update_todo_list checklist=/todos",
       "SigmaTaskUpdate list=/todos id=/id text=/content status=/status",
   };
+
+  // --- Recap (standard mode's, F15; strategies/recap.hpp): once a request
+  // is over token_threshold (counted with the recap then in force), the
+  // turns between the task and a grid point before the window become one
+  // extractive recap message, when that pays for the cache rewrite or the
+  // request would not fit the model's window otherwise.
+  bool recap = true;
+  std::uint64_t token_threshold = 200000;    // the seeds' tokenThreshold
+  std::uint64_t recap_budget_tokens = 3000;  // the recap's size (the seed's ~3k new context)
+  std::uint64_t recap_text_bytes = 200;      // what was asked / concluded, per turn (errors, commands: half)
+  std::uint32_t recap_items = 6;             // files, commands and errors listed per turn and kind
 
   // --- The quota runway (docs/design.md §Policy): per-minute token limits of
   // the provider, per API key and quota group. 0: not known until the
@@ -282,6 +295,11 @@ struct Profile {
     v("completed_tasks_arguments_bytes", completed_tasks_arguments_bytes);
     v("completed_tasks_title_bytes", completed_tasks_title_bytes);
     v("completed_tasks_tools", completed_tasks_tools);
+    v("recap", recap);
+    v("token_threshold", token_threshold);
+    v("recap_budget_tokens", recap_budget_tokens);
+    v("recap_text_bytes", recap_text_bytes);
+    v("recap_items", recap_items);
     v("tpm_limit", tpm_limit);
     v("itpm_limit", itpm_limit);
     v("otpm_limit", otpm_limit);

@@ -25,6 +25,8 @@ class Tally {
     cache_->put(key, n);
     return n;
   }
+  // A text's tokens (not cached: the recap's lines, counted once per request).
+  std::uint64_t text(std::string_view t) const { return counter_.count(t); }
   // Everything but the messages: the reply primer and the tool definitions.
   std::uint64_t fixed(const Conversation& conv) const {
     if (conv.fixed_overhead_text.empty()) return tok::BillingRules{}.reply_priming;

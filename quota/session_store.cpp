@@ -1,5 +1,7 @@
 #include "quota/session_store.hpp"
 
+#include <algorithm>
+
 namespace td::quota {
 
 template <class F>
@@ -20,6 +22,13 @@ SessionFacts SessionStore::get(std::uint64_t session, Clock::time_point now) con
 
 void SessionStore::remember(std::uint64_t session, const pruning::SessionMemory& memory, Clock::time_point now) {
   update(session, now, [&](SessionFacts& f) { f.memory = memory; });
+}
+
+void SessionStore::overflowed(std::uint64_t session, std::uint64_t fit_tokens, Clock::time_point now) {
+  update(session, now, [&](SessionFacts& f) {
+    std::uint64_t& fit = f.memory.fit_tokens;
+    fit = fit ? std::min(fit, fit_tokens) : fit_tokens;
+  });
 }
 
 void SessionStore::billed(std::uint64_t session, double cached_prefix, Clock::time_point now) {

@@ -40,6 +40,9 @@ class SessionStore {
   SessionFacts get(std::uint64_t session, Clock::time_point now) const;
   // After a decision: the session's memory now.
   void remember(std::uint64_t session, const pruning::SessionMemory& memory, Clock::time_point now);
+  // Recovery's retry fitted a request of the session in `fit_tokens` (the
+  // diet's) after a context-length error: remembered, the lowest kept.
+  void overflowed(std::uint64_t session, std::uint64_t fit_tokens, Clock::time_point now);
   // A bill came: the prompt the provider's cache now holds.
   void billed(std::uint64_t session, double cached_prefix, Clock::time_point now);
 

@@ -5,11 +5,16 @@
 # (scripts/sanitize.sh).
 #   scripts/test.sh                  all of it (what CI runs)
 #   scripts/test.sh --quick [ARGS]   the release build's tests only; ARGS go to ctest, e.g. -L unit
+#   scripts/test.sh --realcli [ARGS] only the optional real-CLI suite (ctest label realcli: Claude
+#                                    Code, Codex and Gemini CLI from npm through tokendiet;
+#                                    tests/realcli/), which the other two leave out (it downloads
+#                                    about 900 MB once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-quick=0
+quick=0 labels=(-LE realcli)
 if [[ "${1:-}" == --quick ]]; then quick=1; shift; fi
+if [[ "${1:-}" == --realcli ]]; then quick=1 labels=(-L realcli); shift; fi
 scripts/setup.sh --test
 scripts/build.sh
-(cd "${BUILD_DIR:-build}" && ctest --output-on-failure --timeout 600 -j "${TEST_JOBS:-2}" "$@")
+(cd "${BUILD_DIR:-build}" && ctest --output-on-failure --timeout 600 -j "${TEST_JOBS:-2}" "${labels[@]}" "$@")
 if ((quick == 0)); then scripts/sanitize.sh; fi

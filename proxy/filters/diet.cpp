@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "config/match.hpp"
+#include "providers/context_window.hpp"
 #include "providers/thinking_budget.hpp"
 #include "proxy/filters/cached_counter.hpp"
 #include "pruning/client_compaction.hpp"
@@ -29,7 +30,12 @@ pruning::Counted count_step(const pruning::Conversation& conv, const pruning::To
 pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::Counted& counted,
                                    const pruning::Decision& decision, const pruning::TokenCounter& counter,
                                    DietCaches& caches) {
-  return pruning::run_pipeline(conv, counted, decision, counter, &caches.pipeline);
+  // The model's window, for the recap: the profile's, else the known one.
+  pruning::Decision d = decision;
+  if (d.settings.profile)
+    d.settings.context_window = d.settings.profile->context_window ? d.settings.profile->context_window
+                                                                    : providers::known_context_window(conv.model);
+  return pruning::run_pipeline(conv, counted, d, counter, &caches.pipeline);
 }
 
 Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
@@ -63,8 +69,12 @@ void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& pr
   // Never twice: the policy restates the anchor in the levels it weighs.
   if (std::find(result.fired.begin(), result.fired.end(), std::string_view(kReanchorStat)) != result.fired.end())
     return;
-  // A compression: survival's harder level that did cut something.
-  const bool compressed = decision.settings.level != pruning::Level::Diet && result.changed();
+  // A compression: survival's harder level that did cut something, or the
+  // recap's step (not every later request that carries the recap: the task
+  // stays verbatim at the top, and a restatement on every request is paid
+  // uncached every time).
+  const bool compressed =
+      (decision.settings.level != pruning::Level::Diet && result.changed()) || result.recap_stepped;
   if (!pruning::reanchor_due(profile, turns, compressed)) return;
   const std::string restated = pruning::reanchor(request.conversation, profile);
   if (restated.empty()) return;

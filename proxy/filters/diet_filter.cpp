@@ -5,6 +5,7 @@
 
 #include "archive/store.hpp"
 #include "config/match.hpp"
+#include "providers/recall_tool.hpp"
 #include "providers/route.hpp"
 #include "proxy/filters/diet.hpp"
 #include "proxy/phases/body_peek.hpp"
@@ -28,6 +29,7 @@ struct OffloadedDiet {
   PolicyIdentity who;
   PolicyState policy;
   std::string archive_error;  // the archive write failed: the diet re-ran without semantic eviction
+  providers::Api api = providers::Api::openai_chat;  // for the recall tool
 };
 
 namespace {
@@ -167,6 +169,7 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
 
 FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body) {
   auto job = make_job(ctx, policy_);
+  job->api = route.api;
   job->body = std::move(body);
   auto handle = std::make_shared<ResumeHandle>();
   // The wait ended without the diet: the body goes as it came. (The job only
@@ -191,6 +194,7 @@ FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute
 FilterResult DietFilter::archive_then_send(RequestContext& ctx, const providers::ChatRoute& route, std::string& body,
                                            std::string rewritten, DietOutcome diet) {
   auto job = make_job(ctx, policy_);
+  job->api = route.api;
   job->body = std::move(body);
   job->rewritten = std::move(rewritten);
   job->outcome = std::move(diet);
@@ -214,6 +218,10 @@ FilterResult DietFilter::hand_over(RequestContext& ctx, std::string& body, Offlo
     ctx.archive_error = std::move(job.archive_error);
     if (archive_.count_failure) archive_.count_failure();
   }
+  // Tombstones go out (archived): the model gets tokendiet_recall to read
+  // them back, and the recall loop the archive to answer it from.
+  if (job.outcome.rewritten && !job.outcome.result.archived.empty() && providers::append_recall_tool(job.api, body))
+    ctx.recall = &recall_;
   return apply(ctx, job.outcome);
 }
 
@@ -233,12 +241,8 @@ FilterResult DietFilter::apply(RequestContext& ctx, const DietOutcome& diet) con
   ctx.mode = diet.decision.mode;
   ctx.mode_reason = diet.reason;
   ctx.strategies = diet.result.fired;
-  // Tombstones went out (archived first): the tasks they name, and the
-  // archive for the recall loop.
-  if (diet.rewritten && !diet.result.archived.empty()) {
-    ctx.evicted_tasks = evicted_tasks(diet.result.archived);
-    ctx.recall = &recall_;
-  }
+  // Tombstones went out (archived first, hand_over()): the tasks they name.
+  if (diet.rewritten && !diet.result.archived.empty()) ctx.evicted_tasks = evicted_tasks(diet.result.archived);
   if (diet.fail_open) {
     fail_open(ctx, diet.error);
     return admit(ctx, diet.decision.admission);

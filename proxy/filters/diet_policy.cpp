@@ -74,8 +74,8 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
     return pruning::LevelCut{r.result.tokens_after, r.result.turns};
   });
   const pruning::Decision& d = step.decision;
-  if (d.mode == pruning::Mode::None || !d.settings.write || !f.runway.known()) {
-    // The profile alone decided (no level was run): prune as it says.
+  if (request_free) {
+    // No level was run (the profile alone decided): prune as it says.
     step.request = &request;
     step.result = prune_step(request.conversation, counted, d, counter, caches);
     return step;

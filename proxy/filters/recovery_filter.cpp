@@ -98,6 +98,7 @@ RetryDecision RecoveryFilter::upstream_failure_filter(RequestContext& ctx, const
   ctx.recovery = r.outcome;
   if (r.outcome != "retried") return RetryDecision::no_retry;
   body = std::move(r.body);
+  ctx.recovery_fit_tokens = static_cast<std::uint64_t>(r.budget);
   ctx.tokens_after = r.tokens_after;
   ctx.strategies = std::move(r.fired);
   return RetryDecision::retry;

@@ -10,6 +10,7 @@
 #include "proxy/filters/explain_filter.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/filters/ledger_filter.hpp"
+#include "proxy/filters/recall_filter.hpp"
 #include "proxy/filters/recovery_filter.hpp"
 #include "proxy/telemetry/telemetry.hpp"
 #include "proxy/filters/usage_filter.hpp"
@@ -34,6 +35,9 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
                   [] { telemetry().count_archive_failure(); }}));
   // The failure phase: a context-length error retried once, compressed to fit.
   filters.push_back(std::make_unique<RecoveryFilter>(config, telemetry().diet_caches()));
+  // The recall loop: a round that called tokendiet_recall continued upstream,
+  // the rounds merged into one response. Before usage, which reads the merge.
+  filters.push_back(std::make_unique<RecallFilter>());
   // After the diet: include_usage is spliced into the final body; tees every
   // response body and scrubs what the injection added.
   filters.push_back(std::make_unique<UsageFilter>(config));

@@ -93,6 +93,8 @@ void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) cons
   quota::ProviderFigures figures;
   if (ctx.rate_limit) figures = {&ctx.rate_limit->limits, admitted, ctx.rate_limit->received};
   runways_->settle(a.key, a.provider, a.limits, a.taken, billed, now, figures);
+  // The session overflowed the window: its later requests go under what the retry fitted in.
+  if (ctx.recovery == "retried" && ctx.recovery_fit_tokens) sessions_->overflowed(a.session, ctx.recovery_fit_tokens, now);
 }
 
 }  // namespace td::proxy

@@ -68,4 +68,19 @@ inline bool run_failure_phase(const Runtime& rt, RequestContext& ctx, const Upst
   return false;
 }
 
+// The continuation phase: whether a filter wrote a next round into `body`
+// (the first that does has it). A hook that throws counts as not asking.
+inline bool run_continuation_phase(const Runtime& rt, RequestContext& ctx, std::string& body) {
+  for (auto& f : rt.filters) {
+    try {
+      if (f->continuation_filter(ctx, body)) return true;
+    } catch (const std::exception& e) {
+      filter_failed(ctx, *f, "continuation_filter", e.what());
+    } catch (...) {
+      filter_failed(ctx, *f, "continuation_filter", "unknown exception");
+    }
+  }
+  return false;
+}
+
 }  // namespace td::proxy

@@ -109,12 +109,63 @@ asio::awaitable<bool> Relay::send_head_early(ResponseFramer& framer) {
   co_return true;
 }
 
-// Phase 5 on one piece: what goes to the client.
+// Phase 5 on one piece: what goes to the client. A filter that sets
+// ctx.continuation on the last piece keeps the filters after it from seeing
+// it as the last (§Continuations).
 std::string_view Relay::filter_piece(const char* data, std::size_t size, bool done) {
   if (rt_.filters.empty()) return {data, size};
   chunk_.assign(data, size);
-  for_each_filter(rt_, ctx_, "response_body_filter", [&](Filter& f) { f.response_body_filter(ctx_, chunk_, done); });
+  bool end = done;
+  for_each_filter(rt_, ctx_, "response_body_filter", [&](Filter& f) {
+    f.response_body_filter(ctx_, chunk_, end);
+    if (end && ctx_.continuation) end = false;
+  });
   return chunk_;
+}
+
+// One piece to the client (with the head, if not sent yet); false when the
+// client failed.
+asio::awaitable<bool> Relay::send_piece(ResponseFramer& framer, std::string_view piece, bool last) {
+  boost::system::error_code ec;
+  {
+    Deadline deadline(io_.handle.client_io, milliseconds(limits_.idle_timeout_ms));
+    ec = co_await send_now(io_.client, framer.frame(piece.data(), piece.size(), last));
+  }
+  if (ec || io_.client_gone) {
+    client_failed();
+    co_return false;
+  }
+  if (!framer.head_sent()) ctx_.ttfb_ms = ms_since(ctx_.start);
+  framer.sent();
+  ctx_.bytes_out += piece.size();
+  co_return true;
+}
+
+// The continuation phase (docs/design.md §Continuations), after the last
+// piece of a response whose filters asked for one went to the client: the
+// next round's request, its head read. False when there is none (no filter
+// wrote one, or it failed or answered >= 400: its body is not relayed).
+asio::awaitable<bool> Relay::continue_upstream(bool& upstream_keep_alive) {
+  ctx_.continuation = false;
+  exchange_.release(upstream_keep_alive && exchange_.conn().buffer.size() == 0);
+  upstream_keep_alive = false;  // no connection until the next round has one
+  Request& req = exchange_.request();
+  if (!run_continuation_phase(rt_, ctx_, req.body())) co_return false;
+  req.content_length(req.body().size());
+  ctx_.bytes_upstream += req.body().size();
+  exchange_.request_changed();
+  std::optional<UpstreamFailure> failure = co_await exchange_.attempt();
+  if (failure && stale_connection_retry(*failure)) failure = co_await exchange_.attempt();
+  const unsigned status = failure ? 0 : exchange_.response().get().result_int();
+  if (failure || status < 200 || status >= 300) {
+    if (!failure || failure->kind != UpstreamFailure::Kind::client_gone)
+      log_error("continuation", "request " + std::to_string(ctx_.request_id) + ": " +
+                                    (failure ? failure->detail : "status " + std::to_string(status)));
+    exchange_.release(false);
+    co_return false;
+  }
+  upstream_keep_alive = exchange_.response().keep_alive();
+  co_return true;
 }
 
 void Relay::client_failed() {
@@ -144,7 +195,7 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
   auto& rp = exchange_.response();
   auto& res = rp.get();
   ctx_.status = res.result_int();
-  const bool upstream_keep_alive = rp.keep_alive();
+  bool upstream_keep_alive = rp.keep_alive();
   relay_head(head_request, client_version, keep_alive);
 
   ResponseFramer framer(res, res.chunked());
@@ -185,29 +236,37 @@ asio::awaitable<bool> Relay::run(bool head_request, unsigned client_version, boo
       n = kBuf - body.size;
       done = rp.is_done();
     }
-    const std::string_view piece = filter_piece(buf, n, done);
+    std::string_view piece = filter_piece(buf, n, done);
     if (piece.empty() && !done) {
       if (!prefetched.error) continue;
       upstream_failed(prefetched.error, framer);
       broken = true;
       break;
     }
-    boost::system::error_code wec;
-    {
-      Deadline deadline(io_.handle.client_io, milliseconds(limits_.idle_timeout_ms));
-      wec = co_await send_now(io_.client, framer.frame(piece.data(), piece.size(), done));
-    }
-    if (wec || io_.client_gone) {
-      client_failed();
+    // Another round follows (§Continuations): the client's body stays open.
+    const bool last = done && !ctx_.continuation;
+    if ((!piece.empty() || last || !framer.head_sent()) && !co_await send_piece(framer, piece, last)) {
       broken = true;
       break;
     }
-    if (!framer.head_sent()) ctx_.ttfb_ms = ms_since(ctx_.start);
-    framer.sent();
-    ctx_.bytes_out += piece.size();
     if (prefetched.error) {
       upstream_failed(prefetched.error, framer);
       broken = true;
+      break;
+    }
+    if (done && ctx_.continuation) {
+      const bool next = co_await continue_upstream(upstream_keep_alive);
+      if (io_.client_gone) {
+        broken = true;
+        break;
+      }
+      if (next) {
+        done = rp.is_done();
+        continue;
+      }
+      // No next round: the filters end the response on an empty last piece.
+      piece = filter_piece(nullptr, 0, true);
+      if (!co_await send_piece(framer, piece, true)) broken = true;
       break;
     }
     if (done) break;

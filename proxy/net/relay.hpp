@@ -53,6 +53,8 @@ class Relay {
   void client_failed();
   void upstream_failed(const boost::system::error_code& ec, const ResponseFramer& framer);
   bool finish(bool broken, bool done, bool upstream_keep_alive, bool keep_alive);
+  boost::asio::awaitable<bool> send_piece(ResponseFramer& framer, std::string_view piece, bool last);
+  boost::asio::awaitable<bool> continue_upstream(bool& upstream_keep_alive);
 
   SessionIo& io_;
   const Runtime& rt_;

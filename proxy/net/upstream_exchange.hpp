@@ -38,6 +38,7 @@ class UpstreamExchange {
   void request_changed() { request_head_.clear(); }
 
   ResponseParser& response() { return *parser_; }
+  Request& request() { return req_; }
   UpstreamConn& conn() { return *conn_; }
   // After the response: back to the pool when it can serve another request
   // (`reusable`), closed otherwise.

@@ -20,6 +20,11 @@
 //   5. response_body_filter     every piece of the upstream body as it arrives,
 //                               then once with end_of_stream = true. May change
 //                               the bytes (usage splicing) or hold some back.
+//   (continuation phase)        continuation_filter: a filter set
+//                               ctx.continuation on the last piece of a 2xx
+//                               response; it writes the next round's request
+//                               body, whose response is relayed as the rest of
+//                               the same response (docs/design.md §Continuations).
 //   6. logging                  after the response ended (or failed); the
 //                               context is complete. Never on a hot lock.
 //
@@ -146,6 +151,17 @@ class Filter {
   // state), append to release them. end_of_stream is true exactly once, on the
   // last call (chunk may then be empty); it never comes if the upstream broke.
   virtual void response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) {}
+
+  // Continuation phase (docs/design.md §Continuations): this filter set
+  // ctx.continuation in phase 5 on the last piece of the response, so the
+  // filters after it did not see that piece as the last and the client's
+  // body stays open. Write the request of the next round into `body` (the
+  // request as it last went upstream) and return true to send it: its
+  // response's head is not relayed (phase 4 does not run again) and its body
+  // goes through phase 5 as the rest of the same response. Returning false,
+  // or a round that fails or answers >= 400 (its body is not relayed), ends
+  // the response: phase 5 runs once more on an empty last piece.
+  virtual bool continuation_filter(RequestContext& ctx, std::string& body) { return false; }
 
   // 6. After the response; the context is final.
   virtual void logging(const RequestContext& ctx) {}

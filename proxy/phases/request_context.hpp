@@ -98,6 +98,7 @@ struct RequestContext {
   std::string_view quota_group;  // the runway's quota group ("" none known): the profile's or ctx.model
   std::string thinking;       // the thinking setting lowered ("reasoning_effort high -> low ..."), "" none
   std::string_view recovery;  // context-overflow recovery (recovery_filter.hpp): "retried", "no_fit"; "" none
+  std::uint64_t recovery_fit_tokens = 0;  // "retried": the budget (diet tokens) the retry fitted in
   // Strategies that fired, in pipeline order: their names are string
   // literals (pruning::StrategyStats::name). Joined only by the log line and
   // the ledger row.
@@ -125,6 +126,15 @@ struct RequestContext {
   // tokendiet_recall tool: the recall filter answers the model's recall calls
   // from it (docs/design.md §Recall). Outlives the request (the archive).
   const RecallSource* recall = nullptr;
+  // Filled by the recall filter: the entries the model recalled, in order,
+  // and the continuation rounds made (log line, /metrics).
+  std::vector<std::string> recalled;
+  unsigned recall_rounds = 0;
+  // Set by a filter in phase 5, on the last piece of an upstream response, to
+  // continue the response with another upstream round (docs/design.md
+  // §Continuations): the filters after it see that piece as not the last, and
+  // the network code then runs the continuation phase. Cleared by the network code.
+  bool continuation = false;
 
   // One slot per filter (index = Filter::slot()); see Filter::state<T>().
   std::vector<std::unique_ptr<FilterState>> filter_state;

@@ -186,6 +186,11 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.runway_tokens) l.str("quota_group", ctx.quota_group).num("runway_tokens", std::uint64_t(*ctx.runway_tokens));
   if (!ctx.thinking.empty()) l.str("thinking", ctx.thinking);
   if (!ctx.recovery.empty()) l.str("recovery", ctx.recovery);
+  if (ctx.recall_rounds) {
+    std::string ids;
+    for (const auto& id : ctx.recalled) ids.append(ids.empty() ? "" : ",").append(id);
+    l.str("recalled", ids).num("recall_rounds", ctx.recall_rounds);
+  }
   if (ctx.usage.present) {
     l.num("usage_prompt", ctx.usage.prompt).num("usage_completion", ctx.usage.completion);
     if (ctx.usage.cached_read) l.num("usage_cached_read", ctx.usage.cached_read);

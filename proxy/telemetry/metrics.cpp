@@ -133,6 +133,7 @@ struct Metrics::ModelSeries {
   std::array<std::atomic<std::uint64_t>, kSurvivalOutcomes.size()> survival{};
   std::atomic<std::uint64_t> wait_ms{0};
   std::array<std::atomic<std::uint64_t>, kRecoveryOutcomes.size()> recovery{};
+  std::atomic<std::uint64_t> recalls{0}, recall_rounds{0};
   LatencyHistogram total{kTotalBoundsMs};
   LatencyHistogram ttfb{kTtfbBoundsMs};
 };
@@ -170,6 +171,8 @@ void Metrics::record(const LedgerRow& row) {
   if (row.wait_ms > 0) s.wait_ms.fetch_add(clamp_u(row.wait_ms), relaxed);
   if (std::size_t o = index_of(kRecoveryOutcomes, row.recovery); o < kRecoveryOutcomes.size())
     s.recovery[o].fetch_add(1, relaxed);
+  if (row.recalls) s.recalls.fetch_add(row.recalls, relaxed);
+  if (row.recall_rounds) s.recall_rounds.fetch_add(row.recall_rounds, relaxed);
   if (row.runway_tokens && !row.quota_group.empty()) {
     key.resize(row.provider.size() + 1);  // "provider <US>" again
     key += row.quota_group;
@@ -243,6 +246,10 @@ std::string Metrics::render() const {
        "Completion tokens the upstream reported as reasoning/thinking."},
       {"tokendiet_fail_open_total", &ModelSeries::fail_open,
        "Requests forwarded unchanged because parsing or pruning failed."},
+      {"tokendiet_recalls_total", &ModelSeries::recalls,
+       "tokendiet_recall calls the proxy answered from the archive (docs/design.md §Recall)."},
+      {"tokendiet_recall_rounds_total", &ModelSeries::recall_rounds,
+       "Continuation rounds the recall loop sent upstream (one per answer that called tokendiet_recall)."},
   };
   for (const Counter& c : kCounters) {
     header(out, c.name, "counter", c.help);

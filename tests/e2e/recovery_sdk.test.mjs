@@ -3,8 +3,10 @@
 // `tokendiet serve` to a fake whose model holds fewer tokens than the request
 // (x-fake-context-window): the fake answers its context-length error, tokendiet
 // retries exactly once, compressed to fit with the note last, and the SDK gets
-// the normal answer; a request no level makes fit gets the upstream's error
-// unchanged, after one upstream request. The log line and /metrics record it.
+// the normal answer; the session's next request then goes compressed under
+// what the retry fitted in, with no failed attempt first; a request no level
+// makes fit gets the upstream's error unchanged, after one upstream request.
+// The log line and /metrics record it.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
@@ -26,6 +28,7 @@ after(async () => { await td?.stop(); await fake?.close(); });
 
 const history = recordedHistory();
 const fakeTokens = req => Math.ceil(req.bodyBytes / 4);
+const windows = {};  // provider -> the window its first test's fake held
 
 // Each provider: the SDK call with extra headers, what its answer must hold,
 // and where the last user text sits in the body the fake received.
@@ -70,6 +73,7 @@ for (const p of PROVIDERS) {
     assert.ok(p.answered(await p.call({})));
     const firstTokens = fakeTokens(fake.last());
     const window = Math.floor(firstTokens * 0.6);
+    windows[p.provider] = window;
 
     fake.clear();
     const from = td.lines.length;
@@ -90,11 +94,28 @@ for (const p of PROVIDERS) {
     assert.match(await metrics(), new RegExp(`tokendiet_recovery_total\\{provider="${p.provider}",[^}]*outcome="retried"\\} 1`));
   });
 
+  test(`${p.provider}: once the session overflowed, its next request goes compressed, with no failed attempt`, async () => {
+    const window = windows[p.provider];
+    assert.ok(window, 'the retry test ran first');
+    fake.clear();
+    const from = td.lines.length;
+    const r = await p.call({'x-fake-context-window': String(window)});
+    assert.ok(p.answered(r), JSON.stringify(r).slice(0, 300));
+    assert.equal(fake.requests.length, 1, 'no context-length error first');
+    assert.equal(fake.last().status, 200);
+    assert.ok(fakeTokens(fake.last()) <= window, `it fits: ${fakeTokens(fake.last())} of ${window}`);
+    const line = JSON.parse(await td.waitForLine(new RegExp(`"provider":"${p.provider}"`), 10000, from));
+    assert.equal(line.recovery, undefined);
+    assert.ok(line.tokens_after < line.tokens_before, JSON.stringify(line));
+  });
+
   test(`${p.provider}: a request no level makes fit gets the upstream's error unchanged, after one attempt`, async () => {
     fake.clear();
     const from = td.lines.length;
     let error;
-    try { await p.call({'x-fake-context-window': '50'}); } catch (e) { error = e; }
+    // A session of its own: the overflow the session above remembers does not apply.
+    const session = {'x-tokendiet-session': `no-fit-${p.provider}`};
+    try { await p.call({'x-fake-context-window': '50', ...session}); } catch (e) { error = e; }
     assert.ok(error, 'the SDK raised the error');
     assert.equal(error.status ?? error.code, 400);
     assert.equal(fake.requests.length, 1, 'no retry');
@@ -103,7 +124,7 @@ for (const p of PROVIDERS) {
     const direct = await rawRequest({port: fake.port, method: 'POST', path: sent.url, body: sent.body,
       headers: {'content-type': 'application/json', 'x-fake-context-window': '50'}});
     const proxied = await rawRequest({port: td.port, method: 'POST', path: sent.url, body: sent.body,
-      headers: {'content-type': 'application/json', 'x-fake-context-window': '50'}});
+      headers: {'content-type': 'application/json', 'x-fake-context-window': '50', ...session}});
     assert.equal(proxied.status, 400);
     assert.ok(proxied.body.equals(direct.body), 'the error body, byte for byte');
     const line = JSON.parse(await td.waitForLine(new RegExp(`"provider":"${p.provider}".*"recovery":"no_fit"`), 10000, from));

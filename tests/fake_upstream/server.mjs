@@ -7,6 +7,9 @@
 //        [--tls-cert PEM --tls-key PEM] [--keep-alive-ms N] [--no-record]
 //        [--quota-tpm N] [--quota-itpm N] [--quota-otpm N] [--quota-rpm N]
 //        [--quota-window-ms N] [--quota-cache-ttl-ms N]     (quota mode, below)
+//        [--script FILE]     (scripted conversations, tests/fake_upstream/script.mjs: a request
+//                             with tools is answered by the script's turn its history reached,
+//                             unless x-fake-fixture or x-fake-mode says otherwise)
 //   prints "LISTENING <port>" once it accepts connections (127.0.0.1 only).
 //
 // Or in-process: `const fake = await startFakeUpstream(); fake.port; fake.requests; await fake.close()`.
@@ -40,6 +43,8 @@
 //                            a chunked head with status x-fake-status (200), then FIN | a TCP RST
 //                upgrade-101 a 101 Switching Protocols nobody asked for; then nothing more
 //                early-hints a 103 Early Hints, then the usual answer
+//                recall      a model calling tokendiet_recall when offered, then quoting its result
+//                            (x-fake-recall-id, -lines, -client-call: tests/fake_upstream/recall.mjs)
 //                429 | 500 | context-length | 529 (alias overloaded; Anthropic)
 //                            the calling provider's error fixture (synthesized shapes)
 //   x-fake-framing: chunked | length   body framing (default: JSON length, SSE chunked)
@@ -92,7 +97,9 @@ import fs from 'node:fs';
 import url from 'node:url';
 import {loadFixture, sseEvents, usageOf, stripOpenAIUsage} from './fixtures.mjs';
 import {createQuota, quotaConfig} from './quota.mjs';
+import {recallAnswer} from './recall.mjs';
 import {withLiveRateLimits, answerOverQuota, reportedUsageBody} from './quota_wire.mjs';
+import {scriptedFixture} from './script.mjs';
 
 const ERROR_FIXTURES = {
   openai: {'429': 'openai-error-rate-limit', '500': 'openai-error-server', 'context-length': 'openai-error-context-length'},
@@ -273,6 +280,8 @@ export async function startFakeUpstream(opts = {}) {
       res.writeHead(fx.status, fx.statusMessage, headers.flat());
       return res.end(fx.body);
     }
+    const scripted = !name && !mode && route && opts.script ? scriptedFixture(opts.script, route, body) : null;
+    if (scripted) { name = scripted.name; entry.scriptTurn = scripted.turn; }
     if (!name && route && ERROR_FIXTURES[route.provider][mode]) name = ERROR_FIXTURES[route.provider][mode];
     if (!name && ERROR_FIXTURES.openai[mode] && !route) name = ERROR_FIXTURES.openai[mode];
     if (!name && route) name = defaultFixture(route, body);
@@ -282,8 +291,9 @@ export async function startFakeUpstream(opts = {}) {
       res.writeHead(404, {'content-type': 'application/json', 'content-length': Buffer.byteLength(msg), 'x-fake-no-route': '1'});
       return res.end(msg);
     }
-    let fx;
-    try { fx = loadFixture(name, opts.fixturesDir); } catch (e) {
+    let fx = scripted ?? (mode === 'recall' ? recallAnswer(route, body, req.headers) : null);
+    if (fx) name = fx.name;
+    else try { fx = loadFixture(name, opts.fixturesDir); } catch (e) {
       entry.status = 500;
       res.writeHead(500, {'content-type': 'text/plain', 'x-fake-error': '1'});
       return res.end(String(e.message));
@@ -389,6 +399,7 @@ function parseArgs(argv) {
     else if (a === '--keep-alive-ms') o.keepAliveMs = Number(next());
     else if (a === '--fixtures') o.fixturesDir = next();
     else if (a === '--no-record') o.record = false;
+    else if (a === '--script') o.script = JSON.parse(fs.readFileSync(next(), 'utf8'));
     else if (a.startsWith('--quota-') && QUOTA_FLAGS[a]) (o.quota ??= {})[QUOTA_FLAGS[a]] = Number(next());
     else if (a === '--help' || a === '-h') o.help = true;
     else throw new Error(`unknown argument ${a}`);

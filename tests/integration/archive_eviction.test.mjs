@@ -83,6 +83,7 @@ test('a completed task is evicted to the archive before the request goes; the ne
     const sent = fake.last();
     const contents = toolContents(sent);
     for (const text of evicted) assert.ok(!contents.includes(text), 'the evicted output did not go upstream');
+    assert.ok(JSON.parse(upstreamText(sent)).tools.some(t => t.function?.name === 'tokendiet_recall'));
     const tombstones = contents.filter(c => TOMBSTONE.test(c));
     assert.equal(tombstones.length, 2);
     const ids = tombstones.map(t => /as (td-[0-9a-f]{32})/.exec(t)[1]);
@@ -137,6 +138,7 @@ test('an archive that cannot be written: the request goes unpruned of those outp
     const contents = toolContents(fake.last());
     for (const text of evicted) assert.ok(contents.includes(text), 'the output went upstream as it was');
     assert.ok(!contents.some(c => TOMBSTONE.test(c)));
+    assert.equal(JSON.parse(upstreamText(fake.last())).tools, undefined);  // no recall tool either
     const line = await logLineOf(td, explain(r.headers)['request-id']);
     assert.match(line.archive_error, /file/);
     assert.equal(line.evicted_tasks, undefined);

@@ -66,3 +66,10 @@ TEST_CASE("replay --help: every option and what it does") {
                            "\nExit status: 0 ok"})
     CHECK_MESSAGE(help.find(line) != std::string::npos, line);
 }
+
+TEST_CASE("replay: --token-threshold sets the recap's threshold to measure") {
+  CHECK_FALSE(parsed({"a.json"}).token_threshold);
+  CHECK(parsed({"a.json", "--token-threshold", "50000"}).token_threshold == 50000u);
+  CHECK(parsed({"--token-threshold=100000", "a.json"}).token_threshold == 100000u);
+  CHECK(error_of({"a.json", "--token-threshold", "lots"}).find("token-threshold") != std::string::npos);
+}

@@ -185,9 +185,44 @@ TEST_CASE("an unusable path is an error, not a crash") {
   CHECK_FALSE(LedgerStore::open("", LedgerStore::Access::ReadWrite).store);
 }
 
-// Schema 1 files (before evicted_tasks) are brought to schema 2 when opened
+TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrated, its rows kept") {
+  TempDir tmp;
+  std::string path = tmp.file("usage.db");
+  auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE_MESSAGE(opened.store, opened.error);
+  LedgerRow retried = sample_row(1);
+  retried.recovery = "retried";
+  REQUIRE(opened.store->insert(std::vector{retried, sample_row(2)}).empty());
+  auto rows = opened.store->rows_since(0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].recovery == "retried");
+  CHECK(rows[1].recovery.empty());
+  opened.store.reset();
+
+  // The same file as schema 1 wrote it: no recovery column.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "ALTER TABLE requests DROP COLUMN evicted_tasks; ALTER TABLE requests DROP COLUMN recovery; "
+                           "PRAGMA user_version = 1", nullptr, nullptr,
+                       nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
+  REQUIRE(ro.store);
+  CHECK(ro.store->schema_version() == 1);
+  CHECK(ro.store->rows_since(0).size() == 2);  // `tokendiet usage` reads it before the proxy migrates it
+  ro.store.reset();
+  auto migrated = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE_MESSAGE(migrated.store, migrated.error);
+  CHECK(migrated.store->schema_version() == kLedgerSchemaVersion);
+  rows = migrated.store->rows_since(0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].recovery.empty());  // what schema 1 did not store
+  CHECK(rows[0].tokens_before == sample_row(1).tokens_before);
+}
+
+// Schema 1 files (before evicted_tasks) are brought to schema 3 when opened
 // for writing, their rows kept.
-TEST_CASE("a schema-1 ledger gains the evicted_tasks column, rows kept") {
+TEST_CASE("a schema-1 ledger gains the recovery and evicted_tasks columns, rows kept") {
   TempDir tmp;
   const std::string path = tmp.file("usage.db");
   sqlite3* db = nullptr;
@@ -212,7 +247,7 @@ TEST_CASE("a schema-1 ledger gains the evicted_tasks column, rows kept") {
   sqlite3_close(db);
   auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
   REQUIRE(opened.store);
-  CHECK(opened.store->schema_version() == 2);
+  CHECK(opened.store->schema_version() == 3);
   auto rows = opened.store->rows_since(0);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].model == "old-model");

@@ -101,6 +101,19 @@ TEST_CASE("identical outputs: repeats are found under Codex's headers, whose lin
   CHECK(identical_tool_outputs(d, Profile{}, 100).hits == 1);
 }
 
+TEST_CASE("identical outputs: repeats are found under Gemini CLI's shell wrapper, whose process group differs") {
+  auto gemini = [](int pgid) {
+    return "<untrusted_context>\nOutput: " + kBig + "\nProcess Group PGID: " + std::to_string(pgid) +
+           "\n</untrusted_context>";
+  };
+  auto c = agent_loop(2, [&](int k) { return gemini(4100 + k); });
+  CHECK(identical_tool_outputs(c, Profile{}, 100).hits == 1);
+  const std::string& later = c.messages[5].parts[0].text;
+  CHECK(later.rfind("<untrusted_context>\nOutput: src/app.py:", 0) == 0);
+  CHECK(later.find("[same output as tool call call_0") != std::string::npos);
+  CHECK(later.ends_with("Process Group PGID: 4101\n</untrusted_context>"));
+}
+
 TEST_CASE("identical outputs: the profile's wrapper lists are what is left out, and only at the ends") {
   auto others = [](int k) { return "[run " + std::to_string(k) + " at 10:0" + std::to_string(k) + "]\n" + kBig; };
   Profile p;

@@ -242,3 +242,30 @@ TEST_CASE("policy: a request answered 429 is admitted once its Retry-After has p
   }
   CHECK(rejected > 1'000);
 }
+
+TEST_CASE("policy: a session that overflowed goes at the first level under what its retry fitted in") {
+  const Counted counted{.total = kDiet, .fixed = 0, .messages = {kDiet}};
+  Profile p;
+  struct Row {
+    std::uint64_t fit;
+    Runway runway;
+    Level level;
+  };
+  const Row rows[] = {
+      {0, Runway{}, Level::Diet},                    // never overflowed
+      {kDiet, Runway{}, Level::Diet},                // the diet fits
+      {kWindow + 1, Runway{}, Level::Window},        // unknown runway: the window level fits
+      {kMiddle, Runway{}, Level::DropMiddle},
+      {kMiddle - 1, Runway{}, Level::DropMiddle},    // none fits: the hardest
+      {kWindow, combined(1e9, 1e9), Level::Window},  // a roomy runway does not undo it
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.fit);
+    PolicyInput in = input(counted, p, row.runway);
+    in.memory.fit_tokens = row.fit;
+    const Decision d = decide(in, table_tokens);
+    CHECK(d.settings.level == row.level);
+    CHECK(d.admission.kind == Admission::Kind::Send);
+    CHECK(d.memory.fit_tokens == row.fit);  // remembered for the next request
+  }
+}

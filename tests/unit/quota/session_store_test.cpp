@@ -20,3 +20,19 @@ TEST_CASE("sessions: remembered, billed, forgotten when idle, bounded") {
   for (std::uint64_t i = 0; i < 1'000; ++i) s.remember(i << 7, {}, t0 + std::chrono::milliseconds(i));
   CHECK(s.size() <= 16 * 3);
 }
+
+TEST_CASE("sessions: an overflow's fit is remembered, the lowest kept, and survives the next decision's memory") {
+  SessionStore s(32);
+  const auto t0 = SessionStore::Clock::time_point{} + std::chrono::hours(100);
+  s.overflowed(9, 50'000, t0);
+  CHECK(s.get(9, t0).memory.fit_tokens == 50'000);
+  s.overflowed(9, 60'000, t0);
+  CHECK(s.get(9, t0).memory.fit_tokens == 50'000);
+  s.overflowed(9, 40'000, t0);
+  CHECK(s.get(9, t0).memory.fit_tokens == 40'000);
+  // The next decision carries the memory it was given.
+  td::pruning::SessionMemory m = s.get(9, t0).memory;
+  m.level = td::pruning::Level::Window;
+  s.remember(9, m, t0);
+  CHECK(s.get(9, t0).memory.fit_tokens == 40'000);
+}

@@ -172,6 +172,7 @@ TEST_CASE("diet + archive: evicted outputs are archived on the archive's thread,
     CHECK(entry->info.task == "Fix the parser");
   }
   CHECK(run.ctx.evicted_tasks == std::vector<std::string>{"Fix the parser"});
+  CHECK(run.body.find(R"("name":"tokendiet_recall")") != std::string::npos);  // the model may read them back
   CHECK(run.ctx.archive_error.empty());
   CHECK(failures == 0);
   CHECK_FALSE(run.ctx.fail_open);
@@ -206,6 +207,7 @@ TEST_CASE("diet + archive: a failed write sends the request unpruned of those ou
   CHECK(run.ctx.archive_error.find("file") != std::string::npos);
   CHECK(run.ctx.evicted_tasks.empty());
   CHECK(run.ctx.recall == nullptr);
+  CHECK(run.body.find(R"("name":"tokendiet_recall")") == std::string::npos);
   CHECK(run.ctx.mode != td::pruning::Mode::Semantic);
 
   // The same request with a working archive would have been pruned: the

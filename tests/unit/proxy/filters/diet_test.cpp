@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.hpp"
@@ -137,32 +138,33 @@ TEST_CASE("admit: send goes now, wait holds the request, reject answers 429 in t
   CHECK(rejected.delay_upstream.count() == 0);
 }
 
-// Claude Code with its default model puts its environment block in a system
-// message inside `messages` (tests/fixtures/providers/anthropic-claude-code-default.json,
-// synthesized from Claude Code 2.1's request shape: see the README there).
-// Such a body used to fail open; it is dieted, and every system message goes
-// upstream byte for byte, where it stood.
-TEST_CASE("diet: Claude Code's default-model body is dieted, its system messages untouched") {
-  const std::string original = fixture("providers/anthropic-claude-code-default.json");
-  const td::providers::ChatRoute route{td::providers::Api::anthropic, {}, false};
-  std::vector<std::string> system_messages;  // as sent, in order
-  {
-    td::providers::ParseOutcome p = td::providers::parse_request(route, original);
-    REQUIRE(p.request);
-    const auto& r = *p.request;
-    for (const auto& m : r.conversation.messages)
-      if (m.role == td::pruning::Role::System && !m.system_field)
-        system_messages.emplace_back(r.doc.raw(r.messages[m.origin].node));
-  }
-  REQUIRE(system_messages.size() == 2);
+namespace {
 
-  td::config::Config cfg;  // the defaults, with every frontier step paying for itself
-  td::pruning::Profile profile;
-  profile.cache_write_price = 0.0;
-  cfg.profiles.push_back(profile);
+// The system messages inside `messages` of an Anthropic body, as sent, in order.
+std::vector<std::string> inline_system_messages(const std::string& body) {
+  const td::providers::ChatRoute route{td::providers::Api::anthropic, {}, false};
+  std::vector<std::string> out;
+  td::providers::ParseOutcome p = td::providers::parse_request(route, body);
+  REQUIRE(p.request);
+  const auto& r = *p.request;
+  for (const auto& m : r.conversation.messages)
+    if (m.role == td::pruning::Role::System && !m.system_field) out.emplace_back(r.doc.raw(r.messages[m.origin].node));
+  return out;
+}
+
+// Diets a Claude Code body with `cfg` and checks what Claude Code's default
+// model needs: no fail open, the body dieted, every system message inside
+// `messages` sent byte for byte where it stood, the first one before the
+// first assistant turn, the result a body that parses. Returns the outcome
+// and the body as dieted.
+std::pair<DietOutcome, std::string> diet_claude_code_body(const std::string& original, const td::config::Config& cfg,
+                                  std::size_t system_messages_expected) {
+  const td::providers::ChatRoute route{td::providers::Api::anthropic, {}, false};
+  const std::vector<std::string> system_messages = inline_system_messages(original);
+  REQUIRE(system_messages.size() == system_messages_expected);
   DietCaches caches;
   std::string body = original;
-  const DietOutcome d = diet_body(route, body, cfg, caches);
+  DietOutcome d = diet_body(route, body, cfg, caches);
   INFO(d.error);
   CHECK(d.parsed);
   CHECK_FALSE(d.fail_open);
@@ -174,7 +176,45 @@ TEST_CASE("diet: Claude Code's default-model body is dieted, its system messages
     CHECK(found != std::string::npos);
     if (found != std::string::npos) at = found + s.size();
   }
-  // The first stays right after the first user message, as the client put it.
   CHECK(body.find(system_messages[0]) < body.find(R"("role":"assistant")"));
   CHECK(td::providers::parse_request(route, body).request.has_value());
+  return {d, body};
+}
+
+}  // namespace
+
+// Claude Code with its default model puts its environment block in a system
+// message inside `messages` (tests/fixtures/providers/anthropic-claude-code-default.json,
+// synthesized from Claude Code 2.1's request shape: see the README there).
+// Such a body used to fail open; it is dieted, and every system message goes
+// upstream byte for byte, where it stood.
+TEST_CASE("diet: Claude Code's default-model body is dieted, its system messages untouched") {
+  td::config::Config cfg;  // the defaults, with every frontier step paying for itself
+  td::pruning::Profile profile;
+  profile.cache_write_price = 0.0;
+  cfg.profiles.push_back(profile);
+  diet_claude_code_body(fixture("providers/anthropic-claude-code-default.json"), cfg, 2);
+}
+
+// The same with a body Claude Code 2.1.332 itself sent, with its default model
+// (tests/fixtures/providers/anthropic-claude-code-recorded.json: the 9th
+// request of the realcli suite's scripted session, recorded straight from the
+// CLI; see the README there): its environment block and a later "the user
+// hasn't heard from you" turn are system messages inside `messages`, every
+// assistant turn starts with signed thinking, and the file it printed twice
+// with Bash is a repeat. Under the default profile the diet fires,
+// identical_tool_outputs among its strategies, and the newest thinking keeps
+// its signature.
+TEST_CASE("diet: a recorded Claude Code body is dieted under the default profile") {
+  td::config::Config cfg;
+  cfg.profiles.push_back(td::pruning::Profile{});
+  const std::string original = fixture("providers/anthropic-claude-code-recorded.json");
+  const auto [d, body] = diet_claude_code_body(original, cfg, 2);
+  const std::string fired = td::pruning::join_names(d.result.fired);
+  INFO(fired);
+  CHECK(fired.find("identical_tool_outputs") != std::string::npos);
+  const std::size_t at = original.rfind(R"("signature":")");
+  REQUIRE(at != std::string::npos);
+  const std::string newest = original.substr(at, original.find('"', at + 13) - at + 1);
+  CHECK(body.find(newest) != std::string::npos);
 }

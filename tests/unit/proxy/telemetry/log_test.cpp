@@ -70,6 +70,16 @@ TEST_CASE("the access line: why an enabled diet left a request alone, and contex
   CHECK(access_line(ctx).text().find(R"("recovery":"retried")") != std::string::npos);
 }
 
+TEST_CASE("the access line names the entries the recall loop read back, and its rounds") {
+  RequestContext ctx;
+  ctx.method = "POST";
+  ctx.target = "/v1/messages";
+  CHECK(access_line(ctx).text().find("recalled") == std::string::npos);
+  ctx.recalled = {"td-aa", "td-bb"};
+  ctx.recall_rounds = 2;
+  CHECK(access_line(ctx).text().find(R"("recalled":"td-aa,td-bb","recall_rounds":2)") != std::string::npos);
+}
+
 TEST_CASE("the access line: the tasks semantic eviction took outputs of, and an archive write that failed") {
   RequestContext ctx;
   ctx.target = "/v1/chat/completions";

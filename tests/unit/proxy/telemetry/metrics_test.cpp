@@ -279,3 +279,16 @@ TEST_CASE("context-overflow recovery's outcomes by provider and model") {
   CHECK(page.value("tokendiet_recovery_total", {{"provider", "openai"}, {"model", "gpt-4o"}, {"outcome", "retried"}}) == 2);
   CHECK(page.value("tokendiet_recovery_total", {{"provider", "openai"}, {"model", "gpt-4o"}, {"outcome", "no_fit"}}) == 1);
 }
+
+TEST_CASE("the recall loop's recalls and rounds by provider and model") {
+  Metrics m;
+  LedgerRow recalled = row("anthropic", "claude-x", 200, 900, 300, 10, "semantic");
+  recalled.recalls = 3;
+  recalled.recall_rounds = 2;
+  m.record(recalled);
+  m.record(recalled);
+  m.record(row("anthropic", "claude-x", 200, 900, 900, 10, "standard"));  // none
+  Page page = parse_page(m.render());
+  CHECK(page.value("tokendiet_recalls_total", {{"provider", "anthropic"}, {"model", "claude-x"}}) == 6);
+  CHECK(page.value("tokendiet_recall_rounds_total", {{"provider", "anthropic"}, {"model", "claude-x"}}) == 4);
+}

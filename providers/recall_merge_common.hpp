@@ -1,0 +1,88 @@
+// Helpers shared by the formats' RecallMerge implementations (internal to providers/).
+#pragma once
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "providers/json_strings.hpp"
+#include "providers/sse.hpp"
+#include "pruning/json_nesting.hpp"
+
+namespace td::providers::recall_merge {
+
+using rapidjson::Document;
+using rapidjson::Value;
+
+inline std::string to_json(const Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return {sb.GetString(), sb.GetSize()};
+}
+
+// Parses `json` into `d`; false for what is not JSON (or nested too deep).
+inline bool parse(std::string_view json, Document& d) {
+  if (!pruning::json_nesting_within(json)) return false;
+  d.Parse(json.data(), json.size());
+  return !d.HasParseError();
+}
+
+inline std::string_view str(const Value& obj, const char* key) {
+  if (!obj.IsObject()) return {};
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || !it->value.IsString()) return {};
+  return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+inline std::int64_t num(const Value& obj, const char* key) {
+  if (!obj.IsObject()) return 0;
+  auto it = obj.FindMember(key);
+  return it != obj.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : 0;
+}
+
+// Sets obj[key] (an object) to `v`, adding the member if missing.
+inline void set(Value& obj, const char* key, Value v, Document::AllocatorType& a) {
+  auto it = obj.FindMember(key);
+  if (it != obj.MemberEnd()) it->value = v;
+  else obj.AddMember(Value(key, a), v, a);
+}
+
+// The data of an event as an SseSplitter handed it over (its raw bytes): the
+// one "data:" line the providers send.
+inline std::string_view event_data(std::string_view raw) {
+  auto p = raw.find("data:");
+  if (p == std::string_view::npos) return {};
+  raw.remove_prefix(p + 5);
+  if (!raw.empty() && raw.front() == ' ') raw.remove_prefix(1);
+  return raw.substr(0, raw.find('\n'));
+}
+
+// One SSE event: "event: name\n" (when named) and "data: json\n\n".
+inline void append_event(std::string& out, std::string_view name, std::string_view data) {
+  if (!name.empty()) out.append("event: ").append(name).append("\n");
+  out.append("data: ").append(data).append("\n\n");
+}
+
+// Adds each integer member of `from` to the same member of `into` (created
+// when missing); nested objects are summed member by member.
+inline void add_counts(Value& into, const Value& from, Document::AllocatorType& a) {
+  if (!into.IsObject() || !from.IsObject()) return;
+  for (auto& m : from.GetObject()) {
+    auto it = into.FindMember(m.name);
+    if (m.value.IsInt64()) {
+      if (it == into.MemberEnd()) into.AddMember(Value(m.name, a), Value(m.value.GetInt64()), a);
+      else if (it->value.IsInt64()) it->value.SetInt64(it->value.GetInt64() + m.value.GetInt64());
+      else if (it->value.IsNull()) it->value.SetInt64(m.value.GetInt64());
+    } else if (m.value.IsObject()) {
+      if (it == into.MemberEnd()) into.AddMember(Value(m.name, a), Value(m.value, a), a);
+      else add_counts(it->value, m.value, a);
+    }
+  }
+}
+
+}  // namespace td::providers::recall_merge

@@ -1,0 +1,252 @@
+// RecallMerge for OpenAI chat completions (docs/design.md §Recall): one chunk
+// id, the finish_reason of the last round, one usage chunk (summed) and one
+// [DONE]. Chunks carrying tool calls are held until their round ends.
+#include "providers/json_append.hpp"
+#include "providers/recall_merge.hpp"
+#include "providers/recall_merge_common.hpp"
+#include "providers/recall_tool.hpp"
+
+namespace td::providers {
+namespace {
+
+using namespace recall_merge;
+
+struct ToolCall {
+  std::string id, name, arguments;
+};
+
+// The assistant turn and the tool results that continue a round.
+std::string continuation_messages(const std::string& content, const std::string& reasoning,
+                                  const std::vector<RecallCall>& calls, const std::vector<std::string>& results) {
+  std::string s = R"({"role":"assistant","content":)";
+  if (content.empty()) s.append("null");
+  else json::append_json_string(s, content);
+  if (!reasoning.empty()) {
+    s.append(R"(,"reasoning_content":)");
+    json::append_json_string(s, reasoning);
+  }
+  s.append(R"(,"tool_calls":[)");
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    s.append(i ? "," : "").append(R"({"id":)");
+    json::append_json_string(s, calls[i].call_id);
+    s.append(R"(,"type":"function","function":{"name":")").append(kRecallToolName).append(R"(","arguments":)");
+    json::append_json_string(s, calls[i].arguments);
+    s.append("}}");
+  }
+  s.append("]}");
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    s.append(R"(,{"role":"tool","tool_call_id":)");
+    json::append_json_string(s, calls[i].call_id);
+    s.append(R"(,"content":)");
+    json::append_json_string(s, i < results.size() ? results[i] : std::string());
+    s.append("}");
+  }
+  return s;
+}
+
+// Adds the tool-call deltas of `delta` to `calls` (by their index).
+void add_tool_deltas(const Value& delta, std::vector<ToolCall>& calls) {
+  auto tc = delta.FindMember("tool_calls");
+  if (tc == delta.MemberEnd() || !tc->value.IsArray()) return;
+  for (auto& c : tc->value.GetArray()) {
+    const auto i = static_cast<std::size_t>(num(c, "index"));
+    if (i > 1024) continue;
+    if (calls.size() <= i) calls.resize(i + 1);
+    if (auto id = str(c, "id"); !id.empty()) calls[i].id = id;
+    if (c.HasMember("function")) {
+      calls[i].name.append(str(c["function"], "name"));
+      calls[i].arguments.append(str(c["function"], "arguments"));
+    }
+  }
+}
+
+class OpenAiChatSseMerge final : public RecallMerge {
+ public:
+  void feed(std::string_view bytes, std::string& out) override {
+    splitter_.feed(bytes, [&](const SseEvent& ev) { on_event(ev, out); });
+  }
+
+  const std::vector<RecallCall>& end_round(std::string& out) override {
+    splitter_.finish([&](const SseEvent& ev) { on_event(ev, out); });
+    recall_calls_.clear();
+    for (const auto& c : calls_)
+      if (c.name == kRecallToolName) recall_calls_.push_back({c.id, c.arguments});
+    if (recall_calls_.empty()) finish(out);
+    return recall_calls_;
+  }
+
+  bool continue_with(std::string& body, const std::vector<std::string>& results) override {
+    if (!append_to_array_member(body, "messages", continuation_messages(content_, reasoning_, recall_calls_, results)))
+      return false;
+    ++round_;
+    content_.clear();
+    reasoning_.clear();
+    calls_.clear();
+    held_.clear();  // the round's end stays held: a continuation that fails ends with it
+    return true;
+  }
+
+  void finish(std::string& out) override {
+    for (const auto& e : held_) write(e, out);
+    held_.clear();
+    for (const auto& e : end_) {
+      if (round_ > 0 && e.find("\"usage\"") != std::string::npos && has_usage_) {
+        Document d;
+        if (parse(event_data(e), d) && d.IsObject() && d.HasMember("usage") && d["usage"].IsObject()) {
+          set(d, "usage", Value(total_, d.GetAllocator()), d.GetAllocator());
+          set(d, "id", Value(first_id_.c_str(), d.GetAllocator()), d.GetAllocator());
+          append_event(out, "", to_json(d));
+          continue;
+        }
+      }
+      write(e, out);
+    }
+    end_.clear();
+  }
+
+ private:
+  // An event of a round after the first gets the first round's chunk id.
+  void write(const std::string& raw, std::string& out) {
+    Document d;
+    if (round_ == 0 || first_id_.empty() || !parse(event_data(raw), d) || !d.IsObject() || !d.HasMember("id")) {
+      out.append(raw);
+      return;
+    }
+    set(d, "id", Value(first_id_.c_str(), d.GetAllocator()), d.GetAllocator());
+    append_event(out, "", to_json(d));
+  }
+
+  // The round's end (finish chunk, usage chunk, [DONE]): a later round's replaces an earlier one's.
+  void hold_end(std::string_view raw) {
+    if (end_round_ != round_) end_.clear();
+    end_round_ = round_;
+    end_.emplace_back(raw);
+  }
+
+  void on_event(const SseEvent& ev, std::string& out) {
+    Document d;
+    if (ev.has_data && ev.data == "[DONE]") {
+      hold_end(ev.raw);
+      return;
+    }
+    if (ev.continuation || ev.overflow || !ev.has_data || !parse(ev.data, d) || !d.IsObject()) {
+      out.append(ev.raw);
+      return;
+    }
+    if (first_id_.empty()) first_id_ = str(d, "id");
+    if (d.HasMember("usage") && d["usage"].IsObject()) {
+      add_counts(total_, d["usage"], total_.GetAllocator());
+      has_usage_ = true;
+    }
+    const Value* choice = nullptr;
+    if (d.HasMember("choices") && d["choices"].IsArray() && !d["choices"].Empty()) choice = &d["choices"][0];
+    const bool usage_only = !choice && d.HasMember("usage") && d["usage"].IsObject();
+    if (usage_only || (choice && choice->HasMember("finish_reason") && !(*choice)["finish_reason"].IsNull())) {
+      hold_end(ev.raw);
+      return;
+    }
+    if (choice && choice->HasMember("delta") && (*choice)["delta"].IsObject()) {
+      const Value& delta = (*choice)["delta"];
+      content_.append(str(delta, "content"));
+      reasoning_.append(str(delta, "reasoning_content"));
+      if (delta.HasMember("tool_calls")) {
+        add_tool_deltas(delta, calls_);
+        held_.emplace_back(ev.raw);
+        return;
+      }
+    }
+    if (round_ > 0) write(std::string(ev.raw), out);
+    else out.append(ev.raw);
+  }
+
+  SseSplitter splitter_;
+  unsigned round_ = 0;
+  std::string first_id_;
+  std::string content_, reasoning_;     // this round's, for its assistant turn
+  std::vector<ToolCall> calls_;         // this round's, by index
+  std::vector<RecallCall> recall_calls_;
+  std::vector<std::string> held_;       // events carrying tool calls
+  std::vector<std::string> end_;        // finish chunk, usage chunk, [DONE]
+  unsigned end_round_ = 0;              // the round end_ is of
+  Document total_{rapidjson::kObjectType};
+  bool has_usage_ = false;
+};
+
+// A chat.completion per round: the merged body is the last round's, its
+// content every round's text in order, usage summed, the first round's id.
+class OpenAiChatJsonMerge final : public RecallMerge {
+ public:
+  void feed(std::string_view bytes, std::string& out) override { body_.append(bytes); }
+
+  const std::vector<RecallCall>& end_round(std::string& out) override {
+    calls_.clear();
+    continued_ = false;
+    if (!parse(body_, round_) || !round_.IsObject() || !message()) {
+      out.append(body_);
+      body_.clear();
+      return calls_;
+    }
+    if (auto tc = message()->FindMember("tool_calls"); tc != message()->MemberEnd() && tc->value.IsArray())
+      for (auto& c : tc->value.GetArray())
+        if (c.HasMember("function") && str(c["function"], "name") == kRecallToolName)
+          calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
+    if (calls_.empty()) finish(out);
+    return calls_;
+  }
+
+  bool continue_with(std::string& body, const std::vector<std::string>& results) override {
+    const std::string content(str(*message(), "content"));
+    if (!append_to_array_member(body, "messages",
+                                continuation_messages(content, std::string(str(*message(), "reasoning_content")),
+                                                      calls_, results)))
+      return false;
+    if (rounds_++ == 0) first_id_ = str(round_, "id");
+    text_ += content;
+    if (round_.HasMember("usage")) add_counts(total_, round_["usage"], total_.GetAllocator());
+    body_.clear();
+    continued_ = true;
+    return true;
+  }
+
+  void finish(std::string& out) override {
+    if (rounds_ == 0) {
+      out.append(body_);
+    } else {
+      auto& a = round_.GetAllocator();
+      std::string text = text_;
+      if (!continued_) {
+        text += str(*message(), "content");
+        if (round_.HasMember("usage")) add_counts(total_, round_["usage"], total_.GetAllocator());
+      }
+      set(*message(), "content", Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a), a);
+      if (round_.HasMember("usage")) set(round_, "usage", Value(total_, a), a);
+      set(round_, "id", Value(first_id_.c_str(), a), a);
+      out.append(to_json(round_));
+    }
+    body_.clear();
+  }
+
+ private:
+  Value* message() {
+    if (!round_.HasMember("choices") || !round_["choices"].IsArray() || round_["choices"].Empty()) return nullptr;
+    Value& c = round_["choices"][0];
+    return c.HasMember("message") && c["message"].IsObject() ? &c["message"] : nullptr;
+  }
+
+  std::string body_;
+  Document round_;
+  std::vector<RecallCall> calls_;
+  unsigned rounds_ = 0;
+  bool continued_ = false;
+  std::string first_id_, text_;
+  Document total_{rapidjson::kObjectType};
+};
+
+}  // namespace
+
+std::unique_ptr<RecallMerge> make_openai_chat_merge(bool sse) {
+  if (sse) return std::make_unique<OpenAiChatSseMerge>();
+  return std::make_unique<OpenAiChatJsonMerge>();
+}
+
+}  // namespace td::providers

@@ -1,0 +1,40 @@
+// The tokendiet_recall tool (docs/design.md §Recall): added to a request that
+// carries tombstones, so the model can read an archived output back; the
+// proxy answers its calls itself (proxy/filters/recall_filter.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "providers/api.hpp"
+
+namespace td::providers {
+
+inline constexpr std::string_view kRecallToolName = "tokendiet_recall";
+
+// Appends the tool, in `api`'s own tools shape, after the request's last tool
+// (or as a new `tools` member at the end of the body), so the bytes before it
+// stay as they were. OpenAI chat: {type:function, function:{name,...}};
+// Responses: {type:function, name, ...}; Anthropic: {name, description,
+// input_schema}; Gemini: a new {functionDeclarations:[...]} tool. False, with
+// `body` untouched, when the body is not an object, its tools are not an
+// array, or it already offers the tool.
+bool append_recall_tool(Api api, std::string& body);
+
+// A recall call's arguments: the entry id and an optional 1-based inclusive
+// line range ("A-B"; "A" alone is one line, "A-" runs to the end).
+struct RecallArgs {
+  std::string id;
+  std::uint32_t first_line = 0;  // 0: the whole text
+  std::uint32_t last_line = 0;   // 0: to the end
+};
+// nullopt when `json` is not an object with a string `id`.
+std::optional<RecallArgs> parse_recall_arguments(std::string_view json);
+
+// The tool result the model gets: the archived text (or the asked lines of
+// it), or a sentence saying the entry is unknown or the range empty.
+std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived);
+
+}  // namespace td::providers

@@ -1,0 +1,35 @@
+// The recall filter (docs/design.md §Recall): while a request carries
+// tombstones and the tokendiet_recall tool (ctx.recall set by the diet), the
+// proxy answers the model's recall calls itself.
+//
+//   upstream_response_filter  a 2xx answer to such a request: its rounds will
+//                             be merged (providers/recall_merge.hpp); the
+//                             merged body's length differs, so Content-Length goes.
+//   response_body_filter      each round's bytes through the merge: the recall
+//                             calls (and the client's calls beside them) are
+//                             held back; at a round's end that called the tool,
+//                             ctx.continuation asks the core for another round.
+//   continuation_filter       the round's assistant turn and a tool result per
+//                             call (the archived text, or its asked lines, or
+//                             "unknown id") appended to the request body; at
+//                             most kMaxRounds continuations per request.
+//
+// Registered before the usage filter, which then reads the merged response:
+// its usage is the sum over the rounds.
+#pragma once
+
+#include "proxy/phases/filter.hpp"
+
+namespace td::proxy {
+
+class RecallFilter final : public Filter {
+ public:
+  static constexpr unsigned kMaxRounds = 3;  // recall rounds per request (issue 17)
+
+  std::string_view name() const override { return "recall"; }
+  void upstream_response_filter(RequestContext& ctx, HeaderMap& headers) override;
+  void response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) override;
+  bool continuation_filter(RequestContext& ctx, std::string& body) override;
+};
+
+}  // namespace td::proxy

@@ -1,0 +1,365 @@
+#include "pruning/strategies/recap.hpp"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+#include "pruning/loss_cap.hpp"
+#include "pruning/snip.hpp"
+#include "pruning/strategies/common.hpp"
+#include "pruning/strategies/working_memory.hpp"
+#include "pruning/text.hpp"
+
+namespace td::pruning {
+
+namespace {
+
+// Tokens reserved for the header line within the budget.
+constexpr std::uint64_t kHeaderTokens = 96;
+
+// `s` on one line (whitespace runs become one space), cut to `max` bytes on
+// a character boundary, "..." marking a cut.
+std::string one_line(std::string_view s, std::uint64_t max) {
+  std::string out;
+  bool space = false;
+  for (char ch : s) {
+    if (std::isspace(static_cast<unsigned char>(ch))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += ch;
+    if (out.size() > max) break;
+  }
+  if (out.size() > max) {
+    out.resize(text::floor_boundary(out, static_cast<std::size_t>(max)));
+    out += "...";
+  }
+  return out;
+}
+
+bool contains_any(std::string_view s, std::initializer_list<std::string_view> needles) {
+  for (std::string_view n : needles)
+    if (s.find(n) != std::string_view::npos) return true;
+  return false;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// A list that keeps first appearances and at most `max` of them, counting the rest.
+struct Names {
+  std::vector<std::string> items;
+  std::uint32_t more = 0;
+  void add(std::string_view s, std::uint32_t max) {
+    if (s.empty() || std::find(items.begin(), items.end(), s) != items.end()) return;
+    if (items.size() < max)
+      items.emplace_back(s);
+    else
+      ++more;
+  }
+  std::string joined(std::string_view sep) const {
+    std::string out;
+    for (const auto& s : items) out += (out.empty() ? "" : std::string(sep)) + s;
+    if (more) out += " (+" + std::to_string(more) + " more)";
+    return out;
+  }
+};
+
+// What one tool call says: its command line and the paths it names.
+struct CallFacts {
+  std::string command;
+  std::vector<std::string> paths;
+  bool writes = false;
+};
+
+constexpr std::array<std::string_view, 10> kPathKeys = {"path",     "file_path",     "filePath",    "file",
+                                                        "filename", "absolute_path", "notebook_path", "target_file",
+                                                        "dir_path", "directory"};
+
+void patch_paths(std::string_view s, CallFacts& f) {
+  for (std::string_view line : text::lines(s)) {
+    line = text::chomp(line);
+    for (std::string_view head : {"*** Update File: ", "*** Add File: ", "*** Delete File: "})
+      if (line.starts_with(head)) {
+        f.paths.emplace_back(line.substr(head.size()));
+        f.writes = true;
+      }
+  }
+}
+
+CallFacts call_facts(const Part& call) {
+  CallFacts f;
+  const std::string name = lower(call.name);
+  f.writes = contains_any(name, {"write", "edit", "create", "replace", "patch", "insert", "notebook"});
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseIterativeFlag>(call.text.data(), call.text.size());
+  if (!d.HasParseError() && d.IsObject()) {
+    for (auto& m : d.GetObject()) {
+      const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+      if (m.value.IsString()) {
+        const std::string_view v(m.value.GetString(), m.value.GetStringLength());
+        if (key == "command" || key == "cmd") f.command = v;
+        else if (std::find(kPathKeys.begin(), kPathKeys.end(), key) != kPathKeys.end()) f.paths.emplace_back(v);
+        else patch_paths(v, f);
+      } else if (m.value.IsArray() && (key == "command" || key == "cmd")) {
+        // Codex: ["bash", "-lc", "<script>"]: the script is the command.
+        for (auto& e : m.value.GetArray())
+          if (e.IsString()) f.command = std::string(e.GetString(), e.GetStringLength());
+      }
+    }
+  }
+  if (!f.command.empty()) {
+    const std::string_view first = text::chomp(text::lines(f.command).front());
+    if (contains_any(first, {"sed -i", "> ", ">>", "tee ", "str_replace", "insert ", "create ", "edit ",
+                             "apply_patch", "git apply", "patch ", "touch ", "mv ", "cp ", "rm "}))
+      f.writes = true;
+    for (std::string_view n : names_in(first))
+      if (is_path_name(n)) f.paths.emplace_back(n);
+    patch_paths(f.command, f);
+  }
+  return f;
+}
+
+// The exit status a tool result reports ("exit 1"), "error" if the provider
+// flagged it, else "".
+std::string exit_status(const Part& result) {
+  std::string_view t = result.text;
+  for (std::string_view head : {"<returncode>", "Process exited with code ", "Exit code: ", "exit code ",
+                                "Exit code ", "exit status "}) {
+    const auto at = t.find(head);
+    if (at == std::string_view::npos) continue;
+    std::size_t i = at + head.size(), j = i;
+    if (j < t.size() && t[j] == '-') ++j;
+    while (j < t.size() && std::isdigit(static_cast<unsigned char>(t[j]))) ++j;
+    if (j > i) return "exit " + std::string(t.substr(i, j - i));
+  }
+  return result.is_error ? "error" : "";
+}
+
+// One turn's line: messages [from, to) of `conv`; "" when nothing was said.
+std::string turn_line(const Conversation& conv, const Profile& p, std::uint32_t turn, std::uint32_t from,
+                      std::uint32_t to) {
+  const auto& msgs = conv.messages;
+  const std::uint32_t max = p.recap_items;
+  std::string asked, concluded;
+  Names read, wrote, ran, errors;
+  for (std::uint32_t i = from; i < to; ++i) {
+    const Message& m = msgs[i];
+    if (detail::is_system(m) || m.removed) continue;
+    if (m.role == Role::User && !is_tool_message(m)) {
+      for (const Part& part : m.parts)
+        if (part.kind == PartKind::Text && asked.empty()) asked = one_line(part.text, p.recap_text_bytes);
+    }
+    if (m.role == Role::Assistant) {
+      for (const Part& part : m.parts)
+        if (part.kind == PartKind::Text && part.text.find_first_not_of(" \t\r\n") != std::string::npos)
+          concluded = one_line(part.text, p.recap_text_bytes);
+    }
+    for (const Part& part : m.parts) {
+      if (part.kind == PartKind::ToolCall) {
+        const CallFacts f = call_facts(part);
+        for (const std::string& path : f.paths) (f.writes ? wrote : read).add(path, max);
+        std::string cmd = f.command.empty() ? "" : "`" + one_line(f.command, p.recap_text_bytes / 2) + "`";
+        // The result answering it, in the same turn.
+        std::string status;
+        for (std::uint32_t j = i + 1; j < to && status.empty(); ++j)
+          for (const Part& r : msgs[j].parts)
+            if (r.kind == PartKind::ToolResult && r.id == part.id) status = exit_status(r);
+        if (cmd.empty() && !status.empty()) cmd = part.name;
+        if (!cmd.empty()) ran.add(status.empty() ? cmd : cmd + " (" + status + ")", max);
+      } else if (part.kind == PartKind::ToolResult || (m.role == Role::Tool && part.kind == PartKind::Text)) {
+        for (std::string_view line : text::lines(part.text)) {
+          line = text::chomp(line);
+          if (is_error_line(line)) errors.add(one_line(line, p.recap_text_bytes / 2), max);
+        }
+      }
+    }
+  }
+  std::string out;
+  auto field = [&](std::string_view label, const std::string& value) {
+    if (value.empty()) return;
+    out += (out.empty() ? "" : " | ") + std::string(label) + value;
+  };
+  field("asked: ", asked);
+  field("concluded: ", concluded);
+  field("read: ", read.joined(", "));
+  field("wrote: ", wrote.joined(", "));
+  field("ran: ", ran.joined("; "));
+  field("errors: ", errors.joined("; "));
+  if (out.empty()) return out;
+  return "turn " + std::to_string(turn + 1) + ": " + out + "\n";
+}
+
+// The first message a recap may replace: after the system messages and the
+// first user message (the task), and the tool results answering it. 0: none.
+std::uint32_t recap_start(const Conversation& conv) {
+  const auto& msgs = conv.messages;
+  const auto size = static_cast<std::uint32_t>(msgs.size());
+  std::uint32_t i = 0;
+  while (i < size && detail::is_system(msgs[i])) ++i;
+  if (i == size || msgs[i].role != Role::User || is_tool_message(msgs[i])) return 0;
+  ++i;
+  while (i < size && is_tool_message(msgs[i])) ++i;
+  return i;
+}
+
+struct Line {
+  std::uint32_t first = 0;  // the message where its turn's part in the recap starts
+  std::uint32_t end = 0;    // where that part ends
+  std::string text;
+  std::uint64_t tokens = 0;
+};
+
+// The turn lines of every turn from `start` to `end`, oldest first.
+std::vector<Line> turn_lines(const Conversation& conv, const Profile& p, const WorkingMemory& wm,
+                             std::uint32_t start, std::uint32_t end, const Tally& tally) {
+  std::vector<Line> out;
+  const auto size = static_cast<std::uint32_t>(conv.messages.size());
+  for (std::uint32_t t = 0; t < wm.turns(); ++t) {
+    const std::uint32_t from = std::max(wm.start_of(t, size), start), to = std::min(wm.start_of(t + 1, size), end);
+    if (from >= to) continue;
+    Line l{from, to, turn_line(conv, p, t, from, to), 0};
+    if (l.text.empty()) continue;
+    l.tokens = tally.text(l.text);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+// How many of the newest lines ending at or before `end` fit the budget,
+// and their tokens.
+struct Fit {
+  std::size_t first = 0, last = 0;  // lines [first, last)
+  std::uint64_t tokens = 0;
+};
+Fit fit(const std::vector<Line>& lines, std::uint32_t end, std::uint64_t budget) {
+  Fit f;
+  while (f.last < lines.size() && lines[f.last].end <= end) ++f.last;
+  f.first = f.last;
+  const std::uint64_t room = budget > kHeaderTokens ? budget - kHeaderTokens : 0;
+  while (f.first > 0 && f.tokens + lines[f.first - 1].tokens <= room) f.tokens += lines[--f.first].tokens;
+  return f;
+}
+
+std::string render(const Conversation& conv, const WorkingMemory& wm, const std::vector<Line>& lines, const Fit& f,
+                   std::uint32_t start, std::uint32_t end) {
+  const auto size = static_cast<std::uint32_t>(conv.messages.size());
+  std::uint32_t first_turn = 0, last_turn = 0;
+  for (std::uint32_t t = 0; t < wm.turns(); ++t) {
+    if (wm.start_of(t + 1, size) <= start) first_turn = t + 1;
+    if (wm.start_of(t, size) < end) last_turn = t;
+  }
+  std::string out(kRecapMarker);
+  out += "turns " + std::to_string(first_turn + 1) + "-" + std::to_string(last_turn + 1) + " (messages " +
+         std::to_string(start + 1) + "-" + std::to_string(end) +
+         ") were replaced by this summary of what was asked, concluded, read, written, run and failed";
+  if (f.first > 0) out += "; the oldest " + text::count_noun(f.first, "turn line", "turn lines") + " left out for length";
+  out += ". Re-read files or re-run commands for details.]\n";
+  for (std::size_t k = f.first; k < f.last; ++k) out += lines[k].text;
+  return out;
+}
+
+}  // namespace
+
+RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig,
+                     std::uint64_t fixed, std::uint64_t context_window, const Tally& tally) {
+  RecapPlan plan;
+  const auto size = static_cast<std::uint32_t>(conv.messages.size());
+  std::uint64_t total = fixed;
+  for (std::uint64_t t : orig) total += t;
+  // Every earlier request was a prefix of this one: none was over either.
+  const bool overflows = context_window && total > context_window;
+  if (!profile.recap || (total <= profile.token_threshold && !overflows)) return plan;
+  const std::uint32_t start = recap_start(conv);
+  const WorkingMemory wm = working_memory(conv, profile);
+  if (start == 0 || wm.grid.empty()) return plan;
+  const std::uint32_t reach = wm.start_of(wm.grid.back(), size);
+  if (reach <= start + 1) return plan;
+  const std::vector<Line> lines = turn_lines(conv, profile, wm, start, reach, tally);
+
+  // Prefix sums of the tokens as sent and of those a recap replaces (system
+  // messages in its range stay), and a plan for the loss cap: each turn's
+  // line where its part starts (an overestimate: the budget may drop some).
+  std::vector<std::uint64_t> orig_ps(size + 1, 0), gone_ps(size + 1, 0), plan_ps(size + 1, 0);
+  std::vector<std::uint64_t> planned(orig);
+  for (std::uint32_t i = start; i < reach; ++i)
+    if (!detail::is_system(conv.messages[i])) planned[i] = 0;
+  planned[start] += kHeaderTokens;
+  for (const Line& l : lines) planned[l.first] += l.tokens;
+  for (std::uint32_t i = 0; i < size; ++i) {
+    orig_ps[i + 1] = orig_ps[i] + orig[i];
+    const bool replaced = i >= start && !detail::is_system(conv.messages[i]);
+    gone_ps[i + 1] = gone_ps[i] + (replaced ? orig[i] : 0);
+    plan_ps[i + 1] = plan_ps[i] + planned[i];
+  }
+  // The request holding [0, at) with the recap up to `cut` (0: none), as sent.
+  auto sent = [&](std::uint32_t cut, std::uint32_t at) {
+    std::uint64_t s = fixed + orig_ps[at];
+    if (cut) s = s - (gone_ps[cut] - gone_ps[start]) + kHeaderTokens + fit(lines, cut, profile.recap_budget_tokens).tokens;
+    return s;
+  };
+  LossCap cap(conv, profile, orig_ps, plan_ps);
+  std::uint32_t cut = 0;
+  for (std::uint32_t at : cap.request_ends()) {
+    const std::uint64_t now = sent(cut, at);
+    const bool must = context_window && now > context_window;  // it would not fit otherwise
+    if (now <= profile.token_threshold && !must) continue;
+    // The furthest grid point that request allowed.
+    std::size_t k = 0;
+    while (k < wm.grid.size() && wm.grid_eligible_end[k] <= at) ++k;
+    if (k == 0) continue;
+    const std::uint32_t g = wm.grid[k - 1], to = wm.start_of(g, size);
+    if (to <= std::max(cut, start + 1)) continue;
+    const std::uint64_t then = sent(to, at);
+    const std::uint64_t saved = now > then ? now - then : 0;
+    if (!must) {
+      if (saved == 0 || saved < profile.clear_at_least_tokens) continue;
+      // Rewritten: everything from the recap on; cached before: the same span as it was sent.
+      const double rewritten = double(then - fixed - orig_ps[start]);
+      const double was_cached = double(now - fixed - orig_ps[start]);
+      if (!pays_back(profile, saved, rewritten, was_cached, g) || !cap.allows(start, to, at)) continue;
+    }
+    cap.take(start, to, at);
+    cut = to;
+    plan.stepped = at == size;
+  }
+  if (cut == 0) return plan;
+  plan.start = start;
+  plan.end = cut;
+  plan.text = render(conv, wm, lines, fit(lines, cut, profile.recap_budget_tokens), start, cut);
+  return plan;
+}
+
+StrategyStats recap(Conversation& conv, const RecapPlan& plan) {
+  StrategyStats st{.name = "recap"};
+  if (plan.end == 0) return st;
+  auto& msgs = conv.messages;
+  std::uint64_t bytes = 0;
+  for (std::uint32_t i = plan.start; i < plan.end && i < msgs.size(); ++i) {
+    Message& m = msgs[i];
+    if (detail::is_system(m) || m.removed) continue;
+    for (const Part& p : m.parts) bytes += p.text.size() + p.opaque_bytes;
+    remove_message(m);
+    ++st.hits;
+  }
+  Message note;
+  note.role = Role::User;
+  note.changed = true;
+  Part p;
+  p.text = plan.text;
+  p.edited = true;
+  note.parts.push_back(std::move(p));
+  msgs.insert(msgs.begin() + plan.start, std::move(note));
+  st.bytes_saved = bytes > plan.text.size() ? bytes - plan.text.size() : 0;
+  return st;
+}
+
+}  // namespace td::pruning

@@ -1,0 +1,65 @@
+// Recap (F15's standard-mode recap; docs/design.md §Policy, seeds 002 and
+// 003: the "Summary" priority layer over the 200k safety limit).
+//
+// Replaces: the turns between the attention sinks (system messages and the
+// first user message, the task, kept verbatim) and a cut on the frontier's
+// grid (multiples of `frontier_step_turns` turns, before the working-memory
+// window) with one user message, placed where they were:
+//
+//   [tokendiet recap: turns 1-24 (messages 2-97) were replaced by this summary; ...]
+//   turn 2: asked: ... | concluded: ... | read: src/a.py | wrote: src/b.py
+//     ran: `pytest -x` (exit 1) | errors: E AssertionError: ...
+//
+// Extractive and deterministic: per turn, what the user asked, what the
+// assistant concluded (its last prose), the files its calls read and wrote,
+// the commands it ran with their exit status, and the error lines its tool
+// results held; within `recap_budget_tokens` (the oldest turns' lines go
+// first, and the header says how many). The text is a function of the
+// replaced messages only, so a recap renders byte-identically on every later
+// request until its cut moves.
+//
+// When: the cut is decided by replaying the session's requests in order
+// (LossCap::request_ends()): at a request whose history, as it was sent
+// with the recap then in force, is over `token_threshold`, the cut moves to
+// the furthest grid point that request allowed, if the step saves at least
+// `clear_at_least_tokens`, pays for the cache rewrite (pays_back()) and
+// stays under the loss cap; or, whatever the cost, if that request would
+// not fit `context_window` (the model's window) without it. Every input is a
+// function of the history, so every replica decides the same, and a recap
+// stays put (the same bytes) while the history grows by a turn.
+//
+// Reports: hits = messages replaced, bytes_saved = their text bytes net.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pruning/conversation.hpp"
+#include "pruning/profile.hpp"
+#include "pruning/strategy_stats.hpp"
+#include "pruning/tally.hpp"
+
+namespace td::pruning {
+
+// How a recap message starts (and how tests and the reanchor step know one).
+inline constexpr std::string_view kRecapMarker = "[tokendiet recap: ";
+
+struct RecapPlan {
+  std::uint32_t start = 0;  // first message replaced
+  std::uint32_t end = 0;    // one past the last replaced (0: no recap)
+  std::string text;         // the recap message's text
+  bool stepped = false;     // the cut moved at this request (the last one replayed)
+};
+
+// Where the recap stands for `conv` as the client sent it (before any other
+// strategy edited it): `orig` its per-message tokens, `fixed` the rest of the
+// request, `context_window` the model's window (0: unknown). Pure.
+RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig,
+                     std::uint64_t fixed, std::uint64_t context_window, const Tally& tally);
+
+// Applies the plan: messages [start, end) removed (system messages stay),
+// the recap inserted at `start`.
+StrategyStats recap(Conversation& conv, const RecapPlan& plan);
+
+}  // namespace td::pruning

@@ -1,0 +1,78 @@
+// A proxy for the recall loop's end-to-end tests (tests/e2e/recall_sdk.test.mjs)
+// until the diet sets ctx.recall itself (issue 17's archive): the real network
+// core with the recall and usage filters, behind a filter of the tests' own
+// that does what the diet will do for a request with tombstones: append the
+// tokendiet_recall tool and set ctx.recall, here to an archive read from a
+// directory (one file per entry id). Test code only: nothing of it is in the
+// tokendiet binary.
+//   recall_test_proxy UPSTREAM_PORT ARCHIVE_DIR     prints "LISTENING <port>"
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "config/config.hpp"
+#include "providers/api.hpp"
+#include "providers/recall_tool.hpp"
+#include "proxy/filters/recall_filter.hpp"
+#include "proxy/filters/usage_filter.hpp"
+#include "proxy/phases/recall.hpp"
+#include "proxy_harness.hpp"
+
+using namespace td::proxy;
+
+namespace {
+
+struct DirectorySource final : RecallSource {
+  std::string dir;
+  std::optional<std::string> read(std::string_view, std::string_view id) const override {
+    if (id.find('/') != std::string_view::npos || id.find("..") != std::string_view::npos) return std::nullopt;
+    std::ifstream in(dir + "/" + std::string(id), std::ios::binary);
+    if (!in) return std::nullopt;
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+};
+
+class AsTheDietWill final : public Filter {
+ public:
+  explicit AsTheDietWill(const RecallSource* source) : source_(source) {}
+  std::string_view name() const override { return "test_recall_setup"; }
+  FilterResult request_body_filter(RequestContext& ctx, const HeaderMap&, std::string& body) override {
+    if (auto api = td::providers::api_for_target(ctx.target)) {
+      td::providers::append_recall_tool(*api, body);
+      ctx.recall = source_;
+    }
+    return {};
+  }
+
+ private:
+  const RecallSource* source_;
+};
+
+volatile std::sig_atomic_t g_stop = 0;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: recall_test_proxy UPSTREAM_PORT ARCHIVE_DIR\n");
+    return 2;
+  }
+  DirectorySource archive;
+  archive.dir = argv[2];
+  td::config::Config cfg;
+  std::vector<std::unique_ptr<Filter>> chain;
+  chain.push_back(std::make_unique<AsTheDietWill>(&archive));
+  chain.push_back(std::make_unique<RecallFilter>());
+  chain.push_back(std::make_unique<UsageFilter>(cfg));
+  td::net_test::TestProxy proxy(std::move(chain), static_cast<unsigned short>(std::stoi(argv[1])));
+  std::printf("LISTENING %u\n", proxy.port());
+  std::fflush(stdout);
+  std::signal(SIGTERM, [](int) { g_stop = 1; });
+  std::signal(SIGINT, [](int) { g_stop = 1; });
+  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::_Exit(0);  // the clients may keep connections open: no drain
+}

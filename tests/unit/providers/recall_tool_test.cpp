@@ -1,0 +1,107 @@
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <string>
+
+#include "providers/recall_tool.hpp"
+
+using namespace td::providers;
+
+namespace {
+
+rapidjson::Document parse(const std::string& s) {
+  rapidjson::Document d;
+  d.Parse(s.c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("recall tool: OpenAI chat's shape, after the client's tools, the bytes before unchanged") {
+  const std::string before = R"({"model":"gpt-5","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"bash","parameters":{}}}] ,"stream":true})";
+  std::string body = before;
+  REQUIRE(append_recall_tool(Api::openai_chat, body));
+  const auto cut = before.find("}}]") + 2;
+  CHECK(body.substr(0, cut) == before.substr(0, cut));
+  auto d = parse(body);
+  REQUIRE(d["tools"].Size() == 2);
+  const auto& t = d["tools"][1];
+  CHECK(std::string(t["type"].GetString()) == "function");
+  CHECK(std::string(t["function"]["name"].GetString()) == "tokendiet_recall");
+  CHECK(std::string(t["function"]["parameters"]["required"][0].GetString()) == "id");
+  CHECK(t["function"]["parameters"]["properties"].HasMember("lines"));
+  CHECK(d["stream"].GetBool());
+  // Never twice.
+  std::string again = body;
+  CHECK_FALSE(append_recall_tool(Api::openai_chat, again));
+  CHECK(again == body);
+}
+
+TEST_CASE("recall tool: Responses' flat function shape; a body without tools gets a tools member at its end") {
+  const std::string before = R"({"model":"gpt-5","input":"hi"})";
+  std::string body = before;
+  REQUIRE(append_recall_tool(Api::openai_responses, body));
+  CHECK(body.substr(0, before.size() - 1) == before.substr(0, before.size() - 1));
+  auto d = parse(body);
+  const auto& t = d["tools"][0];
+  CHECK(std::string(t["type"].GetString()) == "function");
+  CHECK(std::string(t["name"].GetString()) == "tokendiet_recall");
+  CHECK(t["parameters"]["properties"].HasMember("id"));
+}
+
+TEST_CASE("recall tool: Anthropic's input_schema shape, into an empty tools array") {
+  std::string body = R"({"model":"claude-sonnet-4-5","max_tokens":10,"tools":[ ],"messages":[]})";
+  REQUIRE(append_recall_tool(Api::anthropic, body));
+  auto d = parse(body);
+  REQUIRE(d["tools"].Size() == 1);
+  const auto& t = d["tools"][0];
+  CHECK(std::string(t["name"].GetString()) == "tokendiet_recall");
+  CHECK(t.HasMember("description"));
+  CHECK(std::string(t["input_schema"]["type"].GetString()) == "object");
+  CHECK_FALSE(t.HasMember("type"));
+}
+
+TEST_CASE("recall tool: Gemini gets its own functionDeclarations tool after the client's") {
+  std::string body = R"({"contents":[],"tools":[{"functionDeclarations":[{"name":"ls"}]}]})";
+  REQUIRE(append_recall_tool(Api::gemini, body));
+  auto d = parse(body);
+  REQUIRE(d["tools"].Size() == 2);
+  CHECK(std::string(d["tools"][0]["functionDeclarations"][0]["name"].GetString()) == "ls");
+  CHECK(std::string(d["tools"][1]["functionDeclarations"][0]["name"].GetString()) == "tokendiet_recall");
+}
+
+TEST_CASE("recall tool: a null tools member becomes the array; what is not a JSON object or array is left") {
+  std::string body = R"({"messages":[],"tools":null})";
+  REQUIRE(append_recall_tool(Api::openai_chat, body));
+  CHECK(parse(body)["tools"].Size() == 1);
+  std::string odd = R"({"tools":"x"})";
+  CHECK_FALSE(append_recall_tool(Api::openai_chat, odd));
+  CHECK(odd == R"({"tools":"x"})");
+  std::string arr = "[1]";
+  CHECK_FALSE(append_recall_tool(Api::anthropic, arr));
+}
+
+TEST_CASE("recall tool: arguments and the text the model gets back") {
+  auto a = parse_recall_arguments(R"({"id":"td-abc","lines":"2-3"})");
+  REQUIRE(a);
+  CHECK(a->id == "td-abc");
+  CHECK(a->first_line == 2);
+  CHECK(a->last_line == 3);
+  const std::optional<std::string> text = std::string("one\ntwo\nthree\nfour\n");
+  CHECK(recall_result_text(*a, text) == "two\nthree\n");
+  CHECK(recall_result_text({"td-abc", 0, 0}, text) == *text);
+  CHECK(recall_result_text({"td-abc", 3, 0}, text) == "three\nfour\n");
+  CHECK(recall_result_text({"td-abc", 4, 4}, text) == "four\n");
+  CHECK(recall_result_text({"td-abc", 9, 12}, text).find("are empty") != std::string::npos);
+  CHECK(recall_result_text({"td-zzz", 0, 0}, std::nullopt).find("unknown id") != std::string::npos);
+  auto one = parse_recall_arguments(R"({"id":"td-x","lines":"7"})");
+  REQUIRE(one);
+  CHECK(one->first_line == 7);
+  CHECK(one->last_line == 7);
+  auto bad = parse_recall_arguments(R"({"id":"td-x","lines":"seven"})");
+  REQUIRE(bad);
+  CHECK(bad->first_line == 0);
+  CHECK_FALSE(parse_recall_arguments(R"({"lines":"1-2"})"));
+  CHECK_FALSE(parse_recall_arguments("not json"));
+}

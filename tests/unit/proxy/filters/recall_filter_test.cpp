@@ -1,0 +1,164 @@
+// The recall filter through its phases as the network code runs them
+// (docs/design.md §Continuations), chained with the usage filter after it:
+// response head → body pieces → continuation phase → the next round's pieces.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "proxy/filters/recall_filter.hpp"
+#include "proxy/filters/usage_filter.hpp"
+#include "proxy/phases/recall.hpp"
+#include "test_util.hpp"
+
+using namespace td;
+using namespace td::proxy;
+
+namespace {
+
+// An archive of the tests' own: entries per key fingerprint.
+struct MapSource final : RecallSource {
+  std::map<std::pair<std::string, std::string>, std::string> entries;
+  std::optional<std::string> read(std::string_view key_fp, std::string_view id) const override {
+    auto it = entries.find({std::string(key_fp), std::string(id)});
+    if (it == entries.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+std::string ev(const std::string& name, const std::string& data) { return "event: " + name + "\ndata: " + data + "\n\n"; }
+
+// An Anthropic round: text, then (if `recall_id`) a tokendiet_recall call of it.
+std::string round(int n, const std::string& text, const std::string& recall_id) {
+  const std::string in = std::to_string(100 * n);
+  std::string s = ev("message_start", R"({"type":"message_start","message":{"id":"msg_)" + std::to_string(n) +
+                                          R"(","type":"message","role":"assistant","content":[],"model":"claude-x","usage":{"input_tokens":)" +
+                                          in + R"(,"output_tokens":1}}})");
+  s += ev("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})");
+  s += ev("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":")" + text + "\"}}");
+  s += ev("content_block_stop", R"({"type":"content_block_stop","index":0})");
+  if (!recall_id.empty()) {
+    s += ev("content_block_start", R"({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_)" +
+                                       std::to_string(n) + R"(","name":"tokendiet_recall","input":{}}})");
+    s += ev("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"id\":\")" +
+                                       recall_id + R"(\"}"}})");
+    s += ev("content_block_stop", R"({"type":"content_block_stop","index":1})");
+  }
+  s += ev("message_delta", std::string(R"({"type":"message_delta","delta":{"stop_reason":")") +
+                               (recall_id.empty() ? "end_turn" : "tool_use") + R"("},"usage":{"output_tokens":10}})");
+  s += ev("message_stop", R"({"type":"message_stop"})");
+  return s;
+}
+
+// The chain [recall, usage] over the rounds `upstream` serves, as the relay runs it.
+struct Chain {
+  std::vector<std::unique_ptr<Filter>> filters;
+  RequestContext ctx;
+  std::string body = R"({"model":"claude-x","stream":true,"messages":[{"role":"user","content":"go"}]})";
+  std::string client;
+  std::vector<std::string> sent;  // each round's request body
+  int ends_seen_by_usage = 0;
+
+  Chain() {
+    config::Config cfg;
+    filters.push_back(std::make_unique<RecallFilter>());
+    filters.push_back(std::make_unique<UsageFilter>(cfg));
+    number_filters(filters);
+    ctx.method = "POST";
+    ctx.target = "/v1/messages";
+    ctx.model = "claude-x";
+    ctx.key_fingerprint = "key1";
+    SimpleHeaderMap req;
+    for (auto& f : filters) f->request_body_filter(ctx, req, body);
+    sent.push_back(body);
+  }
+
+  // One piece through phase 5 (the end hidden from later filters once one continues).
+  void piece(std::string chunk, bool end) {
+    for (auto& f : filters) {
+      f->response_body_filter(ctx, chunk, end);
+      if (end && ctx.continuation) end = false;
+    }
+    client += chunk;
+  }
+
+  // Serves `rounds` in turn while the filters continue; returns the rounds used.
+  std::size_t run(const std::vector<std::string>& rounds) {
+    ctx.status = 200;
+    SimpleHeaderMap head{{"content-type", "text/event-stream"}};
+    for (auto& f : filters) f->upstream_response_filter(ctx, head);
+    std::size_t i = 0;
+    for (;;) {
+      const std::string& r = rounds[i++];
+      for (std::size_t p = 0; p < r.size(); p += 37) piece(r.substr(p, 37), false);
+      piece("", true);
+      if (!ctx.continuation) return i;
+      ctx.continuation = false;
+      bool asked = false;
+      for (auto& f : filters)
+        if (!asked && f->continuation_filter(ctx, body)) asked = true;
+      if (!asked || i == rounds.size()) {
+        piece("", true);
+        return i;
+      }
+      sent.push_back(body);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("recall filter: the call answered from the archive, the rounds one response, usage the sum") {
+  MapSource archive;
+  archive.entries[{"key1", "td-aaa"}] = "line 1\nline 2\nline 3\n";
+  Chain c;
+  c.ctx.recall = &archive;
+  CHECK(c.run({round(1, "Let me look.", "td-aaa"), round(2, "It says line 2.", "")}) == 2);
+  REQUIRE(c.sent.size() == 2);
+  CHECK(c.sent[1].find(R"("content":"line 1\nline 2\nline 3\n")") != std::string::npos);
+  CHECK(c.client.find("Let me look.") != std::string::npos);
+  CHECK(c.client.find("It says line 2.") != std::string::npos);
+  CHECK(c.client.find("tokendiet_recall") == std::string::npos);
+  CHECK(c.client.find("event: message_start") == c.client.rfind("event: message_start"));
+  CHECK(c.ctx.recalled == std::vector<std::string>{"td-aaa"});
+  CHECK(c.ctx.recall_rounds == 1);
+  // The usage filter read the merged response: both rounds.
+  CHECK(c.ctx.usage.prompt == 300);
+  CHECK(c.ctx.usage.completion == 20);
+}
+
+TEST_CASE("recall filter: an unknown id, another key's entry: a tool result saying so") {
+  MapSource archive;
+  archive.entries[{"key2", "td-bbb"}] = "not yours";
+  Chain c;
+  c.ctx.recall = &archive;
+  c.run({round(1, "a", "td-bbb"), round(2, "b", "")});
+  REQUIRE(c.sent.size() == 2);
+  CHECK(c.sent[1].find("not yours") == std::string::npos);
+  CHECK(c.sent[1].find("unknown id") != std::string::npos);
+}
+
+TEST_CASE("recall filter: at most 3 rounds; the fourth call reaches the client as the model made it") {
+  MapSource archive;
+  archive.entries[{"key1", "td-aaa"}] = "x";
+  Chain c;
+  c.ctx.recall = &archive;
+  const std::string again = round(1, "again", "td-aaa");
+  CHECK(c.run({again, again, again, again, round(5, "never", "")}) == 4);
+  CHECK(c.ctx.recall_rounds == RecallFilter::kMaxRounds);
+  CHECK(c.sent.size() == 4);
+  CHECK(c.client.find("tokendiet_recall") != std::string::npos);  // the last round's call, released
+  CHECK(c.client.find("event: message_stop") == c.client.rfind("event: message_stop"));
+}
+
+TEST_CASE("recall filter: without ctx.recall the response passes untouched and nothing continues") {
+  Chain c;
+  const std::string r = round(1, "Let me look.", "td-aaa");
+  CHECK(c.run({r}) == 1);
+  CHECK(c.client == r);
+  CHECK(c.sent.size() == 1);
+  CHECK(c.ctx.recall_rounds == 0);
+}

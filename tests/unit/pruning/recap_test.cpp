@@ -1,0 +1,249 @@
+// The standard mode's recap (pruning/strategies/recap.hpp) on recorded
+// trajectories (tests/fixtures/replay) and a small built session:
+// deterministic, within its budget, naming the files, commands and errors of
+// the turns it replaces, placed where they were, and stable while the
+// history grows.
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "pruning/pipeline.hpp"
+#include "pruning/snip.hpp"
+#include "pruning/strategies/recap.hpp"
+#include "pruning_support.hpp"
+
+using namespace td::pruning;
+using namespace td::pruning::test;
+
+namespace {
+
+// A replay trajectory (OpenAI chat messages) as the neutral view.
+Conversation trajectory(const std::string& name) {
+  std::ifstream in(std::string(TD_FIXTURES) + "/replay/" + name + ".json", std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  rapidjson::Document d;
+  d.Parse(ss.str().c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  Conversation c;
+  c.model = d["model"].GetString();
+  for (const auto& m : d["messages"].GetArray()) {
+    const std::string role = m["role"].GetString();
+    const std::string content = m.HasMember("content") && m["content"].IsString() ? m["content"].GetString() : "";
+    if (role == "tool") {
+      c.messages.push_back(tool_msg(m["tool_call_id"].GetString(), content));
+      continue;
+    }
+    Message msg_ = msg(role == "system" ? Role::System : role == "user" ? Role::User : Role::Assistant,
+                       {text_part(content)});
+    if (m.HasMember("tool_calls"))
+      for (const auto& t : m["tool_calls"].GetArray())
+        msg_.parts.push_back(call_part(t["id"].GetString(), t["function"]["name"].GetString(),
+                                       t["function"]["arguments"].GetString()));
+    c.messages.push_back(std::move(msg_));
+  }
+  for (std::size_t i = 0; i < c.messages.size(); ++i) c.messages[i].origin = static_cast<std::uint32_t>(i);
+  return c;
+}
+
+// The request holding the first `n` messages.
+Conversation prefix(const Conversation& c, std::size_t n) {
+  Conversation p = c;
+  p.messages.resize(n);
+  return p;
+}
+
+Profile recap_profile(std::uint64_t threshold) {
+  Profile p;
+  p.token_threshold = threshold;
+  return p;
+}
+
+RecapPlan plan_of(const Conversation& c, const Profile& p, std::uint64_t window = 0) {
+  const QuarterCounter counter;
+  const Counted counted = count_tokens(c, counter);
+  return recap_plan(c, p, counted.messages, counted.fixed, window, Tally(counter, nullptr));
+}
+
+// Where each request of a session ended: before each assistant message that
+// follows a non-assistant one, and the whole history.
+std::vector<std::size_t> request_ends(const Conversation& c) {
+  std::vector<std::size_t> ends;
+  for (std::size_t e = 1; e < c.messages.size(); ++e)
+    if (c.messages[e].role == Role::Assistant && c.messages[e - 1].role != Role::Assistant) ends.push_back(e);
+  ends.push_back(c.messages.size());
+  return ends;
+}
+
+const char* const kLongest[] = {"mini-swe-agent-12", "mini-swe-agent-11", "mini-swe-agent-10", "mini-swe-agent-6"};
+
+}  // namespace
+
+TEST_CASE("recap: over the threshold the turns before the window become one message, the task kept") {
+  for (const char* name : kLongest) {
+    CAPTURE(name);
+    Conversation c = trajectory(name);
+    const Conversation sent = c;
+    const Profile p = recap_profile(30000);
+    const QuarterCounter counter;
+    const PipelineResult r = prune(c, p, counter);
+    REQUIRE(std::find(r.fired.begin(), r.fired.end(), std::string_view("recap")) != r.fired.end());
+    CHECK(r.tokens_after < r.tokens_before);
+    const std::vector<std::string> out = render(c);
+    // System prompt and task verbatim, then the recap.
+    CHECK(out[0] == render(sent.messages[0]));
+    CHECK(out[1] == render(sent.messages[1]));
+    CHECK(out[2].find(kRecapMarker) != std::string::npos);
+    // The working-memory window is not in it: the newest messages go as sent.
+    CHECK(std::find(out.begin(), out.end(), render(sent.messages.back())) != out.end());
+  }
+}
+
+TEST_CASE("recap: under the threshold, or switched off, nothing happens") {
+  Conversation c = trajectory("mini-swe-agent-12");
+  const QuarterCounter counter;
+  const Counted counted = count_tokens(c, counter);
+  CHECK(plan_of(c, recap_profile(counted.total + 1)).end == 0);
+  Profile off = recap_profile(1000);
+  off.recap = false;
+  CHECK(plan_of(c, off).end == 0);
+  Profile p = recap_profile(counted.total + 1);
+  const PipelineResult r = prune(c, p, counter);
+  CHECK(std::find(r.fired.begin(), r.fired.end(), std::string_view("recap")) == r.fired.end());
+}
+
+TEST_CASE("recap: deterministic and within its budget") {
+  for (const char* name : kLongest) {
+    CAPTURE(name);
+    const Conversation c = trajectory(name);
+    for (std::uint64_t budget : {500u, 3000u}) {
+      Profile p = recap_profile(30000);
+      p.recap_budget_tokens = budget;
+      const RecapPlan a = plan_of(c, p), b = plan_of(c, p);
+      REQUIRE(a.end > 0);
+      CHECK(a.text == b.text);
+      CHECK(a.start == b.start);
+      CHECK(a.end == b.end);
+      CHECK(QuarterCounter().count(a.text) <= budget);
+      if (budget == 500) CHECK(a.text.find("left out for length") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("recap: the paths it lists and the errors it quotes are in the turns it replaces") {
+  for (const char* name : kLongest) {
+    CAPTURE(name);
+    const Conversation c = trajectory(name);
+    const RecapPlan plan = plan_of(c, recap_profile(30000));
+    REQUIRE(plan.end > 0);
+    std::string replaced;
+    for (std::uint32_t i = plan.start; i < plan.end; ++i)
+      for (const Part& part : c.messages[i].parts) replaced += part.text + "\n";
+    std::size_t paths = 0, exits = 0;
+    for (std::string_view n : names_in(plan.text)) {
+      if (!is_path_name(n) || n.find("...") != std::string_view::npos) continue;
+      ++paths;
+      CHECK_MESSAGE(replaced.find(n) != std::string::npos, n);
+    }
+    for (std::size_t at = plan.text.find("(exit "); at != std::string::npos; at = plan.text.find("(exit ", at + 1)) ++exits;
+    CHECK(paths > 5);
+    CHECK(exits > 5);
+  }
+}
+
+TEST_CASE("recap: names what was asked, concluded, read, written, run and failed") {
+  Conversation c;
+  c.messages.push_back(system_msg("You are an agent."));
+  c.messages.push_back(user_msg("Fix the crash in src/parser.py"));
+  c.messages.push_back(assistant_call("c1", R"({"file_path":"src/parser.py"})", "Reading the parser.", "Read"));
+  c.messages.push_back(tool_msg("c1", std::string(4000, 'x') + "\n"));
+  c.messages.push_back(assistant_call("c2", R"({"command":"python -m pytest tests/test_parser.py"})",
+                                      "Running the tests.", "Bash"));
+  c.messages.push_back(tool_msg("c2", "collected 3 items\nE   KeyError: 'token'\nFAILED tests/test_parser.py::test_a\n"
+                                      "Process exited with code 1\n" + std::string(4000, 'y')));
+  c.messages.push_back(user_msg("Also keep the old API working."));
+  c.messages.push_back(assistant_call("c3", R"({"file_path":"src/parser.py","old_string":"a","new_string":"b"})",
+                                      "The KeyError comes from the missing default; patching it.", "Edit"));
+  c.messages.push_back(tool_msg("c3", "ok"));
+  for (int k = 0; k < 12; ++k) {
+    const std::string id = "s" + std::to_string(k);
+    c.messages.push_back(assistant_call(id, R"({"command":"ls"})", "step " + std::to_string(k), "Bash"));
+    c.messages.push_back(tool_msg(id, std::string(3000, 'z')));
+  }
+  Profile p = recap_profile(1000);
+  p.frontier_step_turns = 4;
+  p.cache_write_price = 0;
+  const RecapPlan plan = plan_of(c, p);
+  REQUIRE(plan.end > 0);
+  CHECK(plan.start == 2);
+  const std::string& t = plan.text;
+  INFO(t);
+  CHECK(t.find("read: src/parser.py") != std::string::npos);
+  CHECK(t.find("wrote: src/parser.py") != std::string::npos);
+  CHECK(t.find("`python -m pytest tests/test_parser.py` (exit 1)") != std::string::npos);
+  CHECK(t.find("E KeyError: 'token'") != std::string::npos);
+  CHECK(t.find("asked: Also keep the old API working.") != std::string::npos);
+  CHECK(t.find("concluded: The KeyError comes from the missing default; patching it.") != std::string::npos);
+  CHECK(t.find("Fix the crash") == std::string::npos);  // the task stays verbatim, not recapped
+}
+
+TEST_CASE("recap: the same prefix renders the same bytes, and the recap moves only in a few steps") {
+  for (const char* name : kLongest) {
+    CAPTURE(name);
+    const Conversation full = trajectory(name);
+    const Profile p = recap_profile(30000);
+    std::string last_text;
+    std::uint32_t last_end = 0, steps = 0, requests = 0;
+    for (std::size_t n : request_ends(full)) {
+      const RecapPlan plan = plan_of(prefix(full, n), p);
+      if (plan.end == 0) {
+        CHECK(last_end == 0);  // once recapped, a longer history stays recapped
+        continue;
+      }
+      ++requests;
+      CHECK(plan.end >= last_end);
+      CHECK(plan.stepped == (plan.end != last_end));  // what re-anchoring follows
+      if (plan.end == last_end) {
+        CHECK(plan.text == last_text);  // grown by a turn: the same recap, byte for byte
+      } else {
+        ++steps;
+      }
+      last_end = plan.end;
+      last_text = plan.text;
+    }
+    CHECK(requests > 10);
+    CHECK(steps >= 1);
+    CHECK(steps * 4 < requests);  // large steps, not turn by turn
+  }
+}
+
+TEST_CASE("recap: a request that would not fit the model's window is recapped below the threshold too") {
+  const Conversation c = trajectory("mini-swe-agent-12");
+  const QuarterCounter counter;
+  const Counted counted = count_tokens(c, counter);
+  Profile p = recap_profile(counted.total * 10);
+  p.cache_write_price = 100;  // no step would ever pay
+  CHECK(plan_of(c, p).end == 0);
+  CHECK(plan_of(c, p, counted.total - 1000).end > 0);
+}
+
+TEST_CASE("recap: the same bytes at every survival level that does not trim the middle") {
+  Conversation diet = trajectory("mini-swe-agent-11"), window = diet;
+  const Profile p = recap_profile(30000);
+  const QuarterCounter counter;
+  const Counted counted = count_tokens(diet, counter);
+  run_pipeline(diet, counted, Decision{Mode::Standard, {&p, true, Level::Diet}, {}}, counter);
+  run_pipeline(window, counted, Decision{Mode::Survival, {&p, true, Level::Window}, {}}, counter);
+  auto recap_of = [](const Conversation& c) {
+    for (const std::string& m : render(c))
+      if (m.find(kRecapMarker) != std::string::npos) return m;
+    return std::string();
+  };
+  CHECK(!recap_of(diet).empty());
+  CHECK(recap_of(diet) == recap_of(window));
+}
