@@ -10,5 +10,6 @@ int check_config(int argc, char** argv);
 int usage(int argc, char** argv);
 int count(int argc, char** argv);
 int replay(int argc, char** argv);
+int archive(int argc, char** argv);
 
 }  // namespace td::cli

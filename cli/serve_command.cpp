@@ -77,6 +77,12 @@ int serve(int argc, char** argv) {
     return 1;
   }
   if (auto* ledger = proxy::telemetry().ledger()) proxy::log_info("ledger", "writing " + ledger->path());
+  // The archive of evicted outputs; without one, semantic eviction is off.
+  if (auto why = proxy::telemetry().open_archive(loaded.config); !why.empty()) {
+    proxy::log_error("archive", why + " (set archive.path, or archive.enabled: false)");
+    return 1;
+  }
+  if (auto* archive = proxy::telemetry().archive()) proxy::log_info("archive", "keeping evicted outputs in " + archive->dir());
 
   proxy::Server* server_ptr = nullptr;
   proxy::ServerHooks hooks;

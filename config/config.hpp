@@ -55,6 +55,15 @@ struct Ledger {
   std::uint32_t queue_size = 65'536;  // rows waiting for the writer thread
 };
 
+// The archive of what semantic eviction took out of requests
+// (docs/design.md §The archive; archive/store.hpp).
+struct Archive {
+  bool enabled = true;  // false: nothing is archived, so semantic eviction never runs
+  std::string path;     // "": $STATE_DIRECTORY/archive or $XDG_STATE_HOME/tokendiet/archive
+  std::uint64_t max_bytes = 1ull << 30;               // all keys together; 0: no bound
+  std::uint64_t max_age_ms = 30ull * 24 * 3600 * 1000;  // since an entry was last used; 0: no bound
+};
+
 // USD per million tokens, matched by glob on the model name.
 struct Price {
   std::string model;  // glob
@@ -70,6 +79,7 @@ struct Config {
   std::string default_upstream = "openai";    // for paths no rule routes
   Limits limits;
   Ledger ledger;
+  Archive archive;
   std::vector<pruning::Profile> profiles;  // first whose glob matches the model wins
   std::vector<Price> prices;
   std::string source = "<embedded>";       // file it came from

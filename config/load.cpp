@@ -97,6 +97,7 @@ class Loader {
     top("default_upstream", cfg.default_upstream);
     read_section(top, "limits", [&](MapFields& f) { visit_limits(cfg.limits, f); });
     read_section(top, "ledger", [&](MapFields& f) { read_ledger(f, cfg.ledger); });
+    read_section(top, "archive", [&](MapFields& f) { read_archive(f, cfg.archive); });
     read_profiles(top, cfg);
     read_prices(top, cfg);
     top.finish();
@@ -206,6 +207,14 @@ class Loader {
     f("path", ledger.path);
     f("queue_size", ledger.queue_size, Bounds{1, 1u << 24});
     ledger.path = resolve_path(ledger.path, base_dir_);
+  }
+
+  void read_archive(MapFields& f, Archive& archive) {
+    f("enabled", archive.enabled);
+    f("path", archive.path);
+    f("max_bytes", archive.max_bytes, Bounds{0, detail::Wide(1) << 50});
+    f("max_age_ms", archive.max_age_ms, Bounds{0, detail::Wide(100) * 365 * 24 * 3600 * 1000});
+    archive.path = resolve_path(archive.path, base_dir_);
   }
 
   // Profiles as a list of maps with a `name`, or as a map from name to fields.

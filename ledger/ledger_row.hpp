@@ -43,6 +43,9 @@ struct LedgerRow {
   bool fail_open = false;          // parsing/pruning failed; original bytes went upstream
   std::int64_t bytes_in = 0;       // request body bytes from the client
   std::int64_t bytes_out = 0;      // response body bytes to the client
+  // Semantic eviction: the tasks whose outputs the request went without
+  // (archived first), once each, in order (column evicted_tasks, schema 2).
+  std::vector<std::string> evicted_tasks;
 
   // The policy's report, for /metrics (not stored in the ledger file).
   std::string survival;            // survival's outcome; "" none

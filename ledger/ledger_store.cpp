@@ -52,8 +52,32 @@ constexpr const char* kColumns =
     "time_ms, request_id, session, key_fingerprint, provider, model, profile, mode, "
     "tokens_before, tokens_after, prompt_tokens, completion_tokens, cached_read_tokens, "
     "cache_write_tokens, reasoning_tokens, usage_present, status, ttfb_ms, total_ms, stream, "
-    "strategies, fail_open, bytes_in, bytes_out, recovery";
-constexpr int kColumnCount = 25;
+    "strategies, fail_open, bytes_in, bytes_out, recovery, evicted_tasks";
+constexpr int kColumnCount = 26;
+
+// Schema 3: the tasks semantic eviction took outputs of (docs/design.md §The
+// archive), their titles joined by newlines.
+constexpr const char* kMigrateToV3 = "ALTER TABLE requests ADD COLUMN evicted_tasks TEXT NOT NULL DEFAULT ''";
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) {
+    if (!out.empty()) out += '\n';
+    out += l;
+  }
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start < s.size();) {
+    std::size_t nl = s.find('\n', start);
+    if (nl == std::string::npos) nl = s.size();
+    out.push_back(s.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return out;
+}
 
 std::string errmsg(sqlite3* db, const char* what) {
   return std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
@@ -228,6 +252,12 @@ std::string LedgerStore::migrate() {
     if (why.empty() && v == 1) {
       why = exec(db_, "ALTER TABLE requests ADD COLUMN recovery TEXT NOT NULL DEFAULT ''");
       if (why.empty()) why = exec(db_, "PRAGMA user_version = 2");
+      v = 2;
+    }
+    // v3: the tasks semantic eviction took outputs of.
+    if (why.empty() && v == 2) {
+      why = exec(db_, kMigrateToV3);
+      if (why.empty()) why = exec(db_, "PRAGMA user_version = 3");
     }
   }
   if (!why.empty()) {
@@ -251,10 +281,17 @@ sqlite3_stmt* LedgerStore::insert_statement(unsigned k) {
 
 namespace {
 
-// Binds `r` to the parameters after `i`; `strategies` holds the joined
-// names until the statement has run (the text is bound, not copied).
-void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, std::string& strategies) {
-  strategies = join(r.strategies);
+// A row's joined texts, held until its statement has run (the text is
+// bound, not copied).
+struct JoinedTexts {
+  std::string strategies, evicted_tasks;
+};
+
+// Binds `r` to the parameters after `i`.
+void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, JoinedTexts& joined) {
+  joined.strategies = join(r.strategies);
+  joined.evicted_tasks = join_lines(r.evicted_tasks);
+  const std::string& strategies = joined.strategies;
   sqlite3_bind_int64(s, ++i, r.time_ms);
   bind_text(s, ++i, r.request_id);
   bind_text(s, ++i, r.session);
@@ -276,6 +313,7 @@ void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, std::string& strategi
   sqlite3_bind_int64(s, ++i, r.bytes_in);
   sqlite3_bind_int64(s, ++i, r.bytes_out);
   bind_text(s, ++i, r.recovery);
+  bind_text(s, ++i, joined.evicted_tasks);
 }
 
 }  // namespace
@@ -283,7 +321,7 @@ void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, std::string& strategi
 std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
   if (rows.empty()) return {};
   if (auto why = exec(db_, "BEGIN IMMEDIATE"); !why.empty()) return "begin: " + why;
-  std::string strategies[std::size_t{1} << kMaxInsertLog2];
+  JoinedTexts joined[std::size_t{1} << kMaxInsertLog2];
   while (!rows.empty()) {
     // The largest block that fits: rows keep their order (and ids).
     unsigned k = kMaxInsertLog2;
@@ -296,10 +334,10 @@ std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
       return why;
     }
     int i = 0;
-    for (std::size_t r = 0; r < n; ++r) bind_row(s, i, rows[r], strategies[r]);
+    for (std::size_t r = 0; r < n; ++r) bind_row(s, i, rows[r], joined[r]);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
-    sqlite3_clear_bindings(s);  // no pointer into `strategies` outlives this block
+    sqlite3_clear_bindings(s);  // no pointer into `joined` outlives this block
     if (rc != SQLITE_DONE) {
       std::string why = errmsg(db_, "insert");
       exec(db_, "ROLLBACK");
@@ -315,9 +353,11 @@ std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
 }
 
 std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64_t limit) {
-  // A schema 1 file (opened read-only, so not migrated) has no recovery column.
   std::string columns = kColumns;
-  if (schema_version() < 2) columns.replace(columns.rfind("recovery"), 8, "''");
+  // Older files (opened read-only, so not migrated) lack the later columns.
+  const int version = schema_version();
+  if (version < 3) columns.replace(columns.rfind("evicted_tasks"), 13, "''");
+  if (version < 2) columns.replace(columns.rfind("recovery"), 8, "''");
   std::string sql = "SELECT " + columns + " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
   Stmt s(db_, sql.c_str());
   std::vector<LedgerRow> rows;
@@ -350,6 +390,7 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
     r.bytes_in = sqlite3_column_int64(q, c++);
     r.bytes_out = sqlite3_column_int64(q, c++);
     r.recovery = text(q, c++);
+    r.evicted_tasks = split_lines(text(q, c++));
     rows.push_back(std::move(r));
   }
   return rows;

@@ -118,7 +118,13 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     providers::ParsedRequest& request = *parsed.request;
     out.model = request.model;
     out.stream = request.stream;
-    const pruning::Profile& profile = options.profile ? *options.profile : config::profile_for(config, out.model);
+    const pruning::Profile& chosen = options.profile ? *options.profile : config::profile_for(config, out.model);
+    std::optional<pruning::Profile> without_eviction;
+    if (!options.semantic_eviction && chosen.completed_tasks) {
+      without_eviction = chosen;
+      without_eviction->completed_tasks = false;
+    }
+    const pruning::Profile& profile = without_eviction ? *without_eviction : chosen;
     out.profile = profile.name;
 
     // Counted with a pure function of the bytes: the model's tokenizer, or the

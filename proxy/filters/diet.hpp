@@ -43,6 +43,10 @@ struct DietOptions {
   // Set: the policy decides with what it returns (the proxy's runway and
   // session memory); null: the profile alone (replay, tests).
   const PolicyFactsFn* policy = nullptr;
+  // false: the profile's semantic eviction (completed_tasks) is off, as when
+  // there is no archive to keep what it would evict, or a write to it failed
+  // (docs/design.md §The archive).
+  bool semantic_eviction = true;
 };
 
 struct DietOutcome {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <exception>
 
+#include "archive/store.hpp"
 #include "config/match.hpp"
+#include "providers/recall_tool.hpp"
 #include "providers/route.hpp"
 #include "proxy/filters/diet.hpp"
 #include "proxy/phases/body_peek.hpp"
@@ -12,6 +14,23 @@
 #include "pruning/tokenizer/calibration.hpp"
 
 namespace td::proxy {
+
+// A diet handed to another thread: a big body's diet on a diet thread, or the
+// archive write of a pruned body's evicted outputs. The job owns the body
+// meanwhile and never changes it, so the request's thread may copy it back
+// at any time.
+struct OffloadedDiet {
+  std::string body;
+  std::string rewritten;
+  DietOutcome outcome;
+  // The request's identity and the policy's state, the job's own: the
+  // request and the filter may be gone while it runs.
+  std::string key_fingerprint, session_id;
+  PolicyIdentity who;
+  PolicyState policy;
+  std::string archive_error;  // the archive write failed: the diet re-ran without semantic eviction
+  providers::Api api = providers::Api::openai_chat;  // for the recall tool
+};
 
 namespace {
 
@@ -27,30 +46,73 @@ void fail_open(RequestContext& ctx, std::string reason) {
   ctx.fail_open_reason = std::move(reason);
 }
 
-// A big body's diet on a diet thread. The job owns the body meanwhile and
-// never changes it, so the request's thread may copy it back at any time.
-struct OffloadedDiet {
-  std::string body;
-  std::string rewritten;
-  DietOutcome outcome;
-  // The request's identity and the policy's state, the job's own: the
-  // request and the filter may be gone while it runs.
-  std::string key_fingerprint, session_id;
-  PolicyIdentity who;
-  PolicyState policy;
-};
+std::shared_ptr<OffloadedDiet> make_job(const RequestContext& ctx, const PolicyState& policy) {
+  auto job = std::make_shared<OffloadedDiet>();
+  job->key_fingerprint = ctx.key_fingerprint;
+  job->session_id = ctx.session_id;
+  job->who = {ctx.provider, job->key_fingerprint, job->session_id};
+  job->policy = policy;
+  return job;
+}
+
+// The job's diet, off the I/O thread.
+void run_diet(OffloadedDiet& job, const providers::ChatRoute& route, const config::Config& config,
+              DietCaches& caches, tok::Calibration* calibration, bool semantic_eviction) {
+  const PolicyFactsFn facts = job.policy.enabled() ? job.policy.facts_for(job.who) : PolicyFactsFn{};
+  job.rewritten.clear();
+  job.outcome = diet_body(route, job.body, job.rewritten, config, caches,
+                          DietOptions{.calibration = calibration,
+                                      .policy = facts ? &facts : nullptr,
+                                      .semantic_eviction = semantic_eviction});
+}
+
+// Off the I/O thread, after the diet: what the pruned request evicted goes
+// to the archive, durably, before the request may go. A write that fails
+// means the diet again without semantic eviction: the request goes unpruned
+// of those outputs rather than without them (fail open).
+void archive_or_rediet(OffloadedDiet& job, archive::Store* store, const providers::ChatRoute& route,
+                       const config::Config& config, DietCaches& caches, tok::Calibration* calibration) {
+  if (job.outcome.result.archived.empty() || !job.outcome.rewritten) return;
+  if (store && store->write(job.key_fingerprint, job.outcome.result.archived)) return;
+  job.archive_error = store ? store->last_error() : "no archive";
+  if (job.archive_error.empty()) job.archive_error = "archive write failed";
+  run_diet(job, route, config, caches, calibration, false);
+}
+
+std::optional<LocalResponse> answer_of(FilterResult r) {
+  if (r.answers()) return std::move(r.answer());
+  return std::nullopt;
+}
+
+// The tasks whose outputs a written request went without, once each, in order.
+std::vector<std::string> evicted_tasks(const std::vector<pruning::ArchivedOutput>& archived) {
+  std::vector<std::string> tasks;
+  for (const auto& a : archived)
+    if (std::find(tasks.begin(), tasks.end(), a.task) == tasks.end()) tasks.push_back(a.task);
+  return tasks;
+}
 
 }  // namespace
 
 DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
-                       WorkPool* workers, PolicyState policy)
+                       WorkPool* workers, PolicyState policy, DietArchive archive)
     : config_(std::make_shared<const config::Config>(config)),
       calibration_(calibration),
       caches_(caches),
       workers_(workers),
       policy_(policy),
       any_profile_disabled_(std::any_of(config_->profiles.begin(), config_->profiles.end(),
-                                        [](const pruning::Profile& p) { return !p.enabled; })) {}
+                                        [](const pruning::Profile& p) { return !p.enabled; })),
+      archive_(std::move(archive)),
+      recall_(archive_.store) {}
+
+std::optional<std::string> ArchiveRecall::read(std::string_view key_fp, std::string_view id) const {
+  archive::Store* store = store_ ? store_() : nullptr;
+  if (!store) return std::nullopt;
+  std::optional<archive::Entry> entry = store->read(key_fp, id);
+  if (!entry) return std::nullopt;
+  return std::move(entry->text);
+}
 
 FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                              std::string& body) {
@@ -87,8 +149,15 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
     // (proxy/filters/diet.hpp), the same function `tokendiet replay` measures.
     const PolicyIdentity who{ctx.provider, ctx.key_fingerprint, ctx.session_id};
     const PolicyFactsFn facts = policy_.enabled() ? policy_.facts_for(who) : PolicyFactsFn{};
-    const DietOutcome diet = diet_body(*route, body, *config_, caches_,
-                                       DietOptions{.calibration = calibration_, .policy = facts ? &facts : nullptr});
+    std::string rewritten;
+    DietOutcome diet = diet_body(*route, body, rewritten, *config_, caches_,
+                                 DietOptions{.calibration = calibration_,
+                                             .policy = facts ? &facts : nullptr,
+                                             .semantic_eviction = semantic_eviction()});
+    // Outputs left out of the pruned request: archived before it may go.
+    if (diet.rewritten && !diet.result.archived.empty())
+      return archive_then_send(ctx, *route, body, std::move(rewritten), std::move(diet));
+    if (diet.rewritten) body = std::move(rewritten);
     return apply(ctx, diet);
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
@@ -99,33 +168,61 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
 }
 
 FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body) {
-  auto job = std::make_shared<OffloadedDiet>();
+  auto job = make_job(ctx, policy_);
+  job->api = route.api;
   job->body = std::move(body);
-  job->key_fingerprint = ctx.key_fingerprint;
-  job->session_id = ctx.session_id;
-  job->who = {ctx.provider, job->key_fingerprint, job->session_id};
-  job->policy = policy_;
   auto handle = std::make_shared<ResumeHandle>();
   // The wait ended without the diet: the body goes as it came. (The job only
   // reads it, so copying it here races with nothing.)
   handle->on_cancel([job, &body] { body = job->body; });
   state<DietState>(ctx).offloaded = true;
   workers_->post([this, job, handle, route, &ctx, &body, config = config_, caches = &caches_,
-                  calibration = calibration_] {
+                  calibration = calibration_, store = archive_.store ? archive_.store() : nullptr] {
     if (handle->cancelled()) return;  // nobody waits for it any more
-    const PolicyFactsFn facts = job->policy.enabled() ? job->policy.facts_for(job->who) : PolicyFactsFn{};
-    job->outcome = diet_body(route, job->body, job->rewritten, *config, *caches,
-                             DietOptions{.calibration = calibration, .policy = facts ? &facts : nullptr});
+    run_diet(*job, route, *config, *caches, calibration, store != nullptr);
+    archive_or_rediet(*job, store, route, *config, *caches, calibration);  // already off the I/O thread
     // `this`, `ctx` and `body` are only touched if the request still waits,
     // on its own thread: then the filter and the request are alive.
-    handle->resume_then([this, job, &ctx, &body]() -> std::optional<LocalResponse> {
-      body = std::move(job->outcome.rewritten ? job->rewritten : job->body);
-      FilterResult r = apply(ctx, job->outcome);
-      if (r.answers()) return std::move(r.answer());
-      return std::nullopt;
-    });
+    handle->resume_then([this, job, &ctx, &body] { return answer_of(hand_over(ctx, body, *job)); });
   });
   return FilterResult::pause(std::move(handle), kOffloadWait);
+}
+
+// A pruned request that left outputs out: paused while the archive's thread
+// writes them (or, when that fails, diets the body again without semantic
+// eviction), then sent as the job left it.
+FilterResult DietFilter::archive_then_send(RequestContext& ctx, const providers::ChatRoute& route, std::string& body,
+                                           std::string rewritten, DietOutcome diet) {
+  auto job = make_job(ctx, policy_);
+  job->api = route.api;
+  job->body = std::move(body);
+  job->rewritten = std::move(rewritten);
+  job->outcome = std::move(diet);
+  auto handle = std::make_shared<ResumeHandle>();
+  handle->on_cancel([job, &body] { body = job->body; });  // as it came: nothing archived is missing from it
+  auto work = [this, job, handle, route, &ctx, &body, config = config_, caches = &caches_, calibration = calibration_,
+               store = archive_.store()] {
+    if (handle->cancelled()) return;
+    archive_or_rediet(*job, store, route, *config, *caches, calibration);
+    handle->resume_then([this, job, &ctx, &body] { return answer_of(hand_over(ctx, body, *job)); });
+  };
+  if (archive_.thread) archive_.thread->post(std::move(work));
+  else work();
+  return FilterResult::pause(std::move(handle), kArchiveWait);
+}
+
+// On the request's thread: the job's body and outcome into the request.
+FilterResult DietFilter::hand_over(RequestContext& ctx, std::string& body, OffloadedDiet& job) {
+  body = std::move(job.outcome.rewritten ? job.rewritten : job.body);
+  if (!job.archive_error.empty()) {
+    ctx.archive_error = std::move(job.archive_error);
+    if (archive_.count_failure) archive_.count_failure();
+  }
+  // Tombstones go out (archived): the model gets tokendiet_recall to read
+  // them back, and the recall loop the archive to answer it from.
+  if (job.outcome.rewritten && !job.outcome.result.archived.empty() && providers::append_recall_tool(job.api, body))
+    ctx.recall = &recall_;
+  return apply(ctx, job.outcome);
 }
 
 // The outcome into the request: what the access line, the ledger and the
@@ -144,6 +241,8 @@ FilterResult DietFilter::apply(RequestContext& ctx, const DietOutcome& diet) con
   ctx.mode = diet.decision.mode;
   ctx.mode_reason = diet.reason;
   ctx.strategies = diet.result.fired;
+  // Tombstones went out (archived first, hand_over()): the tasks they name.
+  if (diet.rewritten && !diet.result.archived.empty()) ctx.evicted_tasks = evicted_tasks(diet.result.archived);
   if (diet.fail_open) {
     fail_open(ctx, diet.error);
     return admit(ctx, diet.decision.admission);

@@ -24,9 +24,21 @@
 // serves other connections meanwhile. The diet thread owns the body until it
 // is done and hands the result back on the request's thread; a wait that ends
 // first (kOffloadWait, shutdown) sends the body as it came.
+//
+// Semantic eviction (docs/design.md §The archive): when the pruned request
+// holds tombstones (PipelineResult::archived), their entries are written to
+// the archive off the I/O thread (on the archive's thread, or on the diet
+// thread that dieted the body) while the request is paused, and only then
+// does the pruned request go. A failed write re-runs the diet without
+// semantic eviction there (fail open: the request goes unpruned of those
+// outputs), logged (ctx.archive_error) and counted. Without an archive,
+// semantic eviction does not run at all. A request that went out with
+// tombstones gets ctx.recall (the archive, for the recall loop) and names
+// the evicted tasks (ctx.evicted_tasks: the log line and the ledger row).
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -35,13 +47,38 @@
 #include "providers/route.hpp"
 #include "proxy/filters/diet.hpp"
 #include "proxy/filters/runway_account.hpp"
+#include "proxy/phases/recall.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "pruning/decision.hpp"
 
 namespace td::tok { class Calibration; }
+namespace td::archive { class Store; }
 
 namespace td::proxy {
+
+struct OffloadedDiet;  // a diet's job on another thread (diet_filter.cpp)
+
+// The archive as the diet uses it: the store (null: none, and then semantic
+// eviction is off), read when a request comes since the archive is opened
+// after the filters are built; the thread small bodies' entries are written
+// on (null: the request's own thread, for tests); what counts a failed write.
+struct DietArchive {
+  std::function<archive::Store*()> store;
+  WorkPool* thread = nullptr;
+  std::function<void()> count_failure;
+};
+
+// The recall loop's view of the archive (proxy/phases/recall.hpp): an entry's
+// text, to the key that archived it.
+class ArchiveRecall final : public RecallSource {
+ public:
+  explicit ArchiveRecall(std::function<archive::Store*()> store) : store_(std::move(store)) {}
+  std::optional<std::string> read(std::string_view key_fp, std::string_view id) const override;
+
+ private:
+  std::function<archive::Store*()> store_;
+};
 
 class DietFilter final : public Filter {
  public:
@@ -51,12 +88,16 @@ class DietFilter final : public Filter {
   // (null: every diet on the request's thread).
   // `policy`: the runway and session stores the policy decides with (none:
   // the profile alone decides, as in replay).
+  // `archive`: where semantic eviction's outputs go (none: it is off).
   DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
-             WorkPool* workers = nullptr, PolicyState policy = {});
+             WorkPool* workers = nullptr, PolicyState policy = {}, DietArchive archive = {});
 
   // How long an offloaded diet may take, queue included, before the body
   // goes as it came.
   static constexpr std::chrono::milliseconds kOffloadWait{60'000};
+  // How long the archive's writes may take, queue included, before the
+  // request goes as it came.
+  static constexpr std::chrono::milliseconds kArchiveWait{30'000};
   std::string_view name() const override { return "diet"; }
   FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                    std::string& body) override;
@@ -64,7 +105,11 @@ class DietFilter final : public Filter {
 
  private:
   FilterResult offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body);
+  FilterResult archive_then_send(RequestContext& ctx, const providers::ChatRoute& route, std::string& body,
+                                 std::string rewritten, DietOutcome diet);
+  FilterResult hand_over(RequestContext& ctx, std::string& body, OffloadedDiet& job);
   FilterResult apply(RequestContext& ctx, const DietOutcome& diet) const;
+  bool semantic_eviction() const { return archive_.store && archive_.store(); }
 
   // A copy, shared with the diet threads' jobs: a job may outlive the filter.
   std::shared_ptr<const config::Config> config_;
@@ -73,6 +118,8 @@ class DietFilter final : public Filter {
   WorkPool* workers_;
   PolicyState policy_;
   bool any_profile_disabled_;  // only then is a body peeked for its profile
+  DietArchive archive_;
+  ArchiveRecall recall_;
 };
 
 // What the request phase does with a decision's admission: Send: nothing;

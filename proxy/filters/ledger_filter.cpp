@@ -53,6 +53,7 @@ LedgerRow ledger_row(const RequestContext& ctx) {
   r.fail_open = ctx.fail_open;
   r.bytes_in = to_i64(ctx.bytes_in);
   r.bytes_out = to_i64(ctx.bytes_out);
+  r.evicted_tasks = ctx.evicted_tasks;
   r.survival = ctx.survival;
   r.wait_ms = ctx.delay_upstream.count();
   r.quota_group = std::string(ctx.quota_group);

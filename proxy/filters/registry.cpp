@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "proxy/filters/archive_filter.hpp"
 #include "proxy/filters/diet_filter.hpp"
 #include "proxy/filters/explain_filter.hpp"
 #include "proxy/phases/filter.hpp"
@@ -22,11 +23,16 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
   // request phase (the in-flight gauge) sees every request; it has no body
   // hooks, so the diet still sees the request body first.
   filters.push_back(std::make_unique<LedgerFilter>(telemetry()));
+  // GET /v1/tokendiet/archive/<id>: answered here, read on the archive's thread.
+  filters.push_back(std::make_unique<ArchiveFilter>([] { return telemetry().archive(); },
+                                                    &telemetry().archive_thread()));
   // Request body: the diet, with the process's caches and diet threads (they
   // outlive reloads).
   filters.push_back(std::make_unique<DietFilter>(
       config, &telemetry().calibration(), telemetry().diet_caches(), &telemetry().diet_workers(config.diet_threads),
-      PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration())));
+      PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration()),
+      DietArchive{[] { return telemetry().archive(); }, &telemetry().archive_thread(),
+                  [] { telemetry().count_archive_failure(); }}));
   // The failure phase: a context-length error retried once, compressed to fit.
   filters.push_back(std::make_unique<RecoveryFilter>(config, telemetry().diet_caches()));
   // The recall loop: a round that called tokendiet_recall continued upstream,

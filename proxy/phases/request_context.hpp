@@ -103,6 +103,12 @@ struct RequestContext {
   // literals (pruning::StrategyStats::name). Joined only by the log line and
   // the ledger row.
   std::vector<std::string_view> strategies;
+  // Semantic eviction: the tasks whose outputs this request went out without
+  // (archived first; their titles, in order, once each), and the archive
+  // write that failed instead ("" none: the request then went unpruned of
+  // them, docs/design.md §The archive).
+  std::vector<std::string> evicted_tasks;
+  std::string archive_error;
   providers::Usage usage;  // as the upstream reported it (filled by the usage filter)
   // Filled by the usage filter (proxy/filters/usage_filter.hpp) from the response:
   std::string response_model;  // the model the upstream says answered ("gpt-5.1-2025-11-13"); "" if unsaid

@@ -66,6 +66,17 @@ LogLine& LogLine::str(std::string_view key, std::string_view value) {
   return *this;
 }
 
+LogLine& LogLine::strs(std::string_view key, const std::vector<std::string>& values) {
+  append_key(out_, key);
+  out_.push_back('[');
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out_.push_back(',');
+    append_json_string(out_, values[i]);
+  }
+  out_.push_back(']');
+  return *this;
+}
+
 LogLine& LogLine::num(std::string_view key, std::uint64_t value) {
   append_key(out_, key);
   append_uint(out_, value);
@@ -168,6 +179,8 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.tokens_before || ctx.tokens_after)
     l.num("tokens_before", ctx.tokens_before).num("tokens_after", ctx.tokens_after);
   if (!ctx.strategies.empty()) l.str("strategies", pruning::join_names(ctx.strategies));
+  if (!ctx.evicted_tasks.empty()) l.strs("evicted_tasks", ctx.evicted_tasks);
+  if (!ctx.archive_error.empty()) l.str("archive_error", ctx.archive_error);
   if (!ctx.survival.empty()) l.str("survival", ctx.survival);
   if (ctx.delay_upstream.count() > 0) l.num("wait_ms", std::uint64_t(ctx.delay_upstream.count()));
   if (ctx.runway_tokens) l.str("quota_group", ctx.quota_group).num("runway_tokens", std::uint64_t(*ctx.runway_tokens));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "proxy/phases/request_context.hpp"
 
@@ -20,6 +21,7 @@ class LogLine {
   LogLine& num(std::string_view key, std::uint64_t value);
   LogLine& ms(std::string_view key, double milliseconds);  // 3 decimals
   LogLine& flag(std::string_view key, bool value);
+  LogLine& strs(std::string_view key, const std::vector<std::string>& values);  // a JSON array of strings
   const std::string& text();  // the finished line, without newline
   void emit();                // writes the line + '\n' to stderr in one write()
   // Appends the line to this thread's batch (the access lines of an I/O

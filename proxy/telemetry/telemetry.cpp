@@ -34,6 +34,19 @@ Telemetry::Telemetry() {
   metrics_.add_counter("tokendiet_ledger_write_errors_total",
                        "Ledger rows lost to SQLite errors (disk full, I/O error).",
                        [this] { return ledger() ? ledger()->write_errors() : 0; });
+  auto store = [this] { return archive(); };
+  metrics_.add_counter("tokendiet_archive_entries_written_total",
+                       "Evicted outputs archived for the first time (semantic eviction).",
+                       [store] { return store() ? store()->written_entries() : 0; });
+  metrics_.add_counter("tokendiet_archive_bytes_written_total", "Bytes of the evicted outputs archived.",
+                       [store] { return store() ? store()->written_bytes() : 0; });
+  metrics_.add_counter("tokendiet_archive_failures_total",
+                       "Requests whose archive write failed: sent without semantic eviction.",
+                       [this] { return archive_failures_.load(std::memory_order_relaxed); });
+  metrics_.add_counter("tokendiet_archive_removed_total", "Archive entries removed by retention.",
+                       [store] { return store() ? store()->removed_entries() : 0; });
+  metrics_.add_gauge("tokendiet_archive_bytes", "Bytes the archive holds.",
+                     [store] { return store() ? static_cast<std::int64_t>(store()->total_bytes()) : 0; });
   metrics_.add_gauge("tokendiet_ledger_queue_rows", "Ledger rows waiting for the writer thread.",
                      [this] { return ledger() ? static_cast<std::int64_t>(ledger()->queued()) : 0; });
 }
@@ -44,6 +57,26 @@ WorkPool& Telemetry::diet_workers(unsigned configured) {
     workers_ptr_.store(diet_workers_.get(), std::memory_order_release);
   });
   return *diet_workers_;
+}
+
+std::string Telemetry::open_archive(const config::Config& config) {
+  if (archive_opened_) return {};
+  archive_opened_ = true;
+  if (!config.archive.enabled) return {};
+  auto dir = config::archive_dir(config.archive);
+  if (!dir) return "no archive directory: set archive.path, or STATE_DIRECTORY, XDG_STATE_HOME or HOME";
+  archive::Store::Options options;
+  options.retention = {config.archive.max_bytes,
+                       std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::milliseconds(config.archive.max_age_ms))};
+  archive_ = std::make_unique<archive::Store>(*dir, std::move(options));
+  archive_ptr_.store(archive_.get(), std::memory_order_release);
+  return {};
+}
+
+WorkPool& Telemetry::archive_thread() {
+  std::call_once(archive_thread_started_, [&] { archive_thread_ = std::make_unique<WorkPool>(1); });
+  return *archive_thread_;
 }
 
 std::string Telemetry::open_ledger(const config::Config& config) {

@@ -14,6 +14,9 @@
 //           telemetry().diet_workers(n)        the threads big bodies are dieted on
 // Policy:   telemetry().runways(), sessions()  the TPM runway per key and quota
 //                                             group, and each session's memory
+// Archive:  telemetry().open_archive(config)  before serving; archive() the
+//                                             store (null: disabled), archive_thread()
+//                                             where its files are read and written
 // Shutdown: telemetry().close_ledger()        after the last request's logging
 //                                             phase; saves the calibration
 #pragma once
@@ -24,6 +27,7 @@
 #include <mutex>
 #include <string>
 
+#include "archive/store.hpp"
 #include "ledger/ledger.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/metrics.hpp"
@@ -73,6 +77,22 @@ class Telemetry {
   // (its size changes with a restart, as `threads` does).
   WorkPool& diet_workers(unsigned configured);
 
+  // Opens the archive (archive/store.hpp) under config::archive_dir(), unless
+  // archive.enabled is false. Call once, before serving; later calls are
+  // no-ops. "" on success (or when disabled), else why not (no directory to
+  // put it in). A directory that cannot be written is no error here: every
+  // write then fails, is counted, and its request goes unpruned of what it
+  // would have evicted.
+  std::string open_archive(const config::Config& config);
+  // The open archive, or null (disabled, not opened).
+  archive::Store* archive() const { return archive_ptr_.load(std::memory_order_acquire); }
+  // The one thread the archive's files are written and read on (never an
+  // I/O thread), started by the first call.
+  WorkPool& archive_thread();
+  // Requests whose archive write failed (the diet re-ran without semantic
+  // eviction): tokendiet_archive_failures_total.
+  void count_archive_failure() { archive_failures_.fetch_add(1, std::memory_order_relaxed); }
+
   // Hands the calibration to the ledger's writer at most once per
   // kCalibrationSaveInterval (cheap to call on every request; the logging
   // phase does). True when it did.
@@ -89,6 +109,12 @@ class Telemetry {
   std::unique_ptr<Ledger> ledger_;  // kept until exit: I/O threads may still hold the pointer
   std::atomic<Ledger*> ledger_ptr_{nullptr};
   bool opened_ = false;
+  std::unique_ptr<archive::Store> archive_;  // kept until exit, like the ledger
+  std::atomic<archive::Store*> archive_ptr_{nullptr};
+  bool archive_opened_ = false;
+  std::atomic<std::uint64_t> archive_failures_{0};
+  std::once_flag archive_thread_started_;
+  std::unique_ptr<WorkPool> archive_thread_;
   std::once_flag workers_started_;
   std::unique_ptr<WorkPool> diet_workers_;  // last: stopped before the caches its jobs use go
   std::atomic<WorkPool*> workers_ptr_{nullptr};  // for /metrics

@@ -87,6 +87,10 @@ TEST_CASE("the embedded default loads cleanly and says what the structs say") {
   CHECK(c.ledger.enabled);
   CHECK(c.ledger.path.empty());
   CHECK(c.ledger.queue_size == defaults.ledger.queue_size);
+  CHECK(c.archive.enabled);
+  CHECK(c.archive.path.empty());
+  CHECK(c.archive.max_bytes == defaults.archive.max_bytes);
+  CHECK(c.archive.max_age_ms == defaults.archive.max_age_ms);
   REQUIRE(c.profiles.size() == 1);
   CHECK(c.profiles[0].name == "default");
 }

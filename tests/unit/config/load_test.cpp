@@ -162,6 +162,9 @@ TEST_CASE("out-of-range values") {
   expect_one_error("limits:\n  connect_timeout_ms: 0\n", 2, 23, "0 ms is out of range (1 to");
   expect_one_error("limits:\n  max_header_bytes: 16GiB\n", 2, 21, "bytes is out of range");
   expect_one_error("ledger:\n  queue_size: 0\n", 2, 15, "out of range");
+  expect_one_error("archive:\n  max_bytes: -1\n", 2, 14, "out of range");
+  expect_one_error("archive:\n  max_age_ms: soon\n", 2, 15, "archive.max_age_ms");
+  expect_one_error("archive:\n  max_byte: 1\n", 2, 3, "did you mean 'max_bytes'?");
   expect_one_error("prices:\n  - {model: x, output: -1}\n", 2, 24, "-1 is out of range (0 to 1000000)");
 }
 
@@ -266,7 +269,8 @@ TEST_CASE("load_file: errors name the file; relative paths are relative to it") 
   fs::create_directories(dir);
   std::ofstream(dir / "ca.pem") << "not really a pem, but readable\n";
   std::ofstream(dir / "good.yaml") << "upstreams:\n  openai: {url: 'https://x', ca_file: ca.pem}\n"
-                                      "ledger: {path: state/usage.db}\n";
+                                      "ledger: {path: state/usage.db}\n"
+                                      "archive: {path: state/archive, max_bytes: 2MiB, max_age_ms: 1h}\n";
   std::ofstream(dir / "bad.yaml") << "threads: x\n";
 
   LoadResult good = load_file((dir / "good.yaml").string());
@@ -274,6 +278,9 @@ TEST_CASE("load_file: errors name the file; relative paths are relative to it") 
   REQUIRE(good.ok());
   CHECK(good.config.upstreams.at("openai").ca_file == (dir / "ca.pem").string());
   CHECK(good.config.ledger.path == (dir / "state/usage.db").string());
+  CHECK(good.config.archive.path == (dir / "state/archive").string());
+  CHECK(good.config.archive.max_bytes == 2u << 20);
+  CHECK(good.config.archive.max_age_ms == 3'600'000);
   CHECK(good.config.source == (dir / "good.yaml").string());
 
   LoadResult bad = load_file((dir / "bad.yaml").string());

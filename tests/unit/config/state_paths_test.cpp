@@ -26,3 +26,13 @@ TEST_CASE("ledger_file: a configured path wins") {
   l.path = "/data/usage.db";
   CHECK(ledger_file(l) == "/data/usage.db");
 }
+
+TEST_CASE("archive directory: beside the ledger in the state directory, unless configured") {
+  CHECK(default_state_path("archive", "/var/lib/tokendiet", nullopt, "/home/u") == "/var/lib/tokendiet/archive");
+  CHECK(default_state_path("archive", nullopt, "/home/u/.st", "/home/u") == "/home/u/.st/tokendiet/archive");
+  CHECK(default_state_path("archive", nullopt, nullopt, "/home/u") == "/home/u/.local/state/tokendiet/archive");
+  CHECK(default_state_path("archive", nullopt, nullopt, nullopt) == nullopt);
+  Archive a;
+  a.path = "/data/archive";
+  CHECK(archive_dir(a) == "/data/archive");
+}

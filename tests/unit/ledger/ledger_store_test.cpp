@@ -71,6 +71,7 @@ TEST_CASE("rows read back exactly as written") {
   rows[3].tokens_before = 9'000'000'000'000;  // beyond 32 bits
   rows[4].status = 0;
   rows[4].usage_present = false;
+  rows[1].evicted_tasks = {"fix the parser", "write \"tests\"; then run them"};
   REQUIRE(opened.store->insert(rows).empty());
   CHECK(opened.store->rows_since(0) == rows);
   // since is inclusive and ordered by time.
@@ -201,7 +202,8 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   // The same file as schema 1 wrote it: no recovery column.
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, "ALTER TABLE requests DROP COLUMN recovery; PRAGMA user_version = 1", nullptr, nullptr,
+  REQUIRE(sqlite3_exec(db, "ALTER TABLE requests DROP COLUMN evicted_tasks; ALTER TABLE requests DROP COLUMN recovery; "
+                           "PRAGMA user_version = 1", nullptr, nullptr,
                        nullptr) == SQLITE_OK);
   sqlite3_close(db);
   auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
@@ -211,9 +213,47 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   ro.store.reset();
   auto migrated = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
   REQUIRE_MESSAGE(migrated.store, migrated.error);
-  CHECK(migrated.store->schema_version() == 2);
+  CHECK(migrated.store->schema_version() == kLedgerSchemaVersion);
   rows = migrated.store->rows_since(0);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].recovery.empty());  // what schema 1 did not store
   CHECK(rows[0].tokens_before == sample_row(1).tokens_before);
+}
+
+// Schema 1 files (before evicted_tasks) are brought to schema 3 when opened
+// for writing, their rows kept.
+TEST_CASE("a schema-1 ledger gains the recovery and evicted_tasks columns, rows kept") {
+  TempDir tmp;
+  const std::string path = tmp.file("usage.db");
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db,
+                       "CREATE TABLE requests (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, request_id TEXT NOT "
+                       "NULL DEFAULT '', session TEXT NOT NULL DEFAULT '', key_fingerprint TEXT NOT NULL DEFAULT '', "
+                       "provider TEXT NOT NULL DEFAULT '', model TEXT NOT NULL DEFAULT '', profile TEXT NOT NULL "
+                       "DEFAULT '', mode TEXT NOT NULL DEFAULT '', tokens_before INTEGER NOT NULL DEFAULT 0, "
+                       "tokens_after INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0, "
+                       "completion_tokens INTEGER NOT NULL DEFAULT 0, cached_read_tokens INTEGER NOT NULL DEFAULT 0, "
+                       "cache_write_tokens INTEGER NOT NULL DEFAULT 0, reasoning_tokens INTEGER NOT NULL DEFAULT 0, "
+                       "usage_present INTEGER NOT NULL DEFAULT 0, status INTEGER NOT NULL DEFAULT 0, ttfb_ms INTEGER "
+                       "NOT NULL DEFAULT 0, total_ms INTEGER NOT NULL DEFAULT 0, stream INTEGER NOT NULL DEFAULT 0, "
+                       "strategies TEXT NOT NULL DEFAULT '', fail_open INTEGER NOT NULL DEFAULT 0, bytes_in INTEGER "
+                       "NOT NULL DEFAULT 0, bytes_out INTEGER NOT NULL DEFAULT 0);"
+                       "CREATE TABLE calibration (model TEXT PRIMARY KEY, ratio REAL NOT NULL, samples INTEGER NOT "
+                       "NULL, updated_ms INTEGER NOT NULL);"
+                       "INSERT INTO requests (time_ms, model) VALUES (5, 'old-model');"
+                       "PRAGMA user_version = 1;",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE(opened.store);
+  CHECK(opened.store->schema_version() == 3);
+  auto rows = opened.store->rows_since(0);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].model == "old-model");
+  CHECK(rows[0].evicted_tasks.empty());
+  LedgerRow r = sample_row(1);
+  r.evicted_tasks = {"a task"};
+  REQUIRE(opened.store->insert(std::span(&r, 1)).empty());
+  CHECK(opened.store->rows_since(0).back().evicted_tasks == std::vector<std::string>{"a task"});
 }

@@ -79,3 +79,14 @@ TEST_CASE("the access line names the entries the recall loop read back, and its 
   ctx.recall_rounds = 2;
   CHECK(access_line(ctx).text().find(R"("recalled":"td-aa,td-bb","recall_rounds":2)") != std::string::npos);
 }
+
+TEST_CASE("the access line: the tasks semantic eviction took outputs of, and an archive write that failed") {
+  RequestContext ctx;
+  ctx.target = "/v1/chat/completions";
+  CHECK(access_line(ctx).text().find("evicted_tasks") == std::string::npos);
+  ctx.evicted_tasks = {"Fix the parser", "say \"hi\""};
+  ctx.archive_error = "create /x/td-1.tmp: No space left on device";
+  const std::string line = access_line(ctx).text();
+  CHECK(line.find(R"("evicted_tasks":["Fix the parser","say \"hi\""])") != std::string::npos);
+  CHECK(line.find(R"("archive_error":"create /x/td-1.tmp: No space left on device")") != std::string::npos);
+}

@@ -1,0 +1,150 @@
+// Semantic eviction through the real binary and the fake upstream (docs/design.md
+// §The archive): a completed task's outputs leave the request for the archive
+// before it goes upstream, the archive entry equals what was evicted byte for
+// byte, the tombstone is what went upstream, the next turn evicts the same
+// bytes, an entry the proxy referenced survives kill -9, another API key gets
+// 404, and an archive that cannot be written leaves the request unpruned and
+// counted.
+import {test, before, after} from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {createHash} from 'node:crypto';
+import {startFakeUpstream, startTokendiet, rawRequest, tempDir, post, logLineOf, explain,
+  metricSamples, metricSum} from '../support/index.mjs';
+
+let fake;
+before(async () => { fake = await startFakeUpstream(); });
+after(async () => { await fake.close(); });
+
+const KEY = 'sk-archive-eviction';
+const OTHER = 'sk-archive-other';
+const fingerprint = key => createHash('sha256').update(key).digest('hex').slice(0, 16);
+const TOMBSTONE = /tokendiet_recall can read it back/;
+
+const output = (tag, bytes) => {
+  let s = '';
+  for (let i = 0; s.length < bytes; i++) s += `${tag} line ${i} of output\n`;
+  return s.slice(0, bytes);
+};
+const todos = (first, second) => JSON.stringify({todos: [
+  {content: 'Fix the parser', status: first, activeForm: 'x'},
+  {content: 'Run the tests', status: second, activeForm: 'y'}]});
+
+// An agent session in OpenAI chat: the parser task's two outputs, the task
+// marked completed (TodoWrite), then a dozen steps of the next task.
+function session() {
+  const messages = [{role: 'system', content: 'You are an agent.'},
+    {role: 'user', content: 'Fix the parser, then run the tests.'}];
+  let n = 0;
+  const step = (name, args, result) => {
+    const id = `call_${n++}`;
+    messages.push({role: 'assistant', content: null,
+      tool_calls: [{id, type: 'function', function: {name, arguments: args}}]});
+    messages.push({role: 'tool', tool_call_id: id, content: result});
+  };
+  step('bash', '{"command":"ls"}', output('ls', 3000));
+  step('TodoWrite', todos('in_progress', 'pending'), 'Todos have been modified successfully.');
+  const evicted = [output('parser-a', 4000), output('parser-b \u00e9\u2713', 4000)];
+  step('bash', '{"command":"cat parser.c"}', evicted[0]);
+  step('bash', '{"command":"make"}', evicted[1]);
+  step('TodoWrite', todos('completed', 'in_progress'), 'Todos have been modified successfully.');
+  step('bash', '{"command":"make test"}', output('tests', 3000));
+  for (let k = 0; k < 12; k++) step('bash', '{"command":"step"}', output(`t${k}`, 300));
+  return {body: JSON.stringify({model: 'gpt-4o', messages}), evicted};
+}
+
+// Only semantic mode acts, on a short session bet on as if it ran as long again.
+const config = archivePath => `archive: {path: ${JSON.stringify(archivePath)}}
+profiles:
+  - name: semantic
+    semantic_threshold: 2000
+    trigger_tokens: 1000000000
+    payback_turn_fraction: 1
+    max_loss: 1
+`;
+
+const chat = (td, body, key = KEY) => post(td, '/v1/chat/completions', body, {authorization: `Bearer ${key}`});
+const getEntry = (td, id, key) =>
+  rawRequest({port: td.port, path: `/v1/tokendiet/archive/${id}`, headers: {authorization: `Bearer ${key}`}});
+const upstreamText = req => req.body.toString('utf8');
+const toolContents = req => JSON.parse(upstreamText(req)).messages.filter(m => m.role === 'tool').map(m => m.content);
+
+test('a completed task is evicted to the archive before the request goes; the next turn evicts identically', async () => {
+  const tmp = tempDir('td-archive-evict-');
+  const dir = path.join(tmp.dir, 'archive');
+  let td = await startTokendiet({upstreams: {openai: fake.url}, config: config(dir)});
+  try {
+    const {body, evicted} = session();
+    fake.clear();
+    const first = await chat(td, body);
+    assert.equal(first.status, 200);
+    assert.equal(explain(first.headers).mode, 'semantic');
+    const sent = fake.last();
+    const contents = toolContents(sent);
+    for (const text of evicted) assert.ok(!contents.includes(text), 'the evicted output did not go upstream');
+    assert.ok(JSON.parse(upstreamText(sent)).tools.some(t => t.function?.name === 'tokendiet_recall'));
+    const tombstones = contents.filter(c => TOMBSTONE.test(c));
+    assert.equal(tombstones.length, 2);
+    const ids = tombstones.map(t => /as (td-[0-9a-f]{32})/.exec(t)[1]);
+
+    // The archive entry is what the tombstone replaced, byte for byte, on
+    // disk in a private file and through the API with the same key.
+    for (const [i, id] of ids.entries()) {
+      const file = path.join(dir, fingerprint(KEY), id);
+      assert.equal(fs.readFileSync(file, 'utf8'), evicted[i]);
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      const r = await getEntry(td, id, KEY);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, Buffer.from(evicted[i]));
+      assert.equal((await getEntry(td, id, OTHER)).status, 404);
+    }
+    assert.equal(fs.statSync(path.join(dir, fingerprint(KEY))).mode & 0o777, 0o700);
+    const line = await logLineOf(td, explain(first.headers)['request-id']);
+    assert.deepEqual(line.evicted_tasks, ['Fix the parser']);
+
+    // The next turn: the same history and one more step evicts the same bytes.
+    const next = JSON.parse(body);
+    next.messages.push({role: 'assistant', content: 'The tests pass.'}, {role: 'user', content: 'Thanks.'});
+    assert.equal((await chat(td, JSON.stringify(next))).status, 200);
+    const again = JSON.parse(upstreamText(fake.last()));
+    assert.deepEqual(again.messages.slice(0, -2), JSON.parse(upstreamText(sent)).messages);
+
+    // kill -9: every entry a request referenced is on disk, and a restarted
+    // proxy serves it.
+    td.proc.kill('SIGKILL');
+    await td.exit;
+    for (const [i, id] of ids.entries())
+      assert.equal(fs.readFileSync(path.join(dir, fingerprint(KEY), id), 'utf8'), evicted[i]);
+    td = await startTokendiet({upstreams: {openai: fake.url}, config: config(dir)});
+    const r = await getEntry(td, ids[0], KEY);
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, Buffer.from(evicted[0]));
+  } finally {
+    await td.stop();
+    tmp.cleanup();
+  }
+});
+
+test('an archive that cannot be written: the request goes unpruned of those outputs, logged and counted', async () => {
+  const tmp = tempDir('td-archive-ro-');
+  fs.writeFileSync(path.join(tmp.dir, 'file'), 'x');
+  const td = await startTokendiet({upstreams: {openai: fake.url}, config: config(path.join(tmp.dir, 'file', 'archive'))});
+  try {
+    const {body, evicted} = session();
+    fake.clear();
+    const r = await chat(td, body);
+    assert.equal(r.status, 200);
+    const contents = toolContents(fake.last());
+    for (const text of evicted) assert.ok(contents.includes(text), 'the output went upstream as it was');
+    assert.ok(!contents.some(c => TOMBSTONE.test(c)));
+    assert.equal(JSON.parse(upstreamText(fake.last())).tools, undefined);  // no recall tool either
+    const line = await logLineOf(td, explain(r.headers)['request-id']);
+    assert.match(line.archive_error, /file/);
+    assert.equal(line.evicted_tasks, undefined);
+    assert.equal(metricSum(await metricSamples(td), 'tokendiet_archive_failures_total'), 1);
+  } finally {
+    await td.stop();
+    tmp.cleanup();
+  }
+});
