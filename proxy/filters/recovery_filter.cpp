@@ -30,8 +30,12 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
   Recovery out;
   providers::ParseOutcome first = parse_step(route, body, caches);
   if (!first.request) return out;
-  const pruning::Profile& profile = config::profile_for(config, first.request->model);
+  // Semantic eviction off: its outputs would have to reach the archive before
+  // the retry goes, and the failure phase cannot wait for a write. Tombstones
+  // the diet already placed (and archived) stay in the body as it was sent.
+  pruning::Profile profile = config::profile_for(config, first.request->model);
   if (!profile.enabled || !profile.recovery) return out;
+  profile.completed_tasks = false;
   out.outcome = "no_fit";
 
   const providers::ContextOverflow said = providers::context_overflow_in(error.message);

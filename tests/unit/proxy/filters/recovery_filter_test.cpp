@@ -224,3 +224,18 @@ TEST_CASE("recovery filter: retries a chat request's context-length error once c
     CHECK(ctx.recovery == "no_fit");
   }
 }
+
+TEST_CASE("recovery: no new tombstone in a retry, whose evicted outputs nothing could archive first") {
+  // A real Codex session with completed plan steps, semantic mode on at a low threshold.
+  const std::string codex = trajectory_body("codex-1.json", "gpt-4o");
+  td::config::Config cfg;
+  td::pruning::Profile p;
+  p.semantic_threshold = 8000;
+  cfg.profiles.push_back(p);
+  const std::uint64_t sent = tokens_of(codex);
+  DietCaches caches;
+  const Recovery r = recover_body({}, codex, openai_error(sent * 6 / 10, sent), cfg, caches);
+  REQUIRE(r.outcome == "retried");
+  CHECK(r.body.find("output archived as td-") == std::string::npos);
+  CHECK(std::find(r.fired.begin(), r.fired.end(), std::string_view("completed_tasks")) == r.fired.end());
+}
