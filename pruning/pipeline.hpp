@@ -61,6 +61,12 @@ struct PipelineResult {
   std::uint32_t stale_messages = 0;       // messages before the frontier
   std::uint32_t trimmed_until = 0;        // trim-middle dropped messages up to here (0: none)
   bool recap_stepped = false;             // the recap's cut moved at this request (strategies/recap.hpp)
+  // A recap was made and the settings' summaries knew nothing of its prefix:
+  // its hash and extractive text (the header, then the turn lines), which
+  // the proxy may have a model summarize (docs/design.md §Policy).
+  bool recap_summary_missing = false;
+  std::uint64_t recap_prefix_hash = 0;
+  std::string recap_extractive;
 
   bool changed() const { return !fired.empty(); }
   std::uint64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }
