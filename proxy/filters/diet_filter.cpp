@@ -6,6 +6,7 @@
 #include "config/match.hpp"
 #include "providers/route.hpp"
 #include "proxy/filters/diet.hpp"
+#include "proxy/filters/recap_summary.hpp"
 #include "proxy/phases/body_peek.hpp"
 #include "proxy/phases/errors.hpp"
 #include "proxy/phases/routing.hpp"
@@ -38,17 +39,21 @@ struct OffloadedDiet {
   std::string key_fingerprint, session_id;
   PolicyIdentity who;
   PolicyState policy;
+  // For a recap to be summarized: the request's provider and credentials.
+  providers::Provider provider = providers::Provider::other;
+  std::vector<std::pair<std::string, std::string>> credentials;
 };
 
 }  // namespace
 
 DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
-                       WorkPool* workers, PolicyState policy)
+                       WorkPool* workers, PolicyState policy, std::shared_ptr<const RecapSummarizer> summarizer)
     : config_(std::make_shared<const config::Config>(config)),
       calibration_(calibration),
       caches_(caches),
       workers_(workers),
       policy_(policy),
+      summarizer_(workers ? std::move(summarizer) : nullptr),
       any_profile_disabled_(std::any_of(config_->profiles.begin(), config_->profiles.end(),
                                         [](const pruning::Profile& p) { return !p.enabled; })) {}
 
@@ -81,14 +86,21 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
         return {};
       }
     }
-    if (workers_ && body.size() >= config_->limits.diet_offload_bytes) return offload(ctx, *route, body);
+    if (workers_ && body.size() >= config_->limits.diet_offload_bytes) return offload(ctx, headers, *route, body);
 
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
     // (proxy/filters/diet.hpp), the same function `tokendiet replay` measures.
     const PolicyIdentity who{ctx.provider, ctx.key_fingerprint, ctx.session_id};
     const PolicyFactsFn facts = policy_.enabled() ? policy_.facts_for(who) : PolicyFactsFn{};
-    const DietOutcome diet = diet_body(*route, body, *config_, caches_,
+    std::string rewritten;
+    const DietOutcome diet = diet_body(*route, std::string_view(body), rewritten, *config_, caches_,
                                        DietOptions{.calibration = calibration_, .policy = facts ? &facts : nullptr});
+    // A recap to summarize first: on a diet thread, the request paused.
+    if (summarizer_) {
+      const pruning::Profile* profile = config::profile_named(*config_, diet.profile);
+      if (profile && wants_summary(diet, *profile)) return offload(ctx, headers, *route, body);
+    }
+    if (diet.rewritten) body = std::move(rewritten);
     return apply(ctx, diet);
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
@@ -98,8 +110,13 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
   return {};
 }
 
-FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body) {
+FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, const providers::ChatRoute& route,
+                                 std::string& body) {
   auto job = std::make_shared<OffloadedDiet>();
+  if (summarizer_) {
+    job->provider = ctx.provider;
+    job->credentials = summary_credentials(headers);
+  }
   job->body = std::move(body);
   job->key_fingerprint = ctx.key_fingerprint;
   job->session_id = ctx.session_id;
@@ -111,11 +128,26 @@ FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute
   handle->on_cancel([job, &body] { body = job->body; });
   state<DietState>(ctx).offloaded = true;
   workers_->post([this, job, handle, route, &ctx, &body, config = config_, caches = &caches_,
-                  calibration = calibration_] {
+                  calibration = calibration_, summarizer = summarizer_] {
     if (handle->cancelled()) return;  // nobody waits for it any more
     const PolicyFactsFn facts = job->policy.enabled() ? job->policy.facts_for(job->who) : PolicyFactsFn{};
-    job->outcome = diet_body(route, job->body, job->rewritten, *config, *caches,
-                             DietOptions{.calibration = calibration, .policy = facts ? &facts : nullptr});
+    auto diet = [&] {
+      job->rewritten.clear();
+      job->outcome = diet_body(route, job->body, job->rewritten, *config, *caches,
+                               DietOptions{.calibration = calibration, .policy = facts ? &facts : nullptr});
+    };
+    diet();
+    // A recap to summarize: the model asked once, its text cached, the diet
+    // run again with it (or with the extractive choice cached on failure).
+    if (summarizer) {
+      const pruning::Profile* profile = config::profile_named(*config, job->outcome.profile);
+      if (profile && wants_summary(job->outcome, *profile)) {
+        summarize_recap(*summarizer, job->outcome, *profile, job->provider, std::move(job->credentials),
+                        caches->summaries);
+        if (handle->cancelled()) return;
+        diet();
+      }
+    }
     // `this`, `ctx` and `body` are only touched if the request still waits,
     // on its own thread: then the filter and the request are alive.
     handle->resume_then([this, job, &ctx, &body]() -> std::optional<LocalResponse> {

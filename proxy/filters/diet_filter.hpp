@@ -24,6 +24,11 @@
 // serves other connections meanwhile. The diet thread owns the body until it
 // is done and hands the result back on the request's thread; a wait that ends
 // first (kOffloadWait, shutdown) sends the body as it came.
+//
+// A recap a profile's summarizer has not summarized yet (recap_summary.hpp)
+// takes the same way: the request is paused, and on a diet thread the model
+// is asked once (within the summarizer's timeout_ms), its text cached under
+// the prefix hash, and the diet run again with it.
 #pragma once
 
 #include <chrono>
@@ -35,6 +40,7 @@
 #include "providers/route.hpp"
 #include "proxy/filters/diet.hpp"
 #include "proxy/filters/runway_account.hpp"
+#include "proxy/phases/recap_summarizer.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "pruning/decision.hpp"
@@ -51,8 +57,11 @@ class DietFilter final : public Filter {
   // (null: every diet on the request's thread).
   // `policy`: the runway and session stores the policy decides with (none:
   // the profile alone decides, as in replay).
+  // `summarizer` (null: every recap extractive) makes the recap summaries'
+  // outbound calls; it needs `workers`.
   DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
-             WorkPool* workers = nullptr, PolicyState policy = {});
+             WorkPool* workers = nullptr, PolicyState policy = {},
+             std::shared_ptr<const RecapSummarizer> summarizer = nullptr);
 
   // How long an offloaded diet may take, queue included, before the body
   // goes as it came.
@@ -63,7 +72,8 @@ class DietFilter final : public Filter {
   void logging(const RequestContext& ctx) override;
 
  private:
-  FilterResult offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body);
+  FilterResult offload(RequestContext& ctx, const HeaderMap& headers, const providers::ChatRoute& route,
+                       std::string& body);
   FilterResult apply(RequestContext& ctx, const DietOutcome& diet) const;
 
   // A copy, shared with the diet threads' jobs: a job may outlive the filter.
@@ -72,6 +82,7 @@ class DietFilter final : public Filter {
   DietCaches& caches_;
   WorkPool* workers_;
   PolicyState policy_;
+  std::shared_ptr<const RecapSummarizer> summarizer_;
   bool any_profile_disabled_;  // only then is a body peeked for its profile
 };
 
