@@ -2,6 +2,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/read.hpp>
@@ -54,8 +55,12 @@ asio::awaitable<void> call_upstream(const UpstreamTarget& target, const SummaryC
   req.body() = providers::summary_request_body(call.provider, call.model, call.prompt, call.max_tokens);
   req.prepare_payload();
   conn->tcp().expires_after(call.timeout);
-  std::optional<std::string> body = conn->tls ? co_await exchange(*conn->tls, conn->buffer, req)
-                                              : co_await exchange(*conn->plain, conn->buffer, req);
+  // (No co_await inside ?: : GCC 12 miscompiles it.)
+  std::optional<std::string> body;
+  if (conn->tls)
+    body = co_await exchange(*conn->tls, conn->buffer, req);
+  else
+    body = co_await exchange(*conn->plain, conn->buffer, req);
   conn->close();
   if (body) out = providers::summary_response_text(call.provider, *body);
 }
@@ -68,7 +73,12 @@ std::optional<std::string> NetRecapSummarizer::summarize(const SummaryCall& call
   asio::io_context io(1);
   std::optional<std::string> out;
   bool done = false;
-  asio::co_spawn(io, call_upstream(it->second, call, out), [&done](std::exception_ptr) { done = true; });
+  // Spawned from inside run(), as the I/O threads spawn theirs: Asio's
+  // coroutine frames are allocated and freed through the running thread's
+  // recycling allocator, never across it.
+  asio::post(io, [&] {
+    asio::co_spawn(io, call_upstream(it->second, call, out), [&done](std::exception_ptr) { done = true; });
+  });
   // The socket's own deadline ends the exchange; this bounds DNS as well.
   io.run_for(call.timeout + std::chrono::milliseconds(100));
   if (!done) return std::nullopt;  // the pending operations go with `io`
