@@ -270,7 +270,7 @@ class Loader {
   }
 
   // `summarizer:` (the recap written by a model): a provider and a model,
-  // through an upstream that exists (upstreams are read before profiles).
+  // optionally another upstream (upstreams are named by provider).
   void read_summarizer(MapFields& f, pruning::Profile& p, const std::string& path) {
     if (!f.has("summarizer")) return;
     const YAML::Mark at = f.mark_of("summarizer");
