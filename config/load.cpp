@@ -263,6 +263,7 @@ class Loader {
   void read_profile_fields(MapFields& f, pruning::Profile& p, const std::string& path) {
     for (const detail::RenamedKey& r : detail::kRenamedProfileKeys) f.rename(r.old_name, r.names());
     p.visit(f);
+    read_summarizer(f, p, path);
     f.finish();
     check_policy_fields(f, p, path);
     if (!f.has("models")) return;
@@ -276,6 +277,34 @@ class Loader {
       YAML::Mark glob_at = list.IsSequence() && i < list.size() ? list[i].Mark() : at;
       d_.error(glob_at, path + ".models: invalid glob '" + p.models[i] + "': " + why);
     }
+  }
+
+  // `summarizer:` (the recap written by a model): a provider and a model,
+  // optionally another upstream (upstreams are named by provider).
+  void read_summarizer(MapFields& f, pruning::Profile& p, const std::string& path) {
+    if (!f.has("summarizer")) return;
+    const YAML::Mark at = f.mark_of("summarizer");
+    pruning::Profile::Summarizer& s = p.summarizer;
+    bool read = false;
+    read_section(f, "summarizer", [&](MapFields& m) {
+      read = true;
+      m("provider", s.provider);
+      m("model", s.model);
+      m("upstream", s.upstream);
+      m("timeout_ms", s.timeout_ms, Bounds{100, 50000});  // within the diet's pause (kOffloadWait)
+      m("max_tokens", s.max_tokens, Bounds{0, 100000});
+      auto bad = [&](const char* key, const std::string& why) {
+        d_.error(m.has(key) ? m.mark_of(key) : at, path + ".summarizer." + key + ": " + why);
+      };
+      if (std::find(kProviders.begin(), kProviders.end(), s.provider) == kProviders.end())
+        bad("provider", "must be one of openai, anthropic, gemini");
+      if (s.model.empty()) bad("model", "must name the model that writes the recap");
+      // Upstreams are named by provider (every one has a built-in URL).
+      if (!s.upstream.empty() && std::find(kProviders.begin(), kProviders.end(), s.upstream) == kProviders.end())
+        bad("upstream", "must name an upstream: openai, anthropic or gemini");
+    });
+    if (!read) s = {};  // not a map: said so, and no summarizer
+    if (!s.provider.empty() && s.model.empty()) s = {};
   }
 
   // The policy's keys whose type alone does not bound them.

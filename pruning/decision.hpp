@@ -15,6 +15,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "pruning/mode.hpp"
@@ -50,6 +52,9 @@ struct PipelineSettings {
   // model's known one; 0: unknown): a recap is taken, whatever it costs,
   // when the request would not fit it otherwise (strategies/recap.hpp).
   std::uint64_t context_window = 0;
+  // The summaries a model wrote for recaps, by prefix hash (the proxy's
+  // cache; strategies/recap.hpp): null, the recap is extractive.
+  const std::function<std::optional<std::string>(std::uint64_t)>* recap_summaries = nullptr;
 };
 
 // Whether the request goes upstream now.

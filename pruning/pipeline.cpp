@@ -97,7 +97,7 @@ void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>
 // `profile` drives the lossy strategies and the frontier; `trim` drives
 // trim-middle (the same profile, except at survival's hardest level).
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
-            std::uint64_t context_window, const TokenCounter& counter, const Tally& tally,
+            const PipelineSettings& settings, const TokenCounter& counter, const Tally& tally,
             PipelineCaches* caches, PipelineResult& r) {
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
@@ -106,7 +106,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   // The recap is read from the history as sent, on the profile's own grid
   // (`trim`: survival's levels change only trim-middle's constants there),
   // so it renders the same at every level and on every later request.
-  const RecapPlan recap_at = recap_plan(conv, trim, orig, counted.fixed, context_window, tally);
+  const RecapPlan recap_at = recap_plan(conv, trim, orig, counted.fixed, settings.context_window, tally);
 
   WorkingMemory wm = working_memory(conv, profile);
   r.turns = wm.turns();
@@ -169,8 +169,13 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   r.strategies.push_back(trim_middle(conv, trim, wm, f.turns, now, total, &r.trimmed_until));
   // Trim-middle, when it cut (survival's hardest level), dropped the turns a
   // recap would replace, and more.
-  r.strategies.push_back(r.trimmed_until ? StrategyStats{.name = "recap"} : recap(conv, recap_at));
+  r.strategies.push_back(r.trimmed_until ? StrategyStats{.name = "recap"}
+                                         : recap(conv, recap_at, settings.recap_summaries, &r.recap_summary_missing));
   r.recap_stepped = r.strategies.back().fired() && recap_at.stepped;
+  if (r.strategies.back().fired()) {
+    r.recap_prefix_hash = recap_at.prefix_hash;
+    if (r.recap_summary_missing) r.recap_extractive = recap_at.text;
+  }
   r.strategies.push_back(pairing_repair(conv));
   for (auto& s : r.strategies) {
     s.edits.clear();
@@ -232,10 +237,10 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
   const Profile& lossy = eager ? *eager : *profile;
   const Profile& trimming = trim ? *trim : *profile;
   if (decision.settings.write) {
-    run_on(conv, counted, lossy, trimming, decision.settings.context_window, counter, tally, caches, r);
+    run_on(conv, counted, lossy, trimming, decision.settings, counter, tally, caches, r);
   } else {
     Conversation copy = conv;
-    run_on(copy, counted, lossy, trimming, decision.settings.context_window, counter, tally, caches, r);
+    run_on(copy, counted, lossy, trimming, decision.settings, counter, tally, caches, r);
     r.archived.clear();  // nothing is written, so nothing needs archiving
   }
   return r;

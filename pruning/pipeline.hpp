@@ -67,6 +67,12 @@ struct PipelineResult {
   // What semantic eviction took out (strategies/completed_tasks.hpp): one
   // entry per tombstone in the written request (none when not written).
   std::vector<ArchivedOutput> archived;
+  // A recap was made and the settings' summaries knew nothing of its prefix:
+  // its hash and extractive text (the header, then the turn lines), which
+  // the proxy may have a model summarize (docs/design.md §Policy).
+  bool recap_summary_missing = false;
+  std::uint64_t recap_prefix_hash = 0;
+  std::string recap_extractive;
 
   bool changed() const { return !fired.empty(); }
   std::uint64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }

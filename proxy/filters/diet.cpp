@@ -7,8 +7,10 @@
 #include "providers/context_window.hpp"
 #include "providers/thinking_budget.hpp"
 #include "proxy/filters/cached_counter.hpp"
+#include "proxy/filters/recap_summary.hpp"
 #include "pruning/client_compaction.hpp"
 #include "pruning/reanchor.hpp"
+#include "pruning/strategies/recap.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 #include "pruning/tokenizer/counter.hpp"
@@ -35,6 +37,14 @@ pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::C
   if (d.settings.profile)
     d.settings.context_window = d.settings.profile->context_window ? d.settings.profile->context_window
                                                                     : providers::known_context_window(conv.model);
+  // A profile with a summarizer: the recap uses what a model wrote for its
+  // prefix, and reports a prefix nobody summarized yet (the diet filter then
+  // has it summarized: recap_summary.hpp).
+  const pruning::Profile* profile = d.settings.profile;
+  const pruning::RecapSummaries summaries = [&caches, profile](std::uint64_t h) {
+    return caches.summaries.get(summary_key(h, *profile));
+  };
+  if (profile && profile->summarizer.enabled()) d.settings.recap_summaries = &summaries;
   return pruning::run_pipeline(conv, counted, d, counter, &caches.pipeline);
 }
 

@@ -8,6 +8,8 @@
 #include "providers/recall_tool.hpp"
 #include "providers/route.hpp"
 #include "proxy/filters/diet.hpp"
+#include "proxy/filters/recap_summary.hpp"
+#include "proxy/filters/recap_summary.hpp"
 #include "proxy/phases/body_peek.hpp"
 #include "proxy/phases/errors.hpp"
 #include "proxy/phases/routing.hpp"
@@ -30,6 +32,9 @@ struct OffloadedDiet {
   PolicyState policy;
   std::string archive_error;  // the archive write failed: the diet re-ran without semantic eviction
   providers::Api api = providers::Api::openai_chat;  // for the recall tool
+  // For a recap to be summarized: the request's provider and credentials.
+  providers::Provider provider = providers::Provider::other;
+  std::vector<std::pair<std::string, std::string>> credentials;
 };
 
 namespace {
@@ -95,12 +100,14 @@ std::vector<std::string> evicted_tasks(const std::vector<pruning::ArchivedOutput
 }  // namespace
 
 DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
-                       WorkPool* workers, PolicyState policy, DietArchive archive)
+                       WorkPool* workers, PolicyState policy, DietArchive archive,
+                       std::shared_ptr<const RecapSummarizer> summarizer)
     : config_(std::make_shared<const config::Config>(config)),
       calibration_(calibration),
       caches_(caches),
       workers_(workers),
       policy_(policy),
+      summarizer_(workers ? std::move(summarizer) : nullptr),
       any_profile_disabled_(std::any_of(config_->profiles.begin(), config_->profiles.end(),
                                         [](const pruning::Profile& p) { return !p.enabled; })),
       archive_(std::move(archive)),
@@ -143,7 +150,7 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
         return {};
       }
     }
-    if (workers_ && body.size() >= config_->limits.diet_offload_bytes) return offload(ctx, *route, body);
+    if (workers_ && body.size() >= config_->limits.diet_offload_bytes) return offload(ctx, headers, *route, body);
 
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
     // (proxy/filters/diet.hpp), the same function `tokendiet replay` measures.
@@ -154,6 +161,11 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
                                  DietOptions{.calibration = calibration_,
                                              .policy = facts ? &facts : nullptr,
                                              .semantic_eviction = semantic_eviction()});
+    // A recap to summarize first: on a diet thread, the request paused.
+    if (summarizer_) {
+      const pruning::Profile* profile = config::profile_named(*config_, diet.profile);
+      if (profile && wants_summary(diet, *profile)) return offload(ctx, headers, *route, body);
+    }
     // Outputs left out of the pruned request: archived before it may go.
     if (diet.rewritten && !diet.result.archived.empty())
       return archive_then_send(ctx, *route, body, std::move(rewritten), std::move(diet));
@@ -167,9 +179,14 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
   return {};
 }
 
-FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body) {
+FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, const providers::ChatRoute& route,
+                                 std::string& body) {
   auto job = make_job(ctx, policy_);
   job->api = route.api;
+  if (summarizer_) {
+    job->provider = ctx.provider;
+    job->credentials = summary_credentials(headers);
+  }
   job->body = std::move(body);
   auto handle = std::make_shared<ResumeHandle>();
   // The wait ended without the diet: the body goes as it came. (The job only
@@ -177,9 +194,21 @@ FilterResult DietFilter::offload(RequestContext& ctx, const providers::ChatRoute
   handle->on_cancel([job, &body] { body = job->body; });
   state<DietState>(ctx).offloaded = true;
   workers_->post([this, job, handle, route, &ctx, &body, config = config_, caches = &caches_,
-                  calibration = calibration_, store = archive_.store ? archive_.store() : nullptr] {
+                  calibration = calibration_, store = archive_.store ? archive_.store() : nullptr,
+                  summarizer = summarizer_] {
     if (handle->cancelled()) return;  // nobody waits for it any more
     run_diet(*job, route, *config, *caches, calibration, store != nullptr);
+    // A recap to summarize: the model asked once, its text cached, the diet
+    // run again with it (or with the extractive choice cached on failure).
+    if (summarizer) {
+      const pruning::Profile* profile = config::profile_named(*config, job->outcome.profile);
+      if (profile && wants_summary(job->outcome, *profile)) {
+        summarize_recap(*summarizer, job->outcome, *profile, job->provider, std::move(job->credentials),
+                        caches->summaries);
+        if (handle->cancelled()) return;
+        run_diet(*job, route, *config, *caches, calibration, store != nullptr);
+      }
+    }
     archive_or_rediet(*job, store, route, *config, *caches, calibration);  // already off the I/O thread
     // `this`, `ctx` and `body` are only touched if the request still waits,
     // on its own thread: then the filter and the request are alive.

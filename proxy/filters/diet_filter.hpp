@@ -35,6 +35,10 @@
 // semantic eviction does not run at all. A request that went out with
 // tombstones gets ctx.recall (the archive, for the recall loop) and names
 // the evicted tasks (ctx.evicted_tasks: the log line and the ledger row).
+// A recap a profile's summarizer has not summarized yet (recap_summary.hpp)
+// takes the same way: the request is paused, and on a diet thread the model
+// is asked once (within the summarizer's timeout_ms), its text cached under
+// the prefix hash, and the diet run again with it.
 #pragma once
 
 #include <chrono>
@@ -48,6 +52,7 @@
 #include "proxy/filters/diet.hpp"
 #include "proxy/filters/runway_account.hpp"
 #include "proxy/phases/recall.hpp"
+#include "proxy/phases/recap_summarizer.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "pruning/decision.hpp"
@@ -89,8 +94,11 @@ class DietFilter final : public Filter {
   // `policy`: the runway and session stores the policy decides with (none:
   // the profile alone decides, as in replay).
   // `archive`: where semantic eviction's outputs go (none: it is off).
+  // `summarizer` (null: every recap extractive) makes the recap summaries'
+  // outbound calls; it needs `workers`.
   DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
-             WorkPool* workers = nullptr, PolicyState policy = {}, DietArchive archive = {});
+             WorkPool* workers = nullptr, PolicyState policy = {}, DietArchive archive = {},
+             std::shared_ptr<const RecapSummarizer> summarizer = nullptr);
 
   // How long an offloaded diet may take, queue included, before the body
   // goes as it came.
@@ -104,7 +112,8 @@ class DietFilter final : public Filter {
   void logging(const RequestContext& ctx) override;
 
  private:
-  FilterResult offload(RequestContext& ctx, const providers::ChatRoute& route, std::string& body);
+  FilterResult offload(RequestContext& ctx, const HeaderMap& headers, const providers::ChatRoute& route,
+                       std::string& body);
   FilterResult archive_then_send(RequestContext& ctx, const providers::ChatRoute& route, std::string& body,
                                  std::string rewritten, DietOutcome diet);
   FilterResult hand_over(RequestContext& ctx, std::string& body, OffloadedDiet& job);
@@ -117,6 +126,7 @@ class DietFilter final : public Filter {
   DietCaches& caches_;
   WorkPool* workers_;
   PolicyState policy_;
+  std::shared_ptr<const RecapSummarizer> summarizer_;
   bool any_profile_disabled_;  // only then is a body peeked for its profile
   DietArchive archive_;
   ArchiveRecall recall_;

@@ -17,7 +17,10 @@
 
 namespace td::proxy {
 
-std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) {
+std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) { return make_filters(config, nullptr); }
+
+std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
+                                                  std::shared_ptr<const RecapSummarizer> summarizer) {
   std::vector<std::unique_ptr<Filter>> filters;
   // Usage ledger row + /metrics in the logging phase. Before the diet so its
   // request phase (the in-flight gauge) sees every request; it has no body
@@ -32,7 +35,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
       config, &telemetry().calibration(), telemetry().diet_caches(), &telemetry().diet_workers(config.diet_threads),
       PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration()),
       DietArchive{[] { return telemetry().archive(); }, &telemetry().archive_thread(),
-                  [] { telemetry().count_archive_failure(); }}));
+                  [] { telemetry().count_archive_failure(); }},
+      std::move(summarizer)));
   // The failure phase: a context-length error retried once, compressed to fit.
   filters.push_back(std::make_unique<RecoveryFilter>(config, telemetry().diet_caches()));
   // The recall loop: a round that called tokendiet_recall continued upstream,
@@ -44,7 +48,7 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
   // Phase 4: the explain headers, from what the filters before it decided.
   filters.push_back(std::make_unique<ExplainFilter>());
 
-  for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;
+  number_filters(filters);
   return filters;
 }
 

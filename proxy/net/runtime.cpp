@@ -4,6 +4,10 @@
 
 #include <boost/asio/ssl/context.hpp>
 
+#include <algorithm>
+
+#include "proxy/net/recap_summarizer_net.hpp"
+
 namespace td::proxy {
 namespace {
 
@@ -40,7 +44,16 @@ std::shared_ptr<boost::asio::ssl::context> make_tls_context(const config::Upstre
 }  // namespace
 
 std::shared_ptr<const Runtime> build_runtime(config::Config config, std::string& error) {
-  auto filters = make_filters(config);
+  // A profile with a summarizer: the recap's outbound calls, through the
+  // upstreams as configured (targets of their own, with their own TLS context).
+  std::shared_ptr<const RecapSummarizer> summarizer;
+  if (std::any_of(config.profiles.begin(), config.profiles.end(),
+                  [](const pruning::Profile& p) { return p.summarizer.enabled(); })) {
+    auto probe = build_runtime(config, {}, error);
+    if (!probe) return nullptr;
+    summarizer = std::make_shared<NetRecapSummarizer>(probe->upstreams);
+  }
+  auto filters = make_filters(config, std::move(summarizer));
   return build_runtime(std::move(config), std::move(filters), error);
 }
 

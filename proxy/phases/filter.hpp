@@ -194,5 +194,10 @@ inline void number_filters(std::vector<std::unique_ptr<Filter>>& filters) {
 // The registry (proxy/filters/registry.cpp): every filter, in phase order. To add a
 // filter, add its file and one line there.
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config);
+// The same, the recap's summaries asked through `summarizer` (the network
+// code's, recap_summarizer.hpp; null: every recap extractive).
+struct RecapSummarizer;
+std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
+                                                  std::shared_ptr<const RecapSummarizer> summarizer);
 
 }  // namespace td::proxy

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "providers/parsed_message_memo.hpp"
+#include "proxy/telemetry/recap_summary_cache.hpp"
 #include "pruning/pipeline_caches.hpp"
 
 namespace td::proxy {
@@ -17,6 +18,7 @@ namespace td::proxy {
 struct DietCaches {
   providers::ParsedMessageMemo parsed;  // parse step
   pruning::PipelineCaches pipeline;     // count and prune steps
+  RecapSummaryCache summaries;          // the recaps a model wrote (prune step; the diet filter fills it)
 };
 
 }  // namespace td::proxy

@@ -12,6 +12,7 @@
 #include "pruning/strategies/common.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/text.hpp"
+#include "pruning/text_hash.hpp"
 
 namespace td::pruning {
 
@@ -249,8 +250,8 @@ Fit fit(const std::vector<Line>& lines, std::uint32_t end, std::uint64_t budget)
   return f;
 }
 
-std::string render(const Conversation& conv, const WorkingMemory& wm, const std::vector<Line>& lines, const Fit& f,
-                   std::uint32_t start, std::uint32_t end) {
+std::string render_header(const Conversation& conv, const WorkingMemory& wm, const Fit& f, std::uint32_t start,
+                          std::uint32_t end) {
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   std::uint32_t first_turn = 0, last_turn = 0;
   for (std::uint32_t t = 0; t < wm.turns(); ++t) {
@@ -263,8 +264,13 @@ std::string render(const Conversation& conv, const WorkingMemory& wm, const std:
          ") were replaced by this summary of what was asked, concluded, read, written, run and failed";
   if (f.first > 0) out += "; the oldest " + text::count_noun(f.first, "turn line", "turn lines") + " left out for length";
   out += ". Re-read files or re-run commands for details.]\n";
-  for (std::size_t k = f.first; k < f.last; ++k) out += lines[k].text;
   return out;
+}
+
+void hash_into(std::vector<std::uint64_t>& words, std::string_view s) {
+  const tok::Hash128 h = tok::hash128(s.data(), s.size());
+  words.push_back(h.lo);
+  words.push_back(h.hi);
 }
 
 }  // namespace
@@ -334,11 +340,34 @@ RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std
   if (cut == 0) return plan;
   plan.start = start;
   plan.end = cut;
-  plan.text = render(conv, wm, lines, fit(lines, cut, profile.recap_budget_tokens), start, cut);
+  const Fit f = fit(lines, cut, profile.recap_budget_tokens);
+  plan.header = render_header(conv, wm, f, start, cut);
+  plan.text = plan.header;
+  for (std::size_t k = f.first; k < f.last; ++k) plan.text += lines[k].text;
+  plan.prefix_hash = recap_prefix_hash(conv, cut);
   return plan;
 }
 
-StrategyStats recap(Conversation& conv, const RecapPlan& plan) {
+std::uint64_t recap_prefix_hash(const Conversation& conv, std::uint32_t end) {
+  std::vector<std::uint64_t> words;
+  for (std::uint32_t i = 0; i < end && i < conv.messages.size(); ++i) {
+    const Message& m = conv.messages[i];
+    words.push_back(static_cast<std::uint64_t>(m.role) << 1 | (m.system_field ? 1 : 0));
+    hash_into(words, m.name);
+    for (const Part& p : m.parts) {
+      words.push_back(static_cast<std::uint64_t>(p.kind) << 32 | p.opaque_bytes);
+      const tok::Hash128 t = text_hash(p);
+      words.push_back(t.lo);
+      words.push_back(t.hi);
+      hash_into(words, p.id);
+      hash_into(words, p.name);
+    }
+  }
+  return tok::hash128(words.data(), words.size() * sizeof(std::uint64_t)).lo;
+}
+
+StrategyStats recap(Conversation& conv, const RecapPlan& plan, const RecapSummaries* summaries,
+                    bool* summary_missing) {
   StrategyStats st{.name = "recap"};
   if (plan.end == 0) return st;
   auto& msgs = conv.messages;
@@ -354,11 +383,19 @@ StrategyStats recap(Conversation& conv, const RecapPlan& plan) {
   note.role = Role::User;
   note.changed = true;
   Part p;
-  p.text = plan.text;
+  std::optional<std::string> summary;
+  if (summaries && *summaries) summary = (*summaries)(plan.prefix_hash);
+  if (summary_missing) *summary_missing = summaries && *summaries && !summary;
+  // A summary ends with a newline like the extractive lines do.
+  if (summary && !summary->empty())
+    p.text = plan.header + *summary + (summary->back() == '\n' ? "" : "\n");
+  else
+    p.text = plan.text;
   p.edited = true;
   note.parts.push_back(std::move(p));
+  const std::size_t written = note.parts.front().text.size();
   msgs.insert(msgs.begin() + plan.start, std::move(note));
-  st.bytes_saved = bytes > plan.text.size() ? bytes - plan.text.size() : 0;
+  st.bytes_saved = bytes > written ? bytes - written : 0;
   return st;
 }
 

@@ -28,10 +28,19 @@
 // function of the history, so every replica decides the same, and a recap
 // stays put (the same bytes) while the history grows by a turn.
 //
+// A model's recap (the profile's `summarizer:`, docs/design.md §Policy): the
+// caller passes a lookup from the prefix hash (a hash of every message up to
+// the cut, as sent) to the text a summarizer wrote for it. Found, the recap is
+// the header and that text; not found, or found empty (the summarizer failed
+// and that choice was cached), the extractive lines. The lookup is the
+// caller's (the proxy's summary cache); this file only reads it.
+//
 // Reports: hits = messages replaced, bytes_saved = their text bytes net.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,12 +54,22 @@ namespace td::pruning {
 // How a recap message starts (and how tests and the reanchor step know one).
 inline constexpr std::string_view kRecapMarker = "[tokendiet recap: ";
 
+// The summary text cached for a prefix hash: nullopt when none is known; ""
+// when the extractive recap stands for that prefix (the summarizer failed).
+using RecapSummaries = std::function<std::optional<std::string>(std::uint64_t prefix_hash)>;
+
 struct RecapPlan {
   std::uint32_t start = 0;  // first message replaced
   std::uint32_t end = 0;    // one past the last replaced (0: no recap)
-  std::string text;         // the recap message's text
+  std::string header;       // the recap's first line
+  std::string text;         // the extractive recap message's text (header and turn lines)
+  std::uint64_t prefix_hash = 0;  // of messages [0, end) as sent: the summary's key
   bool stepped = false;     // the cut moved at this request (the last one replayed)
 };
+
+// The hash of messages [0, end) of `conv` (roles, part kinds, texts, ids and
+// names): the key a summary of that prefix is cached under. Pure.
+std::uint64_t recap_prefix_hash(const Conversation& conv, std::uint32_t end);
 
 // Where the recap stands for `conv` as the client sent it (before any other
 // strategy edited it): `orig` its per-message tokens, `fixed` the rest of the
@@ -59,7 +78,11 @@ RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std
                      std::uint64_t fixed, std::uint64_t context_window, const Tally& tally);
 
 // Applies the plan: messages [start, end) removed (system messages stay),
-// the recap inserted at `start`.
-StrategyStats recap(Conversation& conv, const RecapPlan& plan);
+// the recap inserted at `start`: the header and the summary `summaries`
+// holds for the plan's prefix hash when it holds a non-empty one, else the
+// extractive text. `summary_missing` (may be null) is set when a lookup was
+// given and knew nothing of the prefix: the caller may have it summarized.
+StrategyStats recap(Conversation& conv, const RecapPlan& plan, const RecapSummaries* summaries = nullptr,
+                    bool* summary_missing = nullptr);
 
 }  // namespace td::pruning

@@ -50,6 +50,7 @@
 //   x-fake-framing: chunked | length   body framing (default: JSON length, SSE chunked)
 //   x-fake-repeat: N         an SSE fixture is cycled (or cut) to N events; its last event
 //                            (e.g. [DONE] or message_stop) stays last
+//   model "fake-mode-M"      in the body (its first 4 KiB): the same as x-fake-mode: M
 //   x-fake-quota-key: K      quota mode: count this request against key K
 //   x-fake-context-window: N a model whose context holds N tokens: a request of more than N
 //                            tokens (ceil(body bytes / 4)) is answered with the provider's
@@ -244,7 +245,10 @@ export async function startFakeUpstream(opts = {}) {
     }
 
     const route = classify(u.pathname, body, u.searchParams);
-    const mode = String(req.headers['x-fake-mode'] || '').toLowerCase();
+    // A request whose headers the client does not write (tokendiet's own
+    // recap summarizer) is steered by its model: "fake-mode-500" is x-fake-mode: 500.
+    const modelMode = /"model"\s*:\s*"fake-mode-([a-z0-9-]+)"/.exec(body.subarray(0, 4096).toString('latin1'));
+    const mode = String(req.headers['x-fake-mode'] || modelMode?.[1] || '').toLowerCase();
     const entry = {
       id: nextId++, at: Date.now(), method: req.method, url: req.url, path: u.pathname,
       query: u.search.replace(/^\?/, ''), httpVersion: req.httpVersion,

@@ -304,3 +304,31 @@ TEST_CASE("YAML nested a million deep is an error at its place, not a crash") {
   CHECK(r.errors[0].line == 2);
   CHECK(r.errors[0].reason.find("nested deeper than") != std::string::npos);
 }
+
+TEST_CASE("a profile's summarizer: read, and its errors at their keys") {
+  LoadResult ok = load_string("profiles:\n  - name: q\n    summarizer:\n      provider: anthropic\n"
+                              "      model: claude-haiku-4-5\n      timeout_ms: 5s\n      max_tokens: 800\n", "q.yaml");
+  INFO(all_errors(ok));
+  REQUIRE(ok.ok());
+  const auto& s = ok.config.profiles[0].summarizer;
+  CHECK(s.enabled());
+  CHECK(s.provider == "anthropic");
+  CHECK(s.model == "claude-haiku-4-5");
+  CHECK(s.upstream.empty());
+  CHECK(s.timeout_ms == 5000);
+  CHECK(s.max_tokens == 800);
+  LoadResult none = load_string("profiles:\n  - name: q\n", "q.yaml");
+  CHECK_FALSE(none.config.profiles[0].summarizer.enabled());
+
+  expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: mistral\n      model: m\n", 4, 17,
+                   "profiles[0].summarizer.provider: must be one of openai, anthropic, gemini");
+  expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: openai\n", 4, 7,
+                   "profiles[0].summarizer.model: must name the model");
+  expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: openai\n      model: m\n      upstream: x\n",
+                   6, 17, "profiles[0].summarizer.upstream: must name an upstream");
+  expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: openai\n      model: m\n      timeout_ms: 10\n",
+                   6, 19, "out of range");
+  expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: openai\n      model: m\n      modle: n\n",
+                   6, 7, "modle");
+  expect_one_error("profiles:\n  - name: q\n    summarizer: yes\n", 3, 17, "summarizer");
+}

@@ -247,3 +247,63 @@ TEST_CASE("recap: the same bytes at every survival level that does not trim the 
   CHECK(!recap_of(diet).empty());
   CHECK(recap_of(diet) == recap_of(window));
 }
+
+TEST_CASE("recap: a summary found for the prefix hash is used, else the extractive lines; the bytes stay put") {
+  const Conversation full = trajectory("mini-swe-agent-11");
+  const Profile p = recap_profile(30000);
+  const QuarterCounter counter;
+  auto run = [&](const Conversation& sent, const RecapSummaries* summaries, PipelineResult* out = nullptr) {
+    Conversation c = sent;
+    Decision d{Mode::Standard, {&p, true, Level::Diet}, {}};
+    d.settings.recap_summaries = summaries;
+    const PipelineResult r = run_pipeline(c, count_tokens(c, counter), d, counter);
+    if (out) *out = r;
+    for (const std::string& m : render(c))
+      if (m.find(kRecapMarker) != std::string::npos) return m;
+    return std::string();
+  };
+  // Nothing known: the extractive recap, and the prefix reported missing.
+  std::vector<std::uint64_t> asked;
+  const RecapSummaries none = [&](std::uint64_t h) -> std::optional<std::string> {
+    asked.push_back(h);
+    return std::nullopt;
+  };
+  PipelineResult r;
+  const std::string extractive = run(full, &none, &r);
+  REQUIRE(!extractive.empty());
+  CHECK(extractive == run(full, nullptr));
+  CHECK(r.recap_summary_missing);
+  REQUIRE(asked.size() == 1);
+  CHECK(r.recap_prefix_hash == asked[0]);
+  CHECK(r.recap_extractive.starts_with(kRecapMarker));
+  CHECK(extractive.find(r.recap_extractive.substr(r.recap_extractive.find('\n') + 1)) != std::string::npos);
+
+  // A summary for that hash: the header, then the summary.
+  const RecapSummaries known = [&](std::uint64_t h) -> std::optional<std::string> {
+    if (h == asked[0]) return std::string("The agent fixed the parser; tests pass.");
+    return std::nullopt;
+  };
+  const std::string summarized = run(full, &known, &r);
+  CHECK(!r.recap_summary_missing);
+  CHECK(r.recap_extractive.empty());
+  CHECK(summarized.find("The agent fixed the parser; tests pass.") != std::string::npos);
+  CHECK(summarized.find(kRecapMarker) != std::string::npos);
+  CHECK(summarized.find("turn 2: ") == std::string::npos);
+  CHECK(summarized == run(full, &known));  // byte for byte on the next request
+
+  // A failure cached as "": the extractive recap, not missing (nobody asks again).
+  const RecapSummaries failed = [](std::uint64_t) -> std::optional<std::string> { return std::string(); };
+  CHECK(run(full, &failed, &r) == extractive);
+  CHECK(!r.recap_summary_missing);
+
+  // The key is the prefix: the same cut in a history one turn longer has the
+  // same hash; another history has another.
+  const std::size_t n = full.messages.size();
+  Conversation shorter = prefix(full, n - 2);
+  PipelineResult rs;
+  run(shorter, &none, &rs);
+  if (rs.recap_prefix_hash != 0 && plan_of(shorter, p).end == plan_of(full, p).end)
+    CHECK(rs.recap_prefix_hash == asked[0]);
+  CHECK(recap_prefix_hash(full, 5) != recap_prefix_hash(full, 6));
+  CHECK(recap_prefix_hash(full, 5) == recap_prefix_hash(prefix(full, 7), 5));
+}
