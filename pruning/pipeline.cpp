@@ -69,7 +69,8 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const double rewritten = double(plan_ps[gm] - plan_ps[first]) + double(orig_ps[at] - orig_ps[gm]);
     const double was_cached = double(orig_ps[at] - orig_ps[first]);
     if (!pays_back(profile, saved, rewritten, was_cached, g) || !cap.allows(first, gm, at)) return;
-    f = {g, gm};
+    f.turns = g;  // not f = {...}: at_request keeps what the earlier requests had
+    f.messages = gm;
     cap.take(first, gm, at);
   };
   for (std::uint32_t at : cap.request_ends()) {
