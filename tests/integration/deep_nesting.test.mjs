@@ -14,6 +14,8 @@ const DEEP = 1_000_000;
 // whose second is a string long enough for stale_assistant_text to snip.
 const deepArguments = '{"a":' + '['.repeat(DEEP) + ']'.repeat(DEEP) + ',"p":"' + 'x'.repeat(300) + '"}';
 
+const RECAP_OFF = 'profiles:\n  - name: no-recap\n    recap: false\n';
+
 let fake;
 before(async () => { fake = await startFakeUpstream(); });
 after(async () => { await fake?.close(); });
@@ -49,7 +51,9 @@ for (const [name, pathName, make, argsOf] of [
     (sent, id) => sent.input.find(i => i.type === 'function_call' && i.call_id === id).arguments],
 ]) {
   test(`${name}: tool-call arguments nested ${DEEP} deep are forwarded as they are; the process keeps serving`, async () => {
-    const td = await startTokendiet({upstreams: {openai: fake.url}});
+    // The deep arguments alone are far over token_threshold, where the recap
+    // would replace their turn: off here, so the second parse is what is tested.
+    const td = await startTokendiet({upstreams: {openai: fake.url}, config: RECAP_OFF});
     try {
       const {body, callId} = make();
       fake.clear();
