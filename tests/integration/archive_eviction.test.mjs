@@ -3,8 +3,8 @@
 // before it goes upstream, the archive entry equals what was evicted byte for
 // byte, the tombstone is what went upstream, the next turn evicts the same
 // bytes, an entry the proxy referenced survives kill -9, another API key gets
-// 404, and an archive that cannot be written leaves the request unpruned and
-// counted.
+// 404, a recall of a tombstone is answered from the archive, and an archive
+// that cannot be written leaves the request unpruned and counted.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -120,6 +120,49 @@ test('a completed task is evicted to the archive before the request goes; the ne
     const r = await getEntry(td, ids[0], KEY);
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, Buffer.from(evicted[0]));
+  } finally {
+    await td.stop();
+    tmp.cleanup();
+  }
+});
+
+// The whole loop through the real binary: the task evicted, the model (the
+// fake's recall mode) calls tokendiet_recall on a tombstone's id, the proxy
+// answers it from the archive and continues upstream, and the client gets one
+// answer with the archived text used and no trace of the call, streamed or not.
+test('a tombstone read back: the recall call answered from the archive, one answer to the client', async () => {
+  const tmp = tempDir('td-archive-recall-');
+  const td = await startTokendiet({upstreams: {openai: fake.url}, config: config(path.join(tmp.dir, 'archive'))});
+  try {
+    const {body, evicted} = session();
+    for (const stream of [false, true]) {
+      fake.clear();
+      const sent = JSON.parse(body);
+      if (stream) sent.stream = true;
+      const r = await post(td, '/v1/chat/completions', JSON.stringify(sent),
+        {authorization: `Bearer ${KEY}`, 'x-fake-mode': 'recall'});
+      assert.equal(r.status, 200, r.body.toString());
+      assert.equal(fake.requests.length, 2, 'the recall round and its continuation');
+      const id = /as (td-[0-9a-f]{32})/.exec(toolContents(fake.requests[0]).find(c => TOMBSTONE.test(c)))[1];
+      // The continuation carries the archived text as the recall's result.
+      const continued = JSON.parse(upstreamText(fake.requests[1])).messages;
+      assert.equal(continued.at(-1).role, 'tool');
+      assert.equal(continued.at(-1).content, evicted[0]);
+      assert.ok(continued.at(-2).tool_calls.some(c => c.function.name === 'tokendiet_recall' &&
+        JSON.parse(c.function.arguments).id === id));
+      const text = r.body.toString('utf8');
+      assert.ok(!text.includes('tokendiet_recall'), 'no trace of the recall call');
+      if (stream) {
+        assert.equal(text.split('data: [DONE]').length - 1, 1);
+        const content = text.split('\n').filter(l => l.startsWith('data: {'))
+          .map(l => JSON.parse(l.slice(6)).choices?.[0]?.delta?.content ?? '').join('');
+        assert.ok(content.includes(`Recalled: ${evicted[0].slice(0, 200)}`));
+      } else {
+        const answer = JSON.parse(text);
+        assert.ok(answer.choices[0].message.content.includes(`Recalled: ${evicted[0].slice(0, 200)}`));
+        assert.equal(answer.choices[0].message.tool_calls, undefined);
+      }
+    }
   } finally {
     await td.stop();
     tmp.cleanup();
