@@ -42,4 +42,16 @@ FilterResult ArchiveFilter::request_filter(RequestContext& ctx, HeaderMap&) {
   return FilterResult::pause(std::move(handle), kReadWait);
 }
 
+// Reached only when phase 1 did not answer an archive path: its read ran out
+// of time (or failed). The request must not go upstream with the client's key.
+FilterResult ArchiveFilter::request_body_filter(RequestContext& ctx, const HeaderMap&, std::string&) {
+  if (!ctx.path().starts_with(kPathPrefix)) return {};
+  LocalResponse r;
+  r.status = 503;
+  r.body = provider_error_body(ctx.provider, 503, "tokendiet: the archive did not answer in time; retry");
+  r.headers.emplace_back("retry-after", "1");
+  r.headers.emplace_back("x-tokendiet-error", "archive_unavailable");
+  return FilterResult::respond(std::move(r));
+}
+
 }  // namespace td::proxy

@@ -8,6 +8,8 @@
 //        unknown or malformed id, or no archive), in the provider's error
 //        shape with x-tokendiet-error: archive_entry_not_found
 //   405  another method than GET or HEAD
+//   503  the archive's thread did not answer within kReadWait (answered in
+//        phase 2, where a phase 1 pause that ran out goes on: never upstream)
 //
 // The file is read on the archive's thread (telemetry().archive_thread())
 // while the request is paused: no file I/O on an I/O thread.
@@ -37,6 +39,7 @@ class ArchiveFilter final : public Filter {
       : store_(std::move(store)), thread_(thread) {}
   std::string_view name() const override { return "archive"; }
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
+  FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers, std::string& body) override;
 
  private:
   std::function<archive::Store*()> store_;

@@ -44,6 +44,7 @@ struct DietState : FilterState {
   std::uint64_t raw_estimate = 0;  // uncalibrated estimate of the prompt sent; 0: none
   bool offloaded = false;          // dieted on a diet thread: a big body was freed
   RunwayAccount runway;            // what the request took from its runway
+  std::optional<RequestRecall> recall;  // the entries its tombstones name (ctx.recall)
 };
 
 void fail_open(RequestContext& ctx, std::string reason) {
@@ -110,15 +111,13 @@ DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibrati
       summarizer_(workers ? std::move(summarizer) : nullptr),
       any_profile_disabled_(std::any_of(config_->profiles.begin(), config_->profiles.end(),
                                         [](const pruning::Profile& p) { return !p.enabled; })),
-      archive_(std::move(archive)),
-      recall_(archive_.store) {}
+      archive_(std::move(archive)) {}
 
-std::optional<std::string> ArchiveRecall::read(std::string_view key_fp, std::string_view id) const {
-  archive::Store* store = store_ ? store_() : nullptr;
-  if (!store) return std::nullopt;
-  std::optional<archive::Entry> entry = store->read(key_fp, id);
-  if (!entry) return std::nullopt;
-  return std::move(entry->text);
+std::optional<std::string> RequestRecall::read(std::string_view key_fp, std::string_view id) const {
+  if (key_fp != key_fp_) return std::nullopt;
+  for (const pruning::ArchivedOutput& e : entries_)
+    if (e.id == id) return e.text;
+  return std::nullopt;
 }
 
 FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMap& headers,
@@ -249,9 +248,15 @@ FilterResult DietFilter::hand_over(RequestContext& ctx, std::string& body, Offlo
   }
   // Tombstones go out (archived): the model gets tokendiet_recall to read
   // them back, and the recall loop the archive to answer it from.
-  if (job.outcome.rewritten && !job.outcome.result.archived.empty() && providers::append_recall_tool(job.api, body))
-    ctx.recall = &recall_;
-  return apply(ctx, job.outcome);
+  const bool offered =
+      job.outcome.rewritten && !job.outcome.result.archived.empty() && providers::append_recall_tool(job.api, body);
+  FilterResult r = apply(ctx, job.outcome);
+  if (offered) {
+    DietState& st = state<DietState>(ctx);
+    st.recall.emplace(job.key_fingerprint, std::move(job.outcome.result.archived));
+    ctx.recall = &*st.recall;
+  }
+  return r;
 }
 
 // The outcome into the request: what the access line, the ledger and the

@@ -52,6 +52,7 @@
 #include "proxy/filters/diet.hpp"
 #include "proxy/filters/runway_account.hpp"
 #include "proxy/phases/recall.hpp"
+#include "pruning/archived_output.hpp"
 #include "proxy/phases/recap_summarizer.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/work_pool.hpp"
@@ -74,15 +75,21 @@ struct DietArchive {
   std::function<void()> count_failure;
 };
 
-// The recall loop's view of the archive (proxy/phases/recall.hpp): an entry's
-// text, to the key that archived it.
-class ArchiveRecall final : public RecallSource {
+// The recall loop's view of the archive (proxy/phases/recall.hpp): the
+// entries this request's tombstones name, kept with the request. They were
+// just written to the archive, so the loop reads them from memory and never
+// reads a file on an I/O thread; an id no tombstone of the request names is
+// unknown to the loop (GET /v1/tokendiet/archive/<id> still gives it back).
+// Like the archive, it answers only the key that archived them.
+class RequestRecall final : public RecallSource {
  public:
-  explicit ArchiveRecall(std::function<archive::Store*()> store) : store_(std::move(store)) {}
+  RequestRecall(std::string key_fp, std::vector<pruning::ArchivedOutput> entries)
+      : key_fp_(std::move(key_fp)), entries_(std::move(entries)) {}
   std::optional<std::string> read(std::string_view key_fp, std::string_view id) const override;
 
  private:
-  std::function<archive::Store*()> store_;
+  std::string key_fp_;  // the key that archived them: only it reads them
+  std::vector<pruning::ArchivedOutput> entries_;
 };
 
 class DietFilter final : public Filter {
@@ -129,7 +136,6 @@ class DietFilter final : public Filter {
   std::shared_ptr<const RecapSummarizer> summarizer_;
   bool any_profile_disabled_;  // only then is a body peeked for its profile
   DietArchive archive_;
-  ArchiveRecall recall_;
 };
 
 // What the request phase does with a decision's admission: Send: nothing;

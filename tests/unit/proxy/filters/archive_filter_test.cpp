@@ -84,3 +84,16 @@ TEST_CASE("archive filter: other paths go on; other methods get 405; no archive 
   RequestContext ctx = get("/v1/tokendiet/archive/" + f.entry.id, "0123456789abcdef");
   CHECK(answered(none.request_filter(ctx, headers)).status == 404);
 }
+
+TEST_CASE("archive filter: an archive path phase 1 did not answer (its read ran out of time) gets 503, never upstream") {
+  Fixture f;
+  ArchiveFilter filter([&] { return &f.store; }, nullptr);
+  SimpleHeaderMap headers;
+  std::string body;
+  RequestContext ctx = get("/v1/tokendiet/archive/" + f.entry.id, "0123456789abcdef");
+  const LocalResponse r = answered(filter.request_body_filter(ctx, headers, body));
+  CHECK(r.status == 503);
+  CHECK(r.body.find("did not answer in time") != std::string::npos);
+  RequestContext chat = get("/v1/chat/completions", "0123456789abcdef", "POST");
+  CHECK(filter.request_body_filter(chat, headers, body).proceeds());
+}

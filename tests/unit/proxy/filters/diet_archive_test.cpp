@@ -187,6 +187,12 @@ TEST_CASE("diet + archive: evicted outputs are archived on the archive's thread,
   CHECK(again.body == run.body);
   CHECK(store.list().size() == 2);
   CHECK(store.written_entries() == 2);
+
+  // From the request's own copy: no file is read on the I/O thread (the
+  // entries stay readable with the archive's files gone).
+  std::filesystem::remove_all(tmp.path());
+  CHECK(run.ctx.recall->read(kKey, td::pruning::archive_id(evicted[1])) == evicted[1]);
+  CHECK_FALSE(run.ctx.recall->read(kKey, "td-00000000000000000000000000000000"));
 }
 
 TEST_CASE("diet + archive: a failed write sends the request unpruned of those outputs, and counts it") {
