@@ -12,7 +12,7 @@ import path from 'node:path';
 import {createHash} from 'node:crypto';
 import {startFakeUpstream, startTokendiet, rawRequest, tempDir, post, logLineOf, explain,
   metricSamples, metricSum} from '../support/index.mjs';
-import {output, evictionConfig as config} from '../support/eviction_sessions.mjs';
+import {output, evictionConfig as config, TOMBSTONE} from '../support/eviction_sessions.mjs';
 
 let fake;
 before(async () => { fake = await startFakeUpstream(); });
@@ -21,7 +21,6 @@ after(async () => { await fake.close(); });
 const KEY = 'sk-archive-eviction';
 const OTHER = 'sk-archive-other';
 const fingerprint = key => createHash('sha256').update(key).digest('hex').slice(0, 16);
-const TOMBSTONE = /tokendiet_recall can read it back/;
 
 const todos = (first, second) => JSON.stringify({todos: [
   {content: 'Fix the parser', status: first, activeForm: 'x'},
