@@ -12,6 +12,7 @@ import path from 'node:path';
 import {createHash} from 'node:crypto';
 import {startFakeUpstream, startTokendiet, rawRequest, tempDir, post, logLineOf, explain,
   metricSamples, metricSum} from '../support/index.mjs';
+import {output, evictionConfig as config, TOMBSTONE} from '../support/eviction_sessions.mjs';
 
 let fake;
 before(async () => { fake = await startFakeUpstream(); });
@@ -20,13 +21,7 @@ after(async () => { await fake.close(); });
 const KEY = 'sk-archive-eviction';
 const OTHER = 'sk-archive-other';
 const fingerprint = key => createHash('sha256').update(key).digest('hex').slice(0, 16);
-const TOMBSTONE = /tokendiet_recall can read it back/;
 
-const output = (tag, bytes) => {
-  let s = '';
-  for (let i = 0; s.length < bytes; i++) s += `${tag} line ${i} of output\n`;
-  return s.slice(0, bytes);
-};
 const todos = (first, second) => JSON.stringify({todos: [
   {content: 'Fix the parser', status: first, activeForm: 'x'},
   {content: 'Run the tests', status: second, activeForm: 'y'}]});
@@ -53,16 +48,6 @@ function session() {
   for (let k = 0; k < 12; k++) step('bash', '{"command":"step"}', output(`t${k}`, 300));
   return {body: JSON.stringify({model: 'gpt-4o', messages}), evicted};
 }
-
-// Only semantic mode acts, on a short session bet on as if it ran as long again.
-const config = archivePath => `archive: {path: ${JSON.stringify(archivePath)}}
-profiles:
-  - name: semantic
-    semantic_threshold: 2000
-    trigger_tokens: 1000000000
-    payback_turn_fraction: 1
-    max_loss: 1
-`;
 
 const chat = (td, body, key = KEY) => post(td, '/v1/chat/completions', body, {authorization: `Bearer ${key}`});
 const getEntry = (td, id, key) =>
