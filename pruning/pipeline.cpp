@@ -163,6 +163,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   r.stale_messages = f.messages;
   r.strategies = std::move(lossy);
 
+  r.semantic_stepped = std::any_of(tombstones.begin(), tombstones.end(), [](const Tombstone& t) { return t.placed_now; });
   r.strategies.push_back(place_tombstones(conv, std::move(tombstones), &r.archived));
   for (const StrategyStats::Edit& e : r.strategies.back().edits) now[e.message] = tally.message(msgs[e.message]);
   std::uint64_t total = r.tokens_before;

@@ -63,6 +63,7 @@ struct PipelineResult {
   std::uint32_t stale_turns = 0;          // turns before the frontier (0: nothing stale)
   std::uint32_t stale_messages = 0;       // messages before the frontier
   std::uint32_t trimmed_until = 0;        // trim-middle dropped messages up to here (0: none)
+  bool semantic_stepped = false;          // semantic eviction placed tombstones at this request
   bool recap_stepped = false;             // the recap's cut moved at this request (strategies/recap.hpp)
   // What semantic eviction took out (strategies/completed_tasks.hpp): one
   // entry per tombstone in the written request (none when not written).

@@ -80,11 +80,12 @@ void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& pr
   if (std::find(result.fired.begin(), result.fired.end(), std::string_view(kReanchorStat)) != result.fired.end())
     return;
   // A compression: survival's harder level that did cut something, or the
-  // recap's step (not every later request that carries the recap: the task
+  // recap's or semantic eviction's step (not every later request that carries it: the task
   // stays verbatim at the top, and a restatement on every request is paid
   // uncached every time).
   const bool compressed =
-      (decision.settings.level != pruning::Level::Diet && result.changed()) || result.recap_stepped;
+      (decision.settings.level != pruning::Level::Diet && result.changed()) || result.recap_stepped ||
+      result.semantic_stepped;
   if (!pruning::reanchor_due(profile, turns, compressed)) return;
   const std::string restated = pruning::reanchor(request.conversation, profile);
   if (restated.empty()) return;

@@ -294,8 +294,11 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
     }
     session.close(r, first);
   }
-  for (std::uint32_t k = 0; k < units.size(); ++k)
-    if (units[k].placed != ~0u) out.push_back(std::move(stones[k]));
+  for (std::uint32_t k = 0; k < units.size(); ++k) {
+    if (units[k].placed == ~0u) continue;
+    stones[k].placed_now = units[k].placed + 1 == ends.size();
+    out.push_back(std::move(stones[k]));
+  }
   return out;
 }
 

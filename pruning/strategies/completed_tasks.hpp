@@ -61,6 +61,7 @@ struct Tombstone {
   std::string id;             // the part's call id (how it is found again in the pruned message)
   std::string text;           // what replaces the part's text
   ArchivedOutput archived;
+  bool placed_now = false;    // placed at this request (a step: the task is restated after it)
 };
 
 // What the diet without semantic mode sends, request by request

@@ -3,9 +3,11 @@
 // answers the call from the archive and continues upstream, and the SDK gets
 // one well-formed answer (streamed or not) that quotes the archived text, with
 // no trace of the call, usage summed over both rounds.
-// Until the diet sets ctx.recall itself (issue 17's archive), the proxy here is
-// tests/support/recall_test_proxy.cpp: the real network core, recall and usage
-// filters, behind a test filter that adds the tool and a directory archive.
+// The proxy here is tests/support/recall_test_proxy.cpp: the real network
+// core, recall and usage filters, behind a test filter that adds the tool over
+// a directory of entries, so each case of the loop needs no eviction first.
+// The same loop after a real eviction through `tokendiet serve`:
+// archive_eviction_sdk.test.mjs.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -237,6 +237,8 @@ TEST_CASE("completed_tasks: byte-identical on every later request; the cache bre
     const PipelineResult r = run(c, semantic_only());
     const std::vector<std::string> now = render(c);
     bool prefix_kept = now.size() >= last.size() && std::equal(last.begin(), last.end(), now.begin());
+    // A step is reported as such (the diet restates the task after it), and only a step.
+    CHECK(r.semantic_stepped == (r.archived.size() != last_archived));
     if (r.archived.size() != last_archived) ++steps;
     else CHECK_MESSAGE(prefix_kept, "request of " << n << " messages rewrote its prefix without a new tombstone");
     CHECK(r.archived.size() >= last_archived);  // never taken back

@@ -9,6 +9,7 @@
 #include <rapidjson/writer.h>
 
 #include <atomic>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -259,4 +260,39 @@ TEST_CASE("diet + archive: a big body dieted on a diet thread is archived there,
   CHECK(offload_store.list().size() == 2);
   CHECK(b.ctx.evicted_tasks == a.ctx.evicted_tasks);
   CHECK(b.ctx.recall != nullptr);
+}
+
+TEST_CASE("diet + archive: the request where tombstones are first placed restates the task; the next does not") {
+  std::vector<std::string> evicted;
+  rapidjson::Document full;
+  full.Parse(session_body(evicted).c_str());
+  REQUIRE_FALSE(full.HasParseError());
+  TempDir tmp;
+  td::archive::Store store(tmp.path());
+  DietCaches caches;
+  DietFilter filter(semantic_config(), nullptr, caches, nullptr, {}, DietArchive{[&] { return &store; }});
+  const auto restated = [](const Run& run) {
+    return std::find(run.ctx.strategies.begin(), run.ctx.strategies.end(), std::string_view("reanchor")) !=
+           run.ctx.strategies.end();
+  };
+  int seen = 0;  // requests with tombstones so far
+  const auto& messages = full["messages"];
+  for (rapidjson::SizeType n = 2; n <= messages.Size() && seen < 2; ++n) {
+    if (n < messages.Size() && std::string_view(messages[n]["role"].GetString()) != "assistant") continue;
+    rapidjson::Document d;
+    d.CopyFrom(full, d.GetAllocator());
+    d["messages"].Erase(d["messages"].Begin() + n, d["messages"].End());
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    d.Accept(w);
+    const Run run = diet(filter, buf.GetString());
+    CAPTURE(n);
+    if (run.ctx.evicted_tasks.empty()) {
+      CHECK_FALSE(restated(run));
+      continue;
+    }
+    CHECK(restated(run) == (seen == 0));  // the step, and only the step
+    ++seen;
+  }
+  CHECK(seen == 2);
 }
