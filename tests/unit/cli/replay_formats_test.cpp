@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "pruning/reanchor.hpp"
 #include "config/load.hpp"
 #include "providers/request.hpp"
 #include "providers/route.hpp"
@@ -171,9 +172,11 @@ std::size_t count_of(const std::string& s, const std::string& needle) {
 // The blocks (or parts) of `kind` in a body, as compact JSON.
 std::multiset<std::string> items_of(const rj::Document& d, const char* array, const char* blocks, bool (*pick)(const rj::Value&)) {
   std::multiset<std::string> out;
-  for (const auto& m : d[array].GetArray())
+  for (const auto& m : d[array].GetArray()) {
+    if (!m[blocks].IsArray()) continue;  // a string content (the restated task): no blocks
     for (const auto& b : m[blocks].GetArray())
       if (pick(b)) out.insert(compact(b));
+  }
   return out;
 }
 
@@ -185,6 +188,10 @@ std::string anthropic_pairing(const rj::Document& d) {
   std::vector<std::string> open;
   for (rj::SizeType i = 0; i < msgs.Size(); ++i) {
     std::vector<std::string> uses;
+    if (!msgs[i]["content"].IsArray()) {  // a string content (the restated task): neither calls nor results
+      if (!open.empty()) return "tool_use not answered in the next message, before " + std::to_string(i);
+      continue;
+    }
     for (const auto& b : msgs[i]["content"].GetArray()) {
       std::string type = b["type"].GetString();
       if (type == "tool_result") {
@@ -260,7 +267,11 @@ std::size_t check_format(providers::Api api, const char* trajectory,
       for (const auto& block : items_of(b, "messages", "content", is_thinking)) CHECK(before.count(block) == 1);
       const auto& am = a["messages"].GetArray();
       const auto& bm = b["messages"].GetArray();
-      REQUIRE(am.Size() == bm.Size());
+      // The task restated after a compression step (F22): a message of the
+      // request's own at its end.
+      const rj::SizeType restated =
+          bm.Size() > 0 && compact(bm[bm.Size() - 1]).find(pruning::kReanchorMarker) != std::string::npos;
+      REQUIRE(am.Size() + restated == bm.Size());
       for (rj::SizeType i = am.Size(); i-- > 0;)
         if (std::string(am[i]["role"].GetString()) == "assistant") {
           CHECK(compact(am[i]) == compact(bm[i]));
@@ -271,6 +282,7 @@ std::size_t check_format(providers::Api api, const char* trajectory,
     // client itself moves its cache_control to the newest block, so for
     // Anthropic the previous request's last message is not compared.)
     auto raw = raw_messages(api, body);
+    if (!raw.empty() && raw.back().find(pruning::kReanchorMarker) != std::string::npos) raw.pop_back();
     tombstoned += !diet.result.archived.empty();
     if (!prev.empty() && diet.result.stale_messages == prev_stale && diet.result.archived.size() == prev_archived) {
       const std::size_t same = gemini ? prev.size() : prev.size() - 1;

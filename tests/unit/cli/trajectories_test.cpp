@@ -15,6 +15,7 @@
 #include "../pruning/pruning_support.hpp"
 #include "cli/replay.hpp"
 #include "pruning/pipeline_caches.hpp"
+#include "pruning/reanchor.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/text.hpp"
 #include "pruning/strategies/working_memory.hpp"
@@ -119,6 +120,12 @@ std::uint64_t check_all(const pruning::Profile* profile, std::uint32_t window_tu
       REQUIRE(openai_problem(s.original) == "");
       CHECK(openai_problem(s.sent) == "");
       View a = view(s.original), b = view(s.sent);
+      // The task restated after a compression step (F22) is a user message
+      // of the request's own at its end, not part of the history it carries.
+      if (!b.raw.empty() && b.raw.back().find(pruning::kReanchorMarker) != std::string::npos) {
+        b.raw.pop_back();
+        b.conv.messages.pop_back();
+      }
       // System messages: all there, byte for byte, in order.
       std::vector<std::string> sys_a, sys_b;
       for (std::size_t i = 0; i < a.raw.size(); ++i)
