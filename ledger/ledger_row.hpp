@@ -55,6 +55,8 @@ struct LedgerRow {
   // Stored (schema 2): context-overflow recovery, "retried" (the request
   // went twice; the row's tokens are the retry's), "no_fit"; "" none.
   std::string recovery;
+  // The archive entries tokendiet_recall read back, in order (column recalled, schema 4).
+  std::vector<std::string> recalled;
   std::uint32_t recalls = 0;       // tokendiet_recall calls the proxy answered (docs/design.md §Recall)
   std::uint32_t recall_rounds = 0; // continuation rounds those took
 

@@ -52,12 +52,15 @@ constexpr const char* kColumns =
     "time_ms, request_id, session, key_fingerprint, provider, model, profile, mode, "
     "tokens_before, tokens_after, prompt_tokens, completion_tokens, cached_read_tokens, "
     "cache_write_tokens, reasoning_tokens, usage_present, status, ttfb_ms, total_ms, stream, "
-    "strategies, fail_open, bytes_in, bytes_out, recovery, evicted_tasks";
-constexpr int kColumnCount = 26;
+    "strategies, fail_open, bytes_in, bytes_out, recovery, evicted_tasks, recalled";
+constexpr int kColumnCount = 27;
 
 // Schema 3: the tasks semantic eviction took outputs of (docs/design.md §The
 // archive), their titles joined by newlines.
 constexpr const char* kMigrateToV3 = "ALTER TABLE requests ADD COLUMN evicted_tasks TEXT NOT NULL DEFAULT ''";
+// Schema 4: the archive entries the model read back with tokendiet_recall
+// (docs/design.md §Recall), their ids joined by newlines.
+constexpr const char* kMigrateToV4 = "ALTER TABLE requests ADD COLUMN recalled TEXT NOT NULL DEFAULT ''";
 
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
@@ -258,6 +261,12 @@ std::string LedgerStore::migrate() {
     if (why.empty() && v == 2) {
       why = exec(db_, kMigrateToV3);
       if (why.empty()) why = exec(db_, "PRAGMA user_version = 3");
+      v = 3;
+    }
+    // v4: the archive entries recalled.
+    if (why.empty() && v == 3) {
+      why = exec(db_, kMigrateToV4);
+      if (why.empty()) why = exec(db_, "PRAGMA user_version = 4");
     }
   }
   if (!why.empty()) {
@@ -284,13 +293,14 @@ namespace {
 // A row's joined texts, held until its statement has run (the text is
 // bound, not copied).
 struct JoinedTexts {
-  std::string strategies, evicted_tasks;
+  std::string strategies, evicted_tasks, recalled;
 };
 
 // Binds `r` to the parameters after `i`.
 void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, JoinedTexts& joined) {
   joined.strategies = join(r.strategies);
   joined.evicted_tasks = join_lines(r.evicted_tasks);
+  joined.recalled = join_lines(r.recalled);
   const std::string& strategies = joined.strategies;
   sqlite3_bind_int64(s, ++i, r.time_ms);
   bind_text(s, ++i, r.request_id);
@@ -314,6 +324,7 @@ void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, JoinedTexts& joined) 
   sqlite3_bind_int64(s, ++i, r.bytes_out);
   bind_text(s, ++i, r.recovery);
   bind_text(s, ++i, joined.evicted_tasks);
+  bind_text(s, ++i, joined.recalled);
 }
 
 }  // namespace
@@ -356,6 +367,7 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
   std::string columns = kColumns;
   // Older files (opened read-only, so not migrated) lack the later columns.
   const int version = schema_version();
+  if (version < 4) columns.replace(columns.rfind("recalled"), 8, "''");
   if (version < 3) columns.replace(columns.rfind("evicted_tasks"), 13, "''");
   if (version < 2) columns.replace(columns.rfind("recovery"), 8, "''");
   std::string sql = "SELECT " + columns + " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
@@ -391,6 +403,7 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
     r.bytes_out = sqlite3_column_int64(q, c++);
     r.recovery = text(q, c++);
     r.evicted_tasks = split_lines(text(q, c++));
+    r.recalled = split_lines(text(q, c++));
     rows.push_back(std::move(r));
   }
   return rows;

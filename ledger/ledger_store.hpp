@@ -24,7 +24,7 @@ namespace td::proxy {
 
 // PRAGMA user_version of the schema this build writes. Bump it with a
 // migration step in ledger_store.cpp whenever a table changes.
-inline constexpr int kLedgerSchemaVersion = 3;  // 2: the recovery column; 3: evicted_tasks
+inline constexpr int kLedgerSchemaVersion = 4;  // 2: the recovery column; 3: evicted_tasks; 4: recalled
 
 // The estimator's correction for one model: upstream prompt tokens divided by
 // our estimate, averaged over `samples` requests.

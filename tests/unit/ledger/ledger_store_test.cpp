@@ -72,6 +72,7 @@ TEST_CASE("rows read back exactly as written") {
   rows[4].status = 0;
   rows[4].usage_present = false;
   rows[1].evicted_tasks = {"fix the parser", "write \"tests\"; then run them"};
+  rows[1].recalled = {"td-0123456789abcdef0123456789abcdef", "td-00000000000000000000000000000000"};
   REQUIRE(opened.store->insert(rows).empty());
   CHECK(opened.store->rows_since(0) == rows);
   // since is inclusive and ordered by time.
@@ -202,7 +203,8 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   // The same file as schema 1 wrote it: no recovery column.
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, "ALTER TABLE requests DROP COLUMN evicted_tasks; ALTER TABLE requests DROP COLUMN recovery; "
+  REQUIRE(sqlite3_exec(db, "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
+                           "ALTER TABLE requests DROP COLUMN recovery; "
                            "PRAGMA user_version = 1", nullptr, nullptr,
                        nullptr) == SQLITE_OK);
   sqlite3_close(db);
@@ -220,9 +222,9 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   CHECK(rows[0].tokens_before == sample_row(1).tokens_before);
 }
 
-// Schema 1 files (before evicted_tasks) are brought to schema 3 when opened
-// for writing, their rows kept.
-TEST_CASE("a schema-1 ledger gains the recovery and evicted_tasks columns, rows kept") {
+// Schema 1 files (before recovery, evicted_tasks and recalled) are brought to
+// the current schema when opened for writing, their rows kept.
+TEST_CASE("a schema-1 ledger gains the recovery, evicted_tasks and recalled columns, rows kept") {
   TempDir tmp;
   const std::string path = tmp.file("usage.db");
   sqlite3* db = nullptr;
@@ -247,13 +249,15 @@ TEST_CASE("a schema-1 ledger gains the recovery and evicted_tasks columns, rows 
   sqlite3_close(db);
   auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
   REQUIRE(opened.store);
-  CHECK(opened.store->schema_version() == 3);
+  CHECK(opened.store->schema_version() == 4);
   auto rows = opened.store->rows_since(0);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].model == "old-model");
   CHECK(rows[0].evicted_tasks.empty());
   LedgerRow r = sample_row(1);
   r.evicted_tasks = {"a task"};
+  r.recalled = {"td-0123456789abcdef0123456789abcdef"};
   REQUIRE(opened.store->insert(std::span(&r, 1)).empty());
   CHECK(opened.store->rows_since(0).back().evicted_tasks == std::vector<std::string>{"a task"});
+  CHECK(opened.store->rows_since(0).back().recalled == r.recalled);
 }

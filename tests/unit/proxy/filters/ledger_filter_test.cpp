@@ -77,6 +77,14 @@ TEST_CASE("a finished request becomes one ledger row with every field") {
   CHECK(a.recovery.empty());
   aborted.recovery = "retried";  // context-overflow recovery, for /metrics
   CHECK(ledger_row(aborted).recovery == "retried");
+  // What the diet evicted and the recall loop read back (the ledger's
+  // evicted_tasks and recalled columns).
+  aborted.evicted_tasks = {"Fix the parser"};
+  aborted.recalled = {"td-0123456789abcdef0123456789abcdef"};
+  const LedgerRow tasks = ledger_row(aborted);
+  CHECK(tasks.evicted_tasks == aborted.evicted_tasks);
+  CHECK(tasks.recalled == aborted.recalled);
+  CHECK(tasks.recalls == 1);
 }
 
 TEST_CASE("the filter counts in flight, records metrics and queues the row") {
