@@ -164,10 +164,12 @@ void Store::enforce_retention(std::int64_t now, std::string_view keep_fp,
   if (r.max_bytes == 0 && r.max_age.count() == 0) return;
   std::vector<const EntryInfo*> candidates;
   for (const auto& [fp, entries] : keys_)
-    for (const auto& [id, info] : entries) {
+    for (const auto& entry : entries) {
+      // (No structured binding here: clang 14, the fuzz build's, cannot capture one.)
+      const auto& id = entry.first;
       const bool kept = fp == keep_fp && std::any_of(keep.begin(), keep.end(),
                                                      [&](const pruning::ArchivedOutput& k) { return k.id == id; });
-      if (!kept) candidates.push_back(&info);
+      if (!kept) candidates.push_back(&entry.second);
     }
   // Least recently used first; ties in creation order, then by id, so the
   // order never depends on the maps' layout.
