@@ -173,8 +173,9 @@ std::size_t count_of(const std::string& s, const std::string& needle) {
 std::multiset<std::string> items_of(const rj::Document& d, const char* array, const char* blocks, bool (*pick)(const rj::Value&)) {
   std::multiset<std::string> out;
   for (const auto& m : d[array].GetArray()) {
-    if (!m[blocks].IsArray()) continue;  // a string content (the restated task): no blocks
-    for (const auto& b : m[blocks].GetArray())
+    const auto it = m.FindMember(blocks);
+    if (it == m.MemberEnd() || !it->value.IsArray()) continue;  // a string content (the restated task): no blocks
+    for (const auto& b : it->value.GetArray())
       if (pick(b)) out.insert(compact(b));
   }
   return out;
@@ -188,7 +189,8 @@ std::string anthropic_pairing(const rj::Document& d) {
   std::vector<std::string> open;
   for (rj::SizeType i = 0; i < msgs.Size(); ++i) {
     std::vector<std::string> uses;
-    if (!msgs[i]["content"].IsArray()) {  // a string content (the restated task): neither calls nor results
+    const auto content = msgs[i].FindMember("content");
+    if (content == msgs[i].MemberEnd() || !content->value.IsArray()) {  // a string content (the restated task)
       if (!open.empty()) return "tool_use not answered in the next message, before " + std::to_string(i);
       continue;
     }
