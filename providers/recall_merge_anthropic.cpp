@@ -211,25 +211,8 @@ class AnthropicSseMerge final : public RecallMerge {
 // A JSON message per round: the merged body is the last round's, its content
 // every round's (minus the recall calls and the client's calls of the rounds
 // continued), its usage summed, its id the first round's.
-class AnthropicJsonMerge final : public RecallMerge {
+class AnthropicJsonMerge final : public JsonRoundsMerge {
  public:
-  void feed(std::string_view bytes, std::string& out) override { body_.append(bytes); }
-
-  const std::vector<RecallCall>& end_round(std::string& out) override {
-    calls_.clear();
-    continued_ = false;
-    if (!parse(body_, round_) || !round_.IsObject() || !round_.HasMember("content") ||
-        !round_["content"].IsArray()) {
-      out.append(body_);  // not a message: as it came
-      body_.clear();
-      return calls_;
-    }
-    for (auto& b : round_["content"].GetArray())
-      if (is_recall_tool_use(b)) calls_.push_back({std::string(str(b, "id")), to_json(b["input"])});
-    if (calls_.empty()) finish(out);
-    return calls_;
-  }
-
   bool continue_with(std::string& body, const std::vector<std::string>& results) override {
     std::vector<std::string> turn;
     for (auto& b : round_["content"].GetArray()) {
@@ -242,40 +225,22 @@ class AnthropicJsonMerge final : public RecallMerge {
     return true;
   }
 
-  void finish(std::string& out) override {
-    if (rounds_ == 0) {
-      out.append(body_);  // one round: as it came
-    } else {
-      auto& a = round_.GetAllocator();
-      if (!continued_) {  // else this round is in content_ and total_ already (its continuation failed)
-        for (auto& b : round_["content"].GetArray())
-          content_.PushBack(Value(b, content_.GetAllocator()), content_.GetAllocator());
-        if (round_.HasMember("usage")) add_counts(total_, round_["usage"], total_.GetAllocator());
-      }
-      set(round_, "content", Value(content_, a), a);
-      set(round_, "usage", Value(total_, a), a);
-      if (!first_id_.empty()) set(round_, "id", Value(first_id_.c_str(), a), a);
-      out.append(to_json(round_));
-    }
-    body_.clear();
-  }
-
  private:
-  void keep_round() {
-    if (rounds_++ == 0) first_id_ = std::string(str(round_, "id"));
-    if (round_.HasMember("usage")) add_counts(total_, round_["usage"], total_.GetAllocator());
-    body_.clear();
-    continued_ = true;
+  bool well_formed() override { return round_.HasMember("content") && round_["content"].IsArray(); }
+  void collect_recall_calls() override {
+    for (auto& b : round_["content"].GetArray())
+      if (is_recall_tool_use(b)) calls_.push_back({std::string(str(b, "id")), to_json(b["input"])});
+  }
+  void carry_over() override {
+    for (auto& b : round_["content"].GetArray()) content_.PushBack(Value(b, content_.GetAllocator()), content_.GetAllocator());
+  }
+  void write_merged(Document::AllocatorType& a) override {
+    set(round_, "content", Value(content_, a), a);
+    set(round_, "usage", Value(total_, a), a);
+    if (!first_id_.empty()) set(round_, "id", Value(first_id_.c_str(), a), a);
   }
 
-  std::string body_;  // this round's bytes
-  Document round_;
-  std::vector<RecallCall> calls_;
-  unsigned rounds_ = 0;  // rounds continued
-  bool continued_ = false;  // round_ was continued (and kept)
-  std::string first_id_;
   Document content_{rapidjson::kArrayType};  // what the client gets of the rounds continued
-  Document total_{rapidjson::kObjectType};
 };
 
 }  // namespace

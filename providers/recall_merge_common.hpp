@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "providers/json_strings.hpp"
+#include "providers/recall_merge.hpp"
 #include "providers/sse.hpp"
 #include "pruning/json_nesting.hpp"
 
@@ -84,5 +86,73 @@ inline void add_counts(Value& into, const Value& from, Document::AllocatorType& 
     }
   }
 }
+
+// The JSON (not streamed) merges of the formats with one object per round
+// (Anthropic, Responses, OpenAI chat): the merged body is the last round's,
+// with what the format carries over from the rounds continued (content
+// blocks, output items, text), usage summed and the first round's id. A
+// format says what a round is, which of its calls are recalls, what it
+// carries over and how the merged body is written.
+class JsonRoundsMerge : public RecallMerge {
+ public:
+  void feed(std::string_view bytes, std::string&) override { body_.append(bytes); }
+
+  const std::vector<RecallCall>& end_round(std::string& out) override {
+    calls_.clear();
+    continued_ = false;
+    if (!parse(body_, round_) || !round_.IsObject() || !well_formed()) {
+      out.append(body_);  // not one of the format's bodies: as it came
+      body_.clear();
+      return calls_;
+    }
+    collect_recall_calls();
+    if (calls_.empty()) finish(out);
+    return calls_;
+  }
+
+  void finish(std::string& out) override {
+    if (rounds_ == 0) {
+      out.append(body_);  // one round: as it came
+    } else {
+      if (!continued_) {  // else this round was carried over already (its continuation failed)
+        carry_over();
+        add_usage();
+      }
+      write_merged(round_.GetAllocator());
+      out.append(to_json(round_));
+    }
+    body_.clear();
+  }
+
+ protected:
+  // round_ (an object) is a body of the format.
+  virtual bool well_formed() = 0;
+  // Appends the round's tokendiet_recall calls to calls_.
+  virtual void collect_recall_calls() = 0;
+  // Takes what the client gets of round_ (the last round, not continued) into the carried-over state.
+  virtual void carry_over() = 0;
+  // Writes the carried-over state, total_ and first_id_ into round_.
+  virtual void write_merged(Document::AllocatorType& a) = 0;
+
+  // After continue_with() appended the turn: the round is counted and its usage summed.
+  void keep_round() {
+    if (rounds_++ == 0) first_id_ = std::string(str(round_, "id"));
+    add_usage();
+    body_.clear();
+    continued_ = true;
+  }
+
+  void add_usage() {
+    if (auto it = round_.FindMember("usage"); it != round_.MemberEnd()) add_counts(total_, it->value, total_.GetAllocator());
+  }
+
+  std::string body_;  // this round's bytes
+  Document round_;
+  std::vector<RecallCall> calls_;
+  unsigned rounds_ = 0;     // rounds continued
+  bool continued_ = false;  // round_ was continued (and carried over)
+  std::string first_id_;
+  Document total_{rapidjson::kObjectType};  // usage of the rounds carried over
+};
 
 }  // namespace td::providers::recall_merge

@@ -174,56 +174,17 @@ class OpenAiChatSseMerge final : public RecallMerge {
 
 // A chat.completion per round: the merged body is the last round's, its
 // content every round's text in order, usage summed, the first round's id.
-class OpenAiChatJsonMerge final : public RecallMerge {
+class OpenAiChatJsonMerge final : public JsonRoundsMerge {
  public:
-  void feed(std::string_view bytes, std::string& out) override { body_.append(bytes); }
-
-  const std::vector<RecallCall>& end_round(std::string& out) override {
-    calls_.clear();
-    continued_ = false;
-    if (!parse(body_, round_) || !round_.IsObject() || !message()) {
-      out.append(body_);
-      body_.clear();
-      return calls_;
-    }
-    if (auto tc = message()->FindMember("tool_calls"); tc != message()->MemberEnd() && tc->value.IsArray())
-      for (auto& c : tc->value.GetArray())
-        if (c.HasMember("function") && str(c["function"], "name") == kRecallToolName)
-          calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
-    if (calls_.empty()) finish(out);
-    return calls_;
-  }
-
   bool continue_with(std::string& body, const std::vector<std::string>& results) override {
     const std::string content(str(*message(), "content"));
     if (!append_to_array_member(body, "messages",
                                 continuation_messages(content, std::string(str(*message(), "reasoning_content")),
                                                       calls_, results)))
       return false;
-    if (rounds_++ == 0) first_id_ = str(round_, "id");
     text_ += content;
-    if (round_.HasMember("usage")) add_counts(total_, round_["usage"], total_.GetAllocator());
-    body_.clear();
-    continued_ = true;
+    keep_round();
     return true;
-  }
-
-  void finish(std::string& out) override {
-    if (rounds_ == 0) {
-      out.append(body_);
-    } else {
-      auto& a = round_.GetAllocator();
-      std::string text = text_;
-      if (!continued_) {
-        text += str(*message(), "content");
-        if (round_.HasMember("usage")) add_counts(total_, round_["usage"], total_.GetAllocator());
-      }
-      set(*message(), "content", Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a), a);
-      if (round_.HasMember("usage")) set(round_, "usage", Value(total_, a), a);
-      set(round_, "id", Value(first_id_.c_str(), a), a);
-      out.append(to_json(round_));
-    }
-    body_.clear();
   }
 
  private:
@@ -233,13 +194,21 @@ class OpenAiChatJsonMerge final : public RecallMerge {
     return c.HasMember("message") && c["message"].IsObject() ? &c["message"] : nullptr;
   }
 
-  std::string body_;
-  Document round_;
-  std::vector<RecallCall> calls_;
-  unsigned rounds_ = 0;
-  bool continued_ = false;
-  std::string first_id_, text_;
-  Document total_{rapidjson::kObjectType};
+  bool well_formed() override { return message() != nullptr; }
+  void collect_recall_calls() override {
+    if (auto tc = message()->FindMember("tool_calls"); tc != message()->MemberEnd() && tc->value.IsArray())
+      for (auto& c : tc->value.GetArray())
+        if (c.HasMember("function") && str(c["function"], "name") == kRecallToolName)
+          calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
+  }
+  void carry_over() override { text_ += str(*message(), "content"); }
+  void write_merged(Document::AllocatorType& a) override {
+    set(*message(), "content", Value(text_.c_str(), static_cast<rapidjson::SizeType>(text_.size()), a), a);
+    if (round_.HasMember("usage")) set(round_, "usage", Value(total_, a), a);
+    set(round_, "id", Value(first_id_.c_str(), a), a);
+  }
+
+  std::string text_;  // the text of the rounds carried over, in order
 };
 
 }  // namespace

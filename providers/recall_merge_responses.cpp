@@ -186,24 +186,8 @@ class ResponsesSseMerge final : public RecallMerge {
 
 // A response per round: the merged one is the last round's, with every
 // round's output items but the recall calls, usage summed, the first id.
-class ResponsesJsonMerge final : public RecallMerge {
+class ResponsesJsonMerge final : public JsonRoundsMerge {
  public:
-  void feed(std::string_view bytes, std::string& out) override { body_.append(bytes); }
-
-  const std::vector<RecallCall>& end_round(std::string& out) override {
-    calls_.clear();
-    continued_ = false;
-    if (!parse(body_, round_) || !round_.IsObject() || !round_.HasMember("output") || !round_["output"].IsArray()) {
-      out.append(body_);
-      body_.clear();
-      return calls_;
-    }
-    for (auto& item : round_["output"].GetArray())
-      if (is_recall_call(item)) calls_.push_back({std::string(str(item, "call_id")), std::string(str(item, "arguments"))});
-    if (calls_.empty()) finish(out);
-    return calls_;
-  }
-
   bool continue_with(std::string& body, const std::vector<std::string>& results) override {
     std::vector<std::string> turn;
     for (auto& item : round_["output"].GetArray()) {
@@ -212,39 +196,26 @@ class ResponsesJsonMerge final : public RecallMerge {
       if (!is_call(item)) output_.PushBack(Value(item, output_.GetAllocator()), output_.GetAllocator());
     }
     if (!append_input(body, turn, calls_, results)) return false;
-    if (rounds_++ == 0) first_id_ = str(round_, "id");
-    if (round_.HasMember("usage") && round_["usage"].IsObject()) add_counts(total_, round_["usage"], total_.GetAllocator());
-    body_.clear();
-    continued_ = true;
+    keep_round();
     return true;
   }
 
-  void finish(std::string& out) override {
-    if (rounds_ == 0) {
-      out.append(body_);
-    } else {
-      auto& a = round_.GetAllocator();
-      if (!continued_) {
-        for (auto& item : round_["output"].GetArray()) output_.PushBack(Value(item, output_.GetAllocator()), output_.GetAllocator());
-        if (round_.HasMember("usage") && round_["usage"].IsObject()) add_counts(total_, round_["usage"], total_.GetAllocator());
-      }
-      set(round_, "output", Value(output_, a), a);
-      set(round_, "usage", Value(total_, a), a);
-      set(round_, "id", Value(first_id_.c_str(), a), a);
-      out.append(to_json(round_));
-    }
-    body_.clear();
+ private:
+  bool well_formed() override { return round_.HasMember("output") && round_["output"].IsArray(); }
+  void collect_recall_calls() override {
+    for (auto& item : round_["output"].GetArray())
+      if (is_recall_call(item)) calls_.push_back({std::string(str(item, "call_id")), std::string(str(item, "arguments"))});
+  }
+  void carry_over() override {
+    for (auto& item : round_["output"].GetArray()) output_.PushBack(Value(item, output_.GetAllocator()), output_.GetAllocator());
+  }
+  void write_merged(Document::AllocatorType& a) override {
+    set(round_, "output", Value(output_, a), a);
+    set(round_, "usage", Value(total_, a), a);
+    set(round_, "id", Value(first_id_.c_str(), a), a);
   }
 
- private:
-  std::string body_;
-  Document round_;
-  std::vector<RecallCall> calls_;
-  unsigned rounds_ = 0;
-  bool continued_ = false;
-  std::string first_id_;
-  Document output_{rapidjson::kArrayType};
-  Document total_{rapidjson::kObjectType};
+  Document output_{rapidjson::kArrayType};  // every round's items but the calls of the rounds continued
 };
 
 }  // namespace
