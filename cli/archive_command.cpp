@@ -8,6 +8,7 @@
 #include "archive/index.hpp"
 #include "archive/store.hpp"
 #include "cli/commands.hpp"
+#include "cli/config_file.hpp"
 #include "config/load.hpp"
 #include "config/state_paths.hpp"
 
@@ -134,16 +135,9 @@ int archive_run(const std::vector<std::string>& args, std::ostream& out, std::os
   if (o.dir) {
     dir = *o.dir;
   } else {
-    config::Config cfg = config::default_config();
-    if (o.config) {
-      config::LoadResult loaded = config::load_file(*o.config);
-      if (!loaded.ok()) {
-        for (const auto& e : loaded.errors) err << config::format_error(e) << "\n";
-        return 1;
-      }
-      cfg = std::move(loaded.config);
-    }
-    auto resolved = config::archive_dir(cfg.archive);
+    const std::optional<config::Config> cfg = command_config(o.config, err);
+    if (!cfg) return 1;
+    auto resolved = config::archive_dir(cfg->archive);
     if (!resolved) {
       err << "archive: no archive directory: set archive.path in the config, or pass --dir DIR\n";
       return 1;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_file.hpp"
 #include "config/load.hpp"
 #include "config/match.hpp"
 #include "cli/commands.hpp"
@@ -185,17 +186,10 @@ int replay(int argc, char** argv) {
   if (parsed.stop) return finish(*parsed.stop, std::cout, std::cerr);
   const ReplayOptions& o = parsed.options;
 
-  config::Config cfg;
-  if (o.config_file.empty()) {
-    cfg = config::default_config();
-  } else {
-    config::LoadResult r = config::load_file(o.config_file);
-    if (!r.ok()) {
-      for (const auto& e : r.errors) std::fprintf(stderr, "%s\n", config::format_error(e).c_str());
-      return 1;
-    }
-    cfg = std::move(r.config);
-  }
+  std::optional<config::Config> loaded = command_config(
+      o.config_file.empty() ? std::nullopt : std::optional<std::string>(o.config_file), std::cerr);
+  if (!loaded) return 1;
+  config::Config& cfg = *loaded;
   if (o.token_threshold) {
     if (cfg.profiles.empty()) cfg.profiles.emplace_back();  // the built-in profile, to set
     for (pruning::Profile& p : cfg.profiles) p.token_threshold = *o.token_threshold;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/config_file.hpp"
 #include "config/load.hpp"
 #include "config/match.hpp"
 #include "config/state_paths.hpp"
@@ -85,17 +86,9 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
     by = *parsed;
   }
 
-  config::Config cfg;
-  if (o.config) {
-    config::LoadResult loaded = config::load_file(*o.config);
-    if (!loaded.ok()) {
-      for (const auto& e : loaded.errors) err << config::format_error(e) << "\n";
-      return 1;
-    }
-    cfg = std::move(loaded.config);
-  } else {
-    cfg = config::default_config();
-  }
+  const std::optional<config::Config> loaded = command_config(o.config, err);
+  if (!loaded) return 1;
+  const config::Config& cfg = *loaded;
 
   std::string path;
   if (o.ledger) {
