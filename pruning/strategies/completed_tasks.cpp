@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "pruning/loss_cap.hpp"
 #include "pruning/strategies/common.hpp"
 #include "pruning/tasks.hpp"
+#include "pruning/text.hpp"
 
 namespace td::pruning {
 
@@ -33,9 +35,7 @@ std::string title_of(const TaskHistory& h, const std::vector<std::uint32_t>& tas
   }
   std::replace_if(t.begin(), t.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   if (t.size() > max_bytes) {
-    std::size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;
-    t.resize(cut);
+    t.resize(text::floor_boundary(t, static_cast<std::size_t>(max_bytes)));
     t += "\u2026";
   }
   return t;
@@ -52,7 +52,8 @@ std::string json_object_with(std::string_view key, std::string_view value) {
 }
 
 struct Unit {
-  std::uint32_t message = 0, part = 0;
+  std::uint32_t message = 0;
+  const Part* source = nullptr;  // the output as sent: archived (copied) only if placed
   std::uint32_t completion = 0;  // where the last of its tasks was completed
   const std::vector<std::uint32_t>* tasks = nullptr;
   std::uint64_t saved_sent = 0;  // tokens its tombstone saves on the output as sent
@@ -230,7 +231,6 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
     s.part = o.part;
     s.kind = p.kind;
     s.id = p.id;
-    s.archived.text = p.text;
     s.archived.id = archive_id(p.text);
     s.archived.task = title_of(history, o.tasks, o.call_message, profile.completed_tasks_title_bytes);
     const std::uint64_t n = counter.count(p.text);
@@ -245,7 +245,7 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
     if (k != without.changed.end() && *k == o.message && without.pruned)
       if (const Part* q = find_part((*without.pruned)[k - without.changed.begin()], p.kind, p.id, o.part))
         cut = counter.count(q->text);
-    units.push_back({o.message, o.part, completion, &o.tasks, n - after, cut > after ? cut - after : 0});
+    units.push_back({o.message, &p, completion, &o.tasks, n - after, cut > after ? cut - after : 0});
     stones.push_back(std::move(s));
   }
   if (units.empty()) return out;
@@ -280,11 +280,10 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
       const std::uint64_t before = session.sent(at, r, r) - session.sent(first, r, r);
       const double rewritten = double(before - std::min(before, saved));
       const double was_cached = double(before);
-      const double price = profile.cache_write_price * rewritten - profile.cache_read_price * was_cached;
-      const double horizon =
-          std::min(double(profile.payback_requests), profile.payback_turn_fraction * double(std::max(turns, 1u)));
-      const double gain = profile.cache_read_price * double(saved) * horizon;
-      if (gain >= price && session.allows(r, first, saved)) {
+      // A step needs turns > the window (evictable_end), so the turns it may
+      // count on are this request's: the grid point `turns - window` plus the window.
+      const std::uint32_t window = std::max<std::uint32_t>(profile.window_turns, 1);
+      if (pays_back(profile, saved, rewritten, was_cached, turns - window) && session.allows(r, first, saved)) {
         for (std::uint32_t k : step) units[k].placed = r;
       } else {
         first = at;
@@ -297,6 +296,7 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
   for (std::uint32_t k = 0; k < units.size(); ++k) {
     if (units[k].placed == ~0u) continue;
     stones[k].placed_now = units[k].placed + 1 == ends.size();
+    stones[k].archived.text = units[k].source->text;
     out.push_back(std::move(stones[k]));
   }
   return out;
