@@ -72,6 +72,10 @@ struct DietOutcome {
   // Why the diet left the request alone although its profile is on ("" it
   // did not): kClientCompaction.
   std::string_view reason;
+
+  // The written request holds tombstones (semantic eviction): their entries
+  // must be archived before it goes.
+  bool tombstoned() const { return rewritten && !result.archived.empty(); }
 };
 
 // The reason of a client's own compaction request (pruning/client_compaction.hpp).

@@ -9,7 +9,6 @@
 #include "providers/route.hpp"
 #include "proxy/filters/diet.hpp"
 #include "proxy/filters/recap_summary.hpp"
-#include "proxy/filters/recap_summary.hpp"
 #include "proxy/phases/body_peek.hpp"
 #include "proxy/phases/errors.hpp"
 #include "proxy/phases/routing.hpp"
@@ -32,6 +31,7 @@ struct OffloadedDiet {
   PolicyState policy;
   std::string archive_error;  // the archive write failed: the diet re-ran without semantic eviction
   providers::Api api = providers::Api::openai_chat;  // for the recall tool
+  bool offered = false;  // the archived tombstones went with tokendiet_recall appended
   // For a recap to be summarized: the request's provider and credentials.
   providers::Provider provider = providers::Provider::other;
   std::vector<std::pair<std::string, std::string>> credentials;
@@ -78,8 +78,13 @@ void run_diet(OffloadedDiet& job, const providers::ChatRoute& route, const confi
 // of those outputs rather than without them (fail open).
 void archive_or_rediet(OffloadedDiet& job, archive::Store* store, const providers::ChatRoute& route,
                        const config::Config& config, DietCaches& caches, tok::Calibration* calibration) {
-  if (job.outcome.result.archived.empty() || !job.outcome.rewritten) return;
-  if (store && store->write(job.key_fingerprint, job.outcome.result.archived)) return;
+  if (!job.outcome.tombstoned()) return;
+  if (store && store->write(job.key_fingerprint, job.outcome.result.archived)) {
+    // Tombstones go out: the model gets tokendiet_recall to read them back
+    // (appended here too, a scan of the body, off the I/O thread).
+    job.offered = providers::append_recall_tool(job.api, job.rewritten);
+    return;
+  }
   job.archive_error = store ? store->last_error() : "no archive";
   if (job.archive_error.empty()) job.archive_error = "archive write failed";
   run_diet(job, route, config, caches, calibration, false);
@@ -166,7 +171,7 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
       if (profile && wants_summary(diet, *profile)) return offload(ctx, headers, *route, body);
     }
     // Outputs left out of the pruned request: archived before it may go.
-    if (diet.rewritten && !diet.result.archived.empty())
+    if (diet.tombstoned())
       return archive_then_send(ctx, *route, body, std::move(rewritten), std::move(diet));
     if (diet.rewritten) body = std::move(rewritten);
     return apply(ctx, diet);
@@ -246,12 +251,9 @@ FilterResult DietFilter::hand_over(RequestContext& ctx, std::string& body, Offlo
     ctx.archive_error = std::move(job.archive_error);
     if (archive_.count_failure) archive_.count_failure();
   }
-  // Tombstones go out (archived): the model gets tokendiet_recall to read
-  // them back, and the recall loop the archive to answer it from.
-  const bool offered =
-      job.outcome.rewritten && !job.outcome.result.archived.empty() && providers::append_recall_tool(job.api, body);
   FilterResult r = apply(ctx, job.outcome);
-  if (offered) {
+  // The recall loop answers tokendiet_recall from the entries the tombstones name.
+  if (job.offered) {
     DietState& st = state<DietState>(ctx);
     st.recall.emplace(job.key_fingerprint, std::move(job.outcome.result.archived));
     ctx.recall = &*st.recall;
@@ -276,7 +278,7 @@ FilterResult DietFilter::apply(RequestContext& ctx, const DietOutcome& diet) con
   ctx.mode_reason = diet.reason;
   ctx.strategies = diet.result.fired;
   // Tombstones went out (archived first, hand_over()): the tasks they name.
-  if (diet.rewritten && !diet.result.archived.empty()) ctx.evicted_tasks = evicted_tasks(diet.result.archived);
+  if (diet.tombstoned()) ctx.evicted_tasks = evicted_tasks(diet.result.archived);
   if (diet.fail_open) {
     fail_open(ctx, diet.error);
     return admit(ctx, diet.decision.admission);
