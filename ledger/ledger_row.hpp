@@ -57,7 +57,6 @@ struct LedgerRow {
   std::string recovery;
   // The archive entries tokendiet_recall read back, in order (column recalled, schema 4).
   std::vector<std::string> recalled;
-  std::uint32_t recalls = 0;       // tokendiet_recall calls the proxy answered (docs/design.md §Recall)
   std::uint32_t recall_rounds = 0; // continuation rounds those took
 
   std::int64_t tokens_saved() const {

@@ -59,7 +59,6 @@ LedgerRow ledger_row(const RequestContext& ctx) {
   r.quota_group = std::string(ctx.quota_group);
   r.runway_tokens = ctx.runway_tokens;
   r.recovery = ctx.recovery;
-  r.recalls = static_cast<std::uint32_t>(ctx.recalled.size());
   r.recalled = ctx.recalled;
   r.recall_rounds = ctx.recall_rounds;
   return r;

@@ -171,7 +171,7 @@ void Metrics::record(const LedgerRow& row) {
   if (row.wait_ms > 0) s.wait_ms.fetch_add(clamp_u(row.wait_ms), relaxed);
   if (std::size_t o = index_of(kRecoveryOutcomes, row.recovery); o < kRecoveryOutcomes.size())
     s.recovery[o].fetch_add(1, relaxed);
-  if (row.recalls) s.recalls.fetch_add(row.recalls, relaxed);
+  if (!row.recalled.empty()) s.recalls.fetch_add(row.recalled.size(), relaxed);
   if (row.recall_rounds) s.recall_rounds.fetch_add(row.recall_rounds, relaxed);
   if (row.runway_tokens && !row.quota_group.empty()) {
     key.resize(row.provider.size() + 1);  // "provider <US>" again

@@ -293,7 +293,7 @@ TEST_CASE("context-overflow recovery's outcomes by provider and model") {
 TEST_CASE("the recall loop's recalls and rounds by provider and model") {
   Metrics m;
   LedgerRow recalled = row("anthropic", "claude-x", 200, 900, 300, 10, "semantic");
-  recalled.recalls = 3;
+  recalled.recalled = {"td-a", "td-b", "td-a"};  // three calls, one entry twice
   recalled.recall_rounds = 2;
   m.record(recalled);
   m.record(recalled);
