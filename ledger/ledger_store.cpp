@@ -7,6 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <string>
+#include <string_view>
 
 namespace td::proxy {
 namespace {
@@ -55,32 +58,20 @@ constexpr const char* kColumns =
     "strategies, fail_open, bytes_in, bytes_out, recovery, evicted_tasks, recalled";
 constexpr int kColumnCount = 27;
 
-// Schema 3: the tasks semantic eviction took outputs of (docs/design.md §The
-// archive), their titles joined by newlines.
-constexpr const char* kMigrateToV3 = "ALTER TABLE requests ADD COLUMN evicted_tasks TEXT NOT NULL DEFAULT ''";
-// Schema 4: the archive entries the model read back with tokendiet_recall
-// (docs/design.md §Recall), their ids joined by newlines.
-constexpr const char* kMigrateToV4 = "ALTER TABLE requests ADD COLUMN recalled TEXT NOT NULL DEFAULT ''";
-
-std::string join_lines(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) {
-    if (!out.empty()) out += '\n';
-    out += l;
-  }
-  return out;
-}
-
-std::vector<std::string> split_lines(const std::string& s) {
-  std::vector<std::string> out;
-  for (std::size_t start = 0; start < s.size();) {
-    std::size_t nl = s.find('\n', start);
-    if (nl == std::string::npos) nl = s.size();
-    out.push_back(s.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
-}
+// The columns each schema version after 1 added (each TEXT, "" for the rows
+// before): migrate() adds them in order, rows_since() reads "" for those an
+// older file (opened read-only, so not migrated) lacks.
+//   2: context-overflow recovery's outcome ("retried", "no_fit"; "" none);
+//   3: the tasks semantic eviction took outputs of (docs/design.md §The
+//      archive), their titles joined by newlines;
+//   4: the archive entries the model read back with tokendiet_recall
+//      (docs/design.md §Recall), their ids joined by newlines.
+struct AddedColumn {
+  int version;
+  const char* name;
+};
+constexpr AddedColumn kAddedColumns[] = {{2, "recovery"}, {3, "evicted_tasks"}, {4, "recalled"}};
+static_assert(std::size(kAddedColumns) + 1 == kLedgerSchemaVersion);
 
 std::string errmsg(sqlite3* db, const char* what) {
   return std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
@@ -111,23 +102,25 @@ void bind_text(sqlite3_stmt* s, int i, const std::string& v) {
   sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
 }
 
-std::string join(const std::vector<std::string>& names) {
+// A list column: the items joined by `sep` (strategies: ','; task titles and
+// entry ids, which may hold commas: '\n').
+std::string join(const std::vector<std::string>& items, char sep = ',') {
   std::string out;
-  for (const auto& n : names) {
-    if (!out.empty()) out += ',';
+  for (const auto& n : items) {
+    if (!out.empty()) out += sep;
     out += n;
   }
   return out;
 }
 
-std::vector<std::string> split(const std::string& s) {
+std::vector<std::string> split(const std::string& s, char sep = ',') {
   std::vector<std::string> out;
   size_t start = 0;
   while (start < s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    out.push_back(s.substr(start, comma - start));
-    start = comma + 1;
+    size_t at = s.find(sep, start);
+    if (at == std::string::npos) at = s.size();
+    out.push_back(s.substr(start, at - start));
+    start = at + 1;
   }
   return out;
 }
@@ -251,22 +244,11 @@ std::string LedgerStore::migrate() {
       if (why.empty()) why = exec(db_, "PRAGMA user_version = 1");
       v = 1;
     }
-    // v2: context-overflow recovery's outcome ("retried", "no_fit"; "" none).
-    if (why.empty() && v == 1) {
-      why = exec(db_, "ALTER TABLE requests ADD COLUMN recovery TEXT NOT NULL DEFAULT ''");
-      if (why.empty()) why = exec(db_, "PRAGMA user_version = 2");
-      v = 2;
-    }
-    // v3: the tasks semantic eviction took outputs of.
-    if (why.empty() && v == 2) {
-      why = exec(db_, kMigrateToV3);
-      if (why.empty()) why = exec(db_, "PRAGMA user_version = 3");
-      v = 3;
-    }
-    // v4: the archive entries recalled.
-    if (why.empty() && v == 3) {
-      why = exec(db_, kMigrateToV4);
-      if (why.empty()) why = exec(db_, "PRAGMA user_version = 4");
+    for (const AddedColumn& c : kAddedColumns) {
+      if (!why.empty() || v != c.version - 1) continue;
+      why = exec(db_, ("ALTER TABLE requests ADD COLUMN " + std::string(c.name) + " TEXT NOT NULL DEFAULT ''").c_str());
+      if (why.empty()) why = exec(db_, ("PRAGMA user_version = " + std::to_string(c.version)).c_str());
+      v = c.version;
     }
   }
   if (!why.empty()) {
@@ -299,8 +281,8 @@ struct JoinedTexts {
 // Binds `r` to the parameters after `i`.
 void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, JoinedTexts& joined) {
   joined.strategies = join(r.strategies);
-  joined.evicted_tasks = join_lines(r.evicted_tasks);
-  joined.recalled = join_lines(r.recalled);
+  joined.evicted_tasks = join(r.evicted_tasks, '\n');
+  joined.recalled = join(r.recalled, '\n');
   const std::string& strategies = joined.strategies;
   sqlite3_bind_int64(s, ++i, r.time_ms);
   bind_text(s, ++i, r.request_id);
@@ -367,9 +349,8 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
   std::string columns = kColumns;
   // Older files (opened read-only, so not migrated) lack the later columns.
   const int version = schema_version();
-  if (version < 4) columns.replace(columns.rfind("recalled"), 8, "''");
-  if (version < 3) columns.replace(columns.rfind("evicted_tasks"), 13, "''");
-  if (version < 2) columns.replace(columns.rfind("recovery"), 8, "''");
+  for (const AddedColumn& c : kAddedColumns)
+    if (version < c.version) columns.replace(columns.rfind(c.name), std::string_view(c.name).size(), "''");
   std::string sql = "SELECT " + columns + " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
   Stmt s(db_, sql.c_str());
   std::vector<LedgerRow> rows;
@@ -402,8 +383,8 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
     r.bytes_in = sqlite3_column_int64(q, c++);
     r.bytes_out = sqlite3_column_int64(q, c++);
     r.recovery = text(q, c++);
-    r.evicted_tasks = split_lines(text(q, c++));
-    r.recalled = split_lines(text(q, c++));
+    r.evicted_tasks = split(text(q, c++), '\n');
+    r.recalled = split(text(q, c++), '\n');
     rows.push_back(std::move(r));
   }
   return rows;
