@@ -11,6 +11,7 @@
 #include "cli/config_file.hpp"
 #include "config/load.hpp"
 #include "config/state_paths.hpp"
+#include "providers/json_strings.hpp"
 
 namespace td::cli {
 namespace {
@@ -46,19 +47,7 @@ std::string utc_time(std::int64_t seconds) {
 // A task title on one line: the first line of it.
 std::string one_line(const std::string& task) { return task.substr(0, task.find('\n')); }
 
-void json_string(std::ostream& out, std::string_view s) {
-  out << '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out << '\\' << c;
-    else if (c == '\n') out << "\\n";
-    else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out << buf;
-    } else out << c;
-  }
-  out << '"';
-}
+void json_string(std::ostream& out, std::string_view s) { out << providers::json::json_string(s); }
 
 void list_entries(const std::vector<archive::EntryInfo>& entries, bool json, std::ostream& out) {
   if (json) {

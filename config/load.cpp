@@ -304,7 +304,6 @@ class Loader {
         bad("upstream", "must name an upstream: openai, anthropic or gemini");
     });
     if (!read) s = {};  // not a map: said so, and no summarizer
-    if (!s.provider.empty() && s.model.empty()) s = {};
   }
 
   // The policy's keys whose type alone does not bound them.

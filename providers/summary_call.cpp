@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "pruning/json_nesting.hpp"
+
 namespace td::providers {
 
 namespace {
@@ -87,6 +89,7 @@ std::string summary_request_body(std::string_view provider, std::string_view mod
 }
 
 std::optional<std::string> summary_response_text(std::string_view provider, std::string_view body) {
+  if (!pruning::json_nesting_within(body)) return std::nullopt;  // as every reader of upstream JSON
   rapidjson::Document d;
   d.Parse(body.data(), body.size());
   if (d.HasParseError() || !d.IsObject()) return std::nullopt;

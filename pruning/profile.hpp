@@ -175,8 +175,9 @@ struct Profile {
       "SigmaTaskUpdate list=/todos id=/id text=/content status=/status",
   };
   // The recap written by a model (the profile's `summarizer:` map;
-  // docs/design.md §Policy): read by config/load.cpp apart from visit(), since
-  // it is a nested map; used by the proxy only (pruning never calls out).
+  // docs/design.md §Policy): read by config/load.cpp apart from the profile's
+  // visit(), since it is a nested map; used by the proxy only (pruning never
+  // calls out).
   struct Summarizer {
     std::string provider;  // openai, anthropic, gemini; "": no summarizer (the extractive recap)
     std::string model;
@@ -184,14 +185,6 @@ struct Profile {
     std::uint32_t timeout_ms = 20000;
     std::uint32_t max_tokens = 0;  // the answer's cap; 0: recap_budget_tokens
     bool enabled() const { return !provider.empty(); }
-    template <class V>
-    void visit(V&& v) {
-      v("provider", provider);
-      v("model", model);
-      v("upstream", upstream);
-      v("timeout_ms", timeout_ms);
-      v("max_tokens", max_tokens);
-    }
   } summarizer;
 
   // --- The quota runway (docs/design.md §Policy): per-minute token limits of
