@@ -52,35 +52,33 @@ FilterResult run_request_phase(const Runtime& rt, RequestContext& ctx, const cha
   return {};
 }
 
-// The failure phase: whether a filter asks for one more attempt (the first
-// that does has it). A hook that throws counts as not asking.
-inline bool run_failure_phase(const Runtime& rt, RequestContext& ctx, const UpstreamOutcome& outcome,
-                              std::string& body) {
+// A phase that one filter takes: the first whose hook returns true (the
+// others are not asked). A hook that throws counts as not taking it.
+template <class Hook>
+bool first_filter_taking(const Runtime& rt, RequestContext& ctx, const char* phase, Hook&& hook) {
   for (auto& f : rt.filters) {
     try {
-      if (f->upstream_failure_filter(ctx, outcome, body) == RetryDecision::retry) return true;
+      if (hook(*f)) return true;
     } catch (const std::exception& e) {
-      filter_failed(ctx, *f, "upstream_failure_filter", e.what());
+      filter_failed(ctx, *f, phase, e.what());
     } catch (...) {
-      filter_failed(ctx, *f, "upstream_failure_filter", "unknown exception");
+      filter_failed(ctx, *f, phase, "unknown exception");
     }
   }
   return false;
 }
 
-// The continuation phase: whether a filter wrote a next round into `body`
-// (the first that does has it). A hook that throws counts as not asking.
+// The failure phase: whether a filter asks for one more attempt.
+inline bool run_failure_phase(const Runtime& rt, RequestContext& ctx, const UpstreamOutcome& outcome,
+                              std::string& body) {
+  return first_filter_taking(rt, ctx, "upstream_failure_filter", [&](Filter& f) {
+    return f.upstream_failure_filter(ctx, outcome, body) == RetryDecision::retry;
+  });
+}
+
+// The continuation phase: whether a filter wrote a next round into `body`.
 inline bool run_continuation_phase(const Runtime& rt, RequestContext& ctx, std::string& body) {
-  for (auto& f : rt.filters) {
-    try {
-      if (f->continuation_filter(ctx, body)) return true;
-    } catch (const std::exception& e) {
-      filter_failed(ctx, *f, "continuation_filter", e.what());
-    } catch (...) {
-      filter_failed(ctx, *f, "continuation_filter", "unknown exception");
-    }
-  }
-  return false;
+  return first_filter_taking(rt, ctx, "continuation_filter", [&](Filter& f) { return f.continuation_filter(ctx, body); });
 }
 
 }  // namespace td::proxy
