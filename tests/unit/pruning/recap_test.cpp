@@ -302,8 +302,9 @@ TEST_CASE("recap: a summary found for the prefix hash is used, else the extracti
   Conversation shorter = prefix(full, n - 2);
   PipelineResult rs;
   run(shorter, &none, &rs);
-  if (rs.recap_prefix_hash != 0 && plan_of(shorter, p).end == plan_of(full, p).end)
-    CHECK(rs.recap_prefix_hash == asked[0]);
+  REQUIRE(rs.recap_prefix_hash != 0);
+  REQUIRE(plan_of(shorter, p).end == plan_of(full, p).end);  // the same cut
+  CHECK(rs.recap_prefix_hash == asked[0]);
   CHECK(recap_prefix_hash(full, 5) != recap_prefix_hash(full, 6));
   CHECK(recap_prefix_hash(full, 5) == recap_prefix_hash(prefix(full, 7), 5));
 }
