@@ -1,6 +1,7 @@
 // Invariants on every request of every recorded trajectory, through the
 // proxy's own diet (proxy/filters/diet.hpp), with the default profile and with every
-// strategy on at aggressive settings.
+// strategy on at aggressive settings. The test suites `trajectories` and
+// `trajectories_memo` are ctest tests of their own (tests/CMakeLists.txt).
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
@@ -168,12 +169,12 @@ std::uint64_t check_all(const pruning::Profile* profile, std::uint32_t window_tu
 
 }  // namespace
 
-TEST_CASE("every request of every trajectory, default profile: valid, paired, system and last turns intact, stable") {
+TEST_CASE("every request of every trajectory, default profile: valid, paired, system and last turns intact, stable" * doctest::test_suite("trajectories")) {
   REQUIRE(trajectories().size() >= 20);
   check_all(nullptr, pruning::Profile{}.window_turns);
 }
 
-TEST_CASE("every request of every trajectory, every strategy on and eager: the same invariants") {
+TEST_CASE("every request of every trajectory, every strategy on and eager: the same invariants" * doctest::test_suite("trajectories")) {
   pruning::Profile p;
   p.trigger_tokens = 0;
   p.payback_requests = 100000;
@@ -194,7 +195,7 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   CHECK(check_all(&p, p.window_turns) > 0);
 }
 
-TEST_CASE("every request of every trajectory: the plan memo changes nothing, and a growing history hits it") {
+TEST_CASE("every request of every trajectory: the plan memo changes nothing, and a growing history hits it" * doctest::test_suite("trajectories_memo")) {
   using namespace td::pruning;
   for (const bool eager : {false, true}) {
     Profile p;
@@ -248,7 +249,7 @@ bool is_notice(std::string_view line) {
 
 }  // namespace
 
-TEST_CASE("every trajectory, default profile: snips keep informative heads and tails, folds name what they hide") {
+TEST_CASE("every trajectory, default profile: snips keep informative heads and tails, folds name what they hide" * doctest::test_suite("trajectories")) {
   const config::Config cfg = config::default_config();
   std::uint64_t snips = 0, folds = 0;
   for (const Trajectory& t : trajectories()) {
