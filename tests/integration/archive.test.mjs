@@ -1,8 +1,9 @@
 // The archive through the real binary (docs/design.md §The archive):
 // GET /v1/tokendiet/archive/<id> gives an entry back to the API key that
 // caused it and 404 to any other, never going upstream; `tokendiet archive
-// ls|show|id` read the same directory; entries live under 0700 directories in
-// 0600 files.
+// ls|show|id` read the same directory. The entries here are written by the
+// test in the archive's layout; archive_eviction.test.mjs checks what tokendiet
+// writes itself (0600 files under 0700 directories).
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {createHash} from 'node:crypto';

@@ -68,6 +68,8 @@ test('a completed task is evicted to the archive before the request goes; the ne
     const sent = fake.last();
     const contents = toolContents(sent);
     for (const text of evicted) assert.ok(!contents.includes(text), 'the evicted output did not go upstream');
+    for (const text of evicted)
+      assert.ok(!upstreamText(sent).includes(JSON.stringify(text).slice(1, 200)), 'nor any part of it');
     assert.ok(JSON.parse(upstreamText(sent)).tools.some(t => t.function?.name === 'tokendiet_recall'));
     const tombstones = contents.filter(c => TOMBSTONE.test(c));
     assert.equal(tombstones.length, 2);

@@ -4,23 +4,26 @@
 // shape, the client's credentials) and goes upstream with the model's text in
 // its recap; the same request again makes none and sends the same bytes; a
 // summarizer that fails (an error status, a timeout) leaves the extractive
-// recap and the request still succeeds.
+// recap and the request still succeeds. For OpenAI chat, Responses (an
+// OpenAI summarizer), Anthropic and Gemini clients.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {startFakeUpstream, startTokendiet, rawRequest, recordedHistory, agentRequest} from '../support/index.mjs';
 
 // The fake answers a chat completion with "six": that is the summary.
-const profile = (name, model, extra = '') => `  - name: ${name}
+const profile = (name, model, extra = '', provider = 'openai') => `  - name: ${name}
     models: ["*-${name}"]
     token_threshold: 30000
     trigger_tokens: 100000000
     cache_write_price: 0
     summarizer:
-      provider: openai
+      provider: ${provider}
       model: ${model}
 ${extra}`;
 const CONFIG = `profiles:
 ${profile('sum', 'cheap-summarizer')}
+${profile('suma', 'cheap-summarizer', '', 'anthropic')}
+${profile('sumg', 'cheap-summarizer', '', 'gemini')}
 ${profile('err', 'fake-mode-500')}
 ${profile('slow', 'fake-mode-hang', '      timeout_ms: 500\n')}
 ${profile('plain', 'x').replace(/    summarizer:[\s\S]*$/, '')}
@@ -66,6 +69,48 @@ test('the first request over the threshold is summarized once; the next with the
   const again = await send('gpt-4o-sum', 1);
   assert.equal(again.recap, first.recap);
 });
+
+// The other wire formats: the summarizer asked in the client's provider's own
+// shape and path, with the client's own key; its text in the recap.
+const recapIn = body => {
+  const m = /"(\[tokendiet recap: (?:[^"\\]|\\.)*)"/.exec(body);
+  return m ? JSON.parse(`"${m[1]}"`) : undefined;
+};
+const OTHERS = [
+  {format: 'openai_responses', model: 'gpt-5.1-codex-sum', key: {authorization: 'Bearer sk-test-key'},
+    path: '/v1/chat/completions', header: ['authorization', 'Bearer sk-test-key']},
+  {format: 'anthropic', model: 'claude-sonnet-4-5-suma', key: {'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01'},
+    path: '/v1/messages', header: ['x-api-key', 'sk-ant-test']},
+  {format: 'gemini', model: 'gemini-2.5-pro-sumg', key: {'x-goog-api-key': 'g-test-key'},
+    path: '/v1beta/models/cheap-summarizer:generateContent', header: ['x-goog-api-key', 'g-test-key']},
+];
+for (const c of OTHERS) {
+  test(`${c.format}: the summarizer asked once in the provider's shape, its text in the recap`, async () => {
+    const req = agentRequest(c.format, history, 'Carry on with the next step.', {model: c.model});
+    const path = c.format === 'gemini' ? req.path.replace(/models\/[^:]+:/, `models/${c.model}:`) : req.path;
+    const go = async requests => {
+      fake.clear();
+      const r = await rawRequest({port: td.port, method: 'POST', path, body: req.body,
+        headers: {'content-type': 'application/json', ...c.key}, timeoutMs: 30000});
+      assert.equal(r.status, 200, r.body);
+      await fake.waitForRequests(requests);
+      await new Promise(resolve => setTimeout(resolve, 200));
+      assert.equal(fake.requests.length, requests);
+      return {recap: recapIn(fake.last().body.toString()), requests: [...fake.requests]};
+    };
+    const first = await go(2);
+    const call = first.requests[0];
+    assert.equal(call.path, c.path);
+    assert.equal(call.headers[c.header[0]], c.header[1]);
+    assert.match(call.body.toString(), /Below is a record of the earlier turns/);
+    assert.ok(first.recap, 'recapped');
+    const text = first.recap.slice(first.recap.indexOf(']\n') + 2);
+    assert.ok(text.trim().length > 0, 'the model\'s text');
+    assert.doesNotMatch(first.recap, /\nturn \d+: /);
+    const again = await go(1);
+    assert.equal(again.recap, first.recap);
+  });
+}
 
 for (const [name, why] of [['err', 'an error status'], ['slow', 'a timeout']]) {
   test(`a summarizer that fails (${why}) leaves the extractive recap, and asks no more`, async () => {

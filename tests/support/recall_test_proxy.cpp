@@ -1,10 +1,11 @@
-// A proxy for the recall loop's end-to-end tests (tests/e2e/recall_sdk.test.mjs)
-// until the diet sets ctx.recall itself (issue 17's archive): the real network
-// core with the recall and usage filters, behind a filter of the tests' own
-// that does what the diet will do for a request with tombstones: append the
-// tokendiet_recall tool and set ctx.recall, here to an archive read from a
-// directory (one file per entry id). Test code only: nothing of it is in the
-// tokendiet binary.
+// A proxy for the recall loop's end-to-end tests (tests/e2e/recall_sdk.test.mjs):
+// the real network core with the recall and usage filters, behind a filter of
+// the tests' own that does the diet's part for every request (append the
+// tokendiet_recall tool, set ctx.recall to entries read from a directory, one
+// file per entry id), so the loop is driven by any entries a test chooses,
+// without a history long enough for semantic mode. The same loop through
+// `tokendiet serve` and the real archive: tests/e2e/archive_eviction_sdk.test.mjs.
+// Test code only: nothing of it is in the tokendiet binary.
 //   recall_test_proxy UPSTREAM_PORT ARCHIVE_DIR     prints "LISTENING <port>"
 #include <csignal>
 #include <cstdio>

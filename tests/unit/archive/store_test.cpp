@@ -243,7 +243,10 @@ TEST_CASE("a read-only store reads and never writes") {
   ro.read_only = true;
   Store store(tmp.path(), ro);
   CHECK(store.read(kKeyA, a.id));
-  CHECK_FALSE(store.write(kKeyA, std::span(&a, 1)));
+  const ArchivedOutput b = output("y");  // a new entry: no deduplication could answer for it
+  CHECK_FALSE(store.write(kKeyA, std::span(&b, 1)));
+  CHECK_FALSE(store.read(kKeyA, b.id));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/" + std::string(kKeyA) + "/" + b.id));
 }
 
 TEST_CASE("index lines: round trip, escapes, a torn last line skipped") {

@@ -1,4 +1,4 @@
-// Shared helpers for the usage tests: fixture loading and stream splitting.
+// Shared helpers for the unit tests: fixture loading, stream splitting, counting.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +18,13 @@ inline std::string read_fixture(const std::string& rel) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// How many times `needle` occurs in `s` (without overlaps).
+inline std::size_t occurrences(std::string_view s, std::string_view needle) {
+  std::size_t n = 0;
+  for (std::size_t at = s.find(needle); at != std::string_view::npos; at = s.find(needle, at + needle.size())) ++n;
+  return n;
 }
 
 // Pieces of `s` of `size` bytes each (the last may be shorter).

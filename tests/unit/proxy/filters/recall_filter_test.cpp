@@ -122,7 +122,7 @@ TEST_CASE("recall filter: the call answered from the archive, the rounds one res
   CHECK(c.client.find("Let me look.") != std::string::npos);
   CHECK(c.client.find("It says line 2.") != std::string::npos);
   CHECK(c.client.find("tokendiet_recall") == std::string::npos);
-  CHECK(c.client.find("event: message_start") == c.client.rfind("event: message_start"));
+  CHECK(usage_test::occurrences(c.client, "event: message_start") == 1);
   CHECK(c.ctx.recalled == std::vector<std::string>{"td-aaa"});
   CHECK(c.ctx.recall_rounds == 1);
   // The usage filter read the merged response: both rounds.
@@ -151,7 +151,7 @@ TEST_CASE("recall filter: at most 3 rounds; the fourth call reaches the client a
   CHECK(c.ctx.recall_rounds == RecallFilter::kMaxRounds);
   CHECK(c.sent.size() == 4);
   CHECK(c.client.find("tokendiet_recall") != std::string::npos);  // the last round's call, released
-  CHECK(c.client.find("event: message_stop") == c.client.rfind("event: message_stop"));
+  CHECK(usage_test::occurrences(c.client, "event: message_stop") == 1);
 }
 
 TEST_CASE("recall filter: without ctx.recall the response passes untouched and nothing continues") {

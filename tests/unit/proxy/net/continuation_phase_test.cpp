@@ -103,7 +103,7 @@ TEST_CASE("continuation phase: each round's request is the filter's body, the cl
   CHECK(observer->ends() == 1);
   CHECK(observer->status() == 200);
 
-  // The connection to the client still serves the next request.
+  // The proxy still serves the next request (on a new connection).
   ClientReply again = post(proxy->port(), kChat, "{}");
   CHECK(again.status == 200);
 }
