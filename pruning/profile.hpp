@@ -97,10 +97,18 @@ struct Profile {
   std::uint32_t stale_tool_outputs_names = 16;       // names of the hidden middle listed (0: none)
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
-  // (strategies/file_reads.hpp). 0: off. Replay: 2048 keeps 80 % of the
-  // lines agents copy (57 % without) for 7 points less input cut
-  // (docs/benchmarks.md §Compression (replay)).
-  std::uint64_t stale_tool_outputs_keep_reads_bytes = 0;
+  // (strategies/file_reads.hpp). 0: off. Replay: 2048 keeps 91 % of the
+  // lines agents copy (70 % without) for 6 points less input cut
+  // (docs/benchmarks.md §The lines agents copy).
+  std::uint64_t stale_tool_outputs_keep_reads_bytes = 2048;
+  // ... only if an earlier call named its path (a file the agent came back to).
+  bool stale_tool_outputs_keep_reads_revisited = true;
+  // ... with its runs of lines that earlier kept reads hold, over
+  // `_run_bytes`, each replaced by one line; lines compared from
+  // `_line_chars` characters on (stripped).
+  bool stale_tool_outputs_keep_reads_dedupe = true;
+  std::uint64_t stale_tool_outputs_keep_reads_dedupe_run_bytes = 48;
+  std::uint64_t stale_tool_outputs_keep_reads_dedupe_line_chars = 8;
   // A cut that saves fewer bytes than this (its notices and names counted) is not made.
   std::uint64_t stale_tool_outputs_min_saving_bytes = 32;
   // An output holding one of these (plain text) was masked or truncated by
@@ -291,6 +299,10 @@ struct Profile {
     v("stale_tool_outputs_error_lines", stale_tool_outputs_error_lines);
     v("stale_tool_outputs_names", stale_tool_outputs_names);
     v("stale_tool_outputs_keep_reads_bytes", stale_tool_outputs_keep_reads_bytes);
+    v("stale_tool_outputs_keep_reads_revisited", stale_tool_outputs_keep_reads_revisited);
+    v("stale_tool_outputs_keep_reads_dedupe", stale_tool_outputs_keep_reads_dedupe);
+    v("stale_tool_outputs_keep_reads_dedupe_run_bytes", stale_tool_outputs_keep_reads_dedupe_run_bytes);
+    v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
     v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
     v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
     v("stale_assistant_text_prose", stale_assistant_text_prose);

@@ -30,13 +30,21 @@ StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std
   const std::vector<bool> reads = profile.stale_tool_outputs_keep_reads_bytes > 0
                                        ? unsuperseded_reads(conv, profile, limit)
                                        : std::vector<bool>(limit);
+  KeptReadLines kept_lines(profile);  // fed every kept read, in order
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
     names.learn(m);
     if (m.removed) continue;
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable) continue;
-      if (reads[i] && p.text.size() <= profile.stale_tool_outputs_keep_reads_bytes) continue;
+      if (reads[i] && p.text.size() <= profile.stale_tool_outputs_keep_reads_bytes) {
+        if (!profile.stale_tool_outputs_keep_reads_dedupe) continue;
+        std::string deduped = kept_lines.dedupe(p.text);
+        if (!saves_enough(p.text.size(), deduped.size(), profile.stale_tool_outputs_min_saving_bytes)) continue;
+        st.add(i, p.text.size(), deduped.size());
+        set_text(m, p, std::move(deduped));
+        continue;
+      }
       if (p.text.size() < profile.stale_tool_outputs_threshold_bytes) continue;
       if (detail::excluded_tool(profile, names.of_result(p))) continue;
       if (cut_by_agent(p.text, profile)) continue;
