@@ -98,7 +98,7 @@ struct Profile {
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
   // (strategies/file_reads.hpp). 0: off. Replay: 2048 keeps 91 % of the
-  // lines agents copy (70 % without) for 6 points less input cut
+  // lines agents copy (70 % without) for 5 points less input cut
   // (docs/benchmarks.md §The lines agents copy).
   std::uint64_t stale_tool_outputs_keep_reads_bytes = 2048;
   // ... only if an earlier call named its path (a file the agent came back to).

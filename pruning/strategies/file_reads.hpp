@@ -16,8 +16,8 @@
 // With `stale_tool_outputs_keep_reads_revisited`, only a read of a path that
 // an earlier call already named counts: a file the agent comes back to (it
 // listed, searched or read it before) is one it works on; a file read once
-// in passing is snipped like any other output. Both depend only on earlier
-// calls.
+// in passing is snipped like any other output. Whether a call reads, and
+// whether it revisits, depend only on that call and the ones before it.
 //
 // A read is superseded when a later call of the same frontier block (the
 // turns up to the next grid point of `frontier_step_turns`) names one of

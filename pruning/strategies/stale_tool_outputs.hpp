@@ -24,11 +24,16 @@
 // "Output too large. ", Claude Code's "<persisted-output>", Codex's
 // "…N tokens truncated…"...) are left alone: cutting a placeholder again
 // saves little and garbles what the agent wrote to find the full output.
+// File reads the agent may still copy from (strategies/file_reads.hpp) up
+// to `stale_tool_outputs_keep_reads_bytes` are not cut but kept whole until
+// superseded, with their runs of lines that earlier kept reads hold replaced
+// by "[N lines as in an earlier output]" (`stale_tool_outputs_keep_reads_dedupe`).
 // Why it is safe: the output is stale (the agent acted on it turns ago); the
 // head says what it was, the tail how it ended, the error lines what failed,
 // the names what it was about; the notice says how much is missing, so the
 // model can re-run the call.
-// Reports: hits = outputs cut, bytes_saved = bytes removed net of notices.
+// Reports: hits = outputs cut (deduplicated reads included), bytes_saved =
+// bytes removed net of notices.
 #pragma once
 
 #include <cstdint>
