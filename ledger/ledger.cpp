@@ -64,12 +64,12 @@ std::size_t Ledger::queued() const {
 bool Ledger::flush() {
   std::unique_lock lock(mu_);
   std::uint64_t target = accepted_;
-  if (processed_ >= target && !calibration_pending_) return true;
+  if (processed_ >= target && !state_pending()) return true;
   if (!writer_.joinable() && !stopping_) return false;  // not started: nobody would write
   flush_asked_ = true;
   wake_.notify_one();
   done_.wait(lock, [&] {
-    return (processed_ >= target && !calibration_pending_) || writer_done_;
+    return (processed_ >= target && !state_pending()) || writer_done_;
   });
   return processed_ >= target;
 }
@@ -89,14 +89,13 @@ void Ledger::close() {
   } else {
     // Never started: commit what was queued on this thread.
     std::vector<LedgerRow> batch;
-    std::vector<CalibrationEntry> calibration;
+    State state;
     {
       std::lock_guard lock(mu_);
       batch.swap(queue_);
-      if (calibration_pending_) calibration.swap(calibration_);
-      calibration_pending_ = false;
+      state = take_state();
     }
-    write(batch, calibration);
+    write(batch, state);
     std::lock_guard lock(mu_);
     processed_ += batch.size();
   }
@@ -117,15 +116,41 @@ void Ledger::save_calibration(std::vector<CalibrationEntry> entries) {
   wake_.notify_one();
 }
 
-std::vector<CalibrationEntry> Ledger::load_calibration() {
+void Ledger::save_recap_summary(RecapSummaryRow row) {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    summaries_.push_back(std::move(row));
+  }
+  wake_.notify_one();
+}
+
+Ledger::State Ledger::take_state() {
+  State state;
+  if (calibration_pending_) state.calibration.swap(calibration_);
+  calibration_pending_ = false;
+  state.summaries.swap(summaries_);
+  return state;
+}
+
+template <typename Read>
+auto Ledger::read_store(Read read) {
   // The store is the writer's; borrow it under the queue lock only before
   // the writer exists (startup), otherwise read through a second connection.
   {
     std::lock_guard lock(mu_);
-    if (!writer_.joinable() && !closed_) return store_->load_calibration();
+    if (!writer_.joinable() && !closed_) return read(*store_);
   }
   auto opened = LedgerStore::open(options_.path, LedgerStore::Access::ReadOnly);
-  return opened.store ? opened.store->load_calibration() : std::vector<CalibrationEntry>{};
+  return opened.store ? read(*opened.store) : decltype(read(*store_)){};
+}
+
+std::vector<RecapSummaryRow> Ledger::load_recap_summaries() {
+  return read_store([](LedgerStore& s) { return s.load_recap_summaries(kRecapSummariesKept); });
+}
+
+std::vector<CalibrationEntry> Ledger::load_calibration() {
+  return read_store([](LedgerStore& s) { return s.load_calibration(); });
 }
 
 void Ledger::run() {
@@ -133,11 +158,11 @@ void Ledger::run() {
   // Background work: best effort (a sandbox may refuse; the writer still runs).
   if (options_.writer_nice != 0) setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options_.writer_nice);
   std::vector<LedgerRow> batch;
-  std::vector<CalibrationEntry> calibration;
+  State state;
   std::unique_lock lock(mu_);
   for (;;) {
     wake_.wait(lock, [&] {
-      return stopping_ || flush_asked_ || calibration_pending_ || !queue_.empty();
+      return stopping_ || flush_asked_ || state_pending() || !queue_.empty();
     });
     if (!stopping_ && !flush_asked_) {
       // Gather a batch: up to flush_interval after the first row.
@@ -147,28 +172,27 @@ void Ledger::run() {
     }
     flush_asked_ = false;
     batch.swap(queue_);
-    if (calibration_pending_) calibration.swap(calibration_);
-    calibration_pending_ = false;
+    state = take_state();
     bool stop = stopping_;
     lock.unlock();
 
-    write(batch, calibration);
+    write(batch, state);
     std::uint64_t n = batch.size();
     batch.clear();
     // A backlog (the writer is niced, and a saturated machine can leave it
     // behind for a while) grew this vector: give that memory back rather
     // than keep two vectors sized for the worst backlog ever seen.
     if (batch.capacity() > 4 * options_.batch_rows) std::vector<LedgerRow>().swap(batch);
-    calibration.clear();
+    state = {};
 
     lock.lock();
     processed_ += n;
     done_.notify_all();
-    if (stop && queue_.empty() && !calibration_pending_) return;
+    if (stop && queue_.empty() && !state_pending()) return;
   }
 }
 
-void Ledger::write(std::vector<LedgerRow>& batch, std::vector<CalibrationEntry>& calibration) {
+void Ledger::write(std::vector<LedgerRow>& batch, State& state) {
   std::span<const LedgerRow> rest(batch);
   while (!rest.empty()) {
     auto chunk = rest.first(std::min(rest.size(), options_.commit_rows));
@@ -185,9 +209,13 @@ void Ledger::write(std::vector<LedgerRow>& batch, std::vector<CalibrationEntry>&
     }
     if (!rest.empty()) std::this_thread::yield();  // let a waiting I/O thread have the core
   }
-  if (!calibration.empty()) {
-    std::string why = store_->save_calibration(calibration);
+  if (!state.calibration.empty()) {
+    std::string why = store_->save_calibration(state.calibration);
     if (!why.empty()) report(options_.path + ": calibration not saved: " + why);
+  }
+  if (!state.summaries.empty()) {
+    std::string why = store_->save_recap_summaries(state.summaries, kRecapSummariesKept);
+    if (!why.empty()) report(options_.path + ": recap summaries not saved: " + why);
   }
 }
 

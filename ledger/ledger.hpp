@@ -94,6 +94,14 @@ class Ledger {
   // Read at startup, before the writer has anything to do.
   std::vector<CalibrationEntry> load_calibration();
 
+  // A recap a model wrote (or "" for a summarizer that failed), stored with
+  // the writer's next batch; the file keeps the newest `kRecapSummariesKept`.
+  // Never blocks on I/O.
+  static constexpr std::size_t kRecapSummariesKept = 2048;
+  void save_recap_summary(RecapSummaryRow row);
+  // The newest kRecapSummariesKept, oldest first; read at startup.
+  std::vector<RecapSummaryRow> load_recap_summaries();
+
   std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   std::uint64_t written() const { return written_.load(std::memory_order_relaxed); }
   std::uint64_t write_errors() const { return write_errors_.load(std::memory_order_relaxed); }
@@ -104,7 +112,16 @@ class Ledger {
  private:
   Ledger(LedgerOptions options, std::unique_ptr<LedgerStore> store);
   void run();
-  void write(std::vector<LedgerRow>& batch, std::vector<CalibrationEntry>& calibration);
+  // What the writer takes besides rows: the calibration, the recap summaries.
+  struct State {
+    std::vector<CalibrationEntry> calibration;
+    std::vector<RecapSummaryRow> summaries;
+  };
+  bool state_pending() const { return calibration_pending_ || !summaries_.empty(); }  // under mu_
+  State take_state();                                                                 // under mu_
+  template <typename Read>
+  auto read_store(Read read);  // read(LedgerStore&) on a connection no other thread uses
+  void write(std::vector<LedgerRow>& batch, State& state);
   void report(const std::string& message) const {
     if (options_.report_error) options_.report_error(message);
   }
@@ -118,6 +135,7 @@ class Ledger {
   std::vector<LedgerRow> queue_;
   std::vector<CalibrationEntry> calibration_;
   bool calibration_pending_ = false;
+  std::vector<RecapSummaryRow> summaries_;
   std::uint64_t accepted_ = 0;   // rows ever queued
   std::uint64_t processed_ = 0;  // rows ever committed or failed
   bool flush_asked_ = false;

@@ -11,7 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "ledger/sqlite_util.hpp"
+
 namespace td::proxy {
+using namespace sql;
 namespace {
 
 constexpr const char* kCreateV1 = R"sql(
@@ -71,36 +74,23 @@ struct AddedColumn {
   const char* name;
 };
 constexpr AddedColumn kAddedColumns[] = {{2, "recovery"}, {3, "evicted_tasks"}, {4, "recalled"}};
-static_assert(std::size(kAddedColumns) + 1 == kLedgerSchemaVersion);
 
-std::string errmsg(sqlite3* db, const char* what) {
-  return std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
-}
-
-// A prepared statement that finalizes itself.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  explicit operator bool() const { return s_ != nullptr; }
-  sqlite3_stmt* get() const { return s_; }
-
- private:
-  sqlite3_stmt* s_ = nullptr;
+// The tables each later schema version added.
+//   5: the recaps a model wrote (ledger_state.cpp), so a restart renders
+//      them again rather than asking the model anew.
+struct AddedTable {
+  int version;
+  const char* sql;
 };
-
-std::string text(sqlite3_stmt* s, int col) {
-  const unsigned char* t = sqlite3_column_text(s, col);
-  return t ? std::string(reinterpret_cast<const char*>(t),
-                         static_cast<size_t>(sqlite3_column_bytes(s, col)))
-           : std::string();
-}
-
-void bind_text(sqlite3_stmt* s, int i, const std::string& v) {
-  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
-}
+constexpr AddedTable kAddedTables[] = {{5, R"sql(
+CREATE TABLE recap_summaries (
+  seq        INTEGER PRIMARY KEY,
+  key        INTEGER NOT NULL UNIQUE,
+  text       TEXT    NOT NULL,
+  created_ms INTEGER NOT NULL
+);
+)sql"}};
+static_assert(std::size(kAddedColumns) + std::size(kAddedTables) + 1 == kLedgerSchemaVersion);
 
 // A list column: the items joined by `sep` (strategies: ','; task titles and
 // entry ids, which may hold commas: '\n').
@@ -123,21 +113,6 @@ std::vector<std::string> split(const std::string& s, char sep = ',') {
     start = at + 1;
   }
   return out;
-}
-
-// Runs SQL that returns no rows; "" on success.
-std::string exec(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) == SQLITE_OK) return {};
-  std::string why = err ? err : sqlite3_errmsg(db);
-  sqlite3_free(err);
-  return why;
-}
-
-std::int64_t now_ms() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
 }
 
 std::string parent_dir(const std::string& path) {
@@ -244,11 +219,13 @@ std::string LedgerStore::migrate() {
       if (why.empty()) why = exec(db_, "PRAGMA user_version = 1");
       v = 1;
     }
-    for (const AddedColumn& c : kAddedColumns) {
-      if (!why.empty() || v != c.version - 1) continue;
-      why = exec(db_, ("ALTER TABLE requests ADD COLUMN " + std::string(c.name) + " TEXT NOT NULL DEFAULT ''").c_str());
-      if (why.empty()) why = exec(db_, ("PRAGMA user_version = " + std::to_string(c.version)).c_str());
-      v = c.version;
+    for (int next = v + 1; why.empty() && next <= kLedgerSchemaVersion; v = next++) {
+      for (const AddedColumn& c : kAddedColumns)
+        if (c.version == next)
+          why = exec(db_, ("ALTER TABLE requests ADD COLUMN " + std::string(c.name) + " TEXT NOT NULL DEFAULT ''").c_str());
+      for (const AddedTable& t : kAddedTables)
+        if (t.version == next) why = exec(db_, t.sql);
+      if (why.empty()) why = exec(db_, ("PRAGMA user_version = " + std::to_string(next)).c_str());
     }
   }
   if (!why.empty()) {
@@ -423,45 +400,6 @@ std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms) {
     out.push_back(std::move(u));
   }
   return out;
-}
-
-std::vector<CalibrationEntry> LedgerStore::load_calibration() {
-  Stmt s(db_, "SELECT model, ratio, samples FROM calibration ORDER BY model");
-  std::vector<CalibrationEntry> out;
-  if (!s) return out;
-  while (sqlite3_step(s.get()) == SQLITE_ROW)
-    out.push_back({text(s.get(), 0), sqlite3_column_double(s.get(), 1),
-                   sqlite3_column_int64(s.get(), 2)});
-  return out;
-}
-
-std::string LedgerStore::save_calibration(const std::vector<CalibrationEntry>& entries) {
-  if (entries.empty()) return {};
-  Stmt s(db_,
-         "INSERT INTO calibration (model, ratio, samples, updated_ms) VALUES (?, ?, ?, ?) "
-         "ON CONFLICT(model) DO UPDATE SET ratio = excluded.ratio, samples = excluded.samples, "
-         "updated_ms = excluded.updated_ms");
-  if (!s) return errmsg(db_, "prepare calibration");
-  if (auto why = exec(db_, "BEGIN IMMEDIATE"); !why.empty()) return "begin: " + why;
-  std::int64_t now = now_ms();
-  for (const auto& e : entries) {
-    bind_text(s.get(), 1, e.model);
-    sqlite3_bind_double(s.get(), 2, e.ratio);
-    sqlite3_bind_int64(s.get(), 3, e.samples);
-    sqlite3_bind_int64(s.get(), 4, now);
-    int rc = sqlite3_step(s.get());
-    sqlite3_reset(s.get());
-    if (rc != SQLITE_DONE) {
-      std::string why = errmsg(db_, "save calibration");
-      exec(db_, "ROLLBACK");
-      return why;
-    }
-  }
-  if (auto why = exec(db_, "COMMIT"); !why.empty()) {
-    exec(db_, "ROLLBACK");
-    return "commit: " + why;
-  }
-  return {};
 }
 
 }  // namespace td::proxy

@@ -1,5 +1,7 @@
 // The usage ledger's SQLite file: schema, inserts, the report's aggregate
-// query and the per-model estimator calibration table.
+// query (ledger_store.cpp), and the state the proxy keeps beside its rows
+// (ledger_state.cpp): the per-model estimator calibration and the recaps a
+// model wrote.
 //
 // One LedgerStore is one SQLite connection and is used by one thread at a
 // time: the ledger's writer thread in `serve`, the main thread in
@@ -24,7 +26,8 @@ namespace td::proxy {
 
 // PRAGMA user_version of the schema this build writes. Bump it with a
 // migration step in ledger_store.cpp whenever a table changes.
-inline constexpr int kLedgerSchemaVersion = 4;  // 2: the recovery column; 3: evicted_tasks; 4: recalled
+inline constexpr int kLedgerSchemaVersion = 5;  // 2: the recovery column; 3: evicted_tasks; 4: recalled;
+                                                // 5: the recap_summaries table
 
 // The estimator's correction for one model: upstream prompt tokens divided by
 // our estimate, averaged over `samples` requests.
@@ -33,6 +36,15 @@ struct CalibrationEntry {
   double ratio = 1.0;
   std::int64_t samples = 0;
   bool operator==(const CalibrationEntry&) const = default;
+};
+
+// A recap's text as a model wrote it, under its cache key
+// (proxy/filters/recap_summary.hpp: the prefix hash and the summarizer); ""
+// records that the summarizer failed for it (the extractive recap stands).
+struct RecapSummaryRow {
+  std::uint64_t key = 0;
+  std::string text;
+  bool operator==(const RecapSummaryRow&) const = default;
 };
 
 // How `tokendiet usage` groups rows.
@@ -82,6 +94,12 @@ class LedgerStore {
   std::vector<CalibrationEntry> load_calibration();
   // Upserts every entry in one transaction; "" on success.
   std::string save_calibration(const std::vector<CalibrationEntry>& entries);
+
+  // The newest `limit` recap summaries, oldest first.
+  std::vector<RecapSummaryRow> load_recap_summaries(std::size_t limit);
+  // Stores the rows in one transaction (a key already stored keeps its first
+  // text), then keeps only the newest `keep`; "" on success.
+  std::string save_recap_summaries(const std::vector<RecapSummaryRow>& rows, std::size_t keep);
 
   int schema_version();
   const std::string& path() const { return path_; }

@@ -4,13 +4,15 @@
 // records that the summarizer failed for that prefix, so the extractive recap
 // stands for it and renders the same bytes on every later request. Bounded:
 // past kCapacity prefixes the oldest go first (a prefix evicted and seen again
-// is summarized again). In memory only: a restart summarizes each live
-// session's prefix once more.
+// is summarized again). Kept across restarts where the ledger is on: each new
+// text goes to `persist` (Telemetry hands it to the ledger's writer) and the
+// ledger's texts come back through restore() at startup.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -31,13 +33,24 @@ class RecapSummaryCache {
   // The first text stored for a prefix stays (two requests that raced to
   // summarize it render the first answer).
   void put(std::uint64_t prefix_hash, std::string text) {
-    std::lock_guard lock(mu_);
-    if (!texts_.emplace(prefix_hash, std::move(text)).second) return;
-    order_.push_back(prefix_hash);
-    while (order_.size() > kCapacity) {
-      texts_.erase(order_.front());
-      order_.pop_front();
+    Persist persist;
+    {
+      std::lock_guard lock(mu_);
+      if (!insert(prefix_hash, text)) return;
+      persist = persist_;
     }
+    if (persist) persist(prefix_hash, text);
+  }
+  // A text kept from before (the ledger's, at startup): stored, not persisted again.
+  void restore(std::uint64_t prefix_hash, std::string text) {
+    std::lock_guard lock(mu_);
+    insert(prefix_hash, std::move(text));
+  }
+  // Where put() sends each new text; set once at startup.
+  using Persist = std::function<void(std::uint64_t prefix_hash, const std::string& text)>;
+  void persist_to(Persist persist) {
+    std::lock_guard lock(mu_);
+    persist_ = std::move(persist);
   }
   std::size_t size() const {
     std::lock_guard lock(mu_);
@@ -45,7 +58,18 @@ class RecapSummaryCache {
   }
 
  private:
+  bool insert(std::uint64_t prefix_hash, std::string text) {  // under mu_
+    if (!texts_.emplace(prefix_hash, std::move(text)).second) return false;
+    order_.push_back(prefix_hash);
+    while (order_.size() > kCapacity) {
+      texts_.erase(order_.front());
+      order_.pop_front();
+    }
+    return true;
+  }
+
   mutable std::mutex mu_;
+  Persist persist_;
   std::unordered_map<std::uint64_t, std::string> texts_;
   std::deque<std::uint64_t> order_;
 };

@@ -97,6 +97,11 @@ std::string Telemetry::open_ledger(const config::Config& config) {
   for (const auto& e : ledger_->load_calibration())
     restored.push_back({e.model, e.ratio, static_cast<std::uint64_t>(std::max<std::int64_t>(e.samples, 0))});
   calibration_.set_state(restored);
+  // The recaps a model wrote before the restart render the same bytes again.
+  for (auto& row : ledger_->load_recap_summaries()) diet_caches_.summaries.restore(row.key, std::move(row.text));
+  diet_caches_.summaries.persist_to([ledger = ledger_.get()](std::uint64_t key, const std::string& text) {
+    ledger->save_recap_summary({key, text});
+  });
   ledger_ptr_.store(ledger_.get(), std::memory_order_release);
   return {};
 }

@@ -1,11 +1,13 @@
 // The process-wide state of `serve`: the /metrics registry, the usage ledger,
-// the token estimator's per-model calibration (persisted in the ledger file)
-// and the diet's caches. They outlive config reloads (a SIGHUP rebuilds the
+// the token estimator's per-model calibration and the recaps a model wrote
+// (both persisted in the ledger file) and the diet's caches. They outlive config reloads (a SIGHUP rebuilds the
 // filters, not the counters or the caches), so they live here rather than in
 // any filter.
 //
 // Startup:  telemetry().open_ledger(config)   before accepting connections;
-//                                             also restores the calibration
+//                                             also restores the calibration and
+//                                             the recap summaries, and sends new
+//                                             summaries to the ledger
 // /metrics: telemetry().metrics().render()    (Content-Type Metrics::kContentType)
 // Counting: tok::counter_for_model(model, &telemetry().calibration()), and
 //           calibration().observe(model, raw_estimate, billed_prompt) when

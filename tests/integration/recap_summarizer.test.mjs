@@ -4,11 +4,11 @@
 // shape, the client's credentials) and goes upstream with the model's text in
 // its recap; the same request again makes none and sends the same bytes; a
 // summarizer that fails (an error status, a timeout) leaves the extractive
-// recap and the request still succeeds. For OpenAI chat, Responses (an
+// recap and the request still succeeds; a restart keeps the summaries. For OpenAI chat, Responses (an
 // OpenAI summarizer), Anthropic and Gemini clients.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
-import {startFakeUpstream, startTokendiet, rawRequest, recordedHistory, agentRequest} from '../support/index.mjs';
+import {startFakeUpstream, startTokendiet, rawRequest, recordedHistory, agentRequest, tempDir} from '../support/index.mjs';
 
 // The fake answers a chat completion with "six": that is the summary.
 const profile = (name, model, extra = '', provider = 'openai') => `  - name: ${name}
@@ -37,10 +37,10 @@ before(async () => {
 });
 after(async () => { await td?.stop(); await fake?.close(); });
 
-async function send(model, requests) {
+async function send(model, requests, server = td) {
   const req = agentRequest('openai_chat', history, 'Carry on with the next step.', {model});
   fake.clear();
-  const r = await rawRequest({port: td.port, method: 'POST', path: req.path, body: req.body,
+  const r = await rawRequest({port: server.port, method: 'POST', path: req.path, body: req.body,
     headers: {'content-type': 'application/json', authorization: 'Bearer sk-test-key'}, timeoutMs: 30000});
   assert.equal(r.status, 200, r.body);
   await fake.waitForRequests(requests);
@@ -68,6 +68,28 @@ test('the first request over the threshold is summarized once; the next with the
 
   const again = await send('gpt-4o-sum', 1);
   assert.equal(again.recap, first.recap);
+});
+
+// The summaries are kept in the ledger: a restarted proxy renders the same
+// recap and asks no model (a restart mid-session costs no cache rewrite).
+test('after a restart the same prefix renders the same recap and asks no model', async () => {
+  const state = tempDir('td-summaries-');
+  const start = () => startTokendiet({upstreams: {openai: fake.url}, config: CONFIG,
+    env: {STATE_DIRECTORY: state.dir, XDG_STATE_HOME: state.dir}});
+  try {
+    let server = await start();
+    const first = await send('gpt-4o-sum', 2, server);
+    await server.stop();
+    server = await start();
+    try {
+      const again = await send('gpt-4o-sum', 1, server);
+      assert.equal(again.recap, first.recap);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    state.cleanup();
+  }
 });
 
 // The other wire formats: the summarizer asked in the client's provider's own

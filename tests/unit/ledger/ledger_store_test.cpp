@@ -46,7 +46,7 @@ TEST_CASE("a new ledger file: WAL, versioned schema, time index, private modes")
   CHECK(query_text(path, "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='requests'") ==
         "requests_time");
   CHECK(query_text(path, "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name") ==
-        "calibration|requests");
+        "calibration|recap_summaries|requests");
   CHECK(mode_of(path) == 0600);
   CHECK(mode_of(tmp.file("state")) == 0700);
   CHECK(mode_of(tmp.file("state/tokendiet")) == 0700);
@@ -204,7 +204,7 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   REQUIRE(sqlite3_exec(db, "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
-                           "ALTER TABLE requests DROP COLUMN recovery; "
+                           "ALTER TABLE requests DROP COLUMN recovery; DROP TABLE recap_summaries; "
                            "PRAGMA user_version = 1", nullptr, nullptr,
                        nullptr) == SQLITE_OK);
   sqlite3_close(db);
@@ -222,9 +222,9 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   CHECK(rows[0].tokens_before == sample_row(1).tokens_before);
 }
 
-// Schema 1 files (before recovery, evicted_tasks and recalled) are brought to
+// Schema 1 files (before recovery, evicted_tasks, recalled and recap_summaries) are brought to
 // the current schema when opened for writing, their rows kept.
-TEST_CASE("a schema-1 ledger gains the recovery, evicted_tasks and recalled columns, rows kept") {
+TEST_CASE("a schema-1 ledger gains the recovery, evicted_tasks and recalled columns and the recap_summaries table, rows kept") {
   TempDir tmp;
   const std::string path = tmp.file("usage.db");
   sqlite3* db = nullptr;
@@ -249,10 +249,12 @@ TEST_CASE("a schema-1 ledger gains the recovery, evicted_tasks and recalled colu
   sqlite3_close(db);
   auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
   REQUIRE(opened.store);
-  CHECK(opened.store->schema_version() == 4);
+  CHECK(opened.store->schema_version() == kLedgerSchemaVersion);
   auto rows = opened.store->rows_since(0);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].model == "old-model");
+  CHECK(opened.store->save_recap_summaries({{7, "a recap"}}, 10).empty());  // schema 5's table
+  CHECK(opened.store->load_recap_summaries(10) == std::vector<RecapSummaryRow>{{7, "a recap"}});
   CHECK(rows[0].evicted_tasks.empty());
   LedgerRow r = sample_row(1);
   r.evicted_tasks = {"a task"};

@@ -131,7 +131,7 @@ Profile aggressive() {
 
 }  // namespace
 
-TEST_CASE("random conversations: paired, system and last turns intact, deterministic, stable") {
+TEST_CASE("random conversations: paired, system and last turns intact, deterministic, stable" * doctest::test_suite("property")) {
   const Profile p = aggressive();
   for (unsigned seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);

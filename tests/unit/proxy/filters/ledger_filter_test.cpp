@@ -185,3 +185,27 @@ TEST_CASE("the estimator calibration is saved in the ledger and restored on the 
   CHECK(restarted.calibration().ratio("claude-x") == doctest::Approx(0.9));
   CHECK(restarted.calibration().ratio("never-seen") == 1.0);
 }
+
+TEST_CASE("the recaps a model wrote are kept in the ledger and restored on the next start") {
+  TempDir tmp;
+  td::config::Config cfg;
+  cfg.ledger.path = tmp.file("usage.db");
+  {
+    Telemetry t;
+    t.diet_caches().summaries.put(1, "before the ledger: memory only");
+    REQUIRE(t.open_ledger(cfg).empty());
+    t.diet_caches().summaries.put(2, "a model's recap");
+    t.diet_caches().summaries.put(3, "");  // the summarizer failed: the extractive recap stays
+    t.diet_caches().summaries.put(2, "a later answer");  // the first text stays
+    REQUIRE(t.ledger()->flush());
+    t.close_ledger();
+  }
+  Telemetry restarted;
+  CHECK_FALSE(restarted.diet_caches().summaries.get(2));
+  REQUIRE(restarted.open_ledger(cfg).empty());
+  CHECK(restarted.diet_caches().summaries.get(2) == std::optional<std::string>("a model's recap"));
+  CHECK(restarted.diet_caches().summaries.get(3) == std::optional<std::string>(""));
+  CHECK_FALSE(restarted.diet_caches().summaries.get(1));
+  REQUIRE(restarted.ledger()->flush());
+  CHECK(restarted.ledger()->load_recap_summaries().size() == 2);  // restored, not written again
+}
