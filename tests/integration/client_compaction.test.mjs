@@ -5,7 +5,7 @@
 // diet prunes. The log line says mode none and why.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
-import {startFakeUpstream, startTokendiet, rawRequest, recordedHistory, fixtureText, agentRequest} from '../support/index.mjs';
+import {startFakeAndProxy, rawRequest, recordedHistory, fixtureText, agentRequest} from '../support/index.mjs';
 
 // Prunes the recorded history at once (no cache-economics wait).
 const CONFIG = 'profiles:\n  - name: eager\n    trigger_tokens: 20000\n    cache_write_price: 0\n';
@@ -17,13 +17,10 @@ const AGENTS = [
   {agent: 'Gemini CLI (verification)', format: 'gemini', prompt: 'gemini-cli-verify.txt', tools: false, stream: false},
 ];
 
-let fake, td;
+let fake, td, stop;
 const history = recordedHistory();
-before(async () => {
-  fake = await startFakeUpstream();
-  td = await startTokendiet({upstreams: {openai: fake.url, anthropic: fake.url, gemini: fake.url}, config: CONFIG});
-});
-after(async () => { await td?.stop(); await fake?.close(); });
+before(async () => { ({fake, td, stop} = await startFakeAndProxy(CONFIG)); });
+after(async () => { await stop?.(); });
 
 
 async function sendThrough({path, body}) {

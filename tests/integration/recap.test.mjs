@@ -5,7 +5,7 @@
 // and the same history under the threshold goes without one.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
-import {startFakeUpstream, startTokendiet, rawRequest, recordedHistory, agentRequest} from '../support/index.mjs';
+import {startFakeAndProxy, rawRequest, recordedHistory, agentRequest} from '../support/index.mjs';
 
 // Two profiles by model: a low threshold (the history, ~70k tokens, is over
 // it) and one far above it. The frontier's own pruning is kept out of the
@@ -30,22 +30,17 @@ const FORMATS = [
   {format: 'gemini', model: 'gemini-2.5-pro'},
 ];
 
-let fake, td;
+let fake, td, stop;
 const history = recordedHistory();
 const TASK = history.find(m => m.role === 'user').content;
-before(async () => {
-  fake = await startFakeUpstream();
-  td = await startTokendiet({upstreams: {openai: fake.url, anthropic: fake.url, gemini: fake.url}, config: CONFIG});
-});
-after(async () => { await td?.stop(); await fake?.close(); });
+before(async () => { ({fake, td, stop} = await startFakeAndProxy(CONFIG)); });
+after(async () => { await stop?.(); });
 
 async function send(format, model) {
   const req = agentRequest(format, history, 'Carry on with the next step.', {model});
-  // Gemini names its model in the path.
-  const path = format === 'gemini' ? req.path.replace(/models\/[^:]+:/, `models/${model}:`) : req.path;
   fake.clear();
   const from = td.lines.length;
-  const r = await rawRequest({port: td.port, method: 'POST', path, body: req.body,
+  const r = await rawRequest({port: td.port, method: 'POST', path: req.path, body: req.body,
     headers: {'content-type': 'application/json'}, timeoutMs: 30000});
   assert.equal(r.status, 200, r.body);
   await fake.waitForRequests(1);

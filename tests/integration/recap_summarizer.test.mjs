@@ -8,7 +8,7 @@
 // OpenAI summarizer), Anthropic and Gemini clients.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
-import {startFakeUpstream, startTokendiet, rawRequest, recordedHistory, agentRequest, tempDir} from '../support/index.mjs';
+import {startFakeAndProxy, startTokendiet, rawRequest, recordedHistory, agentRequest, tempDir} from '../support/index.mjs';
 
 // The fake answers a chat completion with "six": that is the summary.
 const profile = (name, model, extra = '', provider = 'openai') => `  - name: ${name}
@@ -29,13 +29,10 @@ ${profile('slow', 'fake-mode-hang', '      timeout_ms: 500\n')}
 ${profile('plain', 'x').replace(/    summarizer:[\s\S]*$/, '')}
 `;
 
-let fake, td;
+let fake, td, stop;
 const history = recordedHistory();
-before(async () => {
-  fake = await startFakeUpstream();
-  td = await startTokendiet({upstreams: {openai: fake.url, anthropic: fake.url, gemini: fake.url}, config: CONFIG});
-});
-after(async () => { await td?.stop(); await fake?.close(); });
+before(async () => { ({fake, td, stop} = await startFakeAndProxy(CONFIG)); });
+after(async () => { await stop?.(); });
 
 async function send(model, requests, server = td) {
   const req = agentRequest('openai_chat', history, 'Carry on with the next step.', {model});
@@ -109,10 +106,9 @@ const OTHERS = [
 for (const c of OTHERS) {
   test(`${c.format}: the summarizer asked once in the provider's shape, its text in the recap`, async () => {
     const req = agentRequest(c.format, history, 'Carry on with the next step.', {model: c.model});
-    const path = c.format === 'gemini' ? req.path.replace(/models\/[^:]+:/, `models/${c.model}:`) : req.path;
     const go = async requests => {
       fake.clear();
-      const r = await rawRequest({port: td.port, method: 'POST', path, body: req.body,
+      const r = await rawRequest({port: td.port, method: 'POST', path: req.path, body: req.body,
         headers: {'content-type': 'application/json', ...c.key}, timeoutMs: 30000});
       assert.equal(r.status, 200, r.body);
       await fake.waitForRequests(requests);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import net from 'node:net';
 import url from 'node:url';
 import {rawRequest} from './http.mjs';
+import {startFakeUpstream} from '../fake_upstream/server.mjs';
 
 const here = path.dirname(url.fileURLToPath(import.meta.url));
 export const SOURCE_DIR = process.env.TD_SOURCE_DIR || path.resolve(here, '..', '..');
@@ -125,6 +126,14 @@ export async function startTokendiet({upstreams = {}, config = null, args = [], 
     state.cleanup();
     throw new Error(`tokendiet ${argv.join(' ')} did not become healthy (${JSON.stringify(s.exited)}); output:\n${s.output()}`);
   }
+}
+
+// The in-process fake upstream and a tokendiet with `config` sending every
+// provider to it, for a test file's before(); stop() in its after().
+export async function startFakeAndProxy(config) {
+  const fake = await startFakeUpstream();
+  const td = await startTokendiet({upstreams: {openai: fake.url, anthropic: fake.url, gemini: fake.url}, config});
+  return {fake, td, stop: async () => { await td.stop(); await fake.close(); }};
 }
 
 // The fake upstream in its own process (for load: the test process stays free).

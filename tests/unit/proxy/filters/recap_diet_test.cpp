@@ -18,31 +18,10 @@
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
-using td::proxy::test::fixture;
+using td::proxy::test::prefix_body;
+using td::proxy::test::trajectory;
 
 namespace {
-
-// The request holding a trajectory's first `n` messages, as an OpenAI chat body.
-std::string prefix_body(const rapidjson::Document& t, std::size_t n, const char* model) {
-  rapidjson::Document body(rapidjson::kObjectType);
-  auto& a = body.GetAllocator();
-  body.AddMember("model", rapidjson::Value(model, a), a);
-  rapidjson::Value messages(rapidjson::kArrayType);
-  for (std::size_t i = 0; i < n; ++i) messages.PushBack(rapidjson::Value(t["messages"][i], a), a);
-  body.AddMember("messages", messages, a);
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  body.Accept(w);
-  return sb.GetString();
-}
-
-rapidjson::Document trajectory(const char* name) {
-  rapidjson::Document d;
-  const std::string text = fixture(std::string("replay/") + name);
-  d.Parse(text.data(), text.size());
-  REQUIRE_FALSE(d.HasParseError());
-  return d;
-}
 
 bool fired(const DietOutcome& d, std::string_view name) {
   return std::find(d.result.fired.begin(), d.result.fired.end(), name) != d.result.fired.end();

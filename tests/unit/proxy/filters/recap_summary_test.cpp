@@ -30,23 +30,10 @@ struct FakeSummarizer : RecapSummarizer {
   }
 };
 
-// The trajectory's first `n` messages as an OpenAI chat body.
+// The first `n` messages of the longest trajectory as an OpenAI chat body.
 std::string prefix_body(std::size_t n) {
-  rapidjson::Document t;
-  const std::string text = fixture("replay/mini-swe-agent-12.json");
-  t.Parse(text.data(), text.size());
-  REQUIRE_FALSE(t.HasParseError());
-  rapidjson::Document body(rapidjson::kObjectType);
-  auto& a = body.GetAllocator();
-  body.AddMember("model", "gpt-4o", a);
-  rapidjson::Value messages(rapidjson::kArrayType);
-  n = std::min<std::size_t>(n, t["messages"].Size());
-  for (std::size_t i = 0; i < n; ++i) messages.PushBack(rapidjson::Value(t["messages"][i], a), a);
-  body.AddMember("messages", messages, a);
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  body.Accept(w);
-  return sb.GetString();
+  static const rapidjson::Document t = td::proxy::test::trajectory("mini-swe-agent-12.json");
+  return td::proxy::test::prefix_body(t, n, "gpt-4o");
 }
 
 td::config::Config summarizing_config() {

@@ -7,6 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -24,14 +25,27 @@ inline std::string fixture(const std::string& name) {
   return ss.str();
 }
 
+inline std::string json_text(const rapidjson::Document& d) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  d.Accept(w);
+  return sb.GetString();
+}
+
+// A replay trajectory (tests/fixtures/replay/`name`), parsed.
+inline rapidjson::Document trajectory(const std::string& name) {
+  const std::string text = fixture("replay/" + name);
+  rapidjson::Document d;
+  d.Parse(text.data(), text.size());
+  REQUIRE_FALSE(d.HasParseError());
+  return d;
+}
+
 // A replay trajectory as the compact OpenAI chat body an SDK sends for its
 // last turn: every message before the last assistant message (`model`, if
 // given, instead of the trajectory's).
 inline std::string trajectory_body(const std::string& name, const char* model = nullptr) {
-  std::string text = fixture("replay/" + name);
-  rapidjson::Document d;
-  d.Parse(text.data(), text.size());
-  REQUIRE_FALSE(d.HasParseError());
+  const rapidjson::Document d = trajectory(name);
   rapidjson::Document body(rapidjson::kObjectType);
   auto& a = body.GetAllocator();
   if (model)
@@ -43,10 +57,20 @@ inline std::string trajectory_body(const std::string& name, const char* model = 
     messages.PopBack();
   if (!messages.Empty()) messages.PopBack();
   body.AddMember("messages", messages, a);
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  body.Accept(w);
-  return sb.GetString();
+  return json_text(body);
+}
+
+// The request holding trajectory `t`'s first `n` messages (at most all of
+// them), as an OpenAI chat body for `model`.
+inline std::string prefix_body(const rapidjson::Document& t, std::size_t n, const char* model) {
+  rapidjson::Document body(rapidjson::kObjectType);
+  auto& a = body.GetAllocator();
+  body.AddMember("model", rapidjson::Value(model, a), a);
+  rapidjson::Value messages(rapidjson::kArrayType);
+  n = std::min<std::size_t>(n, t["messages"].Size());
+  for (std::size_t i = 0; i < n; ++i) messages.PushBack(rapidjson::Value(t["messages"][i], a), a);
+  body.AddMember("messages", messages, a);
+  return json_text(body);
 }
 
 // A profile that prunes the recorded histories from 20,000 tokens on,
