@@ -38,7 +38,7 @@ struct Profile {
   // Nothing is pruned until the history holds this many tokens (counted on
   // the history as the client sent it). Anthropic context editing triggers
   // at 100k; with the cache-economics gate below, replay measured 8k.
-  std::uint64_t trigger_tokens = 8000;
+  std::uint64_t trigger_tokens = 10000;
   // A frontier step must save at least this many tokens (clear_at_least):
   // 128 covers OpenAI's cache granularity (cached prefixes in 128-token steps).
   std::uint64_t clear_at_least_tokens = 128;
@@ -100,7 +100,7 @@ struct Profile {
   // (strategies/file_reads.hpp). 0: off. Replay: 2048 keeps 91 % of the
   // lines agents copy (70 % without) for 5 points less input cut
   // (docs/benchmarks.md §The lines agents copy).
-  std::uint64_t stale_tool_outputs_keep_reads_bytes = 2048;
+  std::uint64_t stale_tool_outputs_keep_reads_bytes = 2560;
   // ... only if an earlier call named its path (a file the agent came back to).
   bool stale_tool_outputs_keep_reads_revisited = true;
   // ... with its runs of lines that earlier kept reads hold, over

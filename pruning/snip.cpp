@@ -21,10 +21,10 @@ constexpr std::array<std::string_view, 14> kErrorWords = {
 // inside (0, 1 or 2: the line the head ends in, the one the tail starts in).
 // A piece of a line is never called a line.
 std::string hidden_notice(std::size_t whole, std::size_t parts, std::size_t bytes) {
-  if (whole == 0) return "[... " + std::to_string(bytes) + " bytes hidden ...]\n";
+  if (whole == 0) return "[… " + std::to_string(bytes) + " bytes hidden]\n";
   std::string what = text::count_noun(whole, "line", "lines");
   if (parts > 0) what += " and parts of " + std::to_string(parts);
-  return "[... " + what + " (" + std::to_string(bytes) + " bytes) hidden ...]\n";
+  return "[… " + what + " hidden]\n";
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
@@ -315,7 +315,7 @@ void NameSet::grow() {
 
 std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* listed,
                    std::vector<std::string_view>* used, bool json_escaped) {
-  constexpr std::string_view kOpen = "[names in the hidden lines: ";
+  constexpr std::string_view kOpen = "[hidden names: ";
   std::size_t size = max_names ? kOpen.size() + 256 : 0;  // room for a names line
   for (const auto& piece : s.pieces) size += piece.text.size();
   std::string out;

@@ -128,6 +128,32 @@ std::vector<std::pair<std::size_t, std::size_t>> heredoc_bodies(std::string_view
   return out;
 }
 
+// The line numbers a read shows (`grep -n`, `cat -n`, `nl`: "496:", "497-",
+// "   12\t"), ascending, or none when fewer than 3 or under 60 % of its
+// non-blank lines carry one (then it is not a numbered read).
+std::vector<std::uint32_t> shown_line_numbers(std::string_view text) {
+  std::vector<std::uint32_t> numbers;
+  std::size_t lines = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    std::size_t i = 0;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size()) continue;
+    ++lines;
+    std::size_t d = i;
+    std::uint32_t n = 0;
+    while (d < line.size() && d - i < 9 && line[d] >= '0' && line[d] <= '9') n = n * 10 + std::uint32_t(line[d++] - '0');
+    if (d > i && d < line.size() && (line[d] == ':' || line[d] == '-' || line[d] == '\t')) numbers.push_back(n);
+  }
+  if (numbers.size() < 3 || numbers.size() * 10 < lines * 6) return {};
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  return numbers;
+}
+
 }  // namespace
 
 bool reads_a_file(std::string_view name, std::string_view arguments) {
@@ -166,37 +192,68 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const Profile& pr
     bool reads;
     std::vector<std::string_view> paths;
   };
+  struct Named {
+    std::uint32_t at;
+    std::vector<std::string_view> paths;
+    std::string_view read_id;  // the call's id if it reads a file (revisit or not), else empty
+  };
   std::unordered_map<std::string_view, Call> calls;  // by id: the latest call with it
   std::unordered_set<std::string_view> named_before;  // paths named by the calls so far
-  std::vector<std::pair<std::uint32_t, std::vector<std::string_view>>> named;  // every call's paths, in order
-  std::vector<std::vector<std::string_view>> read_paths(limit);               // per read: what it read
+  std::vector<Named> named;                            // every call, in order
+  std::vector<std::vector<std::string_view>> read_paths(limit);  // per read: what it read
+  std::vector<std::string_view> read_id(limit);                  // per read: its call's id
+  std::unordered_map<std::string_view, std::string_view> read_text;  // by call id: a read's output
   for (std::uint32_t i = 0; i < limit; ++i) {
     for (const Part& p : conv.messages[i].parts) {
       if (p.kind == PartKind::ToolCall) {
         Call c{i, reads_a_file(p.name, p.text), paths_in(p.text)};
+        named.push_back({i, c.paths, c.reads ? p.id : std::string_view{}});
         const bool revisits = std::any_of(c.paths.begin(), c.paths.end(),
                                           [&](std::string_view a) { return named_before.contains(a); });
         if (profile.stale_tool_outputs_keep_reads_revisited && !revisits) c.reads = false;
         named_before.insert(c.paths.begin(), c.paths.end());
-        named.emplace_back(i, c.paths);
         if (!p.id.empty()) calls[p.id] = std::move(c);
       } else if (p.kind == PartKind::ToolResult) {
+        read_text[p.id] = p.text;
         auto it = calls.find(p.id);
         if (it == calls.end() || !it->second.reads || it->second.paths.empty()) continue;
         out[i] = true;  // superseded below, if a later call of its block names a path it read
         read_paths[i] = it->second.paths;
+        read_id[i] = p.id;
       }
     }
   }
-  // Supersession: a call after the read, before its block ends, naming one of its paths.
+  // The line numbers a read's output shows, computed once per read asked about.
+  std::unordered_map<std::string_view, std::vector<std::uint32_t>> shown;
+  auto numbers_of = [&](std::string_view id) -> const std::vector<std::uint32_t>& {
+    auto [it, fresh] = shown.try_emplace(id);
+    if (fresh) {
+      auto text = read_text.find(id);
+      if (text != read_text.end()) it->second = shown_line_numbers(text->second);
+    }
+    return it->second;
+  };
+  // Supersession: a call after the read, before its block ends, naming one
+  // of its paths; but a newer numbered read that does not show every line
+  // the older one showed (`grep -n -A 50` of another function of the same
+  // file) leaves the older one whole: the agent copies from what it saw.
   for (std::uint32_t i = 0; i < limit; ++i) {
     if (!out[i]) continue;
-    for (const auto& [at, paths] : named) {
-      if (at <= i) continue;
-      if (at >= block_end[i]) break;
-      for (std::string_view a : paths)
-        for (std::string_view b : read_paths[i])
-          if (a == b) out[i] = false;
+    for (const Named& later : named) {
+      if (later.at <= i) continue;
+      if (later.at >= block_end[i]) break;
+      const bool same_path = std::any_of(later.paths.begin(), later.paths.end(), [&](std::string_view a) {
+        return std::find(read_paths[i].begin(), read_paths[i].end(), a) != read_paths[i].end();
+      });
+      if (!same_path) continue;
+      if (!later.read_id.empty()) {
+        const std::vector<std::uint32_t>& mine = numbers_of(read_id[i]);
+        const std::vector<std::uint32_t>& theirs = numbers_of(later.read_id);
+        if (!mine.empty() && !theirs.empty() && !std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end()))
+          continue;
+      }
+      out[i] = false;
+      break;
     }
   }
   return out;

@@ -52,7 +52,7 @@ void append_folding_blobs(std::string& out, std::string_view line, std::uint64_t
     std::size_t len = k - i;
     if (len >= blob_min && (hex || (lower && upper && digit))) {
       out.append(line.substr(i, 16));
-      out += "[... " + std::to_string(len) + "-byte " + (hex ? "hex" : "base64") + " blob folded ...]";
+      out += "[… " + std::to_string(len) + "-byte " + (hex ? "hex" : "base64") + " blob folded]";
     } else {
       out.append(line.substr(i, k - i));
     }
@@ -141,15 +141,15 @@ std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_
       paths = hidden_paths(ls, i + 1, similar - 1, ls[i] + ls[similar - 1], max_names);
     if (same - i >= run_min && !blank) {
       out += ensure_newline(ls[i]);
-      out += "[... previous line repeated " + std::to_string(same - i - 1) + " more times ...]\n";
+      out += "[… previous line repeated " + std::to_string(same - i - 1) + " more times]\n";
       if (same == n && !ls[n - 1].empty() && ls[n - 1].back() != '\n') out.pop_back();
       i = same;
     } else if (paths) {
       out += ensure_newline(ls[i]);
-      out += "[... " + std::to_string(similar - i - 2) + " similar lines folded";
+      out += "[… " + std::to_string(similar - i - 2) + " similar lines folded";
       if (!paths->empty()) out += ", naming";
       for (std::string_view p : *paths) (out += ' ') += p;
-      out += " ...]\n";
+      out += "]\n";
       out += ls[similar - 1];
       i = similar;
     } else {

@@ -71,6 +71,6 @@ TEST_CASE("copied lines count when first seen in a tool output and never said by
   // load_config: the user said it first; make_helper: the assistant wrote it before the tool showed it.
   CHECK(idx.copied_lines(3) == std::vector<std::string>{"result = compute_total(items)"});
   CHECK(idx.copied_lines(2).empty());  // not an assistant message
-  CHECK(retained(idx.copied_lines(3), "x\n[... 3 lines hidden ...]\n").retained == 0);
+  CHECK(retained(idx.copied_lines(3), "x\n[… 3 lines hidden]\n").retained == 0);
   CHECK(retained(idx.copied_lines(3), "12:    result = compute_total(items)\n").retained == 1);
 }

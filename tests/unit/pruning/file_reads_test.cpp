@@ -87,6 +87,34 @@ TEST_CASE("a file read stays whole until a later call of its block names its pat
   CHECK(unsuperseded_reads(d, p, static_cast<std::uint32_t>(d.messages.size()))[3]);
 }
 
+TEST_CASE("a newer numbered read of other lines of the file does not supersede an older one") {
+  Profile p;
+  p.frontier_step_turns = 4;
+  p.stale_tool_outputs_keep_reads_revisited = false;
+  auto numbered = [](int from, int to) {
+    std::string out;
+    for (int n = from; n <= to; ++n) out += std::to_string(n) + (n == from ? ":" : "-") + "    value = compute(x)\n";
+    return out;
+  };
+  // grep -n -A shows lines 100-140, then 130-170 (another function), then
+  // 90-150 (all the first showed), then a whole-file cat with no numbers.
+  Conversation c = session({"grep -n -A 40 'def a' src/app.py", "grep -n -A 40 'def b' src/app.py",
+                            "grep -n -A 60 'def z' src/app.py", "ls"},
+                           {numbered(100, 140), numbered(130, 170), numbered(90, 150), "ok"});
+  const auto keep = unsuperseded_reads(c, p, all(c));
+  CHECK_FALSE(keep[3]);  // lines 100-140: shown again by the third read
+  CHECK(keep[5]);        // lines 130-170: no later read shows 151-170
+  CHECK(keep[7]);
+  // A read without line numbers, of the same path, supersedes as before.
+  Conversation d = session({"grep -n -A 40 'def a' src/app.py", "cat src/app.py", "ls", "ls"},
+                           {numbered(100, 140), "    value = compute(x)\n", "ok", "ok"});
+  CHECK_FALSE(unsuperseded_reads(d, p, all(d))[3]);
+  // So does a write, numbered reads or not.
+  Conversation e = session({"grep -n -A 40 'def a' src/app.py", "sed -i s/a/b/ src/app.py", "ls", "ls"},
+                           {numbered(100, 140), "", "ok", "ok"});
+  CHECK_FALSE(unsuperseded_reads(e, p, all(e))[3]);
+}
+
 TEST_CASE("with keep_reads_revisited, only a read of a path an earlier call named is kept") {
   Profile p;
   p.frontier_step_turns = 4;

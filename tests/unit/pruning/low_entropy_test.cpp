@@ -12,7 +12,7 @@ TEST_CASE("fold_text: a run of identical lines keeps the first and counts the re
   for (int i = 0; i < 42; ++i) text += "WARNING: deprecated call in module foo\n";
   text += "end\n";
   CHECK(fold_text(text, 4, 256) ==
-        "start\nWARNING: deprecated call in module foo\n[... previous line repeated 41 more times ...]\nend\n");
+        "start\nWARNING: deprecated call in module foo\n[… previous line repeated 41 more times]\nend\n");
 }
 
 TEST_CASE("fold_text: near-identical lines keep the first and the last") {
@@ -20,7 +20,7 @@ TEST_CASE("fold_text: near-identical lines keep the first and the last") {
   for (int i = 0; i <= 40; ++i) text += "Downloading package " + std::to_string(i * 10) + " kB\n";
   text += "done\n";
   std::string out = fold_text(text, 4, 256);
-  CHECK(out == "Downloading package 0 kB\n[... 39 similar lines folded ...]\nDownloading package 400 kB\ndone\n");
+  CHECK(out == "Downloading package 0 kB\n[… 39 similar lines folded]\nDownloading package 400 kB\ndone\n");
 }
 
 TEST_CASE("fold_text: lines that differ in their words are never folded") {
@@ -53,7 +53,7 @@ TEST_CASE("fold_text: tqdm bars on their own lines fold as near-identical") {
     text += "Epoch 1: " + std::to_string(i * 10) + "%|" + bar + "| " + std::to_string(i) + "/10\n";
   }
   std::string out = fold_text(text, 4, 256);
-  CHECK(out.find("[... 9 similar lines folded ...]") != std::string::npos);
+  CHECK(out.find("[… 9 similar lines folded]") != std::string::npos);
   CHECK(out.find("100%") != std::string::npos);
 }
 
@@ -64,8 +64,8 @@ TEST_CASE("fold_text: base64 and hex blobs are folded, ordinary long words are n
   for (std::size_t i = 0; i < hex.size(); i += 3) hex[i] = '7';
   std::string text = "image: data:image/png;base64," + b64 + "==\nsha: " + hex + "\n";
   std::string out = fold_text(text, 4, 256);
-  CHECK(out == "image: data:image/png;base64," + b64.substr(0, 16) + "[... 802-byte base64 blob folded ...]\nsha: " +
-                   hex.substr(0, 16) + "[... 512-byte hex blob folded ...]\n");
+  CHECK(out == "image: data:image/png;base64," + b64.substr(0, 16) + "[… 802-byte base64 blob folded]\nsha: " +
+                   hex.substr(0, 16) + "[… 512-byte hex blob folded]\n");
   std::string path = "/" + std::string(300, 'a') + "/file.py\n";  // one case, no digits
   CHECK(fold_text(path, 4, 256) == path);
   std::string commit = "commit 3f2c1e9a7b5d4c2e1f0a9b8c7d6e5f4a3b2c1d0e\n";  // 40 hex: a reference, kept
@@ -98,19 +98,19 @@ TEST_CASE("fold_text: a fold names the distinct paths it hides") {
   text += "done\n";
   std::string out = fold_text(text, 4, 256);
   CHECK(out == "checking\nok src/sqlfluff/rules/L018.py passed in 0.08s\n"
-               "[... 10 similar lines folded, naming src/sqlfluff/rules/L019.py src/sqlfluff/rules/L020.py "
+               "[… 10 similar lines folded, naming src/sqlfluff/rules/L019.py src/sqlfluff/rules/L020.py "
                "src/sqlfluff/rules/L021.py src/sqlfluff/rules/L022.py src/sqlfluff/rules/L023.py "
                "src/sqlfluff/rules/L024.py src/sqlfluff/rules/L025.py src/sqlfluff/rules/L026.py "
-               "src/sqlfluff/rules/L027.py src/sqlfluff/rules/L028.py ...]\n"
+               "src/sqlfluff/rules/L027.py src/sqlfluff/rules/L028.py]\n"
                "ok src/sqlfluff/rules/L029.py passed in 0.09s\ndone\n");
   // More distinct paths than it may name: folded from where it can name them all, or not at all.
-  CHECK(fold_text(text, 4, 256, 9).find("[... 9 similar lines folded, naming src/sqlfluff/rules/L020.py") !=
+  CHECK(fold_text(text, 4, 256, 9).find("[… 9 similar lines folded, naming src/sqlfluff/rules/L020.py") !=
         std::string::npos);
   CHECK(fold_text(text, 4, 256, 1) == text);
   // Lines that differ only in numbers that are no paths fold without names.
   std::string counts;
   for (int i = 0; i < 8; ++i) counts += "Downloading 12345" + std::to_string(i) + " bytes\n";
-  CHECK(fold_text(counts, 4, 256) == "Downloading 123450 bytes\n[... 6 similar lines folded ...]\nDownloading 123457 bytes\n");
+  CHECK(fold_text(counts, 4, 256) == "Downloading 123450 bytes\n[… 6 similar lines folded]\nDownloading 123457 bytes\n");
 }
 
 TEST_CASE("is_path_name: a slash or a file extension") {

@@ -29,16 +29,16 @@ TEST_CASE("snip_text: whole lines from head and tail, the middle counted in a no
   CHECK(out.rfind("line 0 ", 0) == 0);
   CHECK(out.find("line 199 ") != std::string::npos);
   // Every kept line is a whole original line; the notice says what is missing.
-  auto first_gap = out.find("[... ");
+  auto first_gap = out.find("[… ");
   REQUIRE(first_gap != std::string::npos);
   std::string head = out.substr(0, first_gap);
   CHECK(text.rfind(head, 0) == 0);
   CHECK(head.back() == '\n');
-  std::size_t hidden_lines = 0, hidden_bytes = 0;
-  REQUIRE(std::sscanf(out.c_str() + first_gap, "[... %zu lines (%zu bytes) hidden ...]", &hidden_lines,
-                      &hidden_bytes) == 2);
-  std::string tail = out.substr(out.find("hidden ...]\n") + 12);
-  CHECK(head.size() + hidden_bytes + tail.size() == text.size());
+  std::size_t hidden_lines = 0;
+  REQUIRE(std::sscanf(out.c_str() + first_gap, "[… %zu lines hidden]", &hidden_lines) == 1);
+  std::string tail = out.substr(out.find(" lines hidden]\n") + 15);
+  auto count_lines = [](const std::string& s) { return std::size_t(std::count(s.begin(), s.end(), '\n')); };
+  CHECK(count_lines(head) + hidden_lines + count_lines(tail) == 200);
   CHECK(text.substr(text.size() - tail.size()) == tail);
   CHECK(head.size() <= 1024);
   CHECK(tail.size() <= 1024);
@@ -81,14 +81,14 @@ TEST_CASE("snip_text: the names the hidden lines mention are listed once, unless
   for (int i = 0; i < 50; ++i) text += "more plain words follow\n";
   text += "footer done\n";
   std::string out = snip_text(text, {20, 12, 0, 16});
-  CHECK(out.find("[names in the hidden lines: parse_args lib/util.py 0.91506]\n") != std::string::npos);
+  CHECK(out.find("[hidden names: parse_args lib/util.py 0.91506]\n") != std::string::npos);
   // The kept head already says src/app.py; nothing is listed twice.
   CHECK(out.find("src/app.py") == out.rfind("src/app.py"));
   CHECK(out.rfind("header src/app.py\n", 0) == 0);
   CHECK(out.size() >= 12);
   CHECK(out.substr(out.size() - 12) == "footer done\n");
   // At most max_names; none with 0.
-  CHECK(snip_text(text, {20, 12, 0, 1}).find("[names in the hidden lines: parse_args]") != std::string::npos);
+  CHECK(snip_text(text, {20, 12, 0, 1}).find("[hidden names: parse_args]") != std::string::npos);
   CHECK(snip_text(text, {20, 12, 0, 0}).find("names in") == std::string::npos);
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("render: a name listed earlier in the request is not listed again") {
   NameSet listed{"src/mod_1.py"};
   std::vector<std::string_view> used;
   std::string out = render(s, 16, &listed, &used);
-  CHECK(out.find("[names in the hidden lines: src/mod_0.py src/mod_2.py]\n") != std::string::npos);
+  CHECK(out.find("[hidden names: src/mod_0.py src/mod_2.py]\n") != std::string::npos);
   CHECK(used == std::vector<std::string_view>{"src/mod_0.py", "src/mod_2.py"});
   // Everything listed already: no names line at all.
   listed.insert(used.begin(), used.end());
@@ -168,19 +168,19 @@ TEST_CASE("snip_text: a line cut inside is cut at a space, and its pieces are co
   line += "end";
   const std::string text = "first line\n" + line + "\nlast line\n";
   // Head and tail keep whole lines; the long middle line is a whole line.
-  CHECK(snip_text(text, {12, 12, 0, 0}).find("[... 1 line (") != std::string::npos);
+  CHECK(snip_text(text, {12, 12, 0, 0}).find("[… 1 line hidden]") != std::string::npos);
   // One long line alone: cut inside, between words.
   const std::string out = snip_text(line, {30, 30, 0, 0});
-  const std::size_t gap = out.find("\n[... ");
+  const std::size_t gap = out.find("\n[… ");
   REQUIRE(gap != std::string::npos);
   CHECK(line[gap] == ' ');  // the head is a run of whole words
-  const std::string tail = out.substr(out.find("hidden ...]\n") + 12);
-  CHECK(out.find("\n[... " + std::to_string(line.size() - gap - tail.size()) + " bytes hidden ...]\n") != std::string::npos);
+  const std::string tail = out.substr(out.find(" bytes hidden]\n") + 15);
+  CHECK(out.find("\n[… " + std::to_string(line.size() - gap - tail.size()) + " bytes hidden]\n") != std::string::npos);
   CHECK(line[line.size() - tail.size() - 1] == ' ');
   // With lines around it, the pieces and the whole lines are told apart.
   const std::string mixed = line + "\n" + numbered_lines(3, "x") + line;
   const std::string m = snip_text(mixed, {30, 30, 0, 0});
-  CHECK(m.find("[... 3 lines and parts of 2 (") != std::string::npos);
+  CHECK(m.find("[… 3 lines and parts of 2 hidden]") != std::string::npos);
   // A line with no space in reach is still cut, on a character boundary.
   const std::string blob(500, 'a');
   CHECK(snip_text(blob, {30, 30, 0, 0}).size() < blob.size());

@@ -47,7 +47,7 @@ TEST_CASE("stale outputs: a name listed by an earlier output is not listed again
   stale_tool_outputs(c, p, 100);
   const std::string& first = c.messages[3].parts[0].text;
   const std::string& second = c.messages[5].parts[0].text;
-  CHECK(first.find("[names in the hidden lines: src/shared_module.py]") != std::string::npos);
+  CHECK(first.find("[hidden names: src/shared_module.py]") != std::string::npos);
   CHECK(second.find("names in") == std::string::npos);
   CHECK(second.size() < first.size());
 }
@@ -97,7 +97,7 @@ TEST_CASE("stale outputs: names come from decoded text, never escape debris") {
   auto c = agent_loop(2, [&](int) { return out; });
   REQUIRE(stale_tool_outputs(c, Profile{}, 100).hits >= 1);
   const std::string& cut = c.messages[3].parts[0].text;
-  const std::size_t at = cut.find("[names in the hidden lines: ");
+  const std::size_t at = cut.find("[hidden names: ");
   REQUIRE(at != std::string::npos);
   const std::string names = cut.substr(at, cut.find('\n', at) - at);
   CHECK(names.find(" 2026-11-20T10:00:") != std::string::npos);
