@@ -37,7 +37,8 @@ struct Profile {
   std::uint32_t frontier_step_turns = 4;
   // Nothing is pruned until the history holds this many tokens (counted on
   // the history as the client sent it). Anthropic context editing triggers
-  // at 100k; with the cache-economics gate below, replay measured 8k.
+  // at 100k; with the cache-economics gate below, replay chose 10k (docs/benchmarks.md
+  // §Shorter notices: later, first steps come after the agents' first copies).
   std::uint64_t trigger_tokens = 10000;
   // A frontier step must save at least this many tokens (clear_at_least):
   // 128 covers OpenAI's cache granularity (cached prefixes in 128-token steps).
@@ -97,9 +98,8 @@ struct Profile {
   std::uint32_t stale_tool_outputs_names = 16;       // names of the hidden middle listed (0: none)
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
-  // (strategies/file_reads.hpp). 0: off. Replay: 2048 keeps 91 % of the
-  // lines agents copy (70 % without) for 5 points less input cut
-  // (docs/benchmarks.md §The lines agents copy).
+  // (strategies/file_reads.hpp). 0: off. Replay: docs/benchmarks.md §The lines
+  // agents copy, §Shorter notices.
   std::uint64_t stale_tool_outputs_keep_reads_bytes = 2560;
   // ... only if an earlier call named its path (a file the agent came back to).
   bool stale_tool_outputs_keep_reads_revisited = true;

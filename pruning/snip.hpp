@@ -77,7 +77,7 @@ Snipped snip(std::string_view text, const SnipOptions& options);
 
 // The text of `s`: each slot lists up to `max_names` of its names that are
 // not in `listed`, as one line
-//   "[names in the hidden lines: src/app.py parse_args E1234]"
+//   "[hidden names: src/app.py parse_args E1234]"
 // ended by "\n", or by the two characters "\n" when `json_escaped` (the text
 // is the inside of a JSON string). The names it lists are appended to `used`.
 std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* listed,
@@ -93,10 +93,10 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 //     UTF-8 character); a hidden run shorter than its notice stays as it is;
 //   - every middle line whose key is in keep_lines, and
 //     up to max_error_lines middle lines that look like errors, in order,
-//     each gap replaced by "[... 120 lines (5230 bytes) hidden ...]"; a piece
+//     each gap replaced by "[… 120 lines hidden]"; a piece
 //     of a line cut inside is never counted as a line:
-//     "[... 180 bytes hidden ...]" (inside one line),
-//     "[... 3 lines and parts of 2 (930 bytes) hidden ...]";
+//     "[… 180 bytes hidden]" (inside one line),
+//     "[… 3 lines and parts of 2 hidden]";
 //   - up to max_names names the hidden lines mention and the kept text does
 //     not, in order of appearance, on one line after the last gap.
 // Returns `text` unchanged when the result would not be shorter.

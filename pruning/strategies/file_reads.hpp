@@ -22,7 +22,10 @@
 // A read is superseded when a later call of the same frontier block (the
 // turns up to the next grid point of `frontier_step_turns`) names one of
 // its paths again: a newer read or a write, so what the agent copies next
-// comes from there. Judged within the block only, so the answer is a
+// comes from there. A newer read whose output shows line numbers (`grep -n`,
+// `cat -n`, `nl`) supersedes an older numbered one only if it shows every
+// line that one showed: a read of another function of the file does not
+// hold what the agent saw in the first. Judged within the block only, so the answer is a
 // function of the block's messages: a block is stale only once whole, and
 // then never changes (docs/design.md §Principles (4)).
 #pragma once

@@ -4,13 +4,13 @@
 //   - carriage-return redraws: of a line drawn over itself with '\r'
 //     (progress bars, spinners) only what was drawn last is kept;
 //   - runs of at least `low_entropy_min_run` identical lines: the first is kept,
-//     then "[... previous line repeated 41 more times ...]";
+//     then "[… previous line repeated 41 more times]";
 //   - runs of at least `low_entropy_min_run` near-identical lines (equal once digit
 //     runs, progress-bar blocks and repeated spaces are masked, and with a
 //     letter in them: "Downloading 12%", "Downloading 13%"...): the first
-//     and the last are kept, with "[... 38 similar lines folded ...]" between,
+//     and the last are kept, with "[… 38 similar lines folded]" between,
 //     naming the paths the hidden lines hold that the kept ones do not
-//     ("[... 8 similar lines folded, naming src/rules/L019.py src/rules/L020.py ...]");
+//     ("[… 8 similar lines folded, naming src/rules/L019.py src/rules/L020.py …]");
 //     a run hiding more than `low_entropy_names` such paths is not folded
 //     (the names are what tells its lines apart);
 //   - base64 / hex blobs of at least `low_entropy_blob_min_bytes` bytes in one run

@@ -7,12 +7,12 @@
 // `stale_tool_outputs_tail_bytes`, and up to `stale_tool_outputs_error_lines` lines of the middle
 // that look like errors (error, exception, traceback, failed, fatal, panic,
 // assert...), each gap replaced by one line
-//   [... 120 lines (5230 bytes) hidden ...]
+//   [… 120 lines hidden]
 // and, after the last gap, up to `stale_tool_outputs_names` names the hidden lines
 // mention (paths, identifiers, numbers, error codes; pruning/snip.hpp) that
 // no earlier stale output listed already (a function of earlier messages
 // only, so the rendering is stable):
-//   [names in the hidden lines: src/app.py parse_args E1234]
+//   [hidden names: src/app.py parse_args E1234]
 // A line longer than the head (tail) budget is cut inside, at a space where
 // it has one in reach, else on a UTF-8 character boundary, never inside a
 // character. A cut saving fewer than `stale_tool_outputs_min_saving_bytes`
