@@ -37,6 +37,21 @@ bool has_cache_control(const json::Document& d, std::uint32_t n) {
   return n != json::kNone && d.node(n).type != Type::Null;
 }
 
+// Whether tokendiet may add a breakpoint of its own at the stale frontier
+// (pruning::Part::cache_anchor): only for a client that caches (one
+// `cache_control` at least: without, adding one would start billing cache
+// writes it never asked for), with one of Anthropic's four breakpoints
+// free, and no `ttl` (a 5-minute mark before a client's 1-hour one is
+// rejected). The key is counted in the body's bytes: inside a string it is
+// written \"cache_control\" and does not match; a value that happens to
+// equal it only makes the count larger, so the anchor is left out.
+bool takes_cache_anchor(std::string_view body) {
+  constexpr std::string_view kKey = "\"cache_control\"";
+  std::size_t count = 0;
+  for (std::size_t at = body.find(kKey); at != std::string_view::npos; at = body.find(kKey, at + kKey.size())) ++count;
+  return count >= 1 && count <= 3 && body.find("\"ttl\"") == std::string_view::npos;
+}
+
 // tool_result content given as blocks: its text, and how an edit is written.
 TextSlot tool_result_blocks(const json::Document& d, std::uint32_t arr, std::string& text, bool& marked) {
   bool all_text = true;
@@ -203,6 +218,7 @@ bool parse(ParsedRequest& r, std::string& err) {
   std::vector<std::uint32_t> tools;
   if (f[kTools] != json::kNone) tools.push_back(f[kTools]);
   fill_overhead(r, tools);
+  r.cache_anchors = takes_cache_anchor(d.text());
   return true;
 }
 

@@ -59,7 +59,7 @@ bool render_in_place(const ParsedRequest& r, std::string_view body, const Messag
                      std::string& err) {
   std::vector<splice::Edit> edits;
   if (!splice::part_edits(r, m, edits, err)) return false;
-  std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+  std::stable_sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
   const json::Node& n = r.doc.node(r.messages[m.origin].node);
   splice::append_with_edits(out, body, n.begin, n.end, edits);
   return true;
@@ -223,7 +223,7 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
     } else {
       it.pos = pos_of[m->origin];
       bool touched = m->changed;
-      for (const Part& p : m->parts) touched = touched || p.edited;
+      for (const Part& p : m->parts) touched = touched || p.edited || (r.cache_anchors && p.cache_anchor);
       if (!touched && it.pos >= 0) {
         it.ref = r.doc.raw(r.messages[m->origin].node);
       } else if (!fmt.render_changed(r, body, *m, it.bytes, err)) {

@@ -92,6 +92,9 @@ struct ParsedRequest {
   std::uint32_t array = json::kNone;   // messages / contents / input (Responses: maybe a string)
   std::vector<SplicedMessage> spliced;  // ascending by `begin`
   std::uint32_t system = json::kNone;  // the system field's value node, if any
+  // The format takes a cache breakpoint on a part marked cache_anchor
+  // (Anthropic, when the client caches and leaves a breakpoint free).
+  bool cache_anchors = false;
 };
 
 struct ParseOutcome {

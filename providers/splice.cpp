@@ -63,7 +63,7 @@ void append_with_edits(std::string& out, std::string_view body, std::uint32_t be
 }
 
 bool apply(std::string_view body, std::vector<Edit> edits, std::string& out) {
-  std::sort(edits.begin(), edits.end(),
+  std::stable_sort(edits.begin(), edits.end(),
             [](const Edit& a, const Edit& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
   std::size_t grow = 0;
   for (std::size_t i = 0; i < edits.size(); ++i) {
@@ -94,8 +94,20 @@ bool same_structure(const ParsedRequest& r, const Message& m) {
   return true;
 }
 
+bool anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, Edit& out) {
+  if (!r.cache_anchors || !p.cache_anchor) return false;
+  const PartSource* src = source_of(r, m, p);
+  if (!src || src->elem == json::kNone || r.doc.node(src->elem).type != json::Type::Object) return false;
+  if (r.doc.raw(src->elem).find("\"cache_control\"") != std::string_view::npos) return false;  // marked already
+  const std::uint32_t close = r.doc.node(src->elem).end - 1;  // the block's '}'
+  out = Edit{close, close, ",\"cache_control\":{\"type\":\"ephemeral\"}", {}};
+  return true;
+}
+
 bool part_edits(const ParsedRequest& r, const Message& m, std::vector<Edit>& out, std::string& err) {
   for (const Part& p : m.parts) {
+    Edit anchor;
+    if (anchor_edit(r, m, p, anchor)) out.push_back(std::move(anchor));
     if (!p.edited) continue;
     const PartSource* src = source_of(r, m, p);
     if (!src) {
@@ -133,6 +145,8 @@ bool element_bytes(const ParsedRequest& r, std::string_view body, const Message&
     }
     edits.push_back(std::move(e));
   }
+  Edit anchor;  // after any edit of the text: an inserted "content" comes first
+  if (anchor_edit(r, m, p, anchor)) edits.push_back(std::move(anchor));
   append_with_edits(out, body, n.begin, n.end, edits);
   return true;
 }

@@ -37,7 +37,13 @@ bool apply(std::string_view body, std::vector<Edit> edits, std::string& out);
 // Is the message's part list exactly the parsed one (same parts, same order)?
 bool same_structure(const ParsedRequest& r, const pruning::Message& m);
 
-// Edits for the edited parts of a message whose structure is unchanged.
+// The edit that gives part `p`'s block a cache breakpoint
+// (`"cache_control":{"type":"ephemeral"}`), if the format takes one there
+// (ParsedRequest::cache_anchors, Part::cache_anchor) and the block has none.
+bool anchor_edit(const ParsedRequest& r, const pruning::Message& m, const pruning::Part& p, Edit& out);
+
+// Edits for the edited parts of a message whose structure is unchanged, and
+// its cache breakpoint (anchor_edit).
 bool part_edits(const ParsedRequest& r, const pruning::Message& m, std::vector<Edit>& out,
                 std::string& err);
 

@@ -44,6 +44,10 @@ struct Part {
   bool editable = true;   // false: the adapter cannot re-render it faithfully
   bool edited = false;    // set through set_text(); the writer re-renders it
   bool is_error = false;  // ToolResult the provider flagged as an error
+  // The last part of the prefix that stays as sent until the stale frontier
+  // moves again (pipeline.hpp): a provider that caches only at explicit
+  // breakpoints (Anthropic) marks it, so a step finds that prefix cached.
+  bool cache_anchor = false;
   mutable TextDigest digest;  // of `text`, filled on first use by text_hash()
 };
 

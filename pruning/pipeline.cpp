@@ -81,6 +81,32 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
   return f;
 }
 
+// Marks the last part before `end` that a provider breakpoint may sit on
+// (Part::cache_anchor): `end` is the frontier the previous request left, so
+// every request since the last step sent [0, end) alike, and the next step's
+// first change comes at or after it. Text, tool calls and tool results only
+// (a signed thinking block or an image is not a place for one), in a message
+// of the array (not a system field).
+void mark_cache_anchor(Conversation& conv, std::uint32_t end) {
+  for (Message& m : conv.messages)
+    for (Part& p : m.parts) p.cache_anchor = false;
+  end = std::min<std::uint32_t>(end, static_cast<std::uint32_t>(conv.messages.size()));
+  for (std::uint32_t i = end; i-- > 0;) {
+    Message& m = conv.messages[i];
+    if (m.removed || m.system_field) continue;
+    for (std::size_t k = m.parts.size(); k-- > 0;) {
+      Part& p = m.parts[k];
+      const bool markable = (p.kind == PartKind::Text && !p.text.empty()) || p.kind == PartKind::ToolCall ||
+                            p.kind == PartKind::ToolResult;
+      if (markable) {
+        p.cache_anchor = true;
+        return;
+      }
+    }
+    return;  // the message just before the frontier has no such part: none this request
+  }
+}
+
 // The archived entries whose tombstones are still in `conv` (trim-middle and
 // pairing repair may have dropped some).
 void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>& archived) {
@@ -161,6 +187,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   }
   r.stale_turns = f.turns;
   r.stale_messages = f.messages;
+  mark_cache_anchor(conv, f.at_request.size() >= 2 ? f.at_request[f.at_request.size() - 2] : 0);
   r.strategies = std::move(lossy);
 
   r.semantic_stepped = std::any_of(tombstones.begin(), tombstones.end(), [](const Tombstone& t) { return t.placed_now; });

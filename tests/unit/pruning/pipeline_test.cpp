@@ -160,3 +160,34 @@ TEST_CASE("pipeline: the loss cap holds the frontier back where the payback rule
   auto capped = c;
   CHECK_FALSE(prune(capped, p, QuarterCounter{}).changed());
 }
+
+TEST_CASE("pipeline: the cache anchor is the last part before the frontier the previous request left") {
+  const auto full = busy_loop(60);
+  const Profile p = eager();
+  std::uint32_t prev_stale = 0;
+  int anchored = 0, on_steps = 0;
+  for (std::size_t n = 3; n <= full.messages.size(); ++n) {
+    if (n < full.messages.size() && full.messages[n].role != Role::Assistant) continue;
+    auto c = prefix(full, n);
+    const auto r = prune(c, p, QuarterCounter{});
+    std::vector<std::pair<std::size_t, std::size_t>> marked;
+    for (std::size_t i = 0; i < c.messages.size(); ++i)
+      for (std::size_t k = 0; k < c.messages[i].parts.size(); ++k)
+        if (c.messages[i].parts[k].cache_anchor) marked.emplace_back(i, k);
+    INFO("request of " << n << " messages, frontier " << prev_stale << " -> " << r.stale_messages);
+    if (prev_stale == 0) {
+      CHECK(marked.empty());  // no request before sent a pruned prefix
+    } else {
+      // The message just before the previous frontier, its last part (a
+      // tool result or a call with text: every message here has one).
+      REQUIRE(marked.size() == 1);
+      CHECK(marked[0].first == prev_stale - 1);
+      CHECK(marked[0].second == c.messages[prev_stale - 1].parts.size() - 1);
+      ++anchored;
+      on_steps += r.stale_messages != prev_stale;  // a step: still at the old frontier
+    }
+    prev_stale = r.stale_messages;
+  }
+  CHECK(anchored > 10);
+  CHECK(on_steps >= 2);
+}
