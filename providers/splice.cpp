@@ -106,20 +106,23 @@ bool anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, Edit& 
 
 bool part_edits(const ParsedRequest& r, const Message& m, std::vector<Edit>& out, std::string& err) {
   for (const Part& p : m.parts) {
+    if (p.edited) {
+      const PartSource* src = source_of(r, m, p);
+      if (!src) {
+        err = "edited part has no source";
+        return false;
+      }
+      Edit e;
+      if (!p.editable || !slot_edit(src->slot, p, e, err)) {
+        if (err.empty()) err = "edited a part marked not editable";
+        return false;
+      }
+      out.push_back(std::move(e));
+    }
+    // After the text's edit, as element_bytes() writes it: an inserted
+    // "content" comes before the breakpoint either way (the sorts are stable).
     Edit anchor;
     if (anchor_edit(r, m, p, anchor)) out.push_back(std::move(anchor));
-    if (!p.edited) continue;
-    const PartSource* src = source_of(r, m, p);
-    if (!src) {
-      err = "edited part has no source";
-      return false;
-    }
-    Edit e;
-    if (!p.editable || !slot_edit(src->slot, p, e, err)) {
-      if (err.empty()) err = "edited a part marked not editable";
-      return false;
-    }
-    out.push_back(std::move(e));
   }
   return true;
 }

@@ -158,3 +158,23 @@ TEST_CASE("other formats ignore the anchor") {
   REQUIRE(w.ok);
   CHECK(w.body.find("cache_control") == std::string::npos);
 }
+
+TEST_CASE("anthropic: a tool result without content, edited and anchored, is written alike in place and rebuilt") {
+  const std::string mark = std::string(",") + std::string(kMark);
+  std::string body = body_with(mark, mark);
+  const std::string result = R"(,"content":"line 1\nline 2")";
+  body.erase(body.find(result), result.size());  // {"type":"tool_result","tool_use_id":"u1"}
+  const std::string expected = R"({"type":"tool_result","tool_use_id":"u1","content":"x","cache_control":{"type":"ephemeral"}})";
+  for (bool rebuilt : {false, true}) {
+    ParsedRequest r = parse_ok(Api::anthropic, body, "anthropic");
+    auto& msgs = r.conversation.messages;
+    msgs[3].parts[0].cache_anchor = true;
+    td::pruning::set_text(msgs[3], msgs[3].parts[0], "x");
+    if (rebuilt) {
+      msgs[2].parts.erase(msgs[2].parts.begin());
+      msgs[2].changed = true;
+    }
+    INFO(rebuilt);
+    CHECK(write_ok(r, body).find(expected) != std::string::npos);
+  }
+}
