@@ -218,7 +218,7 @@ bool parse(ParsedRequest& r, std::string& err) {
   std::vector<std::uint32_t> tools;
   if (f[kTools] != json::kNone) tools.push_back(f[kTools]);
   fill_overhead(r, tools);
-  r.cache_anchors = takes_cache_anchor(d.text());
+  r.cache_anchor_rule = takes_cache_anchor;
   return true;
 }
 

@@ -223,7 +223,7 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
     } else {
       it.pos = pos_of[m->origin];
       bool touched = m->changed;
-      for (const Part& p : m->parts) touched = touched || p.edited || (r.cache_anchors && p.cache_anchor);
+      for (const Part& p : m->parts) touched = touched || p.edited || (r.cache_anchor_rule && p.cache_anchor);
       if (!touched && it.pos >= 0) {
         it.ref = r.doc.raw(r.messages[m->origin].node);
       } else if (!fmt.render_changed(r, body, *m, it.bytes, err)) {

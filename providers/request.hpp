@@ -92,9 +92,12 @@ struct ParsedRequest {
   std::uint32_t array = json::kNone;   // messages / contents / input (Responses: maybe a string)
   std::vector<SplicedMessage> spliced;  // ascending by `begin`
   std::uint32_t system = json::kNone;  // the system field's value node, if any
-  // The format takes a cache breakpoint on a part marked cache_anchor
-  // (Anthropic, when the client caches and leaves a breakpoint free).
-  bool cache_anchors = false;
+  // Whether this body takes a cache breakpoint on a part marked
+  // cache_anchor: the format's rule (Anthropic's: the client caches and
+  // leaves a breakpoint free), null for formats without breakpoints. Asked
+  // only when an anchored part is written, as it scans the body.
+  bool (*cache_anchor_rule)(std::string_view body) = nullptr;
+  bool takes_cache_anchor() const { return cache_anchor_rule && cache_anchor_rule(doc.text()); }
 };
 
 struct ParseOutcome {

@@ -95,7 +95,7 @@ bool same_structure(const ParsedRequest& r, const Message& m) {
 }
 
 bool anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, Edit& out) {
-  if (!r.cache_anchors || !p.cache_anchor) return false;
+  if (!p.cache_anchor || !r.takes_cache_anchor()) return false;
   const PartSource* src = source_of(r, m, p);
   if (!src || src->elem == json::kNone || r.doc.node(src->elem).type != json::Type::Object) return false;
   if (r.doc.raw(src->elem).find("\"cache_control\"") != std::string_view::npos) return false;  // marked already

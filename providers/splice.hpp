@@ -39,7 +39,7 @@ bool same_structure(const ParsedRequest& r, const pruning::Message& m);
 
 // The edit that gives part `p`'s block a cache breakpoint
 // (`"cache_control":{"type":"ephemeral"}`), if the format takes one there
-// (ParsedRequest::cache_anchors, Part::cache_anchor) and the block has none.
+// (Part::cache_anchor, ParsedRequest::takes_cache_anchor) and the block has none.
 bool anchor_edit(const ParsedRequest& r, const pruning::Message& m, const pruning::Part& p, Edit& out);
 
 // Edits for the edited parts of a message whose structure is unchanged, and

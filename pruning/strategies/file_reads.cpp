@@ -202,19 +202,21 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const Profile& pr
   std::vector<Named> named;                            // every call, in order
   std::vector<std::vector<std::string_view>> read_paths(limit);  // per read: what it read
   std::vector<std::string_view> read_id(limit);                  // per read: its call's id
-  std::unordered_map<std::string_view, std::string_view> read_text;  // by call id: a read's output
+  std::unordered_set<std::string_view> read_ids;                     // calls that read a file, revisit or not
+  std::unordered_map<std::string_view, std::string_view> read_text;  // by call id: such a call's output
   for (std::uint32_t i = 0; i < limit; ++i) {
     for (const Part& p : conv.messages[i].parts) {
       if (p.kind == PartKind::ToolCall) {
         Call c{i, reads_a_file(p.name, p.text), paths_in(p.text)};
         named.push_back({i, c.paths, c.reads ? p.id : std::string_view{}});
+        if (c.reads) read_ids.insert(p.id);
         const bool revisits = std::any_of(c.paths.begin(), c.paths.end(),
                                           [&](std::string_view a) { return named_before.contains(a); });
         if (profile.stale_tool_outputs_keep_reads_revisited && !revisits) c.reads = false;
         named_before.insert(c.paths.begin(), c.paths.end());
         if (!p.id.empty()) calls[p.id] = std::move(c);
       } else if (p.kind == PartKind::ToolResult) {
-        read_text[p.id] = p.text;
+        if (read_ids.contains(p.id)) read_text[p.id] = p.text;
         auto it = calls.find(p.id);
         if (it == calls.end() || !it->second.reads || it->second.paths.empty()) continue;
         out[i] = true;  // superseded below, if a later call of its block names a path it read
