@@ -327,6 +327,10 @@ class Loader {
     static constexpr std::string_view kEfforts[] = {"none", "minimal", "low", "medium", "high"};
     if (std::find(std::begin(kEfforts), std::end(kEfforts), p.thinking_budget_effort) == std::end(kEfforts))
       bad("thinking_budget_effort", "must be one of none, minimal, low, medium, high");
+    // The recall loop's bounds (docs/design.md §Recall): what one round may add to a request.
+    if (p.recall_max_calls < 1 || p.recall_max_calls > 64) bad("recall_max_calls", "must be between 1 and 64");
+    if (p.recall_max_answer_bytes < 256 || p.recall_max_answer_bytes > (16u << 20))
+      bad("recall_max_answer_bytes", "must be between 256 and 16777216 bytes");
   }
 
   void add_profile(Config& cfg, pruning::Profile p, const YAML::Mark& at) {

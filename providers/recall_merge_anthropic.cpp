@@ -1,6 +1,7 @@
 // RecallMerge for Anthropic Messages (docs/design.md §Recall): one
 // message_start and one message_delta/message_stop, content block indices
 // consecutive across rounds, usage summed in the last message_delta.
+#include <algorithm>
 #include <map>
 
 #include "providers/json_append.hpp"
@@ -66,16 +67,25 @@ class AnthropicSseMerge final : public RecallMerge {
     return true;
   }
 
+  // The held client calls released; the recall calls never (the round cap,
+  // a failed continuation): with no client call left, the turn ended.
   void finish(std::string& out) override {
-    for (auto& [i, b] : blocks_)
-      if (b.kind != Kind::pass) release(b, out);
-    if (round_ == 0 && !end_delta_.empty()) {
+    bool client_calls = false, recalls = false;
+    for (auto& [i, b] : blocks_) {
+      if (b.kind == Kind::held) {
+        release(b, out);
+        client_calls = true;
+      }
+      recalls = recalls || b.kind == Kind::recall;
+    }
+    if (round_ == 0 && !recalls && !end_delta_.empty()) {
       out.append(end_delta_);  // a response of one round: its end as it came
     } else if (!end_delta_.empty()) {
       Document d;
       if (parse(event_data(end_delta_), d) && d.IsObject()) {
-        Value usage(total_, d.GetAllocator());
-        set(d, "usage", std::move(usage), d.GetAllocator());
+        if (round_ > 0) set(d, "usage", Value(total_, d.GetAllocator()), d.GetAllocator());
+        if (!client_calls && d.HasMember("delta") && str(d["delta"], "stop_reason") == "tool_use")
+          set(d["delta"], "stop_reason", Value("end_turn"), d.GetAllocator());
         append_event(out, "message_delta", to_json(d));
       }
     }
@@ -83,6 +93,7 @@ class AnthropicSseMerge final : public RecallMerge {
                                  : end_stop_);
     end_delta_.clear();
     end_stop_.clear();
+    blocks_.clear();
   }
 
  private:
@@ -231,6 +242,10 @@ class AnthropicJsonMerge final : public JsonRoundsMerge {
     for (auto& b : round_["content"].GetArray())
       if (is_recall_tool_use(b)) calls_.push_back({std::string(str(b, "id")), to_json(b["input"])});
   }
+  void drop_recall_calls() override {
+    Value& content = round_["content"];
+    for (auto it = content.Begin(); it != content.End();) it = is_recall_tool_use(*it) ? content.Erase(it) : it + 1;
+  }
   void carry_over() override {
     for (auto& b : round_["content"].GetArray()) content_.PushBack(Value(b, content_.GetAllocator()), content_.GetAllocator());
   }
@@ -238,6 +253,8 @@ class AnthropicJsonMerge final : public JsonRoundsMerge {
     set(round_, "content", Value(content_, a), a);
     set(round_, "usage", Value(total_, a), a);
     if (!first_id_.empty()) set(round_, "id", Value(first_id_.c_str(), a), a);
+    const bool client_calls = std::any_of(content_.Begin(), content_.End(), [](const Value& b) { return is_tool_use(b); });
+    if (!client_calls && str(round_, "stop_reason") == "tool_use") set(round_, "stop_reason", Value("end_turn"), a);
   }
 
   Document content_{rapidjson::kArrayType};  // what the client gets of the rounds continued

@@ -105,16 +105,21 @@ class JsonRoundsMerge : public RecallMerge {
       body_.clear();
       return calls_;
     }
+    if (rounds_ == 0) first_id_ = std::string(str(round_, "id"));
     collect_recall_calls();
     if (calls_.empty()) finish(out);
     return calls_;
   }
 
+  // The recall calls never reach the client (the round cap, a failed
+  // continuation); a turn left without client calls ended.
   void finish(std::string& out) override {
-    if (rounds_ == 0) {
+    if (!round_.IsObject()) return;  // nothing to end (not one of the format's bodies)
+    if (rounds_ == 0 && calls_.empty()) {
       out.append(body_);  // one round: as it came
     } else {
       if (!continued_) {  // else this round was carried over already (its continuation failed)
+        drop_recall_calls();
         carry_over();
         add_usage();
       }
@@ -122,6 +127,7 @@ class JsonRoundsMerge : public RecallMerge {
       out.append(to_json(round_));
     }
     body_.clear();
+    round_.SetNull();
   }
 
  protected:
@@ -129,6 +135,8 @@ class JsonRoundsMerge : public RecallMerge {
   virtual bool well_formed() = 0;
   // Appends the round's tokendiet_recall calls to calls_.
   virtual void collect_recall_calls() = 0;
+  // Takes the tokendiet_recall calls out of round_ (a round ending without its continuation).
+  virtual void drop_recall_calls() = 0;
   // Takes what the client gets of round_ (the last round, not continued) into the carried-over state.
   virtual void carry_over() = 0;
   // Writes the carried-over state, total_ and first_id_ into round_.
@@ -136,7 +144,7 @@ class JsonRoundsMerge : public RecallMerge {
 
   // After continue_with() appended the turn: the round is counted and its usage summed.
   void keep_round() {
-    if (rounds_++ == 0) first_id_ = std::string(str(round_, "id"));
+    ++rounds_;
     add_usage();
     body_.clear();
     continued_ = true;

@@ -48,10 +48,10 @@ class GeminiRounds {
       for (auto& p : parts->GetArray()) {
         const bool call = p.HasMember("functionCall") && p["functionCall"].IsObject();
         if (call && str(p["functionCall"], "name") == kRecallToolName) {
+          // Never the client's: into the turn that continues the round only.
           const auto& fc = p["functionCall"];
           calls_.push_back({std::string(str(fc, "id")), fc.HasMember("args") ? to_json(fc["args"]) : "{}"});
           turn_.push_back(to_json(p));
-          held_.PushBack(Value(p, held_.GetAllocator()), held_.GetAllocator());
           changed = true;
         } else if (call) {
           held_.PushBack(Value(p, held_.GetAllocator()), held_.GetAllocator());  // the client's: until the round ends
@@ -73,7 +73,7 @@ class GeminiRounds {
     return !had_parts || (parts && !parts->Empty()) || finishes(chunk);
   }
 
-  // The held calls back into `chunk` (the round's last), as they came.
+  // The held client calls back into `chunk` (the round's last), as they came.
   void release_into(Document& chunk) {
     Value* parts = parts_of(chunk);
     if (!parts) return;
@@ -115,7 +115,7 @@ class GeminiRounds {
   std::string first_id_;
   std::vector<std::string> turn_;  // this round's parts, the recall calls included
   std::vector<RecallCall> calls_;
-  Document held_{rapidjson::kArrayType};  // this round's call parts, in order
+  Document held_{rapidjson::kArrayType};  // this round's client call parts, in order
   Document round_usage_{rapidjson::kObjectType};
   Document total_{rapidjson::kObjectType};  // the rounds continued
   unsigned rounds_ = 0;
@@ -209,14 +209,21 @@ class GeminiJsonMerge final : public RecallMerge {
   void finish(std::string& out) override {
     if (rounds_.rounds() == 0 && rounds_.calls().empty()) {
       out.append(body_);  // one round, nothing cut: as it came
-    } else if (!round_.empty()) {
+      body_.clear();
+      return;
+    }
+    std::vector<std::string> all = kept_;
+    if (!round_.empty()) {  // else a continuation failed: the rounds kept end it
       Document last;
-      if (parse(round_.back(), last)) rounds_.release_into(last);
-      round_.back() = to_json(last);
-      std::vector<std::string> all = kept_;
+      if (parse(round_.back(), last)) {
+        rounds_.release_into(last);
+        round_.back() = to_json(last);
+      }
       all.insert(all.end(), round_.begin(), round_.end());
-      out.append(array_ ? "[" : "");
+    }
+    if (!all.empty()) {
       if (array_) {
+        out.append("[");
         for (std::size_t i = 0; i < all.size(); ++i) out.append(i ? "," : "").append(all[i]);
         out.append("]");
       } else {
@@ -224,6 +231,8 @@ class GeminiJsonMerge final : public RecallMerge {
       }
     }
     body_.clear();
+    round_.clear();
+    kept_.clear();
   }
 
  private:

@@ -1,6 +1,8 @@
 // RecallMerge for OpenAI chat completions (docs/design.md §Recall): one chunk
 // id, the finish_reason of the last round, one usage chunk (summed) and one
 // [DONE]. Chunks carrying tool calls are held until their round ends.
+#include <algorithm>
+
 #include "providers/json_append.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_merge_common.hpp"
@@ -86,22 +88,33 @@ class OpenAiChatSseMerge final : public RecallMerge {
     return true;
   }
 
+  // The held client calls released, the recall calls never (the round cap,
+  // a failed continuation): with no client call left, the turn stopped.
   void finish(std::string& out) override {
-    for (const auto& e : held_) write(e, out);
+    const bool recalls = std::any_of(calls_.begin(), calls_.end(), [](const ToolCall& c) { return is_recall(c); });
+    const bool client_calls = std::any_of(calls_.begin(), calls_.end(), [](const ToolCall& c) { return !is_recall(c); });
+    for (const auto& e : held_) {
+      if (recalls) write_without_recalls(e, out);
+      else write(e, out);
+    }
     held_.clear();
+    const bool rewrite_end = round_ > 0 || recalls;
     for (const auto& e : end_) {
-      if (round_ > 0 && e.find("\"usage\"") != std::string::npos && has_usage_) {
-        Document d;
-        if (parse(event_data(e), d) && d.IsObject() && d.HasMember("usage") && d["usage"].IsObject()) {
-          set(d, "usage", Value(total_, d.GetAllocator()), d.GetAllocator());
-          set(d, "id", Value(first_id_.c_str(), d.GetAllocator()), d.GetAllocator());
-          append_event(out, "", to_json(d));
-          continue;
-        }
+      Document d;
+      if (!rewrite_end || !parse(event_data(e), d) || !d.IsObject()) {
+        write(e, out);
+        continue;
       }
-      write(e, out);
+      auto& a = d.GetAllocator();
+      if (round_ > 0 && has_usage_ && d.HasMember("usage") && d["usage"].IsObject()) set(d, "usage", Value(total_, a), a);
+      if (round_ > 0 && !first_id_.empty() && d.HasMember("id")) set(d, "id", Value(first_id_.c_str(), a), a);
+      if (!client_calls && d.HasMember("choices") && d["choices"].IsArray())
+        for (auto& c : d["choices"].GetArray())
+          if (str(c, "finish_reason") == "tool_calls") set(c, "finish_reason", Value("stop"), a);
+      append_event(out, "", to_json(d));
     }
     end_.clear();
+    calls_.clear();
   }
 
  private:
@@ -115,6 +128,42 @@ class OpenAiChatSseMerge final : public RecallMerge {
     set(d, "id", Value(first_id_.c_str(), d.GetAllocator()), d.GetAllocator());
     append_event(out, "", to_json(d));
   }
+
+  // A held chunk without its recall calls' deltas, the client's calls
+  // numbered as if the recall calls had not been made; nothing when nothing
+  // else is left of it.
+  void write_without_recalls(const std::string& raw, std::string& out) {
+    Document d;
+    if (!parse(event_data(raw), d) || !d.IsObject() || !d.HasMember("choices") || !d["choices"].IsArray() ||
+        d["choices"].Empty() || !d["choices"][0].HasMember("delta")) {
+      write(raw, out);
+      return;
+    }
+    Value& delta = d["choices"][0]["delta"];
+    auto tc = delta.FindMember("tool_calls");
+    if (tc == delta.MemberEnd() || !tc->value.IsArray()) return write(raw, out);
+    Value& list = tc->value;
+    for (auto it = list.Begin(); it != list.End();) {
+      const auto i = static_cast<std::size_t>(num(*it, "index"));
+      if (i < calls_.size() && is_recall(calls_[i])) {
+        it = list.Erase(it);
+        continue;
+      }
+      std::int64_t client_index = 0;
+      for (std::size_t j = 0; j < i && j < calls_.size(); ++j) client_index += is_recall(calls_[j]) ? 0 : 1;
+      if (it->HasMember("index")) (*it)["index"].SetInt64(client_index);
+      ++it;
+    }
+    if (list.Empty()) {
+      delta.RemoveMember("tool_calls");
+      if (delta.ObjectEmpty()) return;  // a chunk of the recall calls alone
+    }
+    if (round_ > 0 && !first_id_.empty() && d.HasMember("id"))
+      set(d, "id", Value(first_id_.c_str(), d.GetAllocator()), d.GetAllocator());
+    append_event(out, "", to_json(d));
+  }
+
+  static bool is_recall(const ToolCall& c) { return c.name == kRecallToolName; }
 
   // The round's end (finish chunk, usage chunk, [DONE]): a later round's replaces an earlier one's.
   void hold_end(std::string_view raw) {
@@ -201,9 +250,26 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
         if (c.HasMember("function") && str(c["function"], "name") == kRecallToolName)
           calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
   }
+  void drop_recall_calls() override {
+    Value* m = message();
+    auto tc = m->FindMember("tool_calls");
+    if (tc == m->MemberEnd() || !tc->value.IsArray()) return;
+    Value& list = tc->value;
+    for (auto it = list.Begin(); it != list.End();)
+      it = it->HasMember("function") && str((*it)["function"], "name") == kRecallToolName ? list.Erase(it) : it + 1;
+    if (!list.Empty()) return;
+    m->RemoveMember("tool_calls");
+    Value& choice = round_["choices"][0];
+    if (str(choice, "finish_reason") == "tool_calls") set(choice, "finish_reason", Value("stop"), round_.GetAllocator());
+  }
   void carry_over() override { text_ += str(*message(), "content"); }
   void write_merged(Document::AllocatorType& a) override {
     set(*message(), "content", Value(text_.c_str(), static_cast<rapidjson::SizeType>(text_.size()), a), a);
+    if (continued_) {  // a failed continuation: the round's calls stay out, so it stopped
+      message()->RemoveMember("tool_calls");
+      Value& choice = round_["choices"][0];
+      if (str(choice, "finish_reason") == "tool_calls") set(choice, "finish_reason", Value("stop"), a);
+    }
     if (round_.HasMember("usage")) set(round_, "usage", Value(total_, a), a);
     set(round_, "id", Value(first_id_.c_str(), a), a);
   }

@@ -72,11 +72,17 @@ class ResponsesSseMerge final : public RecallMerge {
     return true;
   }
 
+  // The held client calls released, the recall calls never (the round cap,
+  // a failed continuation).
   void finish(std::string& out) override {
-    for (auto& [i, it] : items_)
-      if (it.held) release(it, out);
+    bool recalls = false;
+    for (auto& [i, it] : items_) {
+      if (it.held && !it.recall) release(it, out);
+      recalls = recalls || it.recall;
+    }
+    items_.clear();
     if (!end_.IsObject()) return;
-    if (round_ == 0) {  // one round: its end as it came
+    if (round_ == 0 && !recalls) {  // one round: its end as it came
       write(end_name_, end_, out, end_raw_);
       end_.SetNull();
       return;
@@ -84,9 +90,11 @@ class ResponsesSseMerge final : public RecallMerge {
     auto& a = end_.GetAllocator();
     if (end_.HasMember("response") && end_["response"].IsObject()) {
       Value& r = end_["response"];
-      if (r.HasMember("usage") && r["usage"].IsObject()) add_counts(total_, r["usage"], total_.GetAllocator());
-      set(r, "usage", Value(total_, a), a);
-      set(r, "id", Value(first_id_.c_str(), a), a);
+      if (round_ > 0) {
+        if (r.HasMember("usage") && r["usage"].IsObject()) add_counts(total_, r["usage"], total_.GetAllocator());
+        set(r, "usage", Value(total_, a), a);
+        set(r, "id", Value(first_id_.c_str(), a), a);
+      }
       Value output(rapidjson::kArrayType);
       for (auto& item : output_.GetArray()) output.PushBack(Value(item, a), a);
       set(r, "output", std::move(output), a);
@@ -106,6 +114,10 @@ class ResponsesSseMerge final : public RecallMerge {
   // With the sequence number the client expects next (and, for an item's
   // event, its output index): as it came when those are unchanged.
   void write(std::string_view name, Document& d, std::string& out, std::string_view raw = {}) {
+    if (!seq_known_ && d.HasMember("sequence_number")) {  // the upstream's own first number (0 or 1)
+      seq_ = num(d, "sequence_number");
+      seq_known_ = true;
+    }
     const std::int64_t seq = seq_++;
     if (!raw.empty() && num(d, "sequence_number") == seq) {
       out.append(raw);
@@ -174,6 +186,7 @@ class ResponsesSseMerge final : public RecallMerge {
   SseSplitter splitter_;
   unsigned round_ = 0;
   std::int64_t seq_ = 0;     // the client's next sequence number
+  bool seq_known_ = false;   // seq_ starts at the upstream's first
   int next_index_ = 0;       // the client's next output index
   std::string first_id_;
   std::map<int, Item> items_;  // this round's, by upstream output index
@@ -205,6 +218,10 @@ class ResponsesJsonMerge final : public JsonRoundsMerge {
   void collect_recall_calls() override {
     for (auto& item : round_["output"].GetArray())
       if (is_recall_call(item)) calls_.push_back({std::string(str(item, "call_id")), std::string(str(item, "arguments"))});
+  }
+  void drop_recall_calls() override {
+    Value& output = round_["output"];
+    for (auto it = output.Begin(); it != output.End();) it = is_recall_call(*it) ? output.Erase(it) : it + 1;
   }
   void carry_over() override {
     for (auto& item : round_["output"].GetArray()) output_.PushBack(Value(item, output_.GetAllocator()), output_.GetAllocator());

@@ -2,7 +2,9 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <charconv>
+#include <vector>
 #include <string.h>  // memmem
 
 #include "providers/json_append.hpp"
@@ -80,26 +82,49 @@ std::optional<RecallArgs> parse_recall_arguments(std::string_view json) {
   return a;
 }
 
-std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived) {
+std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived,
+                               std::size_t max_bytes) {
   if (!archived) return "tokendiet_recall: no archived output with id " + args.id + " (unknown id)";
-  if (args.first_line == 0) return *archived;
-  // Lines first_line..last_line, 1-based and inclusive (0: to the end).
-  std::string_view text = *archived;
-  std::size_t line = 1, pos = 0, begin = std::string_view::npos;
-  while (pos <= text.size()) {
-    if (line == args.first_line) begin = pos;
-    const std::size_t nl = text.find('\n', pos);
-    if (args.last_line != 0 && line == args.last_line && begin != std::string_view::npos)
-      return std::string(text.substr(begin, nl == std::string_view::npos ? std::string_view::npos : nl + 1 - begin));
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
-    ++line;
-  }
-  if (begin == std::string_view::npos || begin == text.size())
-    return "tokendiet_recall: " + args.id + " has " + std::to_string(line) + " lines; lines " +
+  const std::string_view text = *archived;
+  // Line starts: lines are 1-based, a last line without '\n' counts.
+  std::vector<std::size_t> starts{0};
+  for (std::size_t p = text.find('\n'); p != std::string_view::npos; p = text.find('\n', p + 1))
+    if (p + 1 < text.size()) starts.push_back(p + 1);
+  const std::size_t lines = text.empty() ? 0 : starts.size();
+  const std::size_t first = args.first_line ? args.first_line : 1;
+  const std::size_t last = args.last_line ? std::min<std::size_t>(args.last_line, lines) : lines;
+  if (args.first_line != 0 && (first > lines || first > last))
+    return "tokendiet_recall: " + args.id + " has " + std::to_string(lines) + " lines; lines " +
            std::to_string(args.first_line) + "-" + (args.last_line ? std::to_string(args.last_line) : "") +
            " are empty";
-  return std::string(text.substr(begin));
+  if (lines == 0) return std::string(text);
+  const std::size_t begin = starts[first - 1];
+  const std::size_t end = last < lines ? starts[last] : text.size();
+  const std::string_view part = text.substr(begin, end - begin);
+  if (part.size() <= max_bytes) return std::string(part);
+  // Cut at the last line end that fits, and say where the rest is.
+  std::string out;
+  const std::size_t nl = max_bytes ? part.rfind('\n', max_bytes - 1) : std::string_view::npos;
+  std::size_t shown_last = first;  // the last line shown whole (or, when none fits, the line shown in part)
+  if (nl != std::string_view::npos) {
+    out.assign(part.substr(0, nl + 1));
+    shown_last = first + static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n')) - 1;
+    out += "[tokendiet_recall: lines " + std::to_string(first) + "-" + std::to_string(shown_last) + " of " +
+           std::to_string(lines) + " shown";
+  } else {
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(part[cut]) & 0xC0) == 0x80) --cut;  // a whole UTF-8 character
+    const std::size_t line_end = part.find('\n');
+    const std::size_t line_bytes = line_end == std::string_view::npos ? part.size() : line_end;
+    out.assign(part.substr(0, cut));
+    out += "\n[tokendiet_recall: line " + std::to_string(first) + " of " + std::to_string(lines) +
+           " shown in part (its first " + std::to_string(cut) + " of " + std::to_string(line_bytes) + " bytes)";
+  }
+  out += "; an answer holds at most " + std::to_string(max_bytes) + " bytes";
+  if (shown_last < last)
+    out += ": ask for lines " + std::to_string(shown_last + 1) + "-" + std::to_string(last) + " next";
+  out += "]";
+  return out;
 }
 
 }  // namespace td::providers

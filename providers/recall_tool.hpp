@@ -3,6 +3,7 @@
 // proxy answers its calls itself (proxy/filters/recall_filter.hpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,7 +35,11 @@ struct RecallArgs {
 std::optional<RecallArgs> parse_recall_arguments(std::string_view json);
 
 // The tool result the model gets: the archived text (or the asked lines of
-// it), or a sentence saying the entry is unknown or the range empty.
-std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived);
+// it), or a sentence saying the entry is unknown or the range empty. An
+// answer over `max_bytes` is cut at the last whole line that fits and ends
+// with a notice naming the lines shown and the range to ask for next
+// (docs/design.md §Recall, bounds).
+std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived,
+                               std::size_t max_bytes);
 
 }  // namespace td::providers

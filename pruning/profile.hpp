@@ -263,6 +263,13 @@ struct Profile {
   std::string anchor;                      // "": the first user message
   std::uint64_t reanchor_max_bytes = 2000;
 
+  // --- The recall loop's bounds (F27; docs/design.md §Recall): per round,
+  // at most recall_max_calls tokendiet_recall calls are answered (a repeat
+  // of one in the same round once), each answer at most
+  // recall_max_answer_bytes (cut at a line, the rest named by its range).
+  std::uint32_t recall_max_calls = 4;
+  std::uint64_t recall_max_answer_bytes = 16384;
+
   template <class Visitor>
   void visit(Visitor&& v) {
     v("models", models);
@@ -354,6 +361,8 @@ struct Profile {
     v("reanchor_every_turns", reanchor_every_turns);
     v("anchor", anchor);
     v("reanchor_max_bytes", reanchor_max_bytes);
+    v("recall_max_calls", recall_max_calls);
+    v("recall_max_answer_bytes", recall_max_answer_bytes);
   }
 };
 

@@ -256,6 +256,11 @@ FilterResult DietFilter::hand_over(RequestContext& ctx, std::string& body, Offlo
   if (job.offered) {
     DietState& st = state<DietState>(ctx);
     st.recall.emplace(job.key_fingerprint, std::move(job.outcome.result.archived));
+    if (const pruning::Profile* p = config::profile_named(*config_, job.outcome.profile)) {
+      st.recall->limits.max_calls = p->recall_max_calls;
+      st.recall->limits.max_answer_bytes = p->recall_max_answer_bytes;
+    }
+    st.recall->limits.max_body_bytes = config_->limits.max_body_bytes;
     ctx.recall = &*st.recall;
   }
   return r;

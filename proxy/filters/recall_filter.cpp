@@ -1,9 +1,12 @@
 #include "proxy/filters/recall_filter.hpp"
 
+#include <algorithm>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "providers/api.hpp"
+#include "providers/json_strings.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_tool.hpp"
 #include "proxy/phases/recall.hpp"
@@ -15,8 +18,98 @@ struct RecallState final : FilterState {
   std::unique_ptr<providers::RecallMerge> merge;
   std::vector<providers::RecallCall> calls;  // the round's, while a continuation is asked for
   bool continuing = false;                   // between the round's end and the next round's first byte
+  std::size_t round_bytes = 0;               // the round's upstream bytes: its assistant turn is at most about that
   std::string out;
+  // The first round reaches the client as the upstream sent it unless it is
+  // continued (docs/design.md §Recall): while the merge's output is a prefix
+  // of the upstream's bytes it goes out; from the first byte it differs, it
+  // is held, and the round's end decides which of the two the client gets.
+  bool first_round = true;
+  bool exact = true;  // what the client got of round 0 is a prefix of the upstream's bytes
+  std::string raw;    // round 0's upstream bytes the client has not got
+  std::string held;   // round 0, once not exact: the merge's output the client has not got
 };
+
+// Round 0: of the merge's output `st.out` for the upstream bytes `upstream`,
+// what goes to the client now stays in st.out; the rest is held.
+void first_round_piece(RecallState& st, std::string_view upstream) {
+  st.raw.append(upstream);
+  if (st.exact && st.raw.compare(0, st.out.size(), st.out) == 0) {
+    st.raw.erase(0, st.out.size());
+    return;
+  }
+  st.exact = false;
+  st.held.append(st.out);
+  st.out.clear();
+}
+
+// Round 0 ended: the upstream's own bytes when it called no recall, else the merge's.
+void end_first_round(RecallState& st, bool recalled) {
+  st.first_round = false;
+  if (recalled) {
+    st.held.append(st.out);
+    st.out.swap(st.held);
+  } else {
+    st.out.swap(st.raw);
+  }
+  st.raw = std::string();
+  st.held = std::string();
+}
+
+// The answers of one round's calls within the profile's and the body's bounds.
+struct Answers {
+  std::vector<std::string> results;  // one per call, in order
+  std::vector<std::string> recalled;  // the ids answered
+};
+
+Answers answer_calls(const std::vector<providers::RecallCall>& calls, const RecallSource& source,
+                     std::string_view key_fp, std::size_t body_bytes, std::size_t round_bytes) {
+  const RecallLimits& lim = source.limits;
+  // Room for the answers: the cap less the body, the round's turn and a short result per call.
+  constexpr std::size_t kPerCall = 256, kSlack = 1024, kMinAnswer = 512;
+  std::size_t room = SIZE_MAX;
+  if (lim.max_body_bytes) {
+    const std::uint64_t fixed = body_bytes + round_bytes + kPerCall * calls.size() + kSlack;
+    room = fixed < lim.max_body_bytes ? static_cast<std::size_t>(lim.max_body_bytes - fixed) : 0;
+  }
+  Answers a;
+  std::vector<std::tuple<std::string, std::uint32_t, std::uint32_t>> answered;
+  for (const auto& call : calls) {
+    auto args = providers::parse_recall_arguments(call.arguments);
+    if (!args) {
+      a.results.emplace_back("tokendiet_recall: the arguments must be an object with a string id");
+      continue;
+    }
+    const auto key = std::make_tuple(args->id, args->first_line, args->last_line);
+    if (std::find(answered.begin(), answered.end(), key) != answered.end()) {
+      a.results.push_back("tokendiet_recall: the same call as an earlier one in this turn; its result is there");
+      continue;
+    }
+    if (answered.size() >= lim.max_calls) {
+      a.results.push_back("tokendiet_recall: not answered: at most " + std::to_string(lim.max_calls) +
+                          " calls are answered per turn; call it again for " + args->id);
+      continue;
+    }
+    if (room < kMinAnswer) {
+      a.results.push_back("tokendiet_recall: not answered: the request would exceed the proxy's body limit "
+                          "(limits.max_body_bytes); ask for fewer lines of " + args->id);
+      continue;
+    }
+    const std::optional<std::string> text = source.read(key_fp, args->id);
+    std::string result = providers::recall_result_text(*args, text, std::min(lim.max_answer_bytes, room));
+    // What it takes in the body is its JSON string: escapes may make it up to 6 times longer.
+    std::size_t cost = providers::json::json_string(result).size();
+    if (cost > room) {
+      result = providers::recall_result_text(*args, text, room / 6);
+      cost = providers::json::json_string(result).size();
+    }
+    room -= std::min(room, cost);
+    answered.push_back(key);
+    a.recalled.push_back(args->id);
+    a.results.push_back(std::move(result));
+  }
+  return a;
+}
 
 }  // namespace
 
@@ -38,26 +131,34 @@ void RecallFilter::response_body_filter(RequestContext& ctx, std::string& chunk,
   auto& st = state<RecallState>(ctx);
   if (!st.merge) return;
   st.out.clear();
-  if (st.continuing && (!chunk.empty() || !end_of_stream)) st.continuing = false;  // the next round's bytes
+  if (st.continuing && (!chunk.empty() || !end_of_stream)) {  // the next round's bytes
+    st.continuing = false;
+    st.round_bytes = 0;
+  }
   if (st.continuing && end_of_stream && chunk.empty()) {
-    // The continuation did not come: the round ends as the upstream sent it.
+    // The continuation did not come: the round ends without its recall calls.
     st.continuing = false;
     st.merge->finish(st.out);
     chunk.swap(st.out);
     return;
   }
+  st.round_bytes += chunk.size();
   st.merge->feed(chunk, st.out);
+  bool recalled = false;
   if (end_of_stream) {
     const auto& calls = st.merge->end_round(st.out);
-    if (!calls.empty()) {
-      if (ctx.recall_rounds < kMaxRounds) {
-        st.calls = calls;
-        st.continuing = true;
-        ctx.continuation = true;
-      } else {
-        st.merge->finish(st.out);
-      }
+    recalled = !calls.empty();
+    if (recalled && ctx.recall_rounds < kMaxRounds) {
+      st.calls = calls;
+      st.continuing = true;
+      ctx.continuation = true;
+    } else if (recalled) {
+      st.merge->finish(st.out);  // the round cap: the response ends without the recall calls
     }
+  }
+  if (st.first_round) {
+    first_round_piece(st, chunk);
+    if (end_of_stream) end_first_round(st, recalled);
   }
   chunk.swap(st.out);
 }
@@ -66,18 +167,13 @@ bool RecallFilter::continuation_filter(RequestContext& ctx, std::string& body) {
   if (ctx.filter_state.size() <= slot() || !ctx.filter_state[slot()]) return false;
   auto& st = state<RecallState>(ctx);
   if (!st.continuing || !ctx.recall) return false;
-  std::vector<std::string> results;
-  for (const auto& call : st.calls) {
-    auto args = providers::parse_recall_arguments(call.arguments);
-    if (!args) {
-      results.push_back("tokendiet_recall: the arguments must be an object with a string id");
-      continue;
-    }
-    // A read of one archive file (docs/design.md §Recall: why on this thread).
-    results.push_back(providers::recall_result_text(*args, ctx.recall->read(ctx.key_fingerprint, args->id)));
-    ctx.recalled.push_back(args->id);
-  }
-  if (!st.merge->continue_with(body, results)) return false;
+  Answers a = answer_calls(st.calls, *ctx.recall, ctx.key_fingerprint, body.size(), st.round_bytes);
+  if (!st.merge->continue_with(body, a.results)) return false;
+  // The bounds above keep the body under the cap; should the turn still take
+  // it over, no round goes (the response ends without the recall calls).
+  const std::uint64_t cap = ctx.recall->limits.max_body_bytes;
+  if (cap && body.size() > cap) return false;
+  for (auto& id : a.recalled) ctx.recalled.push_back(std::move(id));
   ++ctx.recall_rounds;
   return true;
 }

@@ -96,7 +96,7 @@ void run(const Rounds& r, const std::string& entry) {
     const auto calls = m->end_round(out);
     if (calls.size() != 1) std::abort();
     auto args = parse_recall_arguments(calls[0].arguments);
-    if (!args || !m->continue_with(body, {recall_result_text(*args, entry)})) std::abort();
+    if (!args || !m->continue_with(body, {recall_result_text(*args, entry, SIZE_MAX)})) std::abort();
     feed(*m, r.answer, out);
     if (!m->end_round(out).empty()) std::abort();
     us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());

@@ -132,16 +132,26 @@ TEST_CASE("recall merge, Anthropic stream: a round without a recall call passes 
   CHECK(out == plain);
 }
 
-TEST_CASE("recall merge, Anthropic stream: no next round after all releases the held call as it came") {
+TEST_CASE("recall merge, Anthropic stream: no next round after all releases the client's call, never the recall call") {
   auto m = RecallMerge::make(Api::anthropic, true);
   std::string out;
   feed(*m, kRound1, out, 50);
   REQUIRE(m->end_round(out).size() == 1);
   m->finish(out);
-  CHECK(out.find("tokendiet_recall") != std::string::npos);
+  CHECK(out.find("tokendiet_recall") == std::string::npos);
   CHECK(out.find("toolu_c") != std::string::npos);
   CHECK(out.find("\"stop_reason\":\"tool_use\"") != std::string::npos);
   CHECK(out.substr(out.size() - 40).find("message_stop") != std::string::npos);
+  std::vector<std::string> names;
+  auto events = events_of(out, names);
+  int last_index = -1;
+  for (auto& e : events)
+    if (e.HasMember("index")) {
+      CHECK(e["index"].GetInt() >= last_index);
+      CHECK(e["index"].GetInt() <= last_index + 1);
+      last_index = e["index"].GetInt();
+    }
+  CHECK(last_index == 2);  // thinking, text, the client's tool_use
 }
 
 TEST_CASE("recall merge, Anthropic JSON: content of both rounds, usage summed, the first id, no recall call") {

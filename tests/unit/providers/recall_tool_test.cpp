@@ -89,12 +89,12 @@ TEST_CASE("recall tool: arguments and the text the model gets back") {
   CHECK(a->first_line == 2);
   CHECK(a->last_line == 3);
   const std::optional<std::string> text = std::string("one\ntwo\nthree\nfour\n");
-  CHECK(recall_result_text(*a, text) == "two\nthree\n");
-  CHECK(recall_result_text({"td-abc", 0, 0}, text) == *text);
-  CHECK(recall_result_text({"td-abc", 3, 0}, text) == "three\nfour\n");
-  CHECK(recall_result_text({"td-abc", 4, 4}, text) == "four\n");
-  CHECK(recall_result_text({"td-abc", 9, 12}, text).find("are empty") != std::string::npos);
-  CHECK(recall_result_text({"td-zzz", 0, 0}, std::nullopt).find("unknown id") != std::string::npos);
+  CHECK(recall_result_text(*a, text, 1 << 20) == "two\nthree\n");
+  CHECK(recall_result_text({"td-abc", 0, 0}, text, 1 << 20) == *text);
+  CHECK(recall_result_text({"td-abc", 3, 0}, text, 1 << 20) == "three\nfour\n");
+  CHECK(recall_result_text({"td-abc", 4, 4}, text, 1 << 20) == "four\n");
+  CHECK(recall_result_text({"td-abc", 9, 12}, text, 1 << 20).find("are empty") != std::string::npos);
+  CHECK(recall_result_text({"td-zzz", 0, 0}, std::nullopt, 1 << 20).find("unknown id") != std::string::npos);
   auto one = parse_recall_arguments(R"({"id":"td-x","lines":"7"})");
   REQUIRE(one);
   CHECK(one->first_line == 7);
@@ -104,4 +104,30 @@ TEST_CASE("recall tool: arguments and the text the model gets back") {
   CHECK(bad->first_line == 0);
   CHECK_FALSE(parse_recall_arguments(R"({"lines":"1-2"})"));
   CHECK_FALSE(parse_recall_arguments("not json"));
+}
+
+TEST_CASE("recall tool: an answer over the bound is cut at a line and names the lines to ask for next") {
+  std::string text;
+  for (int i = 1; i <= 100; ++i) text += "line " + std::to_string(i) + " of the output\n";  // 20-21 bytes a line
+  const std::string whole = recall_result_text({"td-abc", 0, 0}, text, 1 << 20);
+  CHECK(whole == text);
+  const std::string part = recall_result_text({"td-abc", 0, 0}, text, 215);
+  // Lines 1-9 are 21 bytes each (189), line 10 is 22: 211 bytes fit, line 11 does not.
+  CHECK(part.rfind("line 1 of the output\n", 0) == 0);
+  CHECK(part.find("line 10 of the output\n") != std::string::npos);
+  CHECK(part.find("line 11 ") == std::string::npos);
+  CHECK(part.find("[tokendiet_recall: lines 1-10 of 100 shown; an answer holds at most 215 bytes: ask for lines 11-100 next]") !=
+        std::string::npos);
+  // A range: the bound counts from its first line, the next range ends where it asked.
+  const std::string range = recall_result_text({"td-abc", 50, 60}, text, 70);
+  CHECK(range.rfind("line 50 of the output\nline 51 of the output\nline 52 of the output\n", 0) == 0);
+  CHECK(range.find("lines 50-52 of 100 shown") != std::string::npos);
+  CHECK(range.find("ask for lines 53-60 next") != std::string::npos);
+  // One line longer than the bound: its start, cut on a character, and where to go on.
+  const std::string wide = std::string(300, 'x') + "\xc3\xa9" + std::string(10, 'y') + "\nshort\n";
+  const std::string cut = recall_result_text({"td-w", 0, 0}, wide, 301);
+  CHECK(cut.rfind(std::string(300, 'x') + "\n[tokendiet_recall: line 1 of 2 shown in part (its first 300 of 312 bytes)", 0) == 0);
+  CHECK(cut.find("ask for lines 2-2 next") != std::string::npos);
+  // Within the bound: the asked lines exactly, no notice.
+  CHECK(recall_result_text({"td-abc", 99, 100}, text, 200) == "line 99 of the output\nline 100 of the output\n");
 }
