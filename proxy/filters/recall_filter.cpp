@@ -43,14 +43,15 @@ void first_round_piece(RecallState& st, std::string_view upstream) {
   st.out.clear();
 }
 
-// Round 0 ended: the upstream's own bytes when it called no recall, else the merge's.
+// Round 0 ended: the merge's output when it called recall, else the
+// upstream's own bytes (after those the client got while they matched).
 void end_first_round(RecallState& st, bool recalled) {
   st.first_round = false;
   if (recalled) {
     st.held.append(st.out);
     st.out.swap(st.held);
   } else {
-    st.out.swap(st.raw);
+    st.out.append(st.raw);
   }
   st.raw = std::string();
   st.held = std::string();

@@ -180,7 +180,7 @@ inline std::string round(Api api, const Round& r, bool sse) {
 inline std::string request(Api api) {
   switch (api) {
     case Api::anthropic: return R"({"model":"claude-x","stream":true,"messages":[{"role":"user","content":"go"}]})";
-    case Api::openai_chat: return R"({"model":"gpt-x","stream":true,"messages":[{"role":"user","content":"go"}]})";
+    case Api::openai_chat: return R"({"model":"gpt-x","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"go"}]})";
     case Api::openai_responses: return R"({"model":"gpt-x","stream":true,"input":[{"role":"user","content":"go"}]})";
     case Api::gemini: return R"({"contents":[{"role":"user","parts":[{"text":"go"}]}]})";
   }

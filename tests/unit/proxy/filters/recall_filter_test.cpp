@@ -12,6 +12,7 @@
 #include "proxy/filters/recall_filter.hpp"
 #include "proxy/filters/usage_filter.hpp"
 #include "proxy/phases/recall.hpp"
+#include "recall_rounds.hpp"
 #include "test_util.hpp"
 
 using namespace td;
@@ -62,13 +63,16 @@ struct Chain {
   std::vector<std::string> sent;  // each round's request body
   int ends_seen_by_usage = 0;
 
-  Chain() {
+  bool sse = true;
+
+  explicit Chain(providers::Api api = providers::Api::anthropic, bool sse_ = true) : sse(sse_) {
     config::Config cfg;
     filters.push_back(std::make_unique<RecallFilter>());
     filters.push_back(std::make_unique<UsageFilter>(cfg));
     number_filters(filters);
     ctx.method = "POST";
-    ctx.target = "/v1/messages";
+    ctx.target = recall_rounds::target(api, sse);
+    if (api != providers::Api::anthropic) body = recall_rounds::request(api);
     ctx.model = "claude-x";
     ctx.key_fingerprint = "key1";
     SimpleHeaderMap req;
@@ -88,7 +92,7 @@ struct Chain {
   // Serves `rounds` in turn while the filters continue; returns the rounds used.
   std::size_t run(const std::vector<std::string>& rounds) {
     ctx.status = 200;
-    SimpleHeaderMap head{{"content-type", "text/event-stream"}};
+    SimpleHeaderMap head{{"content-type", sse ? "text/event-stream" : "application/json"}};
     for (auto& f : filters) f->upstream_response_filter(ctx, head);
     std::size_t i = 0;
     for (;;) {
@@ -141,7 +145,7 @@ TEST_CASE("recall filter: an unknown id, another key's entry: a tool result sayi
   CHECK(c.sent[1].find("unknown id") != std::string::npos);
 }
 
-TEST_CASE("recall filter: at most 3 rounds; the fourth call reaches the client as the model made it") {
+TEST_CASE("recall filter: at most 3 rounds; the fourth round's call never reaches the client") {
   MapSource archive;
   archive.entries[{"key1", "td-aaa"}] = "x";
   Chain c;
@@ -150,8 +154,117 @@ TEST_CASE("recall filter: at most 3 rounds; the fourth call reaches the client a
   CHECK(c.run({again, again, again, again, round(5, "never", "")}) == 4);
   CHECK(c.ctx.recall_rounds == RecallFilter::kMaxRounds);
   CHECK(c.sent.size() == 4);
-  CHECK(c.client.find("tokendiet_recall") != std::string::npos);  // the last round's call, released
+  CHECK(c.client.find("tokendiet_recall") == std::string::npos);
+  CHECK(c.client.find(R"("stop_reason":"end_turn")") != std::string::npos);
+  CHECK(c.client.find(R"("stop_reason":"tool_use")") == std::string::npos);
   CHECK(usage_test::occurrences(c.client, "event: message_stop") == 1);
+}
+
+TEST_CASE("recall filter: a model that never stops calling recall: no format's answer carries the tool") {
+  using recall_rounds::Round;
+  for (providers::Api api : recall_rounds::kApis) {
+    for (bool sse : {true, false}) {
+      for (bool client_call : {false, true}) {
+        CAPTURE(static_cast<int>(api));
+        CAPTURE(sse);
+        CAPTURE(client_call);
+        MapSource archive;
+        archive.entries[{"key1", "td-aaa"}] = "x";
+        Chain c(api, sse);
+        c.ctx.recall = &archive;
+        Round r;
+        r.recalls = {R"({"id":"td-aaa"})"};
+        r.client_call = client_call;
+        const std::string again = recall_rounds::round(api, r, sse);
+        CHECK(c.run({again, again, again, again, again}) == 4);
+        CHECK(c.ctx.recall_rounds == RecallFilter::kMaxRounds);
+        CHECK(c.client.find("tokendiet_recall") == std::string::npos);
+        // The last round's own call of the client's tool is the one left.
+        CHECK((c.client.find("\"bash\"") != std::string::npos) == client_call);
+      }
+    }
+  }
+}
+
+TEST_CASE("recall filter: an answer that calls no recall reaches the client byte for byte, in every format") {
+  using recall_rounds::Round;
+  for (providers::Api api : recall_rounds::kApis) {
+    for (bool sse : {true, false}) {
+      for (bool client_call : {false, true}) {
+        CAPTURE(static_cast<int>(api));
+        CAPTURE(sse);
+        CAPTURE(client_call);
+        MapSource archive;
+        Chain c(api, sse);
+        c.ctx.recall = &archive;
+        Round r;
+        r.client_call = client_call;
+        const std::string upstream = recall_rounds::round(api, r, sse);
+        CHECK(c.run({upstream}) == 1);
+        CHECK(c.client == upstream);
+        CHECK(c.ctx.recall_rounds == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("recall filter: a round of 1,000 calls of one entry: answered once, within the answer and body bounds") {
+  MapSource archive;
+  std::string big;
+  for (int i = 0; big.size() < 100000; ++i) big += "line " + std::to_string(i) + " of a long archived output\n";
+  archive.entries[{"key1", "td-big"}] = big;
+  archive.limits.max_body_bytes = 1 << 20;
+  Chain c(providers::Api::anthropic, true);
+  c.ctx.recall = &archive;
+  recall_rounds::Round r;
+  r.recalls.assign(1000, R"({"id":"td-big"})");
+  CHECK(c.run({recall_rounds::round(providers::Api::anthropic, r, true), round(2, "done", "")}) == 2);
+  REQUIRE(c.sent.size() == 2);
+  const std::string& body = c.sent[1];
+  CHECK(body.size() < archive.limits.max_body_bytes);
+  CHECK(usage_test::occurrences(body, "\"type\":\"tool_result\"") == 1000);
+  CHECK(usage_test::occurrences(body, "line 7 of a long archived output") == 1);
+  CHECK(usage_test::occurrences(body, "the same call as an earlier one in this turn") == 999);
+  CHECK(body.find("an answer holds at most 16384 bytes") != std::string::npos);
+  CHECK(c.ctx.recalled == std::vector<std::string>{"td-big"});
+  CHECK(c.client.find("tokendiet_recall") == std::string::npos);
+}
+
+TEST_CASE("recall filter: at most recall_max_calls distinct calls answered a round, the others told to ask again") {
+  MapSource archive;
+  recall_rounds::Round r;
+  for (int i = 0; i < 6; ++i) {
+    const std::string id = "td-e" + std::to_string(i);
+    archive.entries[{"key1", id}] = "entry " + std::to_string(i) + "\n";
+    r.recalls.push_back(R"({"id":")" + id + R"("})");
+  }
+  archive.limits.max_calls = 4;
+  Chain c;
+  c.ctx.recall = &archive;
+  c.run({recall_rounds::round(providers::Api::anthropic, r, true), round(2, "done", "")});
+  REQUIRE(c.sent.size() == 2);
+  for (int i = 0; i < 4; ++i) CHECK(c.sent[1].find("entry " + std::to_string(i) + "\\n") != std::string::npos);
+  CHECK(c.sent[1].find("entry 4") == std::string::npos);
+  CHECK(usage_test::occurrences(c.sent[1], "not answered: at most 4 calls are answered per turn") == 2);
+  CHECK(c.ctx.recalled.size() == 4);
+}
+
+TEST_CASE("recall filter: the continuation stays under limits.max_body_bytes") {
+  MapSource archive;
+  archive.entries[{"key1", "td-aaa"}] = std::string(60000, 'a') + "\n";
+  archive.entries[{"key1", "td-bbb"}] = std::string(3000, 'b') + "\n" + std::string(3000, 'b') + "\n";
+  Chain c;
+  archive.limits.max_body_bytes = c.body.size() + 6500;
+  archive.limits.max_answer_bytes = 1 << 20;
+  c.ctx.recall = &archive;
+  recall_rounds::Round r;
+  r.recalls = {R"({"id":"td-bbb"})", R"({"id":"td-aaa"})"};
+  c.run({recall_rounds::round(providers::Api::anthropic, r, true), round(2, "done", "")});
+  REQUIRE(c.sent.size() == 2);
+  CHECK(c.sent[1].size() <= archive.limits.max_body_bytes);
+  CHECK(c.sent[1].find(std::string(3000, 'b')) != std::string::npos);  // the first fits, in part
+  CHECK(c.sent[1].find("ask for lines 2-2 next") != std::string::npos);
+  CHECK(c.sent[1].find("the request would exceed the proxy's body limit") != std::string::npos);
 }
 
 TEST_CASE("recall filter: without ctx.recall the response passes untouched and nothing continues") {
