@@ -5,9 +5,14 @@
 //     tokendiet_recall with {id} (x-fake-recall-id, else the first td-… id in
 //     the request, else "td-unknown") and x-fake-recall-lines as "lines";
 //     x-fake-recall-client-call: 1 adds a call of the client's own tool
-//     "bash" beside it;
+//     "bash" beside it; x-fake-recall-repeat: N makes it N calls of the
+//     same arguments in one answer (a model looping on the tool; 0: the tool
+//     offered and not called); x-fake-sequence-start: N numbers a Responses
+//     stream's events from N (default 0);
 //   - a request whose newest message is that tool's result (the proxy's
-//     continuation) gets text quoting it: "Recalled: <the result>";
+//     continuation) gets text quoting it: "Recalled: <the result>"; with
+//     x-fake-recall-always: 1 it calls the tool again instead (a model that
+//     never stops);
 //   - anything else: null (the usual fixture).
 // Every format, streamed (SSE; Gemini's JSON-array stream is made from the
 // SSE by server.mjs) or not. Usage: input ceil(body bytes / 4), output 7 per round.
@@ -54,9 +59,10 @@ function recallArgs(headers, raw) {
 
 // {kind, body} of the answer, per format.
 const ANSWERS = {
-  messages(stream, model, usage, text, call, clientCall) {
+  messages(stream, model, usage, text, calls, clientCall) {
+    const call = calls.length > 0;
     const content = [{type: 'text', text}];
-    if (call) content.push({type: 'tool_use', id: 'toolu_recall_1', name: RECALL_TOOL, input: call});
+    calls.forEach((c, i) => content.push({type: 'tool_use', id: `toolu_recall_${i + 1}`, name: RECALL_TOOL, input: c}));
     if (clientCall) content.push({type: 'tool_use', id: 'toolu_client_1', name: 'bash', input: {command: 'ls'}});
     const stop = call ? 'tool_use' : 'end_turn';
     const msg = {id: `msg_fake_${call ? 'call' : 'text'}`, type: 'message', role: 'assistant', model};
@@ -81,9 +87,10 @@ const ANSWERS = {
     ev.push(['message_stop', {type: 'message_stop'}]);
     return {kind: 'sse', body: sse(ev, true)};
   },
-  chat(stream, model, usage, text, call, clientCall, includeUsage) {
-    const calls = [];
-    if (call) calls.push({id: 'call_recall_1', type: 'function', function: {name: RECALL_TOOL, arguments: JSON.stringify(call)}});
+  chat(stream, model, usage, text, recalls, clientCall, includeUsage) {
+    const call = recalls.length > 0;
+    const calls = recalls.map((c, i) => ({id: `call_recall_${i + 1}`, type: 'function',
+      function: {name: RECALL_TOOL, arguments: JSON.stringify(c)}}));
     if (clientCall) calls.push({id: 'call_client_1', type: 'function', function: {name: 'bash', arguments: '{"command":"ls"}'}});
     const finish = call ? 'tool_calls' : 'stop';
     const u = {prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output};
@@ -102,11 +109,13 @@ const ANSWERS = {
     if (includeUsage) ev.push({...base, object: 'chat.completion.chunk', choices: [], usage: u});
     return {kind: 'sse', body: sse([...ev.map(e => ['', e]), ['', '[DONE]']], false)};
   },
-  responses(stream, model, usage, text, call, clientCall) {
+  responses(stream, model, usage, text, calls, clientCall, includeUsage, seqStart = 0) {
+    const call = calls.length > 0;
     const id = `resp_fake_${call ? 'call' : 'text'}`;
     const output = [{type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant',
       content: [{type: 'output_text', text, annotations: []}]}];
-    if (call) output.push({type: 'function_call', id: `fc_${id}`, call_id: 'call_recall_1', name: RECALL_TOOL, arguments: JSON.stringify(call), status: 'completed'});
+    calls.forEach((c, i) => output.push({type: 'function_call', id: `fc_${id}${i ? `_${i + 1}` : ''}`, call_id: `call_recall_${i + 1}`,
+      name: RECALL_TOOL, arguments: JSON.stringify(c), status: 'completed'}));
     if (clientCall) output.push({type: 'function_call', id: `fc2_${id}`, call_id: 'call_client_1', name: 'bash', arguments: '{"command":"ls"}', status: 'completed'});
     const u = {input_tokens: usage.input, input_tokens_details: {cached_tokens: 0}, output_tokens: usage.output,
       output_tokens_details: {reasoning_tokens: 0}, total_tokens: usage.input + usage.output};
@@ -114,7 +123,7 @@ const ANSWERS = {
       usage: status === 'completed' ? u : null});
     if (!stream) return {kind: 'json', body: Buffer.from(JSON.stringify(resp('completed')))};
     const ev = [];
-    const push = (type, o) => ev.push([type, {type, sequence_number: ev.length, ...o}]);
+    const push = (type, o) => ev.push([type, {type, sequence_number: seqStart + ev.length, ...o}]);
     push('response.created', {response: resp('in_progress')});
     output.forEach((item, output_index) => {
       if (item.type === 'message') {
@@ -133,10 +142,11 @@ const ANSWERS = {
     push('response.completed', {response: resp('completed')});
     return {kind: 'sse', body: sse(ev, true)};
   },
-  gemini(stream, model, usage, text, call, clientCall) {
+  gemini(stream, model, usage, text, calls, clientCall) {
+    const call = calls.length > 0;
     const u = {promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output};
     const parts = [{text}];
-    if (call) parts.push({functionCall: {name: RECALL_TOOL, args: call}});
+    calls.forEach(c => parts.push({functionCall: {name: RECALL_TOOL, args: c}}));
     if (clientCall) parts.push({functionCall: {name: 'bash', args: {command: 'ls'}}});
     const cand = (ps, fin) => ({candidates: [{content: {role: 'model', parts: ps}, index: 0, ...(fin ? {finishReason: 'STOP'} : {})}],
       modelVersion: model, responseId: `fake-${call ? 'call' : 'text'}`});
@@ -154,12 +164,17 @@ export function recallAnswer(route, body, headers) {
   const usage = {input: Math.ceil(body.length / 4), output: 7};
   const model = req.model ?? 'gemini-fake';
   const result = recallResult(route.provider, route.op, req);
+  const always = headers['x-fake-recall-always'] === '1';
   let a;
-  if (result !== null) {
-    a = ANSWERS[op](route.stream, model, usage, `Recalled: ${result}`, null, false, req.stream_options?.include_usage);
+  if (result !== null && !always) {
+    a = ANSWERS[op](route.stream, model, usage, `Recalled: ${result}`, [], false, req.stream_options?.include_usage);
   } else if (offersTool(route.provider, route.op, req)) {
-    a = ANSWERS[op](route.stream, model, usage, 'Let me read the archived output.', recallArgs(headers, body.toString('utf8')),
-      headers['x-fake-recall-client-call'] === '1', req.stream_options?.include_usage);
+    const asked = Number(headers['x-fake-recall-repeat'] ?? 1);
+    const repeat = Number.isInteger(asked) ? Math.max(0, Math.min(100000, asked)) : 1;
+    const args = recallArgs(headers, body.toString('utf8'));
+    a = ANSWERS[op](route.stream, model, usage, 'Let me read the archived output.', Array(repeat).fill(args),
+      headers['x-fake-recall-client-call'] === '1', req.stream_options?.include_usage,
+      Number(headers['x-fake-sequence-start']) || 0);
   } else {
     return null;
   }

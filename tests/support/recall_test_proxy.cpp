@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   DirectorySource archive;
   archive.dir = argv[2];
   td::config::Config cfg;
+  archive.limits.max_body_bytes = cfg.limits.max_body_bytes;  // as the diet filter sets it
   std::vector<std::unique_ptr<Filter>> chain;
   chain.push_back(std::make_unique<AsTheDietWill>(&archive));
   chain.push_back(std::make_unique<RecallFilter>());
