@@ -48,6 +48,7 @@ for f in $F/synth/*.headers.json $F/wire/*.headers.json; do
     process.stdout.write(o.map(([k,v])=>k+": "+(Array.isArray(v)?v.join(", "):v)).join("\n"))' "$f" \
     >"$B/fuzz/rate_limits/seeds/$(basename "$f")" 2>/dev/null || true
 done
+node "$ROOT/tests/fuzz/recall_seeds.mjs" "$B/fuzz/recall/seeds"
 seeds config $ROOT/config/tokendiet.example.yaml
 mkdir -p "$B/fuzz/tokenizer/seeds"
 head -c 200000 "$F/tokenizer/cases.jsonl" | split -l 40 - "$B/fuzz/tokenizer/seeds/cases-"
