@@ -36,7 +36,7 @@ struct RequestHeadFacts {
 unsigned check_request_head(const RequestHeadFacts& facts, const config::Limits& limits);
 
 // The credential a request carries, whichever way the providers accept it,
-// "" when none (docs/design.md §The archive, Client identity). The first of
+// "" when none (docs/design.md §Client identity). The first of
 // these that is present and not empty wins:
 //   1. Authorization: `Bearer <token>` gives the token; another scheme gives
 //      the scheme in lower case, a space and its credentials (`basic dXNl…`),

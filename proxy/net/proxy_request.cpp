@@ -50,7 +50,7 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   BeastHeaderMap headers(req);
   ctx.session_id = std::string(req["x-tokendiet-session"]);
   // Who the client is: its credential's fingerprint, "" for an anonymous
-  // client (docs/design.md §The archive, Client identity). Remembered for the
+  // client (docs/design.md §Client identity). Remembered for the
   // connection: an agent sends the same key on every request of a keep-alive
   // connection.
   if (std::string key = find_api_key(headers, ctx.query()); key != last_key_) {

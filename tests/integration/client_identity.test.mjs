@@ -1,5 +1,5 @@
-// Who a client is, through the real binary (docs/design.md §The archive,
-// Client identity, and §Policy): every credential form a provider takes
+// Who a client is, through the real binary (docs/design.md §Client identity
+// and §Policy): every credential form a provider takes
 // identifies the client; a request with none is an anonymous client. An
 // anonymous client's evicted outputs are archived (and recalled from the
 // request's memory) but never readable through GET /v1/tokendiet/archive/<id>;

@@ -51,7 +51,7 @@ TEST_CASE("API key is found and only its fingerprint kept") {
   CHECK(key_fingerprint("") == "");
 }
 
-// docs/design.md §The archive, Client identity: every form a provider takes a
+// docs/design.md §Client identity: every form a provider takes a
 // credential in identifies the client, and a different credential in any of
 // them is a different client.
 namespace {
@@ -85,10 +85,8 @@ TEST_CASE("client identity: other Authorization schemes are the scheme and its c
   // The same secret under another scheme is not the bearer's client.
   CHECK(fp_of({{"Authorization", "Token abc"}}) != fp_of({{"Authorization", "Bearer abc"}}));
   CHECK(fp_of({{"Authorization", "Token abc"}}) != fp_of({{"Authorization", "Basic abc"}}));
-  // One word with no scheme is the credential itself; `Bearer` alone is none.
+  // One word with no scheme is the credential itself.
   CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "sk-raw"}}, "") == "sk-raw");
-  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "Bearer"}}, "") == "");
-  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "Bearer "}}, "") == "");
 }
 
 TEST_CASE("client identity: the key query parameter as a server decodes it") {
@@ -129,6 +127,13 @@ TEST_CASE("client identity: a request with no credential has none (an anonymous 
   CHECK(find_api_key(SimpleHeaderMap{{"content-type", "application/json"}, {"x-tokendiet-session", "s"}},
                      "alt=sse&keys=1") == "");
   CHECK(fp_of({}) == "");
+  // Empty credentials are none: `Bearer` with no token (an SDK given an empty
+  // key), blank key headers, an empty ?key=. Not a client called "Bearer"
+  // that every such request would share.
+  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "Bearer"}}, "") == "");
+  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "bearer \t"}}, "") == "");
+  CHECK(find_api_key(SimpleHeaderMap{{"x-api-key", " "}, {"api-key", ""}, {"x-goog-api-key", "\t"}}, "key=") == "");
+  CHECK(fp_of({{"Authorization", "Bearer"}}, "key=&KEY=") == "");
 }
 
 TEST_CASE("provider error bodies have each provider's own shape") {
