@@ -1,4 +1,4 @@
-// The TPM runway of every (API key, provider, quota group): token buckets
+// The TPM runway of every (client, provider, quota group): token buckets
 // counted the provider's way (docs/design.md §Policy), which the diet reads
 // as a pruning::Runway snapshot before it decides.
 //
