@@ -34,7 +34,7 @@ std::vector<IndexLine> parse_index(std::string_view text);
 bool valid_id(std::string_view id);
 
 // A key fingerprint as http_rules makes it (16 lowercase hex digits) or ""
-// (a request without a key).
+// (an anonymous client: its entries are written, never read by key).
 bool valid_key_fp(std::string_view key_fp);
 
 }  // namespace td::archive

@@ -222,7 +222,7 @@ std::optional<Entry> Store::read_file(const EntryInfo& info) const {
 }
 
 std::optional<Entry> Store::read(std::string_view key_fp, std::string_view id) const {
-  if (!valid_key_fp(key_fp) || !valid_id(id)) return std::nullopt;
+  if (key_fp.empty() || !valid_key_fp(key_fp) || !valid_id(id)) return std::nullopt;
   std::optional<EntryInfo> info;
   {
     std::lock_guard lock(mutex_);

@@ -9,8 +9,10 @@
 //   <dir>/<key fp>/index   one line per entry (archive/index.hpp)
 //
 // <key fp> is the API key's fingerprint (proxy/net/http_rules.hpp), `nokey`
-// for requests without one: an entry is read only with the key that wrote
-// it. Directories are 0700, files 0600.
+// for anonymous clients (requests without one): an entry is read only with
+// the key that wrote it, and an anonymous client's never by key (read() with
+// "" finds nothing; only the operator's read_any() and list() see them).
+// Directories are 0700, files 0600.
 //
 // Content-addressed and idempotent: an entry's id is archive_id(text)
 // (pruning/archived_output.hpp); writing an id the key already has only
@@ -45,7 +47,7 @@ struct Retention {
 };
 
 struct EntryInfo {
-  std::string key_fp;  // "" for requests without a key
+  std::string key_fp;  // "" for anonymous clients (requests without a key)
   std::string id;
   std::string task;
   std::uint32_t tokens = 0;
@@ -81,7 +83,9 @@ class Store {
   bool write(std::string_view key_fp, std::span<const pruning::ArchivedOutput> entries);
 
   // The entry `id` of `key_fp`, its text checked against its id; nullopt
-  // when that key has no such entry (or its file is gone or damaged).
+  // when that key has no such entry (or its file is gone or damaged), and
+  // always for "": no request proves it is the anonymous client that wrote
+  // an entry (docs/design.md §The archive).
   std::optional<Entry> read(std::string_view key_fp, std::string_view id) const;
 
   // Any key's entry `id` (the operator's view: `tokendiet archive show`).

@@ -313,6 +313,8 @@ class Loader {
     };
     if (!(p.quota_margin >= 1.0 && p.quota_margin <= 10.0)) bad("quota_margin", "must be between 1 and 10");
     if (p.quota_window_ms < 1) bad("quota_window_ms", "must be at least 1 ms");
+    if (p.anonymous_clients != "separate" && p.anonymous_clients != "shared")
+      bad("anonymous_clients", "must be separate or shared");
     if (!(p.thinking_budget_runway_fraction >= 0.0 && p.thinking_budget_runway_fraction <= 1.0))
       bad("thinking_budget_runway_fraction", "must be between 0 and 1");
     if (f.has("completed_tasks_tools")) {  // each spec parses (syntax: pruning/tasks.hpp)

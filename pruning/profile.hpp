@@ -203,6 +203,11 @@ struct Profile {
   std::uint64_t otpm_limit = 0;  // Anthropic output tokens per minute (0: tpm_limit)
   std::uint64_t quota_window_ms = 60000;  // the limits' window (a minute; shorter in tests)
   std::string quota_group;  // requests sharing a group share the limits; "": per model
+  // Requests without an API key (anonymous clients; docs/design.md §Policy):
+  // "separate", each conversation its own runway; "shared", all of them one
+  // (a keyless upstream account that really is one quota).
+  std::string anonymous_clients = "separate";
+  bool anonymous_clients_shared() const { return anonymous_clients == "shared"; }
 
   // --- Survival (F16): when the request's tokens x quota_margin exceed what
   // the runway holds, compress to fit (levels: pipeline.hpp), else hold the
@@ -340,6 +345,7 @@ struct Profile {
     v("otpm_limit", otpm_limit);
     v("quota_window_ms", quota_window_ms);
     v("quota_group", quota_group);
+    v("anonymous_clients", anonymous_clients);
     v("survival", survival);
     v("quota_margin", quota_margin);
     v("max_wait_ms", max_wait_ms);

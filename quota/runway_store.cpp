@@ -27,13 +27,21 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 }  // namespace
 
-std::string runway_key(Provider provider, std::string_view key_fingerprint, std::string_view group) {
+std::string runway_key(Provider provider, std::string_view client, std::string_view group) {
   std::string k(providers::to_string(provider));
   k += '\x1f';
-  k += key_fingerprint;
+  k += client;
   k += '\x1f';
   k += group;
   return k;
+}
+
+std::string runway_client(std::string_view key_fp, std::uint64_t conversation, bool anonymous_shared) {
+  if (!key_fp.empty() || anonymous_shared) return std::string(key_fp);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "anon-";  // never a fingerprint: those are 16 hex digits
+  for (int shift = 60; shift >= 0; shift -= 4) out += kHex[(conversation >> shift) & 15];
+  return out;
 }
 
 pruning::Runway RunwayStore::view(const Entry& e, Provider provider, const QuotaLimits& limits) {

@@ -1,4 +1,4 @@
-// The TPM runway of every (API key, provider, quota group): token buckets
+// The TPM runway of every (client, provider, quota group): token buckets
 // counted the provider's way (docs/design.md §Policy), which the diet reads
 // as a pruning::Runway snapshot before it decides.
 //
@@ -50,8 +50,17 @@ struct ProviderFigures {
   std::chrono::system_clock::time_point received{};
 };
 
-// "provider <US> key fingerprint <US> group": one runway.
-std::string runway_key(providers::Provider provider, std::string_view key_fingerprint, std::string_view group);
+// "provider <US> client <US> group": one runway. The client is
+// runway_client()'s.
+std::string runway_key(providers::Provider provider, std::string_view client, std::string_view group);
+
+// Whose runway a request draws on (docs/design.md §Policy): its API key's
+// fingerprint; for an anonymous client (key_fp ""), its conversation
+// (`conversation`: the request's session key, from x-tokendiet-session or
+// the conversation's start), as `anon-` and 16 hex digits, so two anonymous
+// conversations never share a runway; with `anonymous_shared` (the profile's
+// anonymous_clients: shared) every anonymous request is one client, "".
+std::string runway_client(std::string_view key_fp, std::uint64_t conversation, bool anonymous_shared);
 
 class RunwayStore {
  public:

@@ -8,7 +8,9 @@ namespace td::proxy {
 
 LocalResponse archive_answer(const archive::Store* store, Provider provider, std::string_view key_fp,
                              std::string_view id) {
-  std::optional<archive::Entry> entry = store ? store->read(key_fp, id) : std::nullopt;
+  // An anonymous client's entries are never read back by a request: nothing
+  // in one proves it is the client that wrote them (docs/design.md §The archive).
+  std::optional<archive::Entry> entry = store && !key_fp.empty() ? store->read(key_fp, id) : std::nullopt;
   LocalResponse r;
   if (!entry) {
     r.status = 404;
@@ -33,7 +35,7 @@ FilterResult ArchiveFilter::request_filter(RequestContext& ctx, HeaderMap&) {
   }
   const std::string id(ctx.path().substr(kPathPrefix.size()));
   archive::Store* store = store_();
-  if (!thread_ || !store) return FilterResult::respond(archive_answer(store, ctx.provider, ctx.key_fingerprint, id));
+  if (!thread_ || !store || ctx.key_fingerprint.empty()) return FilterResult::respond(archive_answer(store, ctx.provider, ctx.key_fingerprint, id));
   auto handle = std::make_shared<ResumeHandle>();
   thread_->post([handle, store, provider = ctx.provider, key_fp = ctx.key_fingerprint, id] {
     if (handle->cancelled()) return;

@@ -4,9 +4,10 @@
 //
 //   200  the entry's text exactly as it was evicted (text/plain), with
 //        x-tokendiet-archive-tokens
-//   404  no such entry for this request's API key (another key's entry, an
-//        unknown or malformed id, or no archive), in the provider's error
-//        shape with x-tokendiet-error: archive_entry_not_found
+//   404  no such entry for this request's API key (another key's entry, a
+//        request without a key, an unknown or malformed id, or no archive),
+//        in the provider's error shape with x-tokendiet-error:
+//        archive_entry_not_found; an anonymous client's entries always
 //   405  another method than GET or HEAD
 //   503  the archive's thread did not answer within kReadWait (answered in
 //        phase 2, where a phase 1 pause that ran out goes on: never upstream)

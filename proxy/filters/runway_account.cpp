@@ -22,7 +22,8 @@ quota::QuotaLimits limits_of(const pruning::Profile& p) {
 }
 
 // The client's session name where it sends one, else the conversation's
-// start; always with the API key, so two keys never share a memory.
+// start; always with the API key, so two keys never share a memory, and an
+// anonymous client's conversations each have their own (docs/design.md §Policy).
 std::uint64_t session_key(std::string_view fingerprint, std::string_view session_id, std::uint64_t anchor) {
   const std::uint64_t key = tok::hash_bytes(fingerprint.data(), fingerprint.size());
   return session_id.empty() ? tok::hash_bytes(&anchor, sizeof anchor, key)
@@ -37,9 +38,12 @@ PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
     if (who.provider == Provider::other) return f;
     const Clock::time_point now = Clock::now();
     const pruning::Profile& p = *q.profile;
-    f.runway_key = quota::runway_key(who.provider, who.key_fingerprint, group_of(p, q.model));
-    f.runway = runways_->snapshot(f.runway_key, who.provider, limits_of(p), now);
     f.session = session_key(who.key_fingerprint, who.session_id, q.anchor);
+    // An anonymous client is told apart by its conversation (the session
+    // key), unless the profile shares one runway among them all.
+    const std::string client = quota::runway_client(who.key_fingerprint, f.session, p.anonymous_clients_shared());
+    f.runway_key = quota::runway_key(who.provider, client, group_of(p, q.model));
+    f.runway = runways_->snapshot(f.runway_key, who.provider, limits_of(p), now);
     const quota::SessionFacts s = sessions_->get(f.session, now);
     f.memory = s.memory;
     // Only Anthropic leaves cache reads out of its input quota.

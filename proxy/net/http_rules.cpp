@@ -31,21 +31,69 @@ unsigned check_request_head(const RequestHeadFacts& f, const config::Limits& lim
   return 0;
 }
 
-std::string_view find_api_key(const HeaderMap& headers, std::string_view query) {
-  if (auto a = headers.get("authorization"); !a.empty()) {
-    if (a.size() > 7 && iequals(a.substr(0, 7), "bearer ")) return trim_ows(a.substr(7));
-    return trim_ows(a);
-  }
-  if (auto k = headers.get("x-api-key"); !k.empty()) return trim_ows(k);
-  if (auto k = headers.get("x-goog-api-key"); !k.empty()) return trim_ows(k);
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// An Authorization value as a credential (find_api_key()'s rule 1).
+std::string authorization_credential(std::string_view value) {
+  value = trim_ows(value);
+  const std::size_t gap = value.find_first_of(" \t");
+  if (gap == std::string_view::npos) return iequals(value, "bearer") ? std::string() : std::string(value);
+  const std::string_view scheme = value.substr(0, gap);
+  const std::string_view credentials = trim_ows(value.substr(gap));
+  if (iequals(scheme, "bearer")) return std::string(credentials);
+  std::string out;
+  out.reserve(value.size());
+  for (char c : scheme) out += (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+  out += ' ';
+  out += credentials;
+  return out;
+}
+
+std::string query_key(std::string_view query) {
   while (!query.empty()) {
-    auto amp = query.find('&');
-    auto param = query.substr(0, amp);
-    if (param.starts_with("key=")) return param.substr(4);
+    const std::size_t amp = query.find('&');
+    const std::string_view param = query.substr(0, amp);
+    const std::size_t eq = param.find('=');
+    if (eq != std::string_view::npos && iequals(percent_decode(param.substr(0, eq)), "key")) {
+      std::string value = percent_decode(param.substr(eq + 1));
+      if (!value.empty()) return value;
+    }
     if (amp == std::string_view::npos) break;
     query.remove_prefix(amp + 1);
   }
   return {};
+}
+
+}  // namespace
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
+      out += char(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string find_api_key(const HeaderMap& headers, std::string_view query) {
+  if (std::string a = authorization_credential(headers.get("authorization")); !a.empty()) return a;
+  for (std::string_view name : {"x-api-key", "api-key", "x-goog-api-key"})
+    if (std::string_view k = trim_ows(headers.get(name)); !k.empty()) return std::string(k);
+  return query_key(query);
 }
 
 std::string key_fingerprint(std::string_view key) {

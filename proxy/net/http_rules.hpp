@@ -1,6 +1,6 @@
 // Small HTTP rules the server applies, kept free of Beast so they are unit
-// tested on their own: hop-by-hop headers, request-head limits, the API-key
-// fingerprint.
+// tested on their own: hop-by-hop headers, request-head limits, the client's
+// credential and its fingerprint.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +35,24 @@ struct RequestHeadFacts {
 // (request smuggling), 413 a declared body over the limit.
 unsigned check_request_head(const RequestHeadFacts& facts, const config::Limits& limits);
 
-// The API key a request carries (Authorization: Bearer, x-api-key,
-// x-goog-api-key, or the `key` query parameter), "" when none.
-std::string_view find_api_key(const HeaderMap& headers, std::string_view query);
+// The credential a request carries, whichever way the providers accept it,
+// "" when none (docs/design.md §Client identity). The first of
+// these that is present and not empty wins:
+//   1. Authorization: `Bearer <token>` gives the token; another scheme gives
+//      the scheme in lower case, a space and its credentials (`basic dXNl…`),
+//      so the same secret under two schemes is two clients; one word without
+//      a scheme is the credential itself; `Bearer` alone carries none
+//   2. x-api-key (Anthropic)   3. api-key (Azure OpenAI)   4. x-goog-api-key
+//   5. the `key` query parameter (Gemini), read as a server decodes a query:
+//      its name percent-decoded and in any case (`KEY`, `k%65y`), its value
+//      percent-decoded (`+` a space); the first one with a value.
+// The same secret sent in two of the forms (x-goog-api-key, ?key=) is the
+// same client.
+std::string find_api_key(const HeaderMap& headers, std::string_view query);
+
+// `s` percent-decoded as a query component (`+` a space); an escape that is
+// not two hex digits stays as it is.
+std::string percent_decode(std::string_view s);
 
 // 16 hex digits of SHA-256(key): identifies a key in logs and the ledger
 // without revealing it. "" for an empty key.

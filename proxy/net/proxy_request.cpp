@@ -49,11 +49,13 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   const bool head_request = req.method() == http::verb::head;
   BeastHeaderMap headers(req);
   ctx.session_id = std::string(req["x-tokendiet-session"]);
-  // The key's fingerprint, remembered for the connection: an agent sends the
-  // same key on every request of a keep-alive connection.
-  if (auto key = find_api_key(headers, ctx.query()); key != last_key_) {
-    last_key_ = key;
+  // Who the client is: its credential's fingerprint, "" for an anonymous
+  // client (docs/design.md §Client identity). Remembered for the
+  // connection: an agent sends the same key on every request of a keep-alive
+  // connection.
+  if (std::string key = find_api_key(headers, ctx.query()); key != last_key_) {
     last_key_fingerprint_ = key_fingerprint(key);
+    last_key_ = std::move(key);
   }
   ctx.key_fingerprint = last_key_fingerprint_;
 

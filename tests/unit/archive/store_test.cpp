@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "archive/index.hpp"
@@ -114,7 +115,7 @@ TEST_CASE("directories are 0700 and files 0600, whatever the umask") {
   CHECK(mode_of(root + "/" + std::string(kKeyA) + "/index") == 0600);
 }
 
-TEST_CASE("one key never reads another's entries; a request without a key has its own directory") {
+TEST_CASE("one key never reads another's entries; an anonymous client's are kept apart and never read by key") {
   TempDir tmp;
   Store store(tmp.path());
   const ArchivedOutput a = output("key A's output");
@@ -124,8 +125,13 @@ TEST_CASE("one key never reads another's entries; a request without a key has it
   CHECK(store.read(kKeyA, a.id));
   CHECK_FALSE(store.read(kKeyB, a.id));
   CHECK_FALSE(store.read("", a.id));
-  CHECK(store.read("", none.id));
+  // Written and durable under its own directory, but no key (not even none)
+  // reads it: only the operator's view does (docs/design.md §The archive).
+  CHECK(std::filesystem::exists(tmp.path() + "/nokey/" + none.id));
+  CHECK_FALSE(store.read("", none.id));
   CHECK_FALSE(store.read(kKeyA, none.id));
+  CHECK(store.read_any(none.id));
+  CHECK(store.list(std::string_view()).size() == 1);
   CHECK(store.list(kKeyA).size() == 1);
   CHECK(store.list(kKeyB).empty());
   // The operator's view reads any key's entry.

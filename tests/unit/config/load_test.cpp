@@ -189,6 +189,9 @@ TEST_CASE("the policy's keys out of range, each at its key") {
                    "thinking_budget_runway_fraction: must be between 0 and 1");
   expect_one_error("profiles:\n  - name: q\n    thinking_budget_effort: turbo\n", 3, 29,
                    "thinking_budget_effort: must be one of none, minimal, low, medium, high");
+  expect_one_error("profiles:\n  - name: q\n    anonymous_clients: together\n", 3, 24,
+                   "profiles[0].anonymous_clients: must be separate or shared");
+  expect_one_error("profiles:\n  - name: q\n    anonymous_clients: [shared]\n", 3, 24, "anonymous_clients");
   LoadResult ok = load_string("profiles:\n  - name: q\n    tpm_limit: 30000\n    quota_window_ms: 2s\n"
                               "    quota_group: shared\n    max_wait_ms: 5s\n", "q.yaml");
   INFO(all_errors(ok));
@@ -197,6 +200,12 @@ TEST_CASE("the policy's keys out of range, each at its key") {
   CHECK(ok.config.profiles[0].quota_window_ms == 2000);
   CHECK(ok.config.profiles[0].quota_group == "shared");
   CHECK(ok.config.profiles[0].max_wait_ms == 5000);
+  // Anonymous clients: each conversation its own runway unless shared.
+  CHECK(ok.config.profiles[0].anonymous_clients == "separate");
+  CHECK_FALSE(ok.config.profiles[0].anonymous_clients_shared());
+  LoadResult shared = load_string("profiles:\n  - name: q\n    anonymous_clients: shared\n", "q.yaml");
+  REQUIRE(shared.ok());
+  CHECK(shared.config.profiles[0].anonymous_clients_shared());
 }
 
 TEST_CASE("bad upstream URLs and providers") {

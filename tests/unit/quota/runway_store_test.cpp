@@ -119,3 +119,22 @@ TEST_CASE("runway: bounded, idle keys dropped first") {
   CHECK(s.size() <= 16 * 3);
   CHECK(s.size() >= 16);
 }
+
+TEST_CASE("runway client: a key is its fingerprint; an anonymous client is its conversation, unless shared") {
+  CHECK(runway_client("0123456789abcdef", 7, false) == "0123456789abcdef");
+  CHECK(runway_client("0123456789abcdef", 7, true) == "0123456789abcdef");
+  const std::string a = runway_client("", 0x0123456789abcdefull, false);
+  CHECK(a == "anon-0123456789abcdef");
+  CHECK(a != runway_client("", 0x0123456789abcdeeull, false));
+  CHECK(runway_client("", 1, true) == "");
+  CHECK(runway_client("", 2, true) == "");
+  // Two anonymous conversations draw on two runways; shared, on one.
+  RunwayStore s;
+  const auto key = [](std::uint64_t conversation, bool shared) {
+    return runway_key(Provider::openai, runway_client("", conversation, shared), "gpt-4o");
+  };
+  s.take(key(1, false), Provider::openai, tpm(60'000), {20'000, 0}, t0);
+  CHECK(s.snapshot(key(2, false), Provider::openai, tpm(60'000), t0).combined.level == doctest::Approx(60'000));
+  s.take(key(1, true), Provider::openai, tpm(60'000), {20'000, 0}, t0);
+  CHECK(s.snapshot(key(2, true), Provider::openai, tpm(60'000), t0).combined.level == doctest::Approx(40'000));
+}

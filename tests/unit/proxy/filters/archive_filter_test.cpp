@@ -72,6 +72,26 @@ TEST_CASE("archive filter: the same key reads the entry; another key, no key or 
   CHECK(answered(filter.request_filter(traversal, headers)).status == 404);
 }
 
+TEST_CASE("archive filter: an anonymous client's entry is never read back, with no key or any key") {
+  Fixture f;
+  const td::pruning::ArchivedOutput anonymous{td::pruning::archive_id("anonymous output\n"), "a task", 3,
+                                              "anonymous output\n"};
+  REQUIRE(f.store.write("", std::span(&anonymous, 1)));
+  REQUIRE(f.store.read_any(anonymous.id));  // it is there, for the operator
+  WorkPool thread(1, [] {});
+  SimpleHeaderMap headers;
+  for (WorkPool* on : {&thread, static_cast<WorkPool*>(nullptr)}) {
+    ArchiveFilter filter([&] { return &f.store; }, on);
+    for (std::string key : {"", "0123456789abcdef"}) {
+      CAPTURE(key);
+      RequestContext ctx = get("/v1/tokendiet/archive/" + anonymous.id, key);
+      LocalResponse no = answered(filter.request_filter(ctx, headers));
+      CHECK(no.status == 404);
+      CHECK(no.body.find(anonymous.text) == std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("archive filter: other paths go on; other methods get 405; no archive is 404") {
   Fixture f;
   ArchiveFilter filter([&] { return &f.store; }, nullptr);

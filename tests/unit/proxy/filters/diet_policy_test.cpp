@@ -226,3 +226,39 @@ TEST_CASE("diet policy: survival's compression re-anchors the task after the new
     }
   }
 }
+
+// docs/design.md §Policy: a request without an API key is an anonymous client,
+// told apart by its conversation; anonymous_clients: shared makes them one.
+TEST_CASE("diet policy: two anonymous conversations draw on two runways; anonymous_clients: shared, on one") {
+  const auto conversation = [](const char* task) {
+    std::string text = task;
+    while (text.size() < 8000) text += " the quick brown fox jumps over the lazy dog.";
+    return std::string(R"({"model":"gpt-4o","messages":[{"role":"user","content":")") + text + "\"}]}";
+  };
+  for (const bool shared : {false, true}) {
+    CAPTURE(shared);
+    auto p = quota(1'000'000);
+    p.quota_window_ms = 86'400'000;  // a day: nothing refills while the test runs
+    if (shared) p.anonymous_clients = "shared";
+    Proxy proxy(p);
+    const Proxy::Sent a = proxy.send(conversation("Task A."), "");
+    const Proxy::Sent b = proxy.send(conversation("Task B."), "");
+    // The same conversation again draws on its own runway, whatever the mode.
+    const Proxy::Sent a2 = proxy.send(conversation("Task A."), "");
+    // A keyed client is never an anonymous one.
+    const Proxy::Sent keyed = proxy.send(conversation("Task B."), "0123456789abcdef");
+    REQUIRE(a.ctx.runway_tokens);
+    REQUIRE(b.ctx.runway_tokens);
+    REQUIRE(a2.ctx.runway_tokens);
+    REQUIRE(keyed.ctx.runway_tokens);
+    const std::int64_t ask_a = 1'000'000 - *a.ctx.runway_tokens;
+    CHECK(ask_a > 1000);
+    CHECK(*keyed.ctx.runway_tokens == std::int64_t(1'000'000 - b.ctx.tokens_after));
+    if (shared) {
+      CHECK(*b.ctx.runway_tokens == *a.ctx.runway_tokens - std::int64_t(b.ctx.tokens_after));
+    } else {
+      CHECK(*b.ctx.runway_tokens == std::int64_t(1'000'000 - b.ctx.tokens_after));
+    }
+    CHECK(*a2.ctx.runway_tokens < *a.ctx.runway_tokens - ask_a / 2);
+  }
+}

@@ -51,6 +51,91 @@ TEST_CASE("API key is found and only its fingerprint kept") {
   CHECK(key_fingerprint("") == "");
 }
 
+// docs/design.md §Client identity: every form a provider takes a
+// credential in identifies the client, and a different credential in any of
+// them is a different client.
+namespace {
+std::string fp_of(std::initializer_list<std::pair<std::string, std::string>> headers, std::string_view query = "") {
+  return key_fingerprint(find_api_key(SimpleHeaderMap(headers), query));
+}
+}  // namespace
+
+TEST_CASE("client identity: each header form of a credential is found, and another value is another client") {
+  const std::pair<const char*, const char*> forms[] = {
+      {"Authorization", "Bearer "}, {"x-api-key", ""}, {"api-key", ""}, {"x-goog-api-key", ""}};
+  for (auto [name, prefix] : forms) {
+    CAPTURE(name);
+    CHECK(find_api_key(SimpleHeaderMap{{name, std::string(prefix) + "secret-1"}}, "") == "secret-1");
+    const std::string one = fp_of({{name, std::string(prefix) + "secret-1"}});
+    CHECK(one.size() == 16);
+    CHECK(one != fp_of({{name, std::string(prefix) + "secret-2"}}));
+    // The same secret in another form is the same client.
+    CHECK(one == fp_of({}, "key=secret-1"));
+  }
+  // Header names in any case, values without the space around them.
+  CHECK(find_api_key(SimpleHeaderMap{{"API-Key", "  az-1 \t"}}, "") == "az-1");
+  CHECK(find_api_key(SimpleHeaderMap{{"authorization", "bearer   tok"}}, "") == "tok");
+  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "BEARER\ttok"}}, "") == "tok");
+}
+
+TEST_CASE("client identity: other Authorization schemes are the scheme and its credentials") {
+  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "Basic dXNlcjpwdw=="}}, "") == "basic dXNlcjpwdw==");
+  CHECK(fp_of({{"Authorization", "Basic dXNlcjpwdw=="}}) == fp_of({{"Authorization", "BASIC dXNlcjpwdw=="}}));
+  CHECK(fp_of({{"Authorization", "Basic dXNlcjpwdw=="}}) != fp_of({{"Authorization", "Basic dXNlcjpxeA=="}}));
+  // The same secret under another scheme is not the bearer's client.
+  CHECK(fp_of({{"Authorization", "Token abc"}}) != fp_of({{"Authorization", "Bearer abc"}}));
+  CHECK(fp_of({{"Authorization", "Token abc"}}) != fp_of({{"Authorization", "Basic abc"}}));
+  // One word with no scheme is the credential itself.
+  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "sk-raw"}}, "") == "sk-raw");
+}
+
+TEST_CASE("client identity: the key query parameter as a server decodes it") {
+  SimpleHeaderMap none;
+  CHECK(find_api_key(none, "key=AIza-1") == "AIza-1");
+  CHECK(find_api_key(none, "alt=sse&KEY=AIza-1") == "AIza-1");
+  CHECK(find_api_key(none, "Key=AIza-1&alt=sse") == "AIza-1");
+  CHECK(find_api_key(none, "%6Bey=AIza-1") == "AIza-1");    // k percent-encoded
+  CHECK(find_api_key(none, "%4B%45%59=AIza-1") == "AIza-1");  // KEY
+  CHECK(find_api_key(none, "key=AI%7Aa-1") == "AIza-1");      // the value decoded too
+  CHECK(fp_of({}, "key=AI%7Aa-1") == fp_of({{"x-goog-api-key", "AIza-1"}}));
+  CHECK(fp_of({}, "key=AIza-1") != fp_of({}, "key=AIza-2"));
+  CHECK(fp_of({}, "k%65y=AIza-1") != fp_of({}, "k%65y=AIza-2"));
+  // The first one with a value; names that only contain `key` are not it.
+  CHECK(find_api_key(none, "key=&key=second") == "second");
+  CHECK(find_api_key(none, "key=first&key=second") == "first");
+  CHECK(find_api_key(none, "apikey=x&monkey=y&key") == "");
+  CHECK(find_api_key(none, "%zzkey=x") == "");
+  CHECK(percent_decode("a%2Bb+c%zz%4") == "a+b c%zz%4");
+}
+
+TEST_CASE("client identity: the precedence when several credentials are present") {
+  // Authorization, then x-api-key, api-key, x-goog-api-key, then ?key=.
+  CHECK(find_api_key(SimpleHeaderMap{{"x-goog-api-key", "g"}, {"api-key", "az"}, {"x-api-key", "ant"},
+                                     {"Authorization", "Bearer oa"}},
+                     "key=q") == "oa");
+  CHECK(find_api_key(SimpleHeaderMap{{"x-goog-api-key", "g"}, {"api-key", "az"}, {"x-api-key", "ant"}}, "key=q") ==
+        "ant");
+  CHECK(find_api_key(SimpleHeaderMap{{"x-goog-api-key", "g"}, {"api-key", "az"}}, "key=q") == "az");
+  CHECK(find_api_key(SimpleHeaderMap{{"x-goog-api-key", "g"}}, "key=q") == "g");
+  // An empty field is no credential: the next form is read.
+  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "Bearer"}, {"api-key", "az"}}, "") == "az");
+  CHECK(find_api_key(SimpleHeaderMap{{"x-api-key", "  "}}, "key=q") == "q");
+}
+
+TEST_CASE("client identity: a request with no credential has none (an anonymous client)") {
+  CHECK(find_api_key(SimpleHeaderMap{}, "") == "");
+  CHECK(find_api_key(SimpleHeaderMap{{"content-type", "application/json"}, {"x-tokendiet-session", "s"}},
+                     "alt=sse&keys=1") == "");
+  CHECK(fp_of({}) == "");
+  // Empty credentials are none: `Bearer` with no token (an SDK given an empty
+  // key), blank key headers, an empty ?key=. Not a client called "Bearer"
+  // that every such request would share.
+  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "Bearer"}}, "") == "");
+  CHECK(find_api_key(SimpleHeaderMap{{"Authorization", "bearer \t"}}, "") == "");
+  CHECK(find_api_key(SimpleHeaderMap{{"x-api-key", " "}, {"api-key", ""}, {"x-goog-api-key", "\t"}}, "key=") == "");
+  CHECK(fp_of({{"Authorization", "Bearer"}}, "key=&KEY=") == "");
+}
+
 TEST_CASE("provider error bodies have each provider's own shape") {
   CHECK(provider_error_body(Provider::openai, 502, "upstream \"x\" down") ==
         R"({"error":{"message":"upstream \"x\" down","type":"server_error","param":null,"code":"upstream_unreachable"}})");
