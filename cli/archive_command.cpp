@@ -9,6 +9,8 @@
 #include "archive/store.hpp"
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
+#include "cli/input_path.hpp"
+#include "cli/terminal_text.hpp"
 #include "config/load.hpp"
 #include "config/state_paths.hpp"
 #include "providers/json_strings.hpp"
@@ -25,9 +27,9 @@ constexpr const char* kSynopsis =
     "ls lists its entries, oldest first: when each was archived (UTC), the API\n"
     "key's fingerprint (- for requests without a key), the id, its tokens and\n"
     "bytes, and the task it belonged to. show prints an entry's text exactly as\n"
-    "it was evicted. id prints the id a text would be archived under (its\n"
-    "content address), to find the entry that holds it. Read-only: nothing is\n"
-    "written or removed.\n"
+    "it was evicted (to a terminal, with its control characters shown as \\xNN).\n"
+    "id prints the id a text would be archived under (its content address), to\n"
+    "find the entry that holds it. Read-only: nothing is written or removed.\n"
     "\n"
     "options:\n";
 
@@ -44,30 +46,28 @@ std::string utc_time(std::int64_t seconds) {
   return buf;
 }
 
-// A task title on one line: the first line of it.
-std::string one_line(const std::string& task) { return task.substr(0, task.find('\n')); }
-
-void json_string(std::ostream& out, std::string_view s) { out << providers::json::json_string(s); }
+// A task title on one line: the first line of it, its control characters
+// shown (it is the agent's text: docs/design.md §Configuration, Command line).
+std::string one_line(const std::string& task) { return terminal_text(task.substr(0, task.find('\n'))); }
 
 void list_entries(const std::vector<archive::EntryInfo>& entries, bool json, std::ostream& out) {
   if (json) {
-    out << "[";
+    std::string text = "[";
     for (std::size_t i = 0; i < entries.size(); ++i) {
       const auto& e = entries[i];
-      out << (i ? ",\n " : "") << "{\"created\":\"" << utc_time(e.created) << "\",\"key\":";
-      json_string(out, e.key_fp);
-      out << ",\"id\":\"" << e.id << "\",\"tokens\":" << e.tokens << ",\"bytes\":" << e.bytes << ",\"task\":";
-      json_string(out, e.task);
-      out << "}";
+      text += (i ? ",\n " : "");
+      text += "{\"created\":\"" + utc_time(e.created) + "\",\"key\":" + providers::json::json_string(e.key_fp) +
+              ",\"id\":" + providers::json::json_string(e.id) + ",\"tokens\":" + std::to_string(e.tokens) +
+              ",\"bytes\":" + std::to_string(e.bytes) + ",\"task\":" + providers::json::json_string(e.task) + "}";
     }
-    out << "]\n";
+    out << terminal_json(text + "]\n");
     return;
   }
   out << "created               key               id                                   tokens      bytes  task\n";
   for (const auto& e : entries) {
     char line[160];
     std::snprintf(line, sizeof line, "%-20s  %-16s  %-35s  %6u  %9llu  ", utc_time(e.created).c_str(),
-                  e.key_fp.empty() ? "-" : e.key_fp.c_str(), e.id.c_str(), e.tokens,
+                  e.key_fp.empty() ? "-" : terminal_text(e.key_fp).c_str(), terminal_text(e.id).c_str(), e.tokens,
                   static_cast<unsigned long long>(e.bytes));
     out << line << one_line(e.task) << "\n";
   }
@@ -104,7 +104,7 @@ Parsed<ArchiveOptions> parse_archive_args(const std::vector<std::string>& args) 
   return parsed;
 }
 
-int archive_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int archive_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, bool out_is_terminal) {
   auto parsed = parse_archive_args(args);
   if (parsed.stop) return finish(*parsed.stop, out, err);
   const ArchiveOptions& o = parsed.options;
@@ -113,8 +113,11 @@ int archive_run(const std::vector<std::string>& args, std::ostream& out, std::os
     const std::string& file = o.words[1];
     if (file == "-") {
       text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    } else if (auto problem = path_problem(file, PathKind::file); !problem.empty()) {
+      err << "archive: " << problem << "\n";
+      return 1;
     } else if (!archive::read_whole_file(file, text)) {
-      err << "archive: cannot read " << file << "\n";
+      err << "archive: cannot read " << terminal_text(file) << "\n";
       return 1;
     }
     out << pruning::archive_id(text) << "\n";
@@ -133,6 +136,12 @@ int archive_run(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     dir = *resolved;
   }
+  // A directory that is not there is an error, not an empty archive: a
+  // mistyped --dir must not read as "nothing archived".
+  if (auto problem = path_problem(dir, PathKind::directory); !problem.empty()) {
+    err << "archive: " << problem << "\n";
+    return 1;
+  }
   archive::Store::Options options;
   options.read_only = true;
   const archive::Store store(dir, options);
@@ -143,13 +152,18 @@ int archive_run(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::string& id = o.words[1];
   auto entry = o.key ? store.read(*o.key, id) : store.read_any(id);
   if (!entry) {
-    err << "archive: no entry " << id << (o.key ? " for key " + *o.key : std::string()) << " in " << dir << "\n";
+    err << "archive: no entry " << terminal_text(id) << (o.key ? " for key " + *o.key : std::string()) << " in "
+        << terminal_text(dir) << "\n";
     return 1;
   }
-  out << entry->text;
+  // The text exactly as evicted when it goes to a file or a pipe (what
+  // `archive id` hashes); to a terminal, with its control characters shown.
+  out << (out_is_terminal ? terminal_text(entry->text, true) : entry->text);
   return 0;
 }
 
-int archive(int argc, char** argv) { return archive_run(args_of(argc, argv), std::cout, std::cerr); }
+int archive(int argc, char** argv) {
+  return archive_run(args_of(argc, argv), std::cout, std::cerr, stdout_is_terminal());
+}
 
 }  // namespace td::cli

@@ -24,8 +24,10 @@ struct ArchiveOptions {
 Parsed<ArchiveOptions> parse_archive_args(const std::vector<std::string>& args);
 
 // The command with its streams passed in. Exit 0 on success, 1 when the
-// archive or config cannot be read or `show` finds no such entry, 2 on usage
-// errors.
-int archive_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// archive (a directory that does not exist included) or config cannot be
+// read or `show` finds no such entry, 2 on usage errors. out_is_terminal:
+// `show` prints the entry with its control characters made visible.
+int archive_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                bool out_is_terminal = false);
 
 }  // namespace td::cli

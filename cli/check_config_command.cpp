@@ -4,6 +4,8 @@
 
 #include "config/load.hpp"
 #include "cli/commands.hpp"
+#include "cli/input_path.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace td::cli {
 namespace {
@@ -34,18 +36,26 @@ int check_config_run(const std::vector<std::string>& args, std::ostream& out, st
   const std::vector<std::string>& files = parsed.options.files;
   int status = 0;
   for (const auto& file : files) {
+    // A directory would read as an empty file, which is valid: say what it is.
+    if (auto problem = path_problem(file, PathKind::file); !problem.empty()) {
+      err << problem << "\n";
+      status = 1;
+      continue;
+    }
     config::LoadResult r = config::load_file(file);
+    // The messages quote the file's content: shown with its control
+    // characters visible (docs/design.md §Configuration, Command line).
     for (const auto& w : r.warnings) {
       config::ConfigError shown = w;
       shown.reason = "warning: " + w.reason;
-      err << config::format_error(shown) << "\n";
+      err << terminal_text(config::format_error(shown)) << "\n";
     }
     if (r.ok()) {
-      out << file << ": ok\n";
+      out << terminal_text(file) << ": ok\n";
       continue;
     }
     status = 1;
-    for (const auto& e : r.errors) err << config::format_error(e) << "\n";
+    for (const auto& e : r.errors) err << terminal_text(config::format_error(e)) << "\n";
   }
   return status;
 }

@@ -10,8 +10,9 @@
 
 namespace td::cli {
 
-// `path` loaded (none: the embedded default). A file that does not load:
-// each error (file, line, reason) on `err`, and nullopt.
+// `path` loaded (none: the embedded default). A file that does not load (a
+// path that does not exist or is a directory included): each error (file,
+// line, reason; control characters shown as text) on `err`, and nullopt.
 std::optional<config::Config> command_config(const std::optional<std::string>& path, std::ostream& err);
 
 }  // namespace td::cli

@@ -18,6 +18,7 @@
 #include "providers/request.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_command.hpp"
+#include "cli/terminal_text.hpp"
 #include "pruning/conversation.hpp"
 #include "pruning/json_nesting.hpp"
 #include "pruning/tokenizer/counter.hpp"
@@ -122,10 +123,12 @@ int run_jsonl(const pruning::TokenCounter& counter) {
 
 int run_request(const CountOptions& o) {
   std::string body;
-  if (!read_path(o.request, body)) return std::perror(("count: " + o.request).c_str()), 1;
+  if (!read_path(o.request, body)) return std::perror(("count: " + terminal_text(o.request)).c_str()), 1;
   providers::ParseOutcome parsed = providers::parse(o.format, body);
   if (!parsed.request)
-    return std::fprintf(stderr, "count: %s: %s\n", o.request.c_str(), parsed.error.c_str()), 1;
+    return std::fprintf(stderr, "count: %s: %s\n", terminal_text(o.request).c_str(),
+                        terminal_text(parsed.error).c_str()),
+           1;
   const pruning::Conversation* conv = &parsed.request->conversation;
   const tok::BillingRules rules = providers::billing_rules_for(o.format);
   auto counter = make_counter(o, conv->model);
@@ -151,7 +154,8 @@ int run_request(const CountOptions& o) {
     w.Key("tools"), w.Uint64(c.tools);
     w.Key("priming"), w.Uint64(c.priming);
     w.EndObject();
-    std::printf("%s\n", sb.GetString());
+    // The model is the request's: its control characters escaped for a terminal.
+    std::printf("%s\n", terminal_json(std::string_view(sb.GetString(), sb.GetSize())).c_str());
     return 0;
   }
   std::printf("total %llu  (%s, %s)\n", static_cast<unsigned long long>(c.total), label.c_str(),
@@ -169,7 +173,7 @@ int run(const CountOptions& o) {
   auto counter = make_counter(o, "");
   if (o.jsonl) return run_jsonl(*counter);
   std::string text;
-  if (!read_path(o.file, text)) return std::perror(("count: " + o.file).c_str()), 1;
+  if (!read_path(o.file, text)) return std::perror(("count: " + terminal_text(o.file)).c_str()), 1;
   std::printf("%llu\n", static_cast<unsigned long long>(counter->count(text)));
   return 0;
 }

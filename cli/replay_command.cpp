@@ -15,6 +15,8 @@
 #include "config/load.hpp"
 #include "config/match.hpp"
 #include "cli/commands.hpp"
+#include "cli/input_path.hpp"
+#include "cli/terminal_text.hpp"
 #include "cli/replay.hpp"
 #include "cli/replay_command.hpp"
 
@@ -59,7 +61,7 @@ bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::stri
         if (e.is_regular_file() && e.path().extension() == ".json") found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
       if (found.empty()) {
-        std::fprintf(stderr, "replay: no *.json in %s\n", in.c_str());
+        std::fprintf(stderr, "replay: no *.json in %s\n", terminal_text(in).c_str());
         return false;
       }
       files.insert(files.end(), found.begin(), found.end());
@@ -125,7 +127,7 @@ void print_semantic(std::vector<SemanticPair> pairs) {
   std::printf("%-22s %12s %12s %8s %8s %13s %13s %8s %8s %9s\n", "trajectory", "tokens only", "tokens with",
               "cut only", "cut with", "cost only", "cost with", "ret only", "ret with", "tombstone");
   for (const SemanticPair& p : pairs)
-    std::printf("%-22s %12llu %12llu %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %7.1f%% %9llu\n", p.with.id.c_str(),
+    std::printf("%-22s %12llu %12llu %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %7.1f%% %9llu\n", terminal_text(p.with.id).c_str(),
                 static_cast<unsigned long long>(p.only.tokens_with), static_cast<unsigned long long>(p.with.tokens_with),
                 100 * p.only.reduction(), 100 * p.with.reduction(), p.only.cost_with, p.with.cost_with,
                 100 * p.only.retention.ratio(), 100 * p.with.retention.ratio(),
@@ -135,7 +137,7 @@ void print_semantic(std::vector<SemanticPair> pairs) {
 
 void print_row(const proxy::replay::Report& r) {
   std::printf("%-22s %5llu %12llu %12llu %7.1f%% %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %6.3f %6llu %10.1f%% %7.3f %7.3f\n",
-              r.id.c_str(), static_cast<unsigned long long>(r.requests),
+              terminal_text(r.id).c_str(), static_cast<unsigned long long>(r.requests),
               static_cast<unsigned long long>(r.tokens_without), static_cast<unsigned long long>(r.tokens_with),
               100 * r.reduction(), 100 * r.retention.ratio(), 100 * r.copied.ratio(), r.cost_without, r.cost_with,
               r.cost_without > 0 ? 100 * (1 - r.cost_with / r.cost_without) : 0.0, r.worst_ratio,
@@ -198,7 +200,8 @@ int replay(int argc, char** argv) {
   if (!o.profile.empty()) {
     profile = config::profile_named(cfg, o.profile);
     if (!profile) {
-      std::fprintf(stderr, "replay: no profile named '%s' in %s\n", o.profile.c_str(), cfg.source.c_str());
+      std::fprintf(stderr, "replay: no profile named '%s' in %s\n", terminal_text(o.profile).c_str(),
+                   terminal_text(cfg.source).c_str());
       return 2;
     }
   }
@@ -211,13 +214,17 @@ int replay(int argc, char** argv) {
   total.id = "total";
   for (const auto& file : files) {
     std::string text, error;
+    if (auto problem = path_problem(file, PathKind::file); !problem.empty()) {
+      std::fprintf(stderr, "replay: %s\n", problem.c_str());
+      return 1;
+    }
     if (!read_file(file, text)) {
-      std::fprintf(stderr, "replay: cannot read %s\n", file.c_str());
+      std::fprintf(stderr, "replay: cannot read %s\n", terminal_text(file).c_str());
       return 1;
     }
     auto t = proxy::replay::parse_trajectory(text, error);
     if (!t) {
-      std::fprintf(stderr, "replay: %s: %s\n", file.c_str(), error.c_str());
+      std::fprintf(stderr, "replay: %s: %s\n", terminal_text(file).c_str(), terminal_text(error).c_str());
       return 1;
     }
     if (t->id.empty()) t->id = std::filesystem::path(file).stem().string();
@@ -241,7 +248,7 @@ int replay(int argc, char** argv) {
       out += "}";
     }
     out += "],\"total\":{" + json_fields(total) + "}}\n";
-    std::fputs(out.c_str(), stdout);
+    std::fputs(terminal_json(out).c_str(), stdout);  // ids come from the files
   } else {
     std::printf("%-22s %5s %12s %12s %8s %8s %8s %13s %13s %8s %6s %6s %11s %7s %7s\n", "trajectory", "reqs",
                 "tokens w/o", "tokens with", "cut", "retained", "copied", "cost w/o", "cost with", "saved", "worst",

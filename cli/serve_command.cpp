@@ -7,6 +7,8 @@
 #include "config/reload.hpp"
 #include "config/serve_args.hpp"
 #include "cli/commands.hpp"
+#include "cli/input_path.hpp"
+#include "cli/terminal_text.hpp"
 #include "cli/serve_command.hpp"
 #include "proxy/telemetry/log.hpp"
 #include "proxy/net/server.hpp"
@@ -57,10 +59,17 @@ Parsed<config::ServeArgs> parse_serve_args(const std::vector<std::string>& args)
 int serve(int argc, char** argv) {
   auto parsed = parse_serve_args(args_of(argc, argv));
   if (parsed.stop) return finish(*parsed.stop, std::cout, std::cerr);
+  // A directory would load as an empty file: the defaults, silently.
+  if (const auto& file = parsed.options.config_file; !file.empty()) {
+    if (auto problem = path_problem(file, PathKind::file); !problem.empty()) {
+      std::fprintf(stderr, "%s\n", problem.c_str());
+      return 1;
+    }
+  }
   auto loaded = config::load_for_serve(parsed.options);
   for (auto& w : loaded.warnings) proxy::log_info("config_warning", config::format_error(w));
   if (!loaded.ok()) {
-    for (auto& e : loaded.errors) std::fprintf(stderr, "%s\n", config::format_error(e).c_str());
+    for (auto& e : loaded.errors) std::fprintf(stderr, "%s\n", terminal_text(config::format_error(e)).c_str());
     return 1;
   }
   std::string error;

@@ -5,6 +5,8 @@
 #include <optional>
 
 #include "cli/config_file.hpp"
+#include "cli/input_path.hpp"
+#include "cli/terminal_text.hpp"
 #include "config/load.hpp"
 #include "config/match.hpp"
 #include "config/state_paths.hpp"
@@ -80,7 +82,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (o.by) {
     auto parsed = proxy::parse_group_by(*o.by);
     if (!parsed) {
-      err << "usage: --by '" << *o.by << "': expected model, day, session, provider or key\n";
+      err << "usage: --by '" << terminal_text(*o.by) << "': expected model, day, session, provider or key\n";
       return 2;
     }
     by = *parsed;
@@ -100,9 +102,13 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return 1;
   }
 
+  if (auto problem = path_problem(path, PathKind::file); !problem.empty()) {
+    err << "usage: no ledger at " << problem << "\n";
+    return 1;
+  }
   auto opened = proxy::LedgerStore::open(path, proxy::LedgerStore::Access::ReadOnly);
   if (!opened.store) {
-    err << "usage: " << opened.error << "\n";
+    err << "usage: " << terminal_text(opened.error) << "\n";
     return 1;
   }
   proxy::UsageReport report = proxy::build_usage_report(
@@ -111,7 +117,16 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
   report.ledger_path = path;
   report.since_ms = since_ms;
   report.now_ms = now_ms;
-  out << (o.json ? proxy::render_usage_json(report) : proxy::render_usage_table(report));
+  if (o.json) {
+    out << terminal_json(proxy::render_usage_json(report));
+    return 0;
+  }
+  // Model names, session ids and the rest came from clients: shown with
+  // their control characters visible (the table's widths count what is shown).
+  for (proxy::UsageGroup& g : report.groups) g.key = terminal_text(g.key);
+  for (std::string& m : report.total.unpriced_models) m = terminal_text(m);
+  report.ledger_path = terminal_text(report.ledger_path);
+  out << proxy::render_usage_table(report);
   return 0;
 }
 

@@ -42,8 +42,9 @@ bool Ledger::submit(LedgerRow row) noexcept {
       return false;
     }
     ++accepted_;
-    // The writer sleeps while the queue is empty and naps for the flush
+    // The writer sleeps while the queue is empty and commits by the flush
     // interval after the first row; wake it only on those two edges.
+    if (queue_.size() == 1) oldest_ = std::chrono::steady_clock::now();
     wake = queue_.size() == 1 || queue_.size() == options_.batch_rows;
   }
   if (wake) wake_.notify_one();
@@ -164,9 +165,11 @@ void Ledger::run() {
     wake_.wait(lock, [&] {
       return stopping_ || flush_asked_ || state_pending() || !queue_.empty();
     });
-    if (!stopping_ && !flush_asked_) {
-      // Gather a batch: up to flush_interval after the first row.
-      wake_.wait_for(lock, options_.flush_interval, [&] {
+    if (!stopping_ && !flush_asked_ && !queue_.empty()) {
+      // Gather a batch: until flush_interval after the oldest queued row
+      // arrived, not after the writer woke: rows queued while the last batch
+      // was being committed have waited already.
+      wake_.wait_until(lock, oldest_ + options_.flush_interval, [&] {
         return stopping_ || flush_asked_ || queue_.size() >= options_.batch_rows;
       });
     }

@@ -7,24 +7,26 @@
 // falls behind by `queue_capacity` rows, new rows are dropped and counted
 // (tokendiet_ledger_dropped_total) rather than growing memory without bound.
 //
-// Batching: the writer wakes on the first queued row, waits up to
-// `flush_interval` (or until `batch_rows` are queued) and commits everything
-// queued, so a row is durable at most ~flush_interval after its request
-// ended and a busy proxy does one fsync-free commit per batch of rows
-// rather than per request.
+// Batching: the writer wakes on the first queued row and commits everything
+// queued by `flush_interval` after the oldest queued row arrived (or as soon
+// as `batch_rows` are queued), so a busy proxy does one fsync-free commit per
+// batch of rows rather than per request. The deadline counts from the oldest
+// row, not from the writer's wake-up: rows queued while the last batch was
+// being committed have waited already. A committed row survives kill -9 (WAL):
+// what a kill -9 loses is the rows of requests answered in the last
+// flush_interval plus one commit (docs/design.md §Ledger and metrics).
 //
 // Short bursts: the writer shares the machine's cores with the I/O threads,
 // and a request whose thread wakes on the writer's core waits for the
-// writer's time slice to end. Hence the short flush interval, and at most
-// `commit_rows` per transaction with a yield between them when a burst of
-// load queues more.
+// writer's time slice to end. Hence short batches, and at most `commit_rows`
+// per transaction with a yield between them when a burst of load queues more.
 //
-// Background priority: the writer runs at nice `writer_nice` (10). With the
-// kernel's group scheduling (autogroup, cgroups) a busy thread on one core
-// takes the process's CPU share away from the I/O thread on the other, which
-// is then preempted more often; nice 10 still leaves the writer more of a
-// core than it needs, so a saturated machine does not starve it. What each
-// choice measured: scripts/bench/ledger/record-2026-11-24.md.
+// Priority: the writer runs at the I/O threads' priority (writer_nice 0). A
+// niced writer (it was nice 10, for throughput) is left waiting for a core
+// whenever the machine is busy: its rows then waited tens of milliseconds
+// (what a kill -9 loses), and at saturation it fell behind until the queue
+// dropped rows. What each choice measured: docs/benchmarks.md §Usage ledger
+// and scripts/bench/ledger/record-2026-11-24.md.
 #pragma once
 
 #include <atomic>
@@ -49,8 +51,8 @@ struct LedgerOptions {
   std::size_t queue_capacity = 65'536;
   std::size_t batch_rows = 1024;  // wake the writer early once this many are queued
   std::size_t commit_rows = 128;   // rows per transaction: bounds one burst of writer CPU
-  std::chrono::milliseconds flush_interval{10};
-  int writer_nice = 10;      // the writer thread's nice value (see above)
+  std::chrono::milliseconds flush_interval{5};  // the oldest row's wait for its commit to start
+  int writer_nice = 0;       // the writer thread's nice value (see above)
   bool start_writer = true;  // false: rows queue up until start() (tests, staged startup)
   // Where the writer says what it could not write (called on its thread);
   // serve passes its log. Unset: said nowhere, still counted.
@@ -133,6 +135,7 @@ class Ledger {
   std::condition_variable wake_;   // writer: rows queued, flush asked, or stop
   std::condition_variable done_;   // flush(): a batch was committed
   std::vector<LedgerRow> queue_;
+  std::chrono::steady_clock::time_point oldest_;  // when queue_ last became non-empty
   std::vector<CalibrationEntry> calibration_;
   bool calibration_pending_ = false;
   std::vector<RecapSummaryRow> summaries_;

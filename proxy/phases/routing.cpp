@@ -1,6 +1,8 @@
 #include "proxy/phases/routing.hpp"
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include "config/config.hpp"
 #include "proxy/phases/header_map.hpp"
@@ -80,54 +82,126 @@ int hex_digit(char c) {
   return -1;
 }
 
-// A query parameter's name as a server reads it: %XX decoded once.
-std::string decoded_name(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (std::size_t i = 0; i < name.size(); ++i) {
+// A query as a server reads it, each byte with the offset in the raw query of
+// the text it came from, so what is found in the decoded form is hidden in the
+// raw one (docs/design.md §Ledger and metrics, Access log).
+struct Decoded {
+  std::string text;
+  std::vector<std::size_t> raw;  // raw[i]: where text[i] starts in the raw query
+};
+
+// One round of decoding: %XX to its byte, '+' to a space (form encoding).
+// Returns false when nothing changed.
+bool decode_once(Decoded& d) {
+  Decoded out;
+  out.text.reserve(d.text.size());
+  out.raw.reserve(d.text.size());
+  bool changed = false;
+  for (std::size_t i = 0; i < d.text.size(); ++i) {
     int hi = -1, lo = -1;
-    if (name[i] == '%' && i + 2 < name.size() && (hi = hex_digit(name[i + 1])) >= 0 &&
-        (lo = hex_digit(name[i + 2])) >= 0) {
-      out.push_back(static_cast<char>(hi * 16 + lo));
+    if (d.text[i] == '%' && i + 2 < d.text.size() && (hi = hex_digit(d.text[i + 1])) >= 0 &&
+        (lo = hex_digit(d.text[i + 2])) >= 0) {
+      out.text.push_back(static_cast<char>(hi * 16 + lo));
+      out.raw.push_back(d.raw[i]);
       i += 2;
+      changed = true;
     } else {
-      out.push_back(name[i]);
+      out.text.push_back(d.text[i] == '+' ? ' ' : d.text[i]);
+      out.raw.push_back(d.raw[i]);
+      changed |= d.text[i] == '+';
     }
+  }
+  d = std::move(out);
+  return changed;
+}
+
+// Rounds of decoding: a server decodes once, a proxy or framework in front of
+// it may have decoded already; more rounds only hide more.
+constexpr int kDecodeRounds = 4;
+
+// A name reduced to what tells the secret names apart: ASCII letters (lower
+// case) and digits. Servers differ on case, '+'/space, '_'/'-'/'.', control
+// bytes and NUL, so every such byte is dropped rather than one reading chosen.
+std::string canonical(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') out.push_back(static_cast<char>(c - 'A' + 'a'));
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out.push_back(c);
   }
   return out;
 }
 
-bool secret_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 6> kSecret = {
-      "key", "api_key", "apikey", "access_token", "token", "x-goog-api-key"};
-  const std::string plain = decoded_name(name);
+bool secret_canonical(std::string_view name) {
+  // key, api_key/apikey/api-key, access_token, token, x-goog-api-key, x-api-key, authorization.
+  static constexpr std::array<std::string_view, 7> kSecret = {
+      "key", "apikey", "accesstoken", "token", "xgoogapikey", "xapikey", "authorization"};
+  const std::string c = canonical(name);
   for (auto s : kSecret)
-    if (iequals(plain, s)) return true;
+    if (c == s) return true;
   return false;
+}
+
+// A decoded name names a secret as itself, or cut where a C string (NUL) or a
+// PHP-style array name ('[') ends it.
+bool secret_name(std::string_view name) {
+  if (secret_canonical(name)) return true;
+  for (char cut : {'\0', '['}) {
+    const auto at = name.find(cut);
+    if (at != std::string_view::npos && secret_canonical(name.substr(0, at))) return true;
+  }
+  return false;
+}
+
+// "scheme://user:pass@host…": the userinfo hidden (a target refused as not a
+// path is logged as it came).
+std::string redact_userinfo(std::string_view target) {
+  const auto scheme = target.find("://");
+  if (target.starts_with('/') || scheme == std::string_view::npos) return std::string(target);
+  const auto host = scheme + 3;
+  const auto end = std::min(target.find_first_of("/?#", host), target.size());
+  const auto at = target.substr(0, end).rfind('@');
+  if (at == std::string_view::npos || at < host) return std::string(target);
+  return std::string(target.substr(0, host)) + "REDACTED" + std::string(target.substr(at));
 }
 
 }  // namespace
 
 std::string redact_target(std::string_view target) {
-  auto q = target.find('?');
-  if (q == std::string_view::npos) return std::string(target);
-  std::string out(target.substr(0, q + 1));
-  auto query = target.substr(q + 1);
-  while (true) {
-    // '&' and ';' both separate parameters (servers differ; the log must not).
-    const auto sep = query.find_first_of("&;");
-    const auto param = query.substr(0, sep);
-    const auto eq = param.find('=');
-    if (eq != std::string_view::npos && secret_name(param.substr(0, eq))) {
-      out.append(param.substr(0, eq));
-      out.append("=REDACTED");
-    } else {
-      out.append(param);
-    }
-    if (sep == std::string_view::npos) break;
-    out.push_back(query[sep]);
-    query = query.substr(sep + 1);
+  const std::string plain = redact_userinfo(target);
+  const auto q = plain.find('?');
+  if (q == std::string::npos) return plain;
+  const std::string_view query = std::string_view(plain).substr(q + 1);
+  Decoded d{std::string(query), {}};
+  d.raw.resize(query.size());
+  for (std::size_t i = 0; i < query.size(); ++i) d.raw[i] = i;
+  for (int round = 0; round < kDecodeRounds && decode_once(d); ++round) {
   }
+  // Parameters split where the decoded query has '&' or ';' (servers differ on
+  // ';'; a server that decodes before splitting splits at an encoded '&' too),
+  // the name ending at the first decoded '=' (an encoded '=' ends it for such
+  // a server as well). A secret's value is hidden up to the next separator
+  // that is one in the raw query, where a server that splits first ends it.
+  std::string out(plain.substr(0, q + 1));
+  std::size_t copied = 0;  // raw query bytes already in `out`
+  const auto raw_at = [&](std::size_t i) { return i < d.raw.size() ? d.raw[i] : query.size(); };
+  const auto separator = [&](std::size_t from, bool raw_only) {
+    for (auto i = from; i < d.text.size(); ++i)
+      if ((d.text[i] == '&' || d.text[i] == ';') && (!raw_only || query[d.raw[i]] == d.text[i])) return i;
+    return d.text.size();
+  };
+  std::size_t begin = 0;
+  while (begin <= d.text.size()) {
+    auto sep = separator(begin, false);
+    const auto eq = d.text.find('=', begin);
+    if (eq < sep && secret_name(std::string_view(d.text).substr(begin, eq - begin))) {
+      sep = separator(eq, true);
+      out.append(query.substr(copied, raw_at(eq + 1) - copied));
+      out.append("REDACTED");
+      copied = raw_at(sep);
+    }
+    begin = sep + 1;
+  }
+  out.append(query.substr(copied));
   return out;
 }
 

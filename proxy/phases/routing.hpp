@@ -34,7 +34,9 @@ Route route_for_path(std::string_view path, const config::Config& config);
 std::optional<std::string_view> origin_form(std::string_view target);
 
 // The target with the values of secret-bearing query parameters (key,
-// api_key, access_token, …) replaced by "REDACTED", for logs.
+// api_key, access_token, …) replaced by "REDACTED", for logs: a name counts
+// under every spelling a server would decode to it (docs/design.md §Ledger
+// and metrics, Access log), and an absolute-form target's userinfo is hidden.
 std::string redact_target(std::string_view target);
 
 }  // namespace td::proxy

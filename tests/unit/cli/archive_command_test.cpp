@@ -84,3 +84,55 @@ TEST_CASE("archive: usage errors exit 2") {
   CHECK(run({"ls", "--key", "nothex"}).status == 2);
   CHECK(run({"--help"}).status == 0);
 }
+
+TEST_CASE("archive ls shows a task title's control characters as text; show keeps the text exact off a terminal") {
+  TempDir tmp;
+  const std::string evil = "retitle\x1b]0;owned\x07 and clear\x1b[2J\x1b[H \xc2\x9b" "31m \xff";
+  const auto a = output("output with \x1b[31mcolour\x1b[0m\r\n", evil);
+  {
+    archive::Store store(tmp.path());
+    REQUIRE(store.write("0123456789abcdef", std::span(&a, 1)));
+  }
+  Run ls = run({"ls", "--dir", tmp.path()});
+  REQUIRE_MESSAGE(ls.status == 0, ls.err);
+  CHECK(ls.out.find('\x1b') == std::string::npos);
+  CHECK(ls.out.find('\x07') == std::string::npos);
+  CHECK(ls.out.find("\xc2\x9b") == std::string::npos);
+  CHECK(ls.out.find("retitle\\x1b]0;owned\\x07 and clear\\x1b[2J\\x1b[H \\u009b31m \\xff") != std::string::npos);
+
+  Run json = run({"ls", "--dir", tmp.path(), "--json"});
+  REQUIRE_MESSAGE(json.status == 0, json.err);
+  CHECK(json.out.find('\x1b') == std::string::npos);
+  CHECK(json.out.find("\xc2\x9b") == std::string::npos);
+  rapidjson::Document doc;
+  REQUIRE_FALSE(doc.Parse(json.out.c_str()).HasParseError());
+  CHECK(std::string(doc[0]["task"].GetString()).starts_with("retitle\x1b]0;owned\x07 and clear\x1b[2J\x1b[H \xc2\x9b"));
+
+  Run exact = run({"show", a.id, "--dir", tmp.path()});
+  CHECK(exact.out == a.text);
+  std::ostringstream out, err;
+  REQUIRE(cli::archive_run({"show", a.id, "--dir", tmp.path()}, out, err, true) == 0);
+  CHECK(out.str() == "output with \\x1b[31mcolour\\x1b[0m\\x0d\n");
+}
+
+TEST_CASE("archive ls and show: a directory that is not there is an error naming it") {
+  TempDir tmp;
+  const std::string missing = tmp.path() + "/nonexistent";
+  Run ls = run({"ls", "--dir", missing});
+  CHECK(ls.status == 1);
+  CHECK(ls.out.empty());
+  CHECK(ls.err == "archive: " + missing + ": No such file or directory\n");
+  Run show = run({"show", pruning::archive_id("x"), "--dir", missing});
+  CHECK(show.status == 1);
+  CHECK(show.err == "archive: " + missing + ": No such file or directory\n");
+  std::ofstream(tmp.file("plain")) << "x";
+  Run file = run({"ls", "--dir", tmp.file("plain")});
+  CHECK(file.status == 1);
+  CHECK(file.err == "archive: " + tmp.file("plain") + ": not a directory\n");
+  Run config = run({"ls", "--config", tmp.path()});
+  CHECK(config.status == 1);
+  CHECK(config.err == tmp.path() + ": is a directory\n");
+  Run id = run({"id", missing});
+  CHECK(id.status == 1);
+  CHECK(id.err == "archive: " + missing + ": No such file or directory\n");
+}

@@ -49,7 +49,12 @@ TEST_CASE("check-config: exit codes and output") {
 
   Run missing = run({(dir / "nope.yaml").string()});
   CHECK(missing.status == 1);
-  CHECK(missing.err.find("nope.yaml: cannot read") != std::string::npos);
+  CHECK(missing.err == (dir / "nope.yaml").string() + ": No such file or directory\n");
+  // A directory reads as an empty file, which is valid: refused by name instead.
+  Run directory = run({dir.string()});
+  CHECK(directory.status == 1);
+  CHECK(directory.out.empty());
+  CHECK(directory.err == dir.string() + ": is a directory\n");
 
   std::ofstream(dir / "warn.yaml") << "upstreams:\n  openai: {url: 'https://x', verify_tls: false}\n";
   Run warn = run({(dir / "warn.yaml").string()});
@@ -93,4 +98,19 @@ TEST_CASE("check-config: FILEs in order, options anywhere; usage errors name the
   Run none = run({});
   CHECK(none.err.find("check-config: no FILE given\n\nusage: tokendiet check-config FILE") == 0);
   CHECK(none.out.empty());
+}
+
+TEST_CASE("check-config shows the file's control characters in its messages as text") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("td-check-config-esc-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string bad = (dir / "esc.yaml").string();
+  std::ofstream(bad) << "\"tr\x1b]0;owned\x07" "eads\": 4\nlisten: \"\x1b[2J\xc2\x9b\"\n";
+  Run r = run({bad});
+  CHECK(r.status == 1);
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  CHECK(r.err.find('\x07') == std::string::npos);
+  CHECK(r.err.find("\xc2\x9b") == std::string::npos);
+  CHECK(r.err.find("tr\\x1b]0;owned\\x07eads") != std::string::npos);
+  fs::remove_all(dir);
 }

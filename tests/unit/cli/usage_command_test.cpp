@@ -113,3 +113,46 @@ TEST_CASE("usage: the ledger path comes from the config when --ledger is absent"
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(r.out.find("\"requests\":3") != std::string::npos);
 }
+
+TEST_CASE("usage: model names and sessions from clients show their control characters as text") {
+  TempDir tmp;
+  const std::string ledger = tmp.file("usage.db");
+  {
+    auto opened = proxy::LedgerStore::open(ledger, proxy::LedgerStore::Access::ReadWrite);
+    REQUIRE(opened.store);
+    std::vector<proxy::LedgerRow> rows = {sample_row(0, "gpt\x1b]0;owned\x07"), sample_row(1, "m\xc2\x9b" "2J")};
+    rows[0].session = "s\x1b[2J";
+    REQUIRE(opened.store->insert(rows).empty());
+  }
+  const std::int64_t now = sample_row(0).time_ms + 1000;
+  for (const char* by : {"model", "session"}) {
+    CAPTURE(by);
+    Run table = run({"--ledger", ledger, "--by", by}, now);
+    REQUIRE_MESSAGE(table.status == 0, table.err);
+    CHECK(table.out.find('\x1b') == std::string::npos);
+    CHECK(table.out.find("\xc2\x9b") == std::string::npos);
+    Run json = run({"--ledger", ledger, "--by", by, "--json"}, now);
+    REQUIRE_MESSAGE(json.status == 0, json.err);
+    CHECK(json.out.find("\xc2\x9b") == std::string::npos);
+    rapidjson::Document doc;
+    REQUIRE_FALSE(doc.Parse(json.out.c_str()).HasParseError());
+  }
+  Run models = run({"--ledger", ledger}, now);
+  CHECK(models.out.find("gpt\\x1b]0;owned\\x07") != std::string::npos);
+  CHECK(models.out.find("m\\u009b2J") != std::string::npos);
+  CHECK(run({"--ledger", ledger, "--by", "session"}, now).out.find("s\\x1b[2J") != std::string::npos);
+}
+
+TEST_CASE("usage: a ledger path that is not there, or a directory, is an error naming it") {
+  TempDir tmp;
+  const std::int64_t now = sample_row(0).time_ms;
+  Run missing = run({"--ledger", tmp.file("none.db")}, now);
+  CHECK(missing.status == 1);
+  CHECK(missing.err == "usage: no ledger at " + tmp.file("none.db") + ": No such file or directory\n");
+  Run dir = run({"--ledger", tmp.path()}, now);
+  CHECK(dir.status == 1);
+  CHECK(dir.err == "usage: no ledger at " + tmp.path() + ": is a directory\n");
+  Run config = run({"--ledger", tmp.path(), "--config", tmp.file("none.yaml")}, now);
+  CHECK(config.status == 1);
+  CHECK(config.err == tmp.file("none.yaml") + ": No such file or directory\n");
+}

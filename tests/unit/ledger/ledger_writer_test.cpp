@@ -124,6 +124,25 @@ TEST_CASE("the writer commits on its own: after batch_rows, or after the flush i
   }
 }
 
+TEST_CASE("the flush interval counts from the oldest queued row, not from the writer's wake-up") {
+  // Rows that queued while the writer was busy (here: not started) have
+  // waited already; they are committed at once, not a whole interval later
+  // (which is what a kill -9 would lose: docs/design.md §Ledger and metrics).
+  TempDir tmp;
+  auto opened = Ledger::open({.path = tmp.file("usage.db"),
+                              .batch_rows = 1000,
+                              .flush_interval = std::chrono::milliseconds(400),
+                              .start_writer = false});
+  REQUIRE(opened.ledger);
+  Ledger& ledger = *opened.ledger;
+  ledger.submit(sample_row(0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(450));  // the row is past its deadline
+  const auto started = std::chrono::steady_clock::now();
+  ledger.start();
+  REQUIRE(wait_written(ledger, 1));
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(200));
+}
+
 TEST_CASE("a full queue drops and counts instead of blocking") {
   TempDir tmp;
   auto opened = Ledger::open({.path = tmp.file("usage.db"), .queue_capacity = 8, .start_writer = false});

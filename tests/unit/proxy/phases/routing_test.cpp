@@ -86,3 +86,39 @@ TEST_CASE("redact_target reads names as servers do: percent-decoded, ';' a separ
   CHECK(redact_target("/m?%6=x&%zz=y&%") == "/m?%6=x&%zz=y&%");  // bad escapes kept as they are
   CHECK(redact_target("/m?ke%79word=k") == "/m?ke%79word=k");
 }
+
+TEST_CASE("redact_target hides a secret under every spelling a server decodes to its name") {
+  // The separator itself encoded (a server that decodes before splitting sees key=…).
+  CHECK(redact_target("/m?key%3DAIzaSECRET") == "/m?key%3DREDACTED");
+  CHECK(redact_target("/m?%6Bey%3DAIzaSECRET&x=1") == "/m?%6Bey%3DREDACTED&x=1");
+  CHECK(redact_target("/m?a=1%26key%3DSECRET&b=2") == "/m?a=1%26key%3DREDACTED&b=2");
+  // Control bytes, NUL (a C string ends there), spaces and '+', case.
+  CHECK(redact_target("/m?KEY%00=SECRET") == "/m?KEY%00=REDACTED");
+  CHECK(redact_target("/m?key%00junk=SECRET") == "/m?key%00junk=REDACTED");
+  CHECK(redact_target("/m?key%09=SECRET") == "/m?key%09=REDACTED");
+  CHECK(redact_target("/m?+key+=SECRET&x=1") == "/m?+key+=REDACTED&x=1");
+  CHECK(redact_target("/m?%20Key%20=SECRET") == "/m?%20Key%20=REDACTED");
+  CHECK(redact_target("/m?k\x01" "ey=SECRET") == "/m?k\x01" "ey=REDACTED");
+  // Encoded twice (a proxy in front decoded once already).
+  CHECK(redact_target("/m?ke%2579=SECRET") == "/m?ke%2579=REDACTED");
+  CHECK(redact_target("/m?key%253DSECRET") == "/m?key%253DREDACTED");
+  // Separators and casing of the longer names; array-style names.
+  CHECK(redact_target("/m?api-key=SECRET") == "/m?api-key=REDACTED");
+  CHECK(redact_target("/m?Api.Key=SECRET") == "/m?Api.Key=REDACTED");
+  CHECK(redact_target("/m?apiKey=SECRET") == "/m?apiKey=REDACTED");
+  CHECK(redact_target("/m?accessToken=SECRET") == "/m?accessToken=REDACTED");
+  CHECK(redact_target("/m?x_goog_api_key=SECRET") == "/m?x_goog_api_key=REDACTED");
+  CHECK(redact_target("/m?key[]=SECRET") == "/m?key[]=REDACTED");
+  CHECK(redact_target("/m?key%5B0%5D=SECRET") == "/m?key%5B0%5D=REDACTED");
+  // A value with an encoded separator: hidden whole (a server that splits first reads it all).
+  CHECK(redact_target("/m?key=SEC%26RET;x=1") == "/m?key=REDACTED;x=1");
+  CHECK(redact_target("/m?key=SEC%26key%3DRET&x=1") == "/m?key=REDACTED&x=1");
+  // Names that only contain a secret name stay.
+  CHECK(redact_target("/m?monkey=x&keys=y&q=key&key_id=z") == "/m?monkey=x&keys=y&q=key&key_id=z");
+}
+
+TEST_CASE("redact_target hides the userinfo of an absolute-form target logged as it came") {
+  CHECK(redact_target("http://user:pass@h?key=SECRET") == "http://REDACTED@h?key=REDACTED");
+  CHECK(redact_target("https://u@h/p") == "https://REDACTED@h/p");
+  CHECK(redact_target("http://h/p?a=b@c") == "http://h/p?a=b@c");
+}
