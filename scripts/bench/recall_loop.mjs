@@ -53,7 +53,7 @@ for (let i = 0; i < N; i++) {
   const ms = performance.now() - t0;
   polling = false;
   await poller;
-  const sent = JSON.parse((await rawRequest({port: fake.port, method: 'GET', path: '/__requests', timeoutMs: 300000}))
+  const sent = JSON.parse((await rawRequest({port: fake.port, method: 'GET', path: '/__requests?bodies=0', timeoutMs: 300000}))
     .body.toString('utf8'));
   rows.push({ms, status: r.status, rounds: sent.length, upstream_bytes: sent.reduce((a, q) => a + q.bodyBytes, 0),
     largest_body: Math.max(...sent.map(q => q.bodyBytes)), leaked: r.body.includes('tokendiet_recall')});

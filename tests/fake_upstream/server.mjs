@@ -28,7 +28,8 @@
 //   (also /v1/models/{m}:… for Gemini)         stream or not is decided by the body's "stream" (OpenAI,
 //                                              Anthropic) or by the method name (Gemini)
 //   GET /healthz                               200 ok
-//   GET /__requests, DELETE /__requests        the recorded requests (JSON), clear them
+//   GET /__requests, DELETE /__requests        the recorded requests (JSON; ?bodies=0 without their
+//                                              bodies), clear them
 //   GET /__quota, DELETE /__quota              quota mode's buckets (JSON), refill them all
 //
 // Request headers that steer it:
@@ -234,7 +235,8 @@ export async function startFakeUpstream(opts = {}) {
     if (u.pathname === '/healthz' && req.method === 'GET') return res.end('ok\n');
     if (u.pathname === '/__requests') {
       if (req.method === 'DELETE') { requests.length = 0; res.writeHead(204); return res.end(); }
-      const out = JSON.stringify(requests.map(r => ({...r, body: undefined, body_base64: r.body.toString('base64')})));
+      const bodies = u.searchParams.get('bodies') !== '0';  // ?bodies=0: sizes only (bodyBytes)
+      const out = JSON.stringify(requests.map(r => ({...r, body: undefined, ...(bodies ? {body_base64: r.body.toString('base64')} : {})})));
       res.writeHead(200, {'content-type': 'application/json'});
       return res.end(out);
     }
