@@ -109,7 +109,7 @@ class AnthropicSseMerge final : public RecallMerge {
   };
 
   void emit(Block& b, std::string_view name, Document& d, std::string_view raw, std::string& out) {
-    if (num(d, "index") == b.client_index) {
+    if (!d.HasMember("index") || num(d, "index") == b.client_index) {
       out.append(raw);
       return;
     }
@@ -138,6 +138,7 @@ class AnthropicSseMerge final : public RecallMerge {
   }
 
   static void complete(Block& b) {
+    if (!b.content.IsObject()) return;  // not a block a request could carry
     auto& a = b.content.GetAllocator();
     auto add = [&](const char* field, const std::string& more) {
       if (more.empty()) return;
@@ -164,7 +165,8 @@ class AnthropicSseMerge final : public RecallMerge {
     const std::string_view type = str(d, "type");
     const int index = static_cast<int>(num(d, "index"));
     if (type == "message_start") {
-      if (d.HasMember("message") && d["message"].HasMember("usage"))
+      if (d.HasMember("message") && d["message"].IsObject() && d["message"].HasMember("usage") &&
+          d["message"]["usage"].IsObject())
         round_usage_.CopyFrom(d["message"]["usage"], round_usage_.GetAllocator());
       if (round_ == 0) out.append(ev.raw);
     } else if (type == "content_block_start" && d.HasMember("content_block")) {

@@ -19,14 +19,14 @@ Value* parts_of(Value& chunk) {
       chunk["candidates"].Empty())
     return nullptr;
   Value& c = chunk["candidates"][0];
-  if (!c.HasMember("content") || !c["content"].IsObject() || !c["content"].HasMember("parts")) return nullptr;
+  if (!c.IsObject() || !c.HasMember("content") || !c["content"].IsObject() || !c["content"].HasMember("parts")) return nullptr;
   Value& p = c["content"]["parts"];
   return p.IsArray() ? &p : nullptr;
 }
 
 bool finishes(const Value& chunk) {
   return chunk.HasMember("candidates") && chunk["candidates"].IsArray() && !chunk["candidates"].Empty() &&
-         chunk["candidates"][0].HasMember("finishReason");
+         chunk["candidates"][0].IsObject() && chunk["candidates"][0].HasMember("finishReason");
 }
 
 // The rounds as chunks: what the client gets, the turn that continues a round.
@@ -37,6 +37,10 @@ class GeminiRounds {
   // its responseId the first round's. False when nothing is left to send;
   // `changed` says whether the chunk is no longer the bytes it came as.
   bool take(Document& chunk, bool& changed) {
+    if (!chunk.IsObject()) {  // not a response chunk: as it came
+      changed = false;
+      return true;
+    }
     auto& a = chunk.GetAllocator();
     changed = rounds_ > 0;  // a later round's chunk: its id and usage are rewritten
     if (first_id_.empty()) first_id_ = str(chunk, "responseId");
@@ -46,7 +50,7 @@ class GeminiRounds {
       had_parts = !parts->Empty();
       Value kept(rapidjson::kArrayType);
       for (auto& p : parts->GetArray()) {
-        const bool call = p.HasMember("functionCall") && p["functionCall"].IsObject();
+        const bool call = p.IsObject() && p.HasMember("functionCall") && p["functionCall"].IsObject();
         if (call && str(p["functionCall"], "name") == kRecallToolName) {
           // Never the client's: into the turn that continues the round only.
           const auto& fc = p["functionCall"];

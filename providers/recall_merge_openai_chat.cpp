@@ -135,7 +135,8 @@ class OpenAiChatSseMerge final : public RecallMerge {
   void write_without_recalls(const std::string& raw, std::string& out) {
     Document d;
     if (!parse(event_data(raw), d) || !d.IsObject() || !d.HasMember("choices") || !d["choices"].IsArray() ||
-        d["choices"].Empty() || !d["choices"][0].HasMember("delta")) {
+        d["choices"].Empty() || !d["choices"][0].IsObject() || !d["choices"][0].HasMember("delta") ||
+        !d["choices"][0]["delta"].IsObject()) {
       write(raw, out);
       return;
     }
@@ -151,7 +152,7 @@ class OpenAiChatSseMerge final : public RecallMerge {
       }
       std::int64_t client_index = 0;
       for (std::size_t j = 0; j < i && j < calls_.size(); ++j) client_index += is_recall(calls_[j]) ? 0 : 1;
-      if (it->HasMember("index")) (*it)["index"].SetInt64(client_index);
+      if (it->IsObject() && it->HasMember("index")) (*it)["index"].SetInt64(client_index);
       ++it;
     }
     if (list.Empty()) {
@@ -188,7 +189,8 @@ class OpenAiChatSseMerge final : public RecallMerge {
       has_usage_ = true;
     }
     const Value* choice = nullptr;
-    if (d.HasMember("choices") && d["choices"].IsArray() && !d["choices"].Empty()) choice = &d["choices"][0];
+    if (d.HasMember("choices") && d["choices"].IsArray() && !d["choices"].Empty() && d["choices"][0].IsObject())
+      choice = &d["choices"][0];
     const bool usage_only = !choice && d.HasMember("usage") && d["usage"].IsObject();
     if (usage_only || (choice && choice->HasMember("finish_reason") && !(*choice)["finish_reason"].IsNull())) {
       hold_end(ev.raw);
@@ -240,7 +242,7 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
   Value* message() {
     if (!round_.HasMember("choices") || !round_["choices"].IsArray() || round_["choices"].Empty()) return nullptr;
     Value& c = round_["choices"][0];
-    return c.HasMember("message") && c["message"].IsObject() ? &c["message"] : nullptr;
+    return c.IsObject() && c.HasMember("message") && c["message"].IsObject() ? &c["message"] : nullptr;
   }
 
   bool well_formed() override { return message() != nullptr; }

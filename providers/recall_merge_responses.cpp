@@ -62,7 +62,8 @@ class ResponsesSseMerge final : public RecallMerge {
       if (!it.held || it.recall) turn.push_back(to_json(it.done));
     if (!append_input(body, turn, calls_, results)) return false;
     // The round's usage counted once: its end stays held (a continuation that fails ends with it).
-    if (end_.IsObject() && end_.HasMember("response") && end_["response"].HasMember("usage")) {
+    if (end_.IsObject() && end_.HasMember("response") && end_["response"].IsObject() &&
+        end_["response"].HasMember("usage") && end_["response"]["usage"].IsObject()) {
       add_counts(total_, end_["response"]["usage"], total_.GetAllocator());
       end_["response"].RemoveMember("usage");
     }
