@@ -6,6 +6,7 @@
 #include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/read.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -246,10 +247,15 @@ asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParse
     std::string& body = parser.get().body();
     const auto want = static_cast<std::size_t>(*parser.content_length());
     std::size_t have = body.size();
-    body.resize(want);
+    body.reserve(want);  // done already when the head was parsed (RequestBody::reader::init)
     while (have < want) {
+      // The string grows as the bytes arrive, a step at a time: resized to
+      // the whole Content-Length at once, it would zero-fill (and fault in)
+      // up to max_body_bytes in one go on the I/O thread, while every other
+      // connection of the thread waits (docs/design.md §Big bodies).
+      if (body.size() == have) body.resize(std::min(want, have + kBodyReadStep));
       Deadline deadline(handle_.client_io, timeout);
-      auto [rec, n] = co_await client_.async_read_some(asio::buffer(body.data() + have, want - have), nothrow);
+      auto [rec, n] = co_await client_.async_read_some(asio::buffer(body.data() + have, body.size() - have), nothrow);
       have += n;
       if (rec) {
         ec = rec == asio::error::eof ? http::error::partial_message : rec;

@@ -74,6 +74,9 @@ class ClientSession {
                                       std::string_view code, bool head_request);
   boost::asio::awaitable<Next> serve_own_path(RequestContext& ctx, const RequestParser& parser, bool keep_alive,
                                               bool head_request);
+  // A body of known length is read straight into its string, which grows by
+  // this much at a time (read_body()).
+  static constexpr std::size_t kBodyReadStep = std::size_t{1} << 20;
   boost::asio::awaitable<boost::system::error_code> read_body(RequestParser& parser, const config::Limits& limits);
   boost::asio::awaitable<void> linger_close();
   void finish(const Runtime* rt, RequestContext& ctx, bool run_filters);
