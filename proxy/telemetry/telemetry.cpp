@@ -53,7 +53,7 @@ Telemetry::Telemetry() {
 
 WorkPool& Telemetry::diet_workers(unsigned configured) {
   std::call_once(workers_started_, [&] {
-    diet_workers_ = std::make_unique<WorkPool>(diet_thread_count(configured));
+    diet_workers_ = std::make_unique<WorkPool>(diet_thread_count(configured), nullptr, kDietThreadNice);
     workers_ptr_.store(diet_workers_.get(), std::memory_order_release);
   });
   return *diet_workers_;
