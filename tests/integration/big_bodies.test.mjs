@@ -4,12 +4,14 @@
 // the body still reaches the upstream whole. Afterwards the freed memory goes
 // back to the system. Big bodies beyond limits.big_bodies_in_flight_bytes
 // wait unread, so memory stays bounded, and one that finds no room in time
-// gets 503 (docs/design.md §Big bodies).
+// gets 503; a body takes memory as it arrives, not as declared
+// (docs/design.md §Big bodies).
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import {startFakeUpstream, startFakeProcess, startTokendiet, rawRequest, letterChatBody} from '../support/index.mjs';
 
 const SIZE = 31 * 1024 * 1024;
@@ -184,6 +186,28 @@ test('a big body that finds no room within big_body_wait_ms gets 503 in the prov
     assert.equal(ok.status, 200);
     assert.equal(await metric('tokendiet_big_bodies_waiting', proxy.port), 0);
   } finally {
+    await proxy.stop();
+    await upstream.close();
+  }
+});
+
+test('a body takes memory as its bytes arrive, not as its Content-Length declares', async () => {
+  const upstream = await startFakeUpstream();
+  const proxy = await startTokendiet({upstreams: {openai: upstream.url}, config: 'limits:\n  max_body_bytes: 512MiB\n'});
+  const socket = net.connect(proxy.port, '127.0.0.1');
+  try {
+    await new Promise((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+    const rssStart = rssKb(proxy.proc.pid, 'VmRSS');
+    // 512 MiB declared, 64 KiB sent: the rest may never come.
+    socket.write(`POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${512 * 1024 * 1024}\r\n\r\n`);
+    socket.write(Buffer.alloc(64 * 1024, 'a'));
+    await sleep(500);
+    const grownMb = (rssKb(proxy.proc.pid, 'VmRSS') - rssStart) / 1024;
+    assert.ok(grownMb < 64, `RSS grew by ${grownMb.toFixed(0)} MB for 64 KiB of a declared 512 MiB body`);
+    const health = await rawRequest({port: proxy.port, path: '/healthz'});
+    assert.equal(health.status, 200);
+  } finally {
+    socket.destroy();
     await proxy.stop();
     await upstream.close();
   }
