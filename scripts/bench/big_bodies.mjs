@@ -14,7 +14,8 @@
 // --probes P keep-alive connections, each asking /healthz, one at a time,
 // --every-ms apart (connections go round-robin to the I/O threads, so P >= the
 // thread count watches every thread); --threads: serve's --threads (0: its default);
-// --budget-mb: limits.big_bodies_in_flight_bytes in MiB (-1: the default; 0: no bound).
+// --budget-mb: limits.big_bodies_in_flight_bytes in MiB (-1: the default; 0: no bound);
+// --stream 1: the agent body asks for a stream (as agents do), without include_usage.
 //
 // Prints one JSON object: healthz latency over all probes (p50, p99, max ms
 // while the bodies were in flight, and how many waits passed 50 and 200 ms),
@@ -26,11 +27,11 @@ import http from 'node:http';
 import path from 'node:path';
 import {startTokendiet, startFakeProcess, letterChatBody, SOURCE_DIR} from '../../tests/support/index.mjs';
 
-const opts = {bodies: 4, mb: 31, kind: 'letter', 'idle-s': 30, rounds: 1, probes: 1, 'every-ms': 10, threads: 0, 'budget-mb': -1};
+const opts = {bodies: 4, mb: 31, kind: 'letter', 'idle-s': 30, rounds: 1, probes: 1, 'every-ms': 10, threads: 0, 'budget-mb': -1, stream: 0};
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const k = argv[i].replace(/^--/, '');
-  if (!(k in opts) || i + 1 >= argv.length) { console.error(`usage: big_bodies.mjs [--bodies N] [--mb M] [--kind letter|trajectory|agent] [--idle-s S] [--rounds R] [--probes P] [--every-ms MS] [--threads T] [--budget-mb B]`); process.exit(2); }
+  if (!(k in opts) || i + 1 >= argv.length) { console.error(`usage: big_bodies.mjs [--bodies N] [--mb M] [--kind letter|trajectory|agent] [--idle-s S] [--rounds R] [--probes P] [--every-ms MS] [--threads T] [--budget-mb B] [--stream 0|1]`); process.exit(2); }
   opts[k] = k === 'kind' ? argv[++i] : Number(argv[++i]);
 }
 const size = Math.round(opts.mb * 1024 * 1024);
@@ -122,8 +123,8 @@ async function probe() {
   }
 }
 Promise.all(Array.from({length: probes}, probe)).then(() => {
-  process.stdout.write(JSON.stringify(times));
-  process.exit(0);
+  // Exit once written: a pipe takes the output asynchronously.
+  process.stdout.write(JSON.stringify(times.map(t => +t.toFixed(2))), () => process.exit(0));
 });`;
 
 function pollHealth(port) {

@@ -97,7 +97,8 @@ async function probe() {
     await new Promise(r => setTimeout(r, every));
   }
 }
-Promise.all(Array.from({length: probes}, probe)).then(() => { process.stdout.write(JSON.stringify(times)); process.exit(0); });`;
+// Exit once written: a pipe takes the output asynchronously.
+Promise.all(Array.from({length: probes}, probe)).then(() => process.stdout.write(JSON.stringify(times.map(t => +t.toFixed(2))), () => process.exit(0)));`;
 function pollHealth(port, probes, everyMs) {
   const child = spawn(process.execPath, ['-e', PROBE, String(port), String(probes), String(everyMs)], {stdio: ['pipe', 'pipe', 'inherit']});
   let out = '';
