@@ -47,6 +47,11 @@ struct Limits {
   // Chat bodies at least this big are dieted on a diet thread while the
   // request waits, so the I/O thread goes on serving other connections.
   std::uint64_t diet_offload_bytes = 256u << 10;
+  // The bytes of such bodies (by Content-Length, any path) in flight at once;
+  // a body that does not fit waits, unread, for up to big_body_wait_ms, then
+  // gets 503. 0: no bound.
+  std::uint64_t big_bodies_in_flight_bytes = 128ull << 20;
+  std::uint32_t big_body_wait_ms = 60'000;
 };
 
 struct Ledger {

@@ -61,6 +61,8 @@ void visit_limits(Limits& l, V&& v) {
   v("drain_timeout_ms", l.drain_timeout_ms, Bounds{0, kMaxTimeoutMs});
   v("pool_max_idle_per_upstream", l.pool_max_idle_per_upstream, Bounds{0, 100'000});
   v("diet_offload_bytes", l.diet_offload_bytes, Bounds{0, detail::Wide(1) << 40});
+  v("big_bodies_in_flight_bytes", l.big_bodies_in_flight_bytes, Bounds{0, detail::Wide(1) << 40});
+  v("big_body_wait_ms", l.big_body_wait_ms, timeout);
 }
 
 class Loader {

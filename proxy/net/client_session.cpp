@@ -6,12 +6,14 @@
 #include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/read.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
 
 #include "proxy/net/http_rules.hpp"
 #include "proxy/net/local_reply.hpp"
+#include "proxy/net/pause_wait.hpp"
 #include "proxy/net/stream_io.hpp"
 #include "proxy/net/filter_chain.hpp"
 #include "proxy/phases/routing.hpp"
@@ -139,6 +141,12 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
   const Runtime& rt = *rt_hold;
   const auto& limits = rt.config.limits;
 
+  // The request's big body's claim (claim_big_body()) is given back when the
+  // request ends, after the body string went (recycle_body, below).
+  struct ClaimRelease {
+    BodyClaim& claim;
+    ~ClaimRelease() { claim.reset(); }
+  } release_claim{body_claim_};
   RequestParser parser;
   parser.header_limit(limits.max_header_bytes);
   parser.body_limit(limits.max_body_bytes);
@@ -246,10 +254,15 @@ asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParse
     std::string& body = parser.get().body();
     const auto want = static_cast<std::size_t>(*parser.content_length());
     std::size_t have = body.size();
-    body.resize(want);
+    body.reserve(want);  // done already when the head was parsed (RequestBody::reader::init)
     while (have < want) {
+      // The string grows as the bytes arrive, a step at a time: resized to
+      // the whole Content-Length at once, it would zero-fill (and fault in)
+      // up to max_body_bytes in one go on the I/O thread, while every other
+      // connection of the thread waits (docs/design.md §Big bodies).
+      if (body.size() == have) body.resize(std::min(want, have + kBodyReadStep));
       Deadline deadline(handle_.client_io, timeout);
-      auto [rec, n] = co_await client_.async_read_some(asio::buffer(body.data() + have, want - have), nothrow);
+      auto [rec, n] = co_await client_.async_read_some(asio::buffer(body.data() + have, body.size() - have), nothrow);
       have += n;
       if (rec) {
         ec = rec == asio::error::eof ? http::error::partial_message : rec;
@@ -285,6 +298,29 @@ asio::awaitable<boost::system::error_code> ClientSession::read_body(RequestParse
     ec = parse_buffered(parser, buf_);
   }
   co_return ec;
+}
+
+// A body of limits.diet_offload_bytes or more takes its Content-Length from
+// the budget of big bodies in flight (proxy/telemetry/body_budget.hpp)
+// before it is read, waiting unread while the budget is spent (the client's
+// bytes stay in its socket meanwhile). False when no room came within
+// limits.big_body_wait_ms. A chunked body, whose length is unknown, takes
+// nothing (docs/design.md §Big bodies).
+asio::awaitable<bool> ClientSession::claim_big_body(const RequestParser& parser, const config::Limits& limits) {
+  if (parser.chunked() || !parser.content_length() || limits.big_bodies_in_flight_bytes == 0) co_return true;
+  const std::uint64_t bytes = *parser.content_length();
+  if (bytes < limits.diet_offload_bytes || bytes == 0) co_return true;
+  BodyBudget& budget = telemetry().body_budget();
+  auto waiter = std::make_shared<ResumeHandle>();
+  if (!budget.take(bytes, limits.big_bodies_in_flight_bytes, waiter)) {
+    const PauseOutcome o = co_await wait_for_resume(io_, waiter, milliseconds(limits.big_body_wait_ms));
+    if (o.end != PauseOutcome::End::resumed) {
+      if (budget.withdraw(waiter)) budget.give_back(bytes);  // admitted just as the wait ended
+      co_return false;
+    }
+  }
+  body_claim_ = BodyClaim(budget, bytes);
+  co_return true;
 }
 
 // The logging phase and the access line.

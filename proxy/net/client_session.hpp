@@ -35,6 +35,7 @@
 #include "proxy/net/worker.hpp"
 #include "proxy/phases/request_context.hpp"
 #include "proxy/phases/upstream_failure.hpp"
+#include "proxy/telemetry/body_budget.hpp"
 
 namespace td::proxy {
 
@@ -74,7 +75,11 @@ class ClientSession {
                                       std::string_view code, bool head_request);
   boost::asio::awaitable<Next> serve_own_path(RequestContext& ctx, const RequestParser& parser, bool keep_alive,
                                               bool head_request);
+  // A body of known length is read straight into its string, which grows by
+  // this much at a time (read_body()).
+  static constexpr std::size_t kBodyReadStep = std::size_t{1} << 20;
   boost::asio::awaitable<boost::system::error_code> read_body(RequestParser& parser, const config::Limits& limits);
+  boost::asio::awaitable<bool> claim_big_body(const RequestParser& parser, const config::Limits& limits);
   boost::asio::awaitable<void> linger_close();
   void finish(const Runtime* rt, RequestContext& ctx, bool run_filters);
 
@@ -120,6 +125,9 @@ class ClientSession {
   bool watch_pending_ = false;
   std::string last_key_, last_key_fingerprint_;  // see proxy_request()
   unsigned client_version_ = 11;  // HTTP version of the current request (10 or 11)
+  // The current request's big body's bytes in the budget of big bodies in
+  // flight (claim_big_body()), given back when the request ends.
+  BodyClaim body_claim_;
 };
 
 }  // namespace td::proxy

@@ -2,6 +2,7 @@
 // the upstream request, the exchange and the relay, the logging phase.
 #include <boost/asio/write.hpp>
 
+#include <array>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "proxy/net/stream_io.hpp"
 #include "proxy/net/upstream_exchange.hpp"
 #include "proxy/phases/body_peek.hpp"
+#include "proxy/phases/errors.hpp"
 #include "proxy/phases/failure_response.hpp"
 
 namespace td::proxy {
@@ -212,6 +214,19 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_
                                                                                      const config::Limits& limits,
                                                                                      bool head_request) {
   auto& req = parser.get();
+  if (!co_await claim_big_body(parser, limits)) {
+    // The budget of big bodies in flight stayed spent: the client may try
+    // again later (an SDK retries a 503 after Retry-After).
+    ctx.error = "big body: no room among the big bodies in flight";
+    ctx.local_response = true;
+    const std::string message = "tokendiet: too many large request bodies in flight; retry shortly";
+    const std::string body = provider_error_body(ctx.provider, 503, message, "big_bodies_busy");
+    const std::array<std::pair<std::string, std::string>, 2> extra{
+        {{"x-tokendiet-error", "big_bodies_busy"}, {"retry-after", "5"}}};
+    co_await send_local(io_, ctx, LocalReply{503, "application/json", body, extra}, false, head_request);
+    finish(nullptr, ctx, false);
+    co_return Next::linger_close;
+  }
   if (req.version() == 11 && iequals(req[http::field::expect], "100-continue")) {
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
     Deadline deadline(handle_.client_io, milliseconds(limits.idle_timeout_ms));

@@ -23,6 +23,10 @@ Telemetry::Telemetry() {
   auto workers = [this] { return workers_ptr_.load(std::memory_order_acquire); };
   metrics_.add_gauge("tokendiet_diet_jobs", "Big request bodies on a diet thread or waiting for one.",
                      [workers] { return workers() ? static_cast<std::int64_t>(workers()->pending()) : 0; });
+  metrics_.add_gauge("tokendiet_big_body_bytes", "Bytes of big request bodies in flight (limits.big_bodies_in_flight_bytes).",
+                     [this] { return static_cast<std::int64_t>(body_budget_.in_flight()); });
+  metrics_.add_gauge("tokendiet_big_bodies_waiting", "Big request bodies waiting, unread, for room in that budget.",
+                     [this] { return static_cast<std::int64_t>(body_budget_.waiting()); });
   metrics_.add_counter("tokendiet_memory_releases_total",
                        "Times free heap memory was handed back to the system after big bodies.",
                        [workers] { return workers() ? workers()->releases() : 0; });
@@ -53,7 +57,7 @@ Telemetry::Telemetry() {
 
 WorkPool& Telemetry::diet_workers(unsigned configured) {
   std::call_once(workers_started_, [&] {
-    diet_workers_ = std::make_unique<WorkPool>(diet_thread_count(configured));
+    diet_workers_ = std::make_unique<WorkPool>(diet_thread_count(configured), nullptr, kDietThreadNice);
     workers_ptr_.store(diet_workers_.get(), std::memory_order_release);
   });
   return *diet_workers_;

@@ -13,7 +13,8 @@
 //           calibration().observe(model, raw_estimate, billed_prompt) when
 //           the upstream's usage is known
 // Diet:     telemetry().diet_caches()          handed to the diet filter, with
-//           telemetry().diet_workers(n)        the threads big bodies are dieted on
+//           telemetry().diet_workers(n)        the threads big bodies are dieted on;
+//           telemetry().body_budget()          the bytes of big bodies in flight
 // Policy:   telemetry().runways(), sessions()  the TPM runway per key and quota
 //                                             group, and each session's memory
 // Archive:  telemetry().open_archive(config)  before serving; archive() the
@@ -31,6 +32,7 @@
 
 #include "archive/store.hpp"
 #include "ledger/ledger.hpp"
+#include "proxy/telemetry/body_budget.hpp"
 #include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/metrics.hpp"
 #include "proxy/telemetry/work_pool.hpp"
@@ -78,6 +80,8 @@ class Telemetry {
   // diet_thread_count(configured) threads; later calls get the same pool
   // (its size changes with a restart, as `threads` does).
   WorkPool& diet_workers(unsigned configured);
+  // The bytes of big request bodies in flight (body_budget.hpp).
+  BodyBudget& body_budget() { return body_budget_; }
 
   // Opens the archive (archive/store.hpp) under config::archive_dir(), unless
   // archive.enabled is false. Call once, before serving; later calls are
@@ -105,6 +109,7 @@ class Telemetry {
   Metrics metrics_;
   tok::Calibration calibration_;
   DietCaches diet_caches_;
+  BodyBudget body_budget_;
   quota::RunwayStore runways_;
   quota::SessionStore sessions_;
   std::atomic<std::int64_t> next_calibration_save_{0};  // steady_clock ticks

@@ -4,13 +4,16 @@
 #include <exception>
 #include <utility>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "proxy/telemetry/log.hpp"
 #include "proxy/telemetry/memory_release.hpp"
 
 namespace td::proxy {
 
-WorkPool::WorkPool(unsigned threads, std::function<void()> release)
-    : release_(release ? std::move(release) : std::function<void()>(release_free_memory)) {
+WorkPool::WorkPool(unsigned threads, std::function<void()> release, int nice)
+    : release_(release ? std::move(release) : std::function<void()>(release_free_memory)), nice_(nice) {
   threads_.reserve(std::max(threads, 1u));
   for (unsigned i = 0; i < std::max(threads, 1u); ++i) threads_.emplace_back([this] { run(); });
 }
@@ -49,6 +52,12 @@ std::size_t WorkPool::releases() const {
 }
 
 void WorkPool::run() {
+  // Linux: a nice value is per thread; `nice_` is added to the one the
+  // thread started with. Failing (a sandbox) only means the thread keeps it.
+  if (nice_ > 0) {
+    const auto self = static_cast<id_t>(gettid());
+    setpriority(PRIO_PROCESS, self, std::min(19, getpriority(PRIO_PROCESS, self) + nice_));
+  }
   std::unique_lock lock(mutex_);
   for (;;) {
     if (stopping_) return;

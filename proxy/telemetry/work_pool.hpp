@@ -25,8 +25,10 @@ class WorkPool {
   static constexpr std::chrono::milliseconds kReleaseAfterIdle{1000};
 
   // `threads` >= 1; `release` is what want_release() leads to (tests pass
-  // their own; the default is release_free_memory()).
-  explicit WorkPool(unsigned threads, std::function<void()> release = {});
+  // their own; the default is release_free_memory()). `nice` > 0 lowers the
+  // threads' scheduling priority (setpriority on each thread): the diet
+  // threads yield the CPU to the I/O threads on a busy box.
+  explicit WorkPool(unsigned threads, std::function<void()> release = {}, int nice = 0);
   ~WorkPool();  // jobs not started are dropped; running ones are waited for
   WorkPool(const WorkPool&) = delete;
   WorkPool& operator=(const WorkPool&) = delete;
@@ -45,6 +47,7 @@ class WorkPool {
   std::condition_variable wake_;
   std::deque<std::function<void()>> jobs_;
   std::function<void()> release_;
+  int nice_ = 0;
   bool release_wanted_ = false;
   bool stopping_ = false;
   unsigned busy_ = 0;
@@ -55,5 +58,10 @@ class WorkPool {
 // The number of diet threads for a `diet_threads` setting: 0 means one per
 // two cores, at least one.
 unsigned diet_thread_count(unsigned configured);
+
+// The diet threads' nice value: a thread at nice 10 weighs about a tenth of
+// one at 0, so an I/O thread that wakes runs before a diet that is counting
+// (docs/design.md §Big bodies).
+inline constexpr int kDietThreadNice = 10;
 
 }  // namespace td::proxy

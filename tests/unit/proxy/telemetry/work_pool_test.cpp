@@ -8,6 +8,11 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+
 #include "proxy/telemetry/work_pool.hpp"
 
 using namespace td::proxy;
@@ -37,4 +42,15 @@ TEST_CASE("work pool: a job that throws is logged and the pool goes on") {
   pool.post([] { throw std::runtime_error("boom"); });
   pool.post([&] { done.set_value(); });
   CHECK(done.get_future().wait_for(10s) == std::future_status::ready);
+}
+
+TEST_CASE("work pool: a nice value lowers its threads' priority, not the caller's") {
+  const int before = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+  WorkPool pool(1, [] {}, kDietThreadNice);
+  std::promise<int> seen;
+  pool.post([&] { seen.set_value(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()))); });
+  auto f = seen.get_future();
+  REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  CHECK(f.get() == std::min(before + kDietThreadNice, 19));
+  CHECK(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())) == before);
 }
