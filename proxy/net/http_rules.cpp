@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "proxy/phases/routing.hpp"
 
 namespace td::proxy {
 
@@ -32,13 +33,6 @@ unsigned check_request_head(const RequestHeadFacts& f, const config::Limits& lim
 }
 
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // An Authorization value as a credential (find_api_key()'s rule 1).
 std::string authorization_credential(std::string_view value) {
@@ -72,22 +66,6 @@ std::string query_key(std::string_view query) {
 }
 
 }  // namespace
-
-std::string percent_decode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
-      out += char(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 std::string find_api_key(const HeaderMap& headers, std::string_view query) {
   if (std::string a = authorization_credential(headers.get("authorization")); !a.empty()) return a;

@@ -50,10 +50,6 @@ unsigned check_request_head(const RequestHeadFacts& facts, const config::Limits&
 // same client.
 std::string find_api_key(const HeaderMap& headers, std::string_view query);
 
-// `s` percent-decoded as a query component (`+` a space); an escape that is
-// not two hex digits stays as it is.
-std::string percent_decode(std::string_view s);
-
 // 16 hex digits of SHA-256(key): identifies a key in logs and the ledger
 // without revealing it. "" for an empty key.
 std::string key_fingerprint(std::string_view key);

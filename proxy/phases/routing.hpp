@@ -39,4 +39,8 @@ std::optional<std::string_view> origin_form(std::string_view target);
 // and metrics, Access log), and an absolute-form target's userinfo is hidden.
 std::string redact_target(std::string_view target);
 
+// `s` percent-decoded as a query component (`+` a space); an escape that is
+// not two hex digits stays as it is.
+std::string percent_decode(std::string_view s);
+
 }  // namespace td::proxy

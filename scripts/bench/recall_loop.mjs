@@ -12,14 +12,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {spawn} from 'node:child_process';
 import {performance} from 'node:perf_hooks';
-import {startFakeProcess} from '../../tests/support/processes.mjs';
+import {startFakeProcess, startRecallTestProxy} from '../../tests/support/processes.mjs';
 import {rawRequest} from '../../tests/support/http.mjs';
 
 const N = Number(process.argv[2] || 3);
-const here = path.dirname(new URL(import.meta.url).pathname);
-const bin = process.argv[3] || process.env.RECALL_TEST_PROXY || path.resolve(here, '../../build/tests/recall_test_proxy');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'td-recall-loop-'));
 const ID = 'td-00000000000000000000000000000001';
 let entry = '';
@@ -27,8 +24,7 @@ for (let i = 0; entry.length < 100 * 1024; i++) entry += `line ${i} of a long ar
 fs.writeFileSync(path.join(dir, ID), entry);
 
 const fake = await startFakeProcess();
-const proxy = spawn(bin, [String(fake.port), dir], {stdio: ['ignore', 'pipe', 'ignore']});
-const port = await new Promise(r => proxy.stdout.on('data', d => r(Number(/LISTENING (\d+)/.exec(String(d))[1]))));
+const {proc: proxy, port} = await startRecallTestProxy(fake.port, dir, process.argv[3]);
 const peakRssMb = () => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${proxy.pid}/status`, 'utf8'))[1]) / 1024;
 
 const body = JSON.stringify({model: 'claude-sonnet-4-5', max_tokens: 1000, stream: true,

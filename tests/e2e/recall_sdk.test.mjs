@@ -12,11 +12,10 @@ import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import {spawn} from 'node:child_process';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import {GoogleGenAI} from '@google/genai';
-import {startFakeUpstream, tempDir} from '../support/index.mjs';
+import {startFakeUpstream, startRecallTestProxy, tempDir} from '../support/index.mjs';
 
 const ENTRY = 'td-0123456789abcdef0123456789abcdef';
 const ARCHIVED = 'pytest output:\nFAILED tests/test_parser.py::test_nested - KeyError: "depth"\n3 passed, 1 failed';
@@ -27,18 +26,9 @@ before(async () => {
   fake = await startFakeUpstream();
   archive = tempDir('td-recall-');
   fs.writeFileSync(path.join(archive.dir, ENTRY), ARCHIVED);
-  const bin = process.env.RECALL_TEST_PROXY ||
-    path.resolve(import.meta.dirname, '../../build/tests/recall_test_proxy');
-  proxy = spawn(bin, [String(fake.port), archive.dir], {stdio: ['ignore', 'pipe', 'inherit']});
-  const port = await new Promise((resolve, reject) => {
-    let out = '';
-    proxy.stdout.on('data', d => {
-      out += d;
-      const m = /LISTENING (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    proxy.once('exit', code => reject(new Error(`recall_test_proxy exited ${code}`)));
-  });
+  const started = await startRecallTestProxy(fake.port, archive.dir);
+  proxy = started.proc;
+  const port = started.port;
   url = `http://127.0.0.1:${port}`;
 });
 after(async () => { proxy?.kill('SIGTERM'); await fake?.close(); archive?.cleanup(); });

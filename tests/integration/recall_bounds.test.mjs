@@ -13,9 +13,8 @@ import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import {spawn} from 'node:child_process';
 import {performance} from 'node:perf_hooks';
-import {startFakeProcess, rawRequest, tempDir} from '../support/index.mjs';
+import {startFakeProcess, startRecallTestProxy, rawRequest, tempDir} from '../support/index.mjs';
 
 const ENTRY = 'td-0123456789abcdef0123456789abcdef';
 let fake, proxy, archive, port;
@@ -26,17 +25,7 @@ before(async () => {
   let text = '';
   for (let i = 0; text.length < 100_000; i++) text += `line ${i} of a long archived build log\n`;
   fs.writeFileSync(path.join(archive.dir, ENTRY), text);
-  const bin = process.env.RECALL_TEST_PROXY || path.resolve(import.meta.dirname, '../../build/tests/recall_test_proxy');
-  proxy = spawn(bin, [String(fake.port), archive.dir], {stdio: ['ignore', 'pipe', 'inherit']});
-  port = await new Promise((resolve, reject) => {
-    let out = '';
-    proxy.stdout.on('data', d => {
-      out += d;
-      const m = /LISTENING (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    proxy.once('exit', code => reject(new Error(`recall_test_proxy exited ${code}`)));
-  });
+  ({proc: proxy, port} = await startRecallTestProxy(fake.port, archive.dir));
 });
 after(async () => { proxy?.kill('SIGTERM'); await fake?.stop(); archive?.cleanup(); });
 
@@ -97,13 +86,15 @@ test('1,000 recall calls of a 100 KB entry a round: bounded continuations, flat 
   assert.equal(results.length, 3000);
   assert.equal(results.filter(b => b.content.startsWith('line 0 of a long archived build log')).length, 3,
     'one answer a round: the other 999 calls are the same call');
+  // Under ASan (scripts/sanitize.sh) its shadow memory and quarantine, and a slower loop, are allowed for.
+  const sanitized = Boolean(process.env.TD_SANITIZED);
   const rssMb = peakRssKb(proxy.pid) / 1024;
-  assert.ok(rssMb < 300, `peak RSS ${rssMb.toFixed(0)} MB`);
+  assert.ok(rssMb < (sanitized ? 1200 : 300), `peak RSS ${rssMb.toFixed(0)} MB`);
   waits.sort((a, b) => a - b);
   const p99 = waits[Math.min(waits.length - 1, Math.floor(waits.length * 0.99))];
   console.log(`healthz during the loop: ${waits.length} probes, p50 ${waits[waits.length >> 1].toFixed(1)} ms, ` +
               `p99 ${p99.toFixed(1)} ms, max ${waits.at(-1).toFixed(1)} ms; peak RSS ${rssMb.toFixed(0)} MB`);
-  assert.ok(p99 < 50, `healthz p99 ${p99.toFixed(1)} ms`);
+  assert.ok(p99 < (sanitized ? 250 : 50), `healthz p99 ${p99.toFixed(1)} ms`);
 });
 
 test('a model that never stops calling recall: no format\'s answer carries the tool, streamed or not', async () => {

@@ -3,7 +3,7 @@
 export {startFakeUpstream, classify} from '../fake_upstream/server.mjs';
 export {loadFixture, fixtureNames, sseEvents, sseData, usageOf, stripOpenAIUsage, FIXTURES_DIR} from '../fake_upstream/fixtures.mjs';
 export {rawRequest, Connection, buildRequest, endToEndHeaders, HOP_BY_HOP} from './http.mjs';
-export {startTokendiet, startFakeAndProxy, startFakeProcess, tokendietBin, freePort, tempDir, tcpSocketsOf, letterChatBody, SOURCE_DIR, FAKE_SERVER} from './processes.mjs';
+export {startTokendiet, startFakeAndProxy, startFakeProcess, startRecallTestProxy, tokendietBin, freePort, tempDir, tcpSocketsOf, letterChatBody, SOURCE_DIR, FAKE_SERVER} from './processes.mjs';
 export {makeTestCA} from './tls.mjs';
 export {sameThroughProxy, comparable} from './relay.mjs';
 export {quotaConfig, trajectory, fillerBody, fakeTokens, post, explain, logLineOf, metricSamples, metricSum} from './quota.mjs';

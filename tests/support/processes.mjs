@@ -178,3 +178,22 @@ export function letterChatBody(size, model = 'gpt-4o') {
   const tail = '"}]}';
   return Buffer.concat([Buffer.from(head), Buffer.alloc(size - head.length - tail.length, 'a'), Buffer.from(tail)]);
 }
+
+// Starts tests/support/recall_test_proxy (the recall loop's proxy: the real
+// network core and filters, the tool offered over the entries in `dir`, one
+// file per id) in front of the fake upstream on `fakePort`; `bin` another
+// build of it. Returns {proc, port}.
+export async function startRecallTestProxy(fakePort, dir, bin = null) {
+  const exe = bin || process.env.RECALL_TEST_PROXY || path.join(SOURCE_DIR, 'build', 'tests', 'recall_test_proxy');
+  const proc = spawn(exe, [String(fakePort), dir], {stdio: ['ignore', 'pipe', 'inherit']});
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', d => {
+      out += d;
+      const m = /LISTENING (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    proc.once('exit', code => reject(new Error(`recall_test_proxy exited ${code}`)));
+  });
+  return {proc, port};
+}

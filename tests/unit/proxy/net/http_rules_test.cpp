@@ -5,6 +5,7 @@
 #include "proxy/phases/errors.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/net/http_rules.hpp"
+#include "proxy/phases/routing.hpp"
 
 using namespace td::proxy;
 
