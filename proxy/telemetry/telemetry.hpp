@@ -31,7 +31,7 @@
 
 #include "archive/store.hpp"
 #include "ledger/ledger.hpp"
-#include "proxy/telemetry/diet_caches.hpp"
+#include "diet/diet_caches.hpp"
 #include "proxy/telemetry/metrics.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "pruning/tokenizer/calibration.hpp"
@@ -67,7 +67,7 @@ class Telemetry {
   tok::Calibration& calibration() { return calibration_; }
 
   // The diet's caches, shared by every request of the process.
-  DietCaches& diet_caches() { return diet_caches_; }
+  diet::DietCaches& diet_caches() { return diet_caches_; }
 
   // The policy's state (quota/): it outlives reloads, as the limits it
   // learnt from the providers' headers still hold.
@@ -104,7 +104,7 @@ class Telemetry {
  private:
   Metrics metrics_;
   tok::Calibration calibration_;
-  DietCaches diet_caches_;
+  diet::DietCaches diet_caches_;
   quota::RunwayStore runways_;
   quota::SessionStore sessions_;
   std::atomic<std::int64_t> next_calibration_save_{0};  // steady_clock ticks

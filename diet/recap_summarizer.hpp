@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace td::proxy {
+namespace td::diet {
 
 struct SummaryCall {
   std::string provider;  // openai, anthropic, gemini: the request's shape
@@ -32,4 +32,4 @@ struct RecapSummarizer {
   virtual std::optional<std::string> summarize(const SummaryCall& call) const = 0;
 };
 
-}  // namespace td::proxy
+}  // namespace td::diet
