@@ -1,7 +1,8 @@
 // The outbound call of the recap's summarizer (docs/design.md §Policy, the
 // summarizer): the diet filter asks a model for the text of a recap through
-// this interface, which proxy/net implements (recap_summarizer_net.hpp) with
-// the configured upstreams, since filters sit below the network code.
+// this interface, which proxy/net implements (proxy/net/recap_summarizer_net.hpp)
+// with the configured upstreams, since the diet and the filters sit below the
+// network code (docs/design.md §Layout).
 #pragma once
 
 #include <chrono>
