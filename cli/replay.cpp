@@ -12,14 +12,14 @@
 #include "providers/billing.hpp"
 #include "providers/request.hpp"
 #include "providers/route.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 #include "pruning/json_nesting.hpp"
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/hash.hpp"
 #include "pruning/tokenizer/message_count.hpp"
 
-namespace td::proxy::replay {
+namespace td::replay {
 
 namespace {
 
@@ -267,12 +267,12 @@ void Report::add_request_cost(double without, double with) {
 
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
                          Pricing pricing) {
-  DietCaches caches;
+  diet::DietCaches caches;
   return replay_trajectory(t, config, profile, pricing, caches);
 }
 
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, DietCaches& caches) {
+                         Pricing pricing, diet::DietCaches& caches) {
   Report rep;
   rep.id = t.id;
   const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
@@ -285,13 +285,13 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     // One untimed request first: the process's one-time set-up (the count
     // cache's memory, the vocabulary) is not any request's cost.
     std::string warm = request_body(t, sizes.front());
-    diet_body(route, warm, config, caches, DietOptions{.profile = profile});
+    diet::diet_body(route, warm, config, caches, diet::DietOptions{.profile = profile});
   }
   for (std::size_t n : sizes) {
     std::string body = request_body(t, n);
     const std::string original = body;
     const double t0 = thread_cpu_ms();
-    DietOutcome diet = diet_body(route, body, config, caches, DietOptions{.profile = profile});
+    diet::DietOutcome diet = diet::diet_body(route, body, config, caches, diet::DietOptions{.profile = profile});
     rep.pipeline_ms.push_back(thread_cpu_ms() - t0);
     ++rep.requests;
     rep.fail_open += diet.fail_open;
@@ -337,19 +337,19 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
 
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
                                        const pruning::Profile* profile) {
-  DietCaches caches;
+  diet::DietCaches caches;
   return sent_requests(t, config, profile, caches);
 }
 
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
-                                       const pruning::Profile* profile, DietCaches& caches) {
+                                       const pruning::Profile* profile, diet::DietCaches& caches) {
   std::vector<SentRequest> out;
   const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
   for (std::size_t n : request_sizes(t)) {
     SentRequest s;
     s.original = request_body(t, n);
     s.sent = s.original;
-    DietOutcome diet = diet_body(route, s.sent, config, caches, DietOptions{.profile = profile});
+    diet::DietOutcome diet = diet::diet_body(route, s.sent, config, caches, diet::DietOptions{.profile = profile});
     s.fail_open = diet.fail_open;
     s.stale_messages = diet.result.stale_messages;
     s.trimmed_until = diet.result.trimmed_until;
@@ -359,4 +359,4 @@ std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config
   return out;
 }
 
-}  // namespace td::proxy::replay
+}  // namespace td::replay

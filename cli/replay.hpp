@@ -1,5 +1,5 @@
 // `tokendiet replay`: recorded agent trajectories, request by request,
-// through exactly the proxy's code path (proxy/filters/diet.hpp: parse ->
+// through exactly the proxy's code path (diet/diet.hpp: parse ->
 // count -> decide -> prune -> write), measured.
 //
 // Request t is the trajectory's messages before its t-th assistant message,
@@ -24,7 +24,7 @@
 //   time        parse + pipeline + write, this thread's CPU time, with the
 //               diet's caches as warm as the proxy's would be for this
 //               conversation (its previous requests went through them; the
-//               caches are replay's own, proxy/telemetry/diet_caches.hpp);
+//               caches are replay's own, diet/diet_caches.hpp);
 //   retention   cli/replay_retention.hpp: references, and copied lines;
 //   worst ratio the largest cumulative cost ratio over the request boundaries:
 //               for a session that stopped after request k, the cost of
@@ -43,11 +43,11 @@
 #include "config/config.hpp"
 #include "cli/replay_retention.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 struct DietCaches;
 }
 
-namespace td::proxy::replay {
+namespace td::replay {
 
 enum class Pricing : std::uint8_t { OpenAI, Anthropic };
 
@@ -104,7 +104,7 @@ double request_cost(Pricing pricing, std::uint64_t total, std::uint64_t shared_t
 // Replays one trajectory with `profile` (nullptr: the profile `config` picks
 // for the trajectory's model), through `caches`.
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, DietCaches& caches);
+                         Pricing pricing, diet::DietCaches& caches);
 // The same through caches of its own, new for this trajectory.
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
                          Pricing pricing);
@@ -120,9 +120,9 @@ struct SentRequest {
 };
 // Requests 1..T of a trajectory, in order, through the diet and `caches`.
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
-                                       const pruning::Profile* profile, DietCaches& caches);
+                                       const pruning::Profile* profile, diet::DietCaches& caches);
 // The same through caches of its own, new for this trajectory.
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
                                        const pruning::Profile* profile);
 
-}  // namespace td::proxy::replay
+}  // namespace td::replay

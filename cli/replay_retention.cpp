@@ -2,7 +2,7 @@
 
 #include <unordered_set>
 
-namespace td::proxy::replay {
+namespace td::replay {
 
 namespace {
 
@@ -106,4 +106,4 @@ RetentionCount retained(const std::vector<std::string>& refs, std::string_view s
   return r;
 }
 
-}  // namespace td::proxy::replay
+}  // namespace td::replay

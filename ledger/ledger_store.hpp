@@ -39,7 +39,7 @@ struct CalibrationEntry {
 };
 
 // A recap's text as a model wrote it, under its cache key
-// (proxy/filters/recap_summary.hpp: the prefix hash and the summarizer); ""
+// (diet/recap_summary.hpp: the prefix hash and the summarizer); ""
 // records that the summarizer failed for it (the extractive recap stands).
 struct RecapSummaryRow {
   std::uint64_t key = 0;

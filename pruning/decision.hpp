@@ -1,5 +1,5 @@
 // The decision a request's diet turns on, made once its tokens are counted
-// and before anything is written (the steps: proxy/filters/diet.hpp):
+// and before anything is written (the steps: diet/diet.hpp):
 //
 //   parse -> count (Counted) -> decide (Decision) -> prune -> write
 //

@@ -1,7 +1,7 @@
 // The diet: every pruning strategy, composed in one fixed order.
 //
 // The proxy (and `tokendiet replay`) run the diet as named steps
-// (proxy/filters/diet.hpp): adapter parse -> count_tokens -> decide
+// (diet/diet.hpp): adapter parse -> count_tokens -> decide
 // (pruning/decision.hpp) -> run_pipeline -> adapter write. run_pipeline()
 // edits the Conversation in place through set_text()/remove_message()/part
 // removal and new messages (origin == kNewOrigin), which the adapters'

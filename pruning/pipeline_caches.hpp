@@ -21,7 +21,7 @@
 namespace td::pruning {
 
 struct PipelineCaches {
-  // Token counts of texts (proxy/filters/cached_counter.hpp) and of whole
+  // Token counts of texts (diet/cached_counter.hpp) and of whole
   // messages (pruning/tally.hpp), keyed by salted content hashes.
   tok::CountCache counts;
   Memo<std::string> folds{std::size_t{64} << 20};  // low_entropy: a tool output's folded form

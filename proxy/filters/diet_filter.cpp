@@ -1,14 +1,15 @@
 #include "proxy/filters/diet_filter.hpp"
 
 #include <algorithm>
+#include <array>
 #include <exception>
 
 #include "archive/store.hpp"
 #include "config/match.hpp"
 #include "providers/recall_tool.hpp"
 #include "providers/route.hpp"
-#include "proxy/filters/diet.hpp"
-#include "proxy/filters/recap_summary.hpp"
+#include "diet/diet.hpp"
+#include "diet/recap_summary.hpp"
 #include "proxy/phases/body_peek.hpp"
 #include "proxy/phases/errors.hpp"
 #include "proxy/phases/routing.hpp"
@@ -23,7 +24,7 @@ namespace td::proxy {
 struct OffloadedDiet {
   std::string body;
   std::string rewritten;
-  DietOutcome outcome;
+  diet::DietOutcome outcome;
   // The request's identity and the policy's state, the job's own: the
   // request and the filter may be gone while it runs.
   std::string key_fingerprint, session_id;
@@ -47,6 +48,17 @@ struct DietState : FilterState {
   std::optional<RequestRecall> recall;  // the entries its tombstones name (ctx.recall)
 };
 
+// The credentials of the client's request, for a call to its own provider
+// (the recap's summarizer, diet/recap_summary.hpp).
+std::vector<std::pair<std::string, std::string>> summary_credentials(const HeaderMap& headers) {
+  static constexpr std::array<std::string_view, 6> kNames = {
+      "authorization", "x-api-key", "x-goog-api-key", "anthropic-version", "openai-organization", "openai-project"};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::string_view name : kNames)
+    if (std::string_view v = headers.get(name); !v.empty()) out.emplace_back(name, v);
+  return out;
+}
+
 void fail_open(RequestContext& ctx, std::string reason) {
   ctx.fail_open = true;
   ctx.fail_open_reason = std::move(reason);
@@ -63,11 +75,11 @@ std::shared_ptr<OffloadedDiet> make_job(const RequestContext& ctx, const PolicyS
 
 // The job's diet, off the I/O thread.
 void run_diet(OffloadedDiet& job, const providers::ChatRoute& route, const config::Config& config,
-              DietCaches& caches, tok::Calibration* calibration, bool semantic_eviction) {
-  const PolicyFactsFn facts = job.policy.enabled() ? job.policy.facts_for(job.who) : PolicyFactsFn{};
+              diet::DietCaches& caches, tok::Calibration* calibration, bool semantic_eviction) {
+  const diet::PolicyFactsFn facts = job.policy.enabled() ? job.policy.facts_for(job.who) : diet::PolicyFactsFn{};
   job.rewritten.clear();
-  job.outcome = diet_body(route, job.body, job.rewritten, config, caches,
-                          DietOptions{.calibration = calibration,
+  job.outcome = diet::diet_body(route, job.body, job.rewritten, config, caches,
+                          diet::DietOptions{.calibration = calibration,
                                       .policy = facts ? &facts : nullptr,
                                       .semantic_eviction = semantic_eviction});
 }
@@ -77,7 +89,7 @@ void run_diet(OffloadedDiet& job, const providers::ChatRoute& route, const confi
 // means the diet again without semantic eviction: the request goes unpruned
 // of those outputs rather than without them (fail open).
 void archive_or_rediet(OffloadedDiet& job, archive::Store* store, const providers::ChatRoute& route,
-                       const config::Config& config, DietCaches& caches, tok::Calibration* calibration) {
+                       const config::Config& config, diet::DietCaches& caches, tok::Calibration* calibration) {
   if (!job.outcome.tombstoned()) return;
   if (store && store->write(job.key_fingerprint, job.outcome.result.archived)) {
     // Tombstones go out: the model gets tokendiet_recall to read them back
@@ -105,9 +117,9 @@ std::vector<std::string> evicted_tasks(const std::vector<pruning::ArchivedOutput
 
 }  // namespace
 
-DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
+DietFilter::DietFilter(const config::Config& config, tok::Calibration* calibration, diet::DietCaches& caches,
                        WorkPool* workers, PolicyState policy, DietArchive archive,
-                       std::shared_ptr<const RecapSummarizer> summarizer)
+                       std::shared_ptr<const diet::RecapSummarizer> summarizer)
     : config_(std::make_shared<const config::Config>(config)),
       calibration_(calibration),
       caches_(caches),
@@ -157,18 +169,18 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
     if (workers_ && body.size() >= config_->limits.diet_offload_bytes) return offload(ctx, headers, *route, body);
 
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
-    // (proxy/filters/diet.hpp), the same function `tokendiet replay` measures.
+    // (diet/diet.hpp), the same function `tokendiet replay` measures.
     const PolicyIdentity who{ctx.provider, ctx.key_fingerprint, ctx.session_id};
-    const PolicyFactsFn facts = policy_.enabled() ? policy_.facts_for(who) : PolicyFactsFn{};
+    const diet::PolicyFactsFn facts = policy_.enabled() ? policy_.facts_for(who) : diet::PolicyFactsFn{};
     std::string rewritten;
-    DietOutcome diet = diet_body(*route, body, rewritten, *config_, caches_,
-                                 DietOptions{.calibration = calibration_,
+    diet::DietOutcome diet = diet::diet_body(*route, body, rewritten, *config_, caches_,
+                                 diet::DietOptions{.calibration = calibration_,
                                              .policy = facts ? &facts : nullptr,
                                              .semantic_eviction = semantic_eviction()});
     // A recap to summarize first: on a diet thread, the request paused.
     if (summarizer_) {
       const pruning::Profile* profile = config::profile_named(*config_, diet.profile);
-      if (profile && wants_summary(diet, *profile)) return offload(ctx, headers, *route, body);
+      if (profile && diet::wants_summary(diet, *profile)) return offload(ctx, headers, *route, body);
     }
     // Outputs left out of the pruned request: archived before it may go.
     if (diet.tombstoned())
@@ -206,8 +218,8 @@ FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, 
     // run again with it (or with the extractive choice cached on failure).
     if (summarizer) {
       const pruning::Profile* profile = config::profile_named(*config, job->outcome.profile);
-      if (profile && wants_summary(job->outcome, *profile)) {
-        summarize_recap(*summarizer, job->outcome, *profile, job->provider, std::move(job->credentials),
+      if (profile && diet::wants_summary(job->outcome, *profile)) {
+        diet::summarize_recap(*summarizer, job->outcome, *profile, job->provider, std::move(job->credentials),
                         caches->summaries);
         if (handle->cancelled()) return;
         run_diet(*job, route, *config, *caches, calibration, store != nullptr);
@@ -225,7 +237,7 @@ FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, 
 // writes them (or, when that fails, diets the body again without semantic
 // eviction), then sent as the job left it.
 FilterResult DietFilter::archive_then_send(RequestContext& ctx, const providers::ChatRoute& route, std::string& body,
-                                           std::string rewritten, DietOutcome diet) {
+                                           std::string rewritten, diet::DietOutcome diet) {
   auto job = make_job(ctx, policy_);
   job->api = route.api;
   job->body = std::move(body);
@@ -268,7 +280,7 @@ FilterResult DietFilter::hand_over(RequestContext& ctx, std::string& body, Offlo
 
 // The outcome into the request: what the access line, the ledger and the
 // logging phase read, and the admission.
-FilterResult DietFilter::apply(RequestContext& ctx, const DietOutcome& diet) const {
+FilterResult DietFilter::apply(RequestContext& ctx, const diet::DietOutcome& diet) const {
   if (!diet.parsed) {
     fail_open(ctx, diet.error);
     return {};

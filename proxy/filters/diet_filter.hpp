@@ -1,7 +1,7 @@
 // The diet: the request body filter that puts a chat request's message array
 // through the pruning pipeline (docs/design.md §Request flow).
 //
-//   route by path -> the diet's steps (proxy/filters/diet.hpp): parse, count
+//   route by path -> the diet's steps (diet/diet.hpp): parse, count
 //   (with the model's tokenizer, or the calibrated estimator), decide, prune,
 //   write (splices only what changed), thinking lowered -> the decision's
 //   admission, the request's ask taken from its runway
@@ -49,12 +49,12 @@
 #include "config/config.hpp"
 #include "proxy/phases/filter.hpp"
 #include "providers/route.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 #include "proxy/filters/runway_account.hpp"
 #include "proxy/phases/recall.hpp"
 #include "pruning/archived_output.hpp"
-#include "proxy/phases/recap_summarizer.hpp"
-#include "proxy/telemetry/diet_caches.hpp"
+#include "diet/recap_summarizer.hpp"
+#include "diet/diet_caches.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "pruning/decision.hpp"
 
@@ -103,9 +103,9 @@ class DietFilter final : public Filter {
   // `archive`: where semantic eviction's outputs go (none: it is off).
   // `summarizer` (null: every recap extractive) makes the recap summaries'
   // outbound calls; it needs `workers`.
-  DietFilter(const config::Config& config, tok::Calibration* calibration, DietCaches& caches,
+  DietFilter(const config::Config& config, tok::Calibration* calibration, diet::DietCaches& caches,
              WorkPool* workers = nullptr, PolicyState policy = {}, DietArchive archive = {},
-             std::shared_ptr<const RecapSummarizer> summarizer = nullptr);
+             std::shared_ptr<const diet::RecapSummarizer> summarizer = nullptr);
 
   // How long an offloaded diet may take, queue included, before the body
   // goes as it came.
@@ -122,18 +122,18 @@ class DietFilter final : public Filter {
   FilterResult offload(RequestContext& ctx, const HeaderMap& headers, const providers::ChatRoute& route,
                        std::string& body);
   FilterResult archive_then_send(RequestContext& ctx, const providers::ChatRoute& route, std::string& body,
-                                 std::string rewritten, DietOutcome diet);
+                                 std::string rewritten, diet::DietOutcome diet);
   FilterResult hand_over(RequestContext& ctx, std::string& body, OffloadedDiet& job);
-  FilterResult apply(RequestContext& ctx, const DietOutcome& diet) const;
+  FilterResult apply(RequestContext& ctx, const diet::DietOutcome& diet) const;
   bool semantic_eviction() const { return archive_.store && archive_.store(); }
 
   // A copy, shared with the diet threads' jobs: a job may outlive the filter.
   std::shared_ptr<const config::Config> config_;
   tok::Calibration* calibration_;
-  DietCaches& caches_;
+  diet::DietCaches& caches_;
   WorkPool* workers_;
   PolicyState policy_;
-  std::shared_ptr<const RecapSummarizer> summarizer_;
+  std::shared_ptr<const diet::RecapSummarizer> summarizer_;
   bool any_profile_disabled_;  // only then is a body peeked for its profile
   DietArchive archive_;
 };

@@ -5,8 +5,8 @@
 #include "config/match.hpp"
 #include "providers/context_window.hpp"
 #include "providers/generation_settings.hpp"
-#include "proxy/filters/cached_counter.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/cached_counter.hpp"
+#include "diet/diet.hpp"
 #include "proxy/phases/routing.hpp"
 #include "pruning/reanchor.hpp"
 #include "pruning/tokenizer/counter.hpp"
@@ -26,9 +26,9 @@ std::uint64_t output_room(const providers::ParsedRequest& request, const provide
 }  // namespace
 
 Recovery recover_body(const providers::ChatRoute& route, std::string_view body, const providers::ResponseError& error,
-                      const config::Config& config, DietCaches& caches) {
+                      const config::Config& config, diet::DietCaches& caches) {
   Recovery out;
-  providers::ParseOutcome first = parse_step(route, body, caches);
+  providers::ParseOutcome first = diet::parse_step(route, body, caches);
   if (!first.request) return out;
   // Semantic eviction off: its outputs would have to reach the archive before
   // the retry goes, and the failure phase cannot wait for a write. Tombstones
@@ -46,33 +46,33 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
   if (window <= output) return out;  // unknown, or no room for any prompt
 
   const auto model_counter = tok::counter_for_model(first.request->model);
-  const CachedCounter counter(*model_counter, caches.pipeline.counts);
-  const pruning::Counted counted = count_step(first.request->conversation, counter, caches);
+  const diet::CachedCounter counter(*model_counter, caches.pipeline.counts);
+  const pruning::Counted counted = diet::count_step(first.request->conversation, counter, caches);
   out.tokens_before = counted.total;
   // The provider's tokens per diet token, where the error counted the prompt.
   const double ratio = said.prompt && counted.total ? std::clamp(double(said.prompt) / counted.total, 0.25, 4.0) : 1.0;
   out.budget = double(window - output) / ratio * profile.recovery_margin;
   const std::uint64_t note_tokens =
-      profile.recovery_note.empty() ? 0 : user_message_tokens(profile.recovery_note, counter);
+      profile.recovery_note.empty() ? 0 : diet::user_message_tokens(profile.recovery_note, counter);
 
   for (const pruning::Level level : {pruning::Level::Window, pruning::Level::DropMiddle}) {
     // Each level prunes the request as it was sent: a fresh parse after the first.
     providers::ParseOutcome again;
     providers::ParsedRequest* request = &*first.request;
     if (level != pruning::Level::Window) {
-      again = parse_step(route, body, caches);
+      again = diet::parse_step(route, body, caches);
       if (!again.request) return out;
       request = &*again.request;
     }
     const pruning::Decision at{pruning::Mode::Standard, {&profile, true, level}, {}};
-    pruning::PipelineResult result = prune_step(request->conversation, counted, at, counter, caches);
+    pruning::PipelineResult result = diet::prune_step(request->conversation, counted, at, counter, caches);
     if (!result.changed()) continue;
     std::uint64_t tokens = result.tokens_after + note_tokens;
     // A compression: the task restated (F22), unless the request carries it already; the note last.
     if (profile.reanchor_after_compression) {
       if (const std::string restated = pruning::reanchor(request->conversation, profile); !restated.empty()) {
-        tokens += user_message_tokens(restated, counter);
-        result.fired.push_back(kReanchorStat);
+        tokens += diet::user_message_tokens(restated, counter);
+        result.fired.push_back(diet::kReanchorStat);
       }
     }
     if (double(tokens) > out.budget) continue;

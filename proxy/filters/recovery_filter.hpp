@@ -37,7 +37,7 @@
 #include "providers/response_error.hpp"
 #include "providers/route.hpp"
 #include "proxy/phases/filter.hpp"
-#include "proxy/telemetry/diet_caches.hpp"
+#include "diet/diet_caches.hpp"
 #include "pruning/decision.hpp"
 
 namespace td::proxy {
@@ -57,12 +57,12 @@ struct Recovery {
 // fit the window, at the first harder level that does. Pure besides `caches`;
 // throws only on allocation failure.
 Recovery recover_body(const providers::ChatRoute& route, std::string_view body, const providers::ResponseError& error,
-                      const config::Config& config, DietCaches& caches);
+                      const config::Config& config, diet::DietCaches& caches);
 
 class RecoveryFilter final : public Filter {
  public:
   // `caches`: the process's (telemetry().diet_caches()), which outlive the filter.
-  RecoveryFilter(const config::Config& config, DietCaches& caches)
+  RecoveryFilter(const config::Config& config, diet::DietCaches& caches)
       : config_(std::make_shared<const config::Config>(config)), caches_(caches) {}
   std::string_view name() const override { return "recovery"; }
   RetryDecision upstream_failure_filter(RequestContext& ctx, const UpstreamOutcome& outcome,
@@ -70,7 +70,7 @@ class RecoveryFilter final : public Filter {
 
  private:
   std::shared_ptr<const config::Config> config_;
-  DietCaches& caches_;
+  diet::DietCaches& caches_;
 };
 
 }  // namespace td::proxy

@@ -20,7 +20,7 @@ namespace td::proxy {
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) { return make_filters(config, nullptr); }
 
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
-                                                  std::shared_ptr<const RecapSummarizer> summarizer) {
+                                                  std::shared_ptr<const diet::RecapSummarizer> summarizer) {
   std::vector<std::unique_ptr<Filter>> filters;
   // Usage ledger row + /metrics in the logging phase. Before the diet so its
   // request phase (the in-flight gauge) sees every request; it has no body

@@ -32,9 +32,9 @@ std::uint64_t session_key(std::string_view fingerprint, std::string_view session
 
 }  // namespace
 
-PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
-  return [this, &who](const PolicyQuery& q) {
-    PolicyFacts f;
+diet::PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
+  return [this, &who](const diet::PolicyQuery& q) {
+    diet::PolicyFacts f;
     if (who.provider == Provider::other) return f;
     const Clock::time_point now = Clock::now();
     const pruning::Profile& p = *q.profile;
@@ -54,7 +54,7 @@ PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
   };
 }
 
-RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& profile, const DietOutcome& diet) const {
+RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& profile, const diet::DietOutcome& diet) const {
   RunwayAccount a;
   if (!enabled() || diet.runway_key.empty() || !diet.parsed || diet.fail_open || !diet.decision.settings.write)
     return a;

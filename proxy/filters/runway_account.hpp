@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 #include "proxy/phases/request_context.hpp"
 #include "quota/runway_store.hpp"
 #include "quota/session_store.hpp"
@@ -47,12 +47,12 @@ class PolicyState {
 
   // What the policy reads for the request `who` is (the function refers to
   // `who` and to this object: both must outlive its calls).
-  PolicyFactsFn facts_for(const PolicyIdentity& who) const;
+  diet::PolicyFactsFn facts_for(const PolicyIdentity& who) const;
 
   // After the diet decided, on the request's thread: the admitted request's
   // ask leaves its runway, the session's memory is kept, and ctx gets the
   // policy's report (survival, runway, quota group, thinking).
-  RunwayAccount admit(RequestContext& ctx, const pruning::Profile& profile, const DietOutcome& diet) const;
+  RunwayAccount admit(RequestContext& ctx, const pruning::Profile& profile, const diet::DietOutcome& diet) const;
 
   // The logging phase: the runway re-based on the answer's rate-limit
   // headers, then charged what the bill says instead of what was taken.

@@ -37,7 +37,7 @@ asio::awaitable<std::optional<std::string>> exchange(Stream& stream, beast::flat
   co_return std::move(parser.get().body());
 }
 
-asio::awaitable<void> call_upstream(const UpstreamTarget& target, const SummaryCall& call,
+asio::awaitable<void> call_upstream(const UpstreamTarget& target, const diet::SummaryCall& call,
                                     std::optional<std::string>& out) {
   const std::string path = providers::summary_request_path(call.provider, call.model);
   if (path.empty()) co_return;
@@ -67,7 +67,7 @@ asio::awaitable<void> call_upstream(const UpstreamTarget& target, const SummaryC
 
 }  // namespace
 
-std::optional<std::string> NetRecapSummarizer::summarize(const SummaryCall& call) const {
+std::optional<std::string> NetRecapSummarizer::summarize(const diet::SummaryCall& call) const {
   auto it = upstreams_.find(call.upstream);
   if (it == upstreams_.end() || call.timeout.count() <= 0) return std::nullopt;
   asio::io_context io(1);

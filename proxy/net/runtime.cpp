@@ -46,7 +46,7 @@ std::shared_ptr<boost::asio::ssl::context> make_tls_context(const config::Upstre
 std::shared_ptr<const Runtime> build_runtime(config::Config config, std::string& error) {
   // A profile with a summarizer: the recap's outbound calls, through the
   // upstreams as configured (targets of their own, with their own TLS context).
-  std::shared_ptr<const RecapSummarizer> summarizer;
+  std::shared_ptr<const diet::RecapSummarizer> summarizer;
   if (std::any_of(config.profiles.begin(), config.profiles.end(),
                   [](const pruning::Profile& p) { return p.summarizer.enabled(); })) {
     auto probe = build_runtime(config, {}, error);

@@ -56,6 +56,7 @@
 #include "proxy/phases/upstream_failure.hpp"
 
 namespace td::config { struct Config; }
+namespace td::diet { struct RecapSummarizer; }
 
 namespace td::proxy {
 
@@ -195,9 +196,8 @@ inline void number_filters(std::vector<std::unique_ptr<Filter>>& filters) {
 // filter, add its file and one line there.
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config);
 // The same, the recap's summaries asked through `summarizer` (the network
-// code's, recap_summarizer.hpp; null: every recap extractive).
-struct RecapSummarizer;
+// code's, diet/recap_summarizer.hpp; null: every recap extractive).
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
-                                                  std::shared_ptr<const RecapSummarizer> summarizer);
+                                                  std::shared_ptr<const diet::RecapSummarizer> summarizer);
 
 }  // namespace td::proxy

@@ -32,8 +32,8 @@
 
 #include "archive/store.hpp"
 #include "ledger/ledger.hpp"
+#include "diet/diet_caches.hpp"
 #include "proxy/telemetry/body_budget.hpp"
-#include "proxy/telemetry/diet_caches.hpp"
 #include "proxy/telemetry/metrics.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "pruning/tokenizer/calibration.hpp"
@@ -69,7 +69,7 @@ class Telemetry {
   tok::Calibration& calibration() { return calibration_; }
 
   // The diet's caches, shared by every request of the process.
-  DietCaches& diet_caches() { return diet_caches_; }
+  diet::DietCaches& diet_caches() { return diet_caches_; }
 
   // The policy's state (quota/): it outlives reloads, as the limits it
   // learnt from the providers' headers still hold.
@@ -108,7 +108,7 @@ class Telemetry {
  private:
   Metrics metrics_;
   tok::Calibration calibration_;
-  DietCaches diet_caches_;
+  diet::DietCaches diet_caches_;
   BodyBudget body_budget_;
   quota::RunwayStore runways_;
   quota::SessionStore sessions_;

@@ -8,7 +8,7 @@
 
 #include "config/config.hpp"
 #include "providers/route.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 #include "pruning/profile.hpp"
 
 namespace {
@@ -45,14 +45,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const td::pruning::Profile profile = eager_profile();
   // Warm across inputs, as the proxy's are across requests: the memos' hits
   // and misses are both exercised.
-  static td::proxy::DietCaches caches;
+  static td::diet::DietCaches caches;
   td::providers::ChatRoute route;
   route.api = td::providers::Api::TD_FUZZ_API;
   if (route.api == td::providers::Api::gemini) route.model = "gemini-2.5-flash";
   std::string body(reinterpret_cast<const char*>(data), size);
-  td::proxy::DietOptions options;
+  td::diet::DietOptions options;
   options.profile = &profile;
-  const td::proxy::DietOutcome out = td::proxy::diet_body(route, body, config, caches, options);
+  const td::diet::DietOutcome out = td::diet::diet_body(route, body, config, caches, options);
   if (out.rewritten && !td::providers::parse_request(route, body).request) __builtin_trap();
   return 0;
 }

@@ -6,7 +6,7 @@
 // ("fail_open":true) count exactly the bodies the diet tried and failed to
 // parse. Valid bodies sent afterwards are not counted.
 //
-// Which bodies count (proxy/filters/diet_filter.cpp, proxy/filters/diet.cpp, providers/*.cpp):
+// Which bodies count (proxy/filters/diet_filter.cpp, diet/diet.cpp, providers/*.cpp):
 // DietFilter::request_body_filter runs for every POST whose path is a chat
 // route (providers::chat_route), whatever the Content-Type and even for an
 // empty body. It steps aside without parsing only for a compressed body

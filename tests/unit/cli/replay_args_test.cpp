@@ -4,7 +4,7 @@
 #include "cli/replay_command.hpp"
 
 using namespace td::cli;
-using td::proxy::replay::Pricing;
+using td::replay::Pricing;
 
 namespace {
 

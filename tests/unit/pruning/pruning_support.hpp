@@ -149,7 +149,7 @@ inline Profile stepping_profile() {
   return p;
 }
 
-// The pruning steps in the proxy's order (proxy/filters/diet.hpp): count,
+// The pruning steps in the proxy's order (diet/diet.hpp): count,
 // decide by the profile, run the pipeline as decided.
 inline PipelineResult prune(Conversation& conv, const Profile& profile, const TokenCounter& counter,
                             PipelineCaches* caches = nullptr) {

@@ -156,7 +156,7 @@ TEST_CASE("diet + archive: evicted outputs are archived on the archive's thread,
   td::archive::Store store(tmp.path());
   WorkPool thread(1, [] {});
   std::atomic<int> failures{0};
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter filter(semantic_config(), nullptr, caches, nullptr, {},
                     DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }});
   Run run = diet(filter, sent);
@@ -204,7 +204,7 @@ TEST_CASE("diet + archive: a failed write sends the request unpruned of those ou
   td::archive::Store store(tmp.file("file") + "/archive");  // below a regular file: nothing can be written
   WorkPool thread(1, [] {});
   std::atomic<int> failures{0};
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter filter(semantic_config(), nullptr, caches, nullptr, {},
                     DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }});
   Run run = diet(filter, sent);
@@ -221,7 +221,7 @@ TEST_CASE("diet + archive: a failed write sends the request unpruned of those ou
   // failure is what kept the outputs.
   TempDir ok_dir;
   td::archive::Store ok(ok_dir.path());
-  DietCaches caches2;
+  td::diet::DietCaches caches2;
   DietFilter working(semantic_config(), nullptr, caches2, nullptr, {},
                      DietArchive{[&] { return &ok; }, nullptr, {}});
   CHECK(diet(working, sent).body.find("tokendiet_recall can read it back") != std::string::npos);
@@ -230,7 +230,7 @@ TEST_CASE("diet + archive: a failed write sends the request unpruned of those ou
 TEST_CASE("diet + archive: without an archive semantic eviction does not run, and nothing pauses") {
   std::vector<std::string> evicted;
   const std::string sent = session_body(evicted);
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter filter(semantic_config(), nullptr, caches);
   Run run = diet(filter, sent);
   CHECK_FALSE(run.paused);
@@ -244,7 +244,7 @@ TEST_CASE("diet + archive: a big body dieted on a diet thread is archived there,
   const std::string sent = session_body(evicted);
   TempDir inline_dir, offload_dir;
   td::archive::Store inline_store(inline_dir.path()), offload_store(offload_dir.path());
-  DietCaches c1, c2;
+  td::diet::DietCaches c1, c2;
   DietFilter inline_filter(semantic_config(), nullptr, c1, nullptr, {},
                            DietArchive{[&] { return &inline_store; }, nullptr, {}});
   td::config::Config offload_cfg = semantic_config();
@@ -269,7 +269,7 @@ TEST_CASE("diet + archive: the request where tombstones are first placed restate
   REQUIRE_FALSE(full.HasParseError());
   TempDir tmp;
   td::archive::Store store(tmp.path());
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter filter(semantic_config(), nullptr, caches, nullptr, {}, DietArchive{[&] { return &store; }});
   const auto restated = [](const Run& run) {
     return std::find(run.ctx.strategies.begin(), run.ctx.strategies.end(), std::string_view("reanchor")) !=

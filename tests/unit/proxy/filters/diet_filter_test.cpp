@@ -8,8 +8,8 @@
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
-using td::proxy::test::fixture;
-using td::proxy::test::trajectory_body;
+using td::test::fixture;
+using td::test::trajectory_body;
 
 namespace {
 
@@ -19,7 +19,7 @@ struct Run {
 };
 
 Run run(const td::config::Config& cfg, std::string target, std::string body, SimpleHeaderMap headers = {}) {
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter diet(cfg, nullptr, caches);
   Run r;
   r.ctx.method = "POST";
@@ -153,7 +153,7 @@ TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a
 TEST_CASE("diet filter: the logging phase learns the bill ratio from billed usage") {
   td::config::Config cfg;
   td::tok::Calibration calibration;
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter diet(cfg, &calibration, caches);
   diet.logging(RequestContext{});  // no state, no usage: nothing to learn
   RequestContext ctx;
@@ -208,7 +208,7 @@ TEST_CASE("diet filter: an estimated model prunes to the same bytes whatever rat
   auto diet_with_ratio = [&](double ratio) {
     td::tok::Calibration calibration;
     calibration.set_state({{"deepseek/deepseek-chat", ratio, 100}});
-    DietCaches caches;
+    td::diet::DietCaches caches;
     DietFilter diet(cfg, &calibration, caches);
     Run r;
     r.ctx.method = "POST";

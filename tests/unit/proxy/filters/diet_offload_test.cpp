@@ -16,7 +16,7 @@
 
 using namespace td::proxy;
 using namespace std::chrono_literals;
-using td::proxy::test::trajectory_body;
+using td::test::trajectory_body;
 
 namespace {
 
@@ -51,7 +51,7 @@ TEST_CASE("diet offload: a big body is dieted on the pool and comes back as the 
   const std::string sent = trajectory_body("mini-swe-agent-12.json");
   SimpleHeaderMap headers;
 
-  DietCaches inline_caches;
+  td::diet::DietCaches inline_caches;
   DietFilter inline_diet(cfg, nullptr, inline_caches);
   RequestContext inline_ctx = chat_context();
   std::string inline_body = sent;
@@ -59,7 +59,7 @@ TEST_CASE("diet offload: a big body is dieted on the pool and comes back as the 
   REQUIRE(inline_body != sent);  // the trajectory does get pruned
 
   WorkPool pool(1, [] {});
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter diet(cfg, nullptr, caches, &pool);
   RequestContext ctx = chat_context();
   std::string body = sent;
@@ -78,7 +78,7 @@ TEST_CASE("diet offload: a big body is dieted on the pool and comes back as the 
 TEST_CASE("diet offload: small bodies and a filter without a pool stay on the request's thread") {
   td::config::Config cfg;  // offload from 256 KiB
   WorkPool pool(1, [] {});
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter diet(cfg, nullptr, caches, &pool);
   SimpleHeaderMap headers;
   RequestContext ctx = chat_context();
@@ -98,7 +98,7 @@ TEST_CASE("diet offload: a wait that ends first sends the body as it came, whate
   std::promise<void> release_worker;
   std::shared_future<void> go = release_worker.get_future().share();
   pool.post([go] { go.wait(); });
-  DietCaches caches;
+  td::diet::DietCaches caches;
   DietFilter diet(cfg, nullptr, caches, &pool);
   SimpleHeaderMap headers;
   RequestContext ctx = chat_context();

@@ -14,7 +14,7 @@
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
-using td::proxy::test::trajectory_body;
+using td::test::trajectory_body;
 
 namespace {
 
@@ -22,7 +22,7 @@ namespace {
 struct Proxy {
   td::quota::RunwayStore runways;
   td::quota::SessionStore sessions;
-  DietCaches caches;
+  td::diet::DietCaches caches;
   td::config::Config cfg;
   std::unique_ptr<DietFilter> diet;
 

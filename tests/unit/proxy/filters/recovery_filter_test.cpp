@@ -17,7 +17,7 @@
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
-using td::proxy::test::trajectory_body;
+using td::test::trajectory_body;
 
 namespace {
 
@@ -42,7 +42,7 @@ rapidjson::Document parse(const std::string& body) {
 
 // The request's tokens as the diet counts them.
 std::uint64_t tokens_of(const std::string& body) {
-  DietCaches caches;
+  td::diet::DietCaches caches;
   const Recovery r = recover_body({}, body, openai_error(1'000'000'000, 0), td::config::Config{}, caches);
   REQUIRE(r.tokens_before > 0);
   return r.tokens_before;
@@ -56,7 +56,7 @@ TEST_CASE("recovery: compressed to fit the window the error names, the note last
   const std::string& note = cfg.profiles.empty() ? td::pruning::Profile{}.recovery_note : cfg.profiles[0].recovery_note;
   for (double fraction : {0.8, 0.5}) {
     CAPTURE(fraction);
-    DietCaches caches;
+    td::diet::DietCaches caches;
     const auto window = std::uint64_t(double(sent) * fraction);
     const Recovery r = recover_body({}, history(), openai_error(window, sent), cfg, caches);
     REQUIRE(r.outcome == "retried");
@@ -80,7 +80,7 @@ TEST_CASE("recovery: compressed to fit the window the error names, the note last
     CHECK(am[0] == bm[0]);  // the system prompt
   }
   // The harder cut is only taken when the easier one does not fit.
-  DietCaches a, b;
+  td::diet::DietCaches a, b;
   const Recovery loose = recover_body({}, history(), openai_error(sent * 8 / 10, sent), cfg, a);
   const Recovery tight = recover_body({}, history(), openai_error(sent * 3 / 10, sent), cfg, b);
   CHECK(loose.level == td::pruning::Level::Window);
@@ -91,7 +91,7 @@ TEST_CASE("recovery: compressed to fit the window the error names, the note last
 TEST_CASE("recovery: the provider's count calibrates the diet's, and the output cap takes its room") {
   const std::uint64_t sent = tokens_of(history());
   const td::config::Config cfg;
-  DietCaches c1, c2, c3;
+  td::diet::DietCaches c1, c2, c3;
   // The provider counted twice what the diet did: the window holds half as many diet tokens.
   const Recovery calibrated = recover_body({}, history(), openai_error(sent, 2 * sent), cfg, c1);
   REQUIRE(calibrated.outcome == "retried");
@@ -110,7 +110,7 @@ TEST_CASE("recovery: the provider's count calibrates the diet's, and the output 
 
 TEST_CASE("recovery: what cannot fit, or has no known window, is left for the error; the switch turns it off") {
   const td::config::Config cfg;
-  DietCaches caches;
+  td::diet::DietCaches caches;
   const Recovery tiny = recover_body({}, history(), openai_error(500, 0), cfg, caches);
   CHECK(tiny.outcome == "no_fit");
   CHECK(tiny.body.empty());
@@ -142,7 +142,7 @@ TEST_CASE("recovery: what cannot fit, or has no known window, is left for the er
 TEST_CASE("recovery: a trailing assistant prefill stays last, the note just before it") {
   std::string body = history();
   body.insert(body.rfind(']'), R"(,{"role":"user","content":"go on"},{"role":"assistant","content":"Next I will"})");
-  DietCaches caches;
+  td::diet::DietCaches caches;
   const Recovery r = recover_body({}, body, openai_error(30000, 0), td::config::Config{}, caches);
   REQUIRE(r.outcome == "retried");
   const rapidjson::Document d = parse(r.body);
@@ -157,7 +157,7 @@ TEST_CASE("recovery: without re-anchoring after a compression, only the note is 
   td::pruning::Profile p;
   p.reanchor_after_compression = false;
   cfg.profiles.push_back(p);
-  DietCaches caches;
+  td::diet::DietCaches caches;
   const Recovery r = recover_body({}, history(), openai_error(30000, 0), cfg, caches);
   REQUIRE(r.outcome == "retried");
   const rapidjson::Document before = parse(history()), after = parse(r.body);
@@ -166,7 +166,7 @@ TEST_CASE("recovery: without re-anchoring after a compression, only the note is 
 
 TEST_CASE("recovery filter: retries a chat request's context-length error once compressed, nothing else") {
   const td::config::Config cfg;
-  DietCaches caches;
+  td::diet::DietCaches caches;
   RecoveryFilter filter(cfg, caches);
   const std::uint64_t sent = tokens_of(history());
   const std::string error = R"({"error":{"message":"This model's maximum context length is )" +
@@ -233,7 +233,7 @@ TEST_CASE("recovery: no new tombstone in a retry, whose evicted outputs nothing 
   p.semantic_threshold = 8000;
   cfg.profiles.push_back(p);
   const std::uint64_t sent = tokens_of(codex);
-  DietCaches caches;
+  td::diet::DietCaches caches;
   const Recovery r = recover_body({}, codex, openai_error(sent * 6 / 10, sent), cfg, caches);
   REQUIRE(r.outcome == "retried");
   CHECK(r.body.find("output archived as td-") == std::string::npos);

@@ -12,13 +12,13 @@
 
 #include "config/config.hpp"
 #include "providers/route.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 #include "trajectory_body.hpp"
 
-using namespace td::proxy;
-using td::proxy::test::fixture;
-using td::proxy::test::eager_config;
-using td::proxy::test::trajectory_body;
+using namespace td::diet;
+using td::test::fixture;
+using td::test::eager_config;
+using td::test::trajectory_body;
 
 namespace {
 

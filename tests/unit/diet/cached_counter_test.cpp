@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "proxy/filters/cached_counter.hpp"
+#include "diet/cached_counter.hpp"
 
-using namespace td::proxy;
+using namespace td::diet;
 
 namespace {
 

@@ -1,7 +1,8 @@
 // The outbound call of the recap's summarizer (docs/design.md §Policy, the
 // summarizer): the diet filter asks a model for the text of a recap through
-// this interface, which proxy/net implements (recap_summarizer_net.hpp) with
-// the configured upstreams, since filters sit below the network code.
+// this interface, which proxy/net implements (proxy/net/recap_summarizer_net.hpp)
+// with the configured upstreams, since the diet and the filters sit below the
+// network code (docs/design.md §Layout).
 #pragma once
 
 #include <chrono>
@@ -11,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace td::proxy {
+namespace td::diet {
 
 struct SummaryCall {
   std::string provider;  // openai, anthropic, gemini: the request's shape
@@ -32,4 +33,4 @@ struct RecapSummarizer {
   virtual std::optional<std::string> summarize(const SummaryCall& call) const = 0;
 };
 
-}  // namespace td::proxy
+}  // namespace td::diet

@@ -15,7 +15,7 @@
 
 #include "config/config.hpp"
 
-namespace td::proxy::test {
+namespace td::test {
 
 inline std::string fixture(const std::string& name) {
   std::ifstream in(std::string(TD_FIXTURES) + "/" + name, std::ios::binary);
@@ -85,4 +85,4 @@ inline td::config::Config eager_config() {
   return cfg;
 }
 
-}  // namespace td::proxy::test
+}  // namespace td::test

@@ -1,4 +1,4 @@
-// Semantic mode through the diet's steps (proxy/filters/diet.hpp), on a real
+// Semantic mode through the diet's steps (diet/diet.hpp), on a real
 // Codex session with update_plan (tests/fixtures/replay/codex-1.json): the
 // request is reported `semantic`, every archived entry is exactly the text
 // its tombstone replaced in the body as sent (decoded), the written body
@@ -10,12 +10,12 @@
 #include <string>
 
 #include "config/config.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 #include "pruning/strategies/completed_tasks.hpp"
 #include "trajectory_body.hpp"
 
-using namespace td::proxy;
-using td::proxy::test::trajectory_body;
+using namespace td::diet;
+using td::test::trajectory_body;
 
 namespace {
 

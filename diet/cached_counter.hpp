@@ -1,5 +1,5 @@
 // A TokenCounter that remembers: the same text (a history is resent every
-// turn) is counted once per cache (the diet's, proxy/telemetry/diet_caches.hpp),
+// turn) is counted once per cache (the diet's, diet/diet_caches.hpp),
 // then costs a hash and a lookup (docs/design.md §Principles (6)). Wraps the exact tokenizers; a counter whose
 // cache_salt() is 0 (the calibrated estimator, cheaper than a hash) is called
 // straight through.
@@ -11,7 +11,7 @@
 #include "pruning/token_counter.hpp"
 #include "pruning/tokenizer/count_cache.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 
 class CachedCounter final : public pruning::TokenCounter {
  public:
@@ -28,4 +28,4 @@ class CachedCounter final : public pruning::TokenCounter {
   tok::CountCache& cache_;
 };
 
-}  // namespace td::proxy
+}  // namespace td::diet

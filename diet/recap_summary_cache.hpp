@@ -18,7 +18,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace td::proxy {
+namespace td::diet {
 
 class RecapSummaryCache {
  public:
@@ -74,4 +74,4 @@ class RecapSummaryCache {
   std::deque<std::uint64_t> order_;
 };
 
-}  // namespace td::proxy
+}  // namespace td::diet

@@ -1,4 +1,4 @@
-// The recap written by a model through the diet (proxy/filters/recap_summary.hpp)
+// The recap written by a model through the diet (diet/recap_summary.hpp)
 // against a fake summarizer: a prefix is summarized once (a second request
 // with the same prefix asks no model) and renders the same bytes after; a
 // failing summarizer gives the extractive recap, cached so it stays; a
@@ -11,13 +11,13 @@
 #include <string>
 
 #include "config/config.hpp"
-#include "proxy/filters/diet.hpp"
-#include "proxy/filters/recap_summary.hpp"
+#include "diet/diet.hpp"
+#include "diet/recap_summary.hpp"
 #include "pruning/strategies/recap.hpp"
 #include "trajectory_body.hpp"
 
-using namespace td::proxy;
-using td::proxy::test::fixture;
+using namespace td::diet;
+using td::test::fixture;
 
 namespace {
 
@@ -32,8 +32,8 @@ struct FakeSummarizer : RecapSummarizer {
 
 // The first `n` messages of the longest trajectory as an OpenAI chat body.
 std::string prefix_body(std::size_t n) {
-  static const rapidjson::Document t = td::proxy::test::trajectory("mini-swe-agent-12.json");
-  return td::proxy::test::prefix_body(t, n, "gpt-4o");
+  static const rapidjson::Document t = td::test::trajectory("mini-swe-agent-12.json");
+  return td::test::prefix_body(t, n, "gpt-4o");
 }
 
 td::config::Config summarizing_config() {

@@ -1,8 +1,8 @@
-#include "proxy/filters/cached_counter.hpp"
+#include "diet/cached_counter.hpp"
 
 #include "pruning/tokenizer/hash.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 
 std::uint64_t CachedCounter::count(std::string_view text) const {
   const std::uint64_t salt = inner_.cache_salt();
@@ -15,4 +15,4 @@ std::uint64_t CachedCounter::count(std::string_view text) const {
   return n;
 }
 
-}  // namespace td::proxy
+}  // namespace td::diet

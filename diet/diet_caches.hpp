@@ -1,4 +1,4 @@
-// The caches the diet's steps use (proxy/filters/diet.hpp): resent message
+// The caches the diet's steps use (diet/diet.hpp): resent message
 // elements for the parse step, counts and pruned forms for the count and
 // prune steps. Each changes how fast a request goes on its diet, never what
 // it becomes.
@@ -10,10 +10,10 @@
 #pragma once
 
 #include "providers/parsed_message_memo.hpp"
-#include "proxy/telemetry/recap_summary_cache.hpp"
+#include "diet/recap_summary_cache.hpp"
 #include "pruning/pipeline_caches.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 
 struct DietCaches {
   providers::ParsedMessageMemo parsed;  // parse step
@@ -21,4 +21,4 @@ struct DietCaches {
   RecapSummaryCache summaries;          // the recaps a model wrote (prune step; the diet filter fills it)
 };
 
-}  // namespace td::proxy
+}  // namespace td::diet

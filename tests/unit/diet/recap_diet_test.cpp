@@ -1,4 +1,4 @@
-// The recap through the diet (proxy/filters/diet.hpp): the task is restated
+// The recap through the diet (diet/diet.hpp): the task is restated
 // on the requests where the recap's cut moves and not on the others that
 // carry it, and the model's context window (the profile's, else the known
 // one) makes a recap that would not pay be taken.
@@ -12,14 +12,14 @@
 #include <string_view>
 
 #include "config/config.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 #include "pruning/reanchor.hpp"
 #include "pruning/strategies/recap.hpp"
 #include "trajectory_body.hpp"
 
-using namespace td::proxy;
-using td::proxy::test::prefix_body;
-using td::proxy::test::trajectory;
+using namespace td::diet;
+using td::test::prefix_body;
+using td::test::trajectory;
 
 namespace {
 

@@ -1,14 +1,14 @@
-#include "proxy/filters/diet_policy.hpp"
+#include "diet/diet_policy.hpp"
 
 #include <array>
 #include <stdexcept>
 #include <utility>
 
 #include "providers/generation_settings.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 #include "pruning/session_anchor.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 
 namespace {
 
@@ -86,4 +86,4 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
   return step;
 }
 
-}  // namespace td::proxy
+}  // namespace td::diet

@@ -7,7 +7,7 @@
 //                pipeline runs with and whether it writes, admission; with
 //                the proxy's runway and session memory (DietOptions::policy),
 //                the tri-modal policy, which may prune at harder levels
-//                (proxy/filters/diet_policy.hpp)
+//                (diet/diet_policy.hpp)
 //   prune_step   pruning::run_pipeline, as decided (the memos)
 //   write_step   the edits spliced into the body, when the decision writes
 //   thinking_step  the thinking settings lowered, when the decision says so
@@ -16,7 +16,7 @@
 // diet_body() runs them in that order. DietFilter (the proxy's request body
 // filter) and `tokendiet replay` both call it, so replay measures exactly
 // what the proxy sends. The caches every step uses are passed in
-// (proxy/telemetry/diet_caches.hpp): the proxy's, or replay's own.
+// (diet/diet_caches.hpp): the proxy's, or replay's own.
 #pragma once
 
 #include <cstdint>
@@ -26,14 +26,14 @@
 
 #include "config/config.hpp"
 #include "providers/route.hpp"
-#include "proxy/filters/diet_policy.hpp"
-#include "proxy/telemetry/diet_caches.hpp"
+#include "diet/diet_policy.hpp"
+#include "diet/diet_caches.hpp"
 #include "pruning/decision.hpp"
 #include "pruning/pipeline.hpp"
 
 namespace td::tok { class Calibration; }
 
-namespace td::proxy {
+namespace td::diet {
 
 struct DietOptions {
   const pruning::Profile* profile = nullptr;  // nullptr: the one the config picks for the model
@@ -136,4 +136,4 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, cons
 DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, std::string& rewritten,
                       const config::Config& config, DietCaches& caches, const DietOptions& options = {});
 
-}  // namespace td::proxy
+}  // namespace td::diet

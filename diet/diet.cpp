@@ -1,4 +1,4 @@
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -6,8 +6,8 @@
 #include "config/match.hpp"
 #include "providers/context_window.hpp"
 #include "providers/thinking_budget.hpp"
-#include "proxy/filters/cached_counter.hpp"
-#include "proxy/filters/recap_summary.hpp"
+#include "diet/cached_counter.hpp"
+#include "diet/recap_summary.hpp"
 #include "pruning/client_compaction.hpp"
 #include "pruning/reanchor.hpp"
 #include "pruning/strategies/recap.hpp"
@@ -16,7 +16,7 @@
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 
 providers::ParseOutcome parse_step(const providers::ChatRoute& route, std::string_view body, DietCaches& caches) {
   return providers::parse_request(route, body, &caches.parsed);
@@ -205,4 +205,4 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
   return out;
 }
 
-}  // namespace td::proxy
+}  // namespace td::diet

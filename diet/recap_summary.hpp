@@ -11,12 +11,11 @@
 #include <vector>
 
 #include "providers/provider.hpp"
-#include "proxy/filters/diet.hpp"
-#include "proxy/phases/header_map.hpp"
-#include "proxy/phases/recap_summarizer.hpp"
-#include "proxy/telemetry/recap_summary_cache.hpp"
+#include "diet/diet.hpp"
+#include "diet/recap_summarizer.hpp"
+#include "diet/recap_summary_cache.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 
 // What the model is asked before the turns' lines.
 inline constexpr std::string_view kSummaryInstruction =
@@ -28,9 +27,6 @@ inline constexpr std::string_view kSummaryInstruction =
 // The cache key of a recap's summary: its prefix hash and the summarizer
 // (provider, model, upstream), so two profiles' summarizers never share a text.
 std::uint64_t summary_key(std::uint64_t prefix_hash, const pruning::Profile& profile);
-
-// The credentials of the client's request, for a call to its own provider.
-std::vector<std::pair<std::string, std::string>> summary_credentials(const HeaderMap& headers);
 
 // The diet made a recap that `profile`'s summarizer has not summarized yet.
 bool wants_summary(const DietOutcome& diet, const pruning::Profile& profile);
@@ -48,4 +44,4 @@ bool summarize_recap(const RecapSummarizer& summarizer, const DietOutcome& diet,
                      providers::Provider provider, std::vector<std::pair<std::string, std::string>> credentials,
                      RecapSummaryCache& cache);
 
-}  // namespace td::proxy
+}  // namespace td::diet

@@ -1,26 +1,16 @@
-#include "proxy/filters/recap_summary.hpp"
+#include "diet/recap_summary.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include "pruning/tokenizer/hash.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 
 std::uint64_t summary_key(std::uint64_t prefix_hash, const pruning::Profile& profile) {
   const auto& s = profile.summarizer;
   std::string k = s.provider + '\0' + s.model + '\0' + s.upstream + '\0';
   k.append(reinterpret_cast<const char*>(&prefix_hash), sizeof prefix_hash);
   return tok::hash128(k.data(), k.size()).lo;
-}
-
-std::vector<std::pair<std::string, std::string>> summary_credentials(const HeaderMap& headers) {
-  static constexpr std::array<std::string_view, 6> kNames = {
-      "authorization", "x-api-key", "x-goog-api-key", "anthropic-version", "openai-organization", "openai-project"};
-  std::vector<std::pair<std::string, std::string>> out;
-  for (std::string_view name : kNames)
-    if (std::string_view v = headers.get(name); !v.empty()) out.emplace_back(name, v);
-  return out;
 }
 
 bool wants_summary(const DietOutcome& diet, const pruning::Profile& profile) {
@@ -64,4 +54,4 @@ bool summarize_recap(const RecapSummarizer& summarizer, const DietOutcome& diet,
   return true;
 }
 
-}  // namespace td::proxy
+}  // namespace td::diet

@@ -1,5 +1,5 @@
 // The diet's decide and prune steps when the proxy's state is at hand
-// (proxy/filters/diet.hpp): the policy (pruning::decide) with the runway and
+// (diet/diet.hpp): the policy (pruning::decide) with the runway and
 // the session's memory, and the pipeline run at each level the policy asks
 // about. The first level runs on the request as parsed; a harder one on a
 // second parse of the same bytes (from the parsed-message memo), so the
@@ -15,11 +15,11 @@
 
 #include "providers/request.hpp"
 #include "providers/route.hpp"
-#include "proxy/telemetry/diet_caches.hpp"
+#include "diet/diet_caches.hpp"
 #include "pruning/decision.hpp"
 #include "pruning/pipeline.hpp"
 
-namespace td::proxy {
+namespace td::diet {
 
 // What the policy is asked about, once the request's model and profile are known.
 struct PolicyQuery {
@@ -57,4 +57,4 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
                        const pruning::Counted& counted, const pruning::Profile& profile,
                        const pruning::TokenCounter& counter, DietCaches& caches, const PolicyFactsFn& facts);
 
-}  // namespace td::proxy
+}  // namespace td::diet

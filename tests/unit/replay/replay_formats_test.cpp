@@ -16,7 +16,7 @@
 #include "config/load.hpp"
 #include "providers/request.hpp"
 #include "providers/route.hpp"
-#include "proxy/filters/diet.hpp"
+#include "diet/diet.hpp"
 
 using namespace td;
 namespace rj = rapidjson;
@@ -238,12 +238,12 @@ std::size_t check_format(providers::Api api, const char* trajectory,
   std::vector<std::string> prev;
   std::uint32_t prev_stale = 0;
   std::size_t requests = 0, changed = 0, tombstoned = 0, prev_archived = 0;
-  proxy::DietCaches caches;  // the conversation's requests warm them, as the proxy's
+  diet::DietCaches caches;  // the conversation's requests warm them, as the proxy's
   for (rj::SizeType n = 1; n < msgs.Size(); ++n) {
     if (str(msgs[n], "role") != "assistant") continue;
     const std::string original = gemini ? gemini_body(msgs, n) : anthropic_body(msgs, n);
     std::string body = original;
-    proxy::DietOutcome diet = proxy::diet_body(route, body, cfg, caches);
+    diet::DietOutcome diet = diet::diet_body(route, body, cfg, caches);
     INFO(std::string(trajectory) << " request at message " << n);
     REQUIRE(diet.parsed);
     CHECK_FALSE(diet.fail_open);

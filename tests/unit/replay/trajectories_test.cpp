@@ -1,5 +1,5 @@
 // Invariants on every request of every recorded trajectory, through the
-// proxy's own diet (proxy/filters/diet.hpp), with the default profile and with every
+// proxy's own diet (diet/diet.hpp), with the default profile and with every
 // strategy on at aggressive settings. The test suites `trajectories` and
 // `trajectories_memo` are ctest tests of their own (tests/CMakeLists.txt).
 #include <doctest/doctest.h>
@@ -22,7 +22,7 @@
 #include "pruning/strategies/working_memory.hpp"
 
 using namespace td;
-using namespace td::proxy::replay;
+using namespace td::replay;
 
 namespace {
 
