@@ -7,7 +7,9 @@
 // removal and new messages (origin == kNewOrigin), which the adapters'
 // writers render.
 //
-// Order (pipeline.cpp; each step's doc comment is in pruning/strategies/):
+// Order (steps 2-7: run_strategies() in lossy_plan.cpp; 8-10: run_on() in
+// pipeline.cpp; each step's doc comment is in pruning/strategies/, and each
+// takes its own options cut from the profile, docs/design.md §Strategies):
 //   1. working memory   decides which turns are stale (never edits anything)
 //   2. old thinking     drops/blanks reasoning of stale assistant messages
 //   3. identical calls  collapses repeated tool calls (off by default)
