@@ -7,13 +7,7 @@
 #include <type_traits>
 
 #include "pruning/pipeline_caches.hpp"
-#include "pruning/strategies/copied_lines.hpp"
-#include "pruning/strategies/identical_tool_calls.hpp"
-#include "pruning/strategies/identical_tool_outputs.hpp"
-#include "pruning/strategies/low_entropy.hpp"
-#include "pruning/strategies/old_thinking.hpp"
-#include "pruning/strategies/stale_assistant_text.hpp"
-#include "pruning/strategies/stale_tool_outputs.hpp"
+#include "pruning/strategy_order.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/text_hash.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -21,21 +15,6 @@
 namespace td::pruning {
 
 namespace {
-
-// Steps 2-7, in order, on messages [0, limit) (old thinking on [0, thinking_limit)).
-std::vector<StrategyStats> run_strategies(Conversation& conv, const LossyOptions& o, std::uint32_t limit,
-                                          std::uint32_t thinking_limit, PipelineCaches* caches) {
-  // The lines the agent copied from tool outputs, read before any strategy edits them.
-  const CopiedLines copied(conv, limit, o.stale_assistant_text.stale_assistant_text_copied_line_bytes);
-  return {
-      old_thinking_before(conv, o.old_thinking, thinking_limit),
-      identical_tool_calls(conv, o.identical_tool_calls, limit),
-      identical_tool_outputs(conv, o.identical_tool_outputs, limit),
-      low_entropy(conv, o.low_entropy, limit, caches ? &caches->folds : nullptr),
-      stale_tool_outputs(conv, o.stale_tool_outputs, limit, caches ? &caches->snips : nullptr),
-      stale_assistant_text(conv, o.stale_assistant_text, limit, caches ? &caches->snips : nullptr, copied),
-  };
-}
 
 // System and user text messages are never pruned: in the plan they only
 // lend their role.
@@ -112,7 +91,7 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
     copy.messages.push_back(prunable(m) ? m : role_only(m));
   }
   auto plan = std::make_shared<LossyPlan>();
-  plan->stats = run_strategies(copy, options, limit, thinking_limit, caches);
+  plan->stats = run_lossy_strategies(copy, options, limit, thinking_limit, caches);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = copy.messages[i];
     if (!m.changed) continue;
@@ -165,7 +144,7 @@ std::uint64_t options_fingerprint(const LossyOptions& options) {
 std::vector<StrategyStats> lossy_names() {
   static const std::vector<StrategyStats> names = [] {
     Conversation none;
-    return run_strategies(none, LossyOptions(Profile{}), 0, 0, nullptr);
+    return run_lossy_strategies(none, LossyOptions(Profile{}), 0, 0, nullptr);
   }();
   return names;
 }

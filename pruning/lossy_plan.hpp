@@ -31,44 +31,13 @@
 #include "pruning/conversation.hpp"
 #include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
-#include "pruning/strategies/identical_tool_calls.hpp"
-#include "pruning/strategies/identical_tool_outputs.hpp"
-#include "pruning/strategies/low_entropy.hpp"
-#include "pruning/strategies/old_thinking.hpp"
-#include "pruning/strategies/stale_assistant_text.hpp"
-#include "pruning/strategies/stale_tool_outputs.hpp"
 #include "pruning/strategy_stats.hpp"
 #include "pruning/tally.hpp"
 
 namespace td::pruning {
 
 struct PipelineCaches;
-
-// What steps 2-7 read of the profile: each one's options, cut once per
-// request (pruning/strategy_options.hpp). The plan's key hashes these, not
-// the whole profile: a field none of them reads does not change the plan.
-struct LossyOptions {
-  OldThinkingOptions old_thinking;
-  IdenticalToolCallsOptions identical_tool_calls;
-  IdenticalToolOutputsOptions identical_tool_outputs;
-  LowEntropyOptions low_entropy;
-  StaleToolOutputsOptions stale_tool_outputs;
-  StaleAssistantTextOptions stale_assistant_text;
-
-  explicit LossyOptions(const Profile& p)
-      : old_thinking(p), identical_tool_calls(p), identical_tool_outputs(p), low_entropy(p), stale_tool_outputs(p),
-        stale_assistant_text(p) {}
-  bool operator==(const LossyOptions&) const = default;
-  template <class V>
-  void visit(V&& v) const {
-    old_thinking.visit(v);
-    identical_tool_calls.visit(v);
-    identical_tool_outputs.visit(v);
-    low_entropy.visit(v);
-    stale_tool_outputs.visit(v);
-    stale_assistant_text.visit(v);
-  }
-};
+struct LossyOptions;  // pruning/strategy_order.hpp
 
 struct LossyPlan {
   std::vector<std::uint32_t> changed;  // ascending: the messages the strategies changed

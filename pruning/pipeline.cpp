@@ -6,12 +6,7 @@
 
 #include "pruning/loss_cap.hpp"
 #include "pruning/lossy_plan.hpp"
-#include "pruning/strategies/completed_tasks.hpp"
-#include "pruning/strategies/old_thinking.hpp"
-#include "pruning/strategies/pairing_repair.hpp"
-#include "pruning/strategies/recap.hpp"
-#include "pruning/strategies/trim_middle.hpp"
-#include "pruning/strategies/working_memory.hpp"
+#include "pruning/strategy_order.hpp"
 #include "pruning/tally.hpp"
 
 namespace td::pruning {
@@ -200,22 +195,15 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   r.strategies = std::move(lossy);
 
   r.semantic_stepped = std::any_of(tombstones.begin(), tombstones.end(), [](const Tombstone& t) { return t.placed_now; });
-  r.strategies.push_back(place_tombstones(conv, std::move(tombstones), &r.archived));
-  for (const StrategyStats::Edit& e : r.strategies.back().edits) now[e.message] = tally.message(msgs[e.message]);
-  std::uint64_t total = r.tokens_before;
-  for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
-  r.strategies.push_back(trim_middle(conv, trim, wm, f.turns, now, total, &r.trimmed_until));
-  // Trim-middle, when it cut (survival's hardest level), dropped the turns a
-  // recap would replace, and more.
-  r.strategies.push_back(r.trimmed_until ? StrategyStats{.name = "recap"}
-                                         : recap(conv, recap_at, settings.recap_summaries, &r.recap_summary_missing));
+  const TrimMiddleOptions trim_options(trim);
+  const std::uint64_t total = run_after_frontier(
+      conv, {std::move(tombstones), trim_options, wm, recap_at, settings.recap_summaries, orig, now, tally}, r);
   const bool recapped = fired(r.strategies, "recap");
   r.recap_stepped = recapped && recap_at.stepped;
   if (recapped) {
     r.recap_prefix_hash = recap_at.prefix_hash;
     if (r.recap_summary_missing) r.recap_extractive = recap_at.text;
   }
-  r.strategies.push_back(pairing_repair(conv));
   // Only trim-middle, the recap and pairing repair change messages after
   // `now` was counted; otherwise the total is known already.
   const bool restructured = fired(r.strategies, "trim_middle") || recapped || fired(r.strategies, "pairing_repair");

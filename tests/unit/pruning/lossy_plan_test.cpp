@@ -12,6 +12,7 @@
 
 #include "pruning/lossy_plan.hpp"
 #include "pruning/pipeline.hpp"
+#include "pruning/strategy_order.hpp"
 #include "pruning_support.hpp"
 
 using namespace td::pruning;
