@@ -4,12 +4,12 @@
 
 namespace td::pruning {
 
-bool pays_back(const Profile& profile, std::uint64_t saved, double rewritten, double was_cached,
+bool pays_back(const StepCostOptions& opt, std::uint64_t saved, double rewritten, double was_cached,
                std::uint32_t grid_turns) {
-  const double cost = profile.cache_write_price * rewritten - profile.cache_read_price * was_cached;
-  const double turns_then = double(grid_turns + std::max<std::uint32_t>(profile.window_turns, 1));
-  const double horizon = std::min(double(profile.payback_requests), profile.payback_turn_fraction * turns_then);
-  return profile.cache_read_price * double(saved) * horizon >= cost;
+  const double cost = opt.cache_write_price * rewritten - opt.cache_read_price * was_cached;
+  const double turns_then = double(grid_turns + std::max<std::uint32_t>(opt.window_turns, 1));
+  const double horizon = std::min(double(opt.payback_requests), opt.payback_turn_fraction * turns_then);
+  return opt.cache_read_price * double(saved) * horizon >= cost;
 }
 
 std::vector<std::uint32_t> request_ends(const Conversation& conv) {
@@ -23,11 +23,11 @@ std::vector<std::uint32_t> request_ends(const Conversation& conv) {
   return ends;
 }
 
-LossCap::LossCap(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig_ps,
+LossCap::LossCap(const Conversation& conv, const StepCostOptions& opt, const std::vector<std::uint64_t>& orig_ps,
                  const std::vector<std::uint64_t>& plan_ps)
-    : read_price_(profile.cache_read_price),
-      write_price_(profile.cache_write_price),
-      max_loss_(profile.max_loss),
+    : read_price_(opt.cache_read_price),
+      write_price_(opt.cache_write_price),
+      max_loss_(opt.max_loss),
       orig_ps_(orig_ps), plan_ps_(plan_ps), ends_(pruning::request_ends(conv)) {
   current_ = {ends_[0], 0, ends_[0]};
 }

@@ -34,6 +34,7 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/step_cost.hpp"
 
 namespace td::pruning {
 
@@ -43,7 +44,7 @@ namespace td::pruning {
 // turns the conversation had then: `grid_turns` plus the window), pay for
 // writing `rewritten` tokens again that were `was_cached`. The frontier's
 // steps and the recap's (strategies/recap.hpp) both take it.
-bool pays_back(const Profile& profile, std::uint64_t saved, double rewritten, double was_cached,
+bool pays_back(const StepCostOptions& opt, std::uint64_t saved, double rewritten, double was_cached,
                std::uint32_t grid_turns);
 
 // Where each request of the session ended, ascending: before each assistant
@@ -54,7 +55,7 @@ class LossCap {
  public:
   // `orig_ps` and `plan_ps`: prefix sums of every message's tokens as sent
   // and as pruned (ps[i] = tokens of messages [0, i)).
-  LossCap(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig_ps,
+  LossCap(const Conversation& conv, const StepCostOptions& opt, const std::vector<std::uint64_t>& orig_ps,
           const std::vector<std::uint64_t>& plan_ps);
 
   // Whether moving the frontier to message `to`, its first edit at message

@@ -7,13 +7,7 @@
 #include <type_traits>
 
 #include "pruning/pipeline_caches.hpp"
-#include "pruning/strategies/copied_lines.hpp"
-#include "pruning/strategies/identical_tool_calls.hpp"
-#include "pruning/strategies/identical_tool_outputs.hpp"
-#include "pruning/strategies/low_entropy.hpp"
-#include "pruning/strategies/old_thinking.hpp"
-#include "pruning/strategies/stale_assistant_text.hpp"
-#include "pruning/strategies/stale_tool_outputs.hpp"
+#include "pruning/strategy_order.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/text_hash.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -21,21 +15,6 @@
 namespace td::pruning {
 
 namespace {
-
-// Steps 2-7, in order, on messages [0, limit) (old thinking on [0, thinking_limit)).
-std::vector<StrategyStats> run_strategies(Conversation& conv, const Profile& profile, std::uint32_t limit,
-                                          std::uint32_t thinking_limit, PipelineCaches* caches) {
-  // The lines the agent copied from tool outputs, read before any strategy edits them.
-  const CopiedLines copied(conv, limit, profile.stale_assistant_text_copied_line_bytes);
-  return {
-      old_thinking_before(conv, profile, thinking_limit),
-      identical_tool_calls(conv, profile, limit),
-      identical_tool_outputs(conv, profile, limit),
-      low_entropy(conv, profile, limit, caches ? &caches->folds : nullptr),
-      stale_tool_outputs(conv, profile, limit, caches ? &caches->snips : nullptr),
-      stale_assistant_text(conv, profile, limit, caches ? &caches->snips : nullptr, copied),
-  };
-}
 
 // System and user text messages are never pruned: in the plan they only
 // lend their role.
@@ -49,7 +28,7 @@ Message role_only(const Message& m) {
   return r;
 }
 
-// Words hashed at once: a plan's key, a profile's fingerprint.
+// Words hashed at once: a plan's key, the options' fingerprint.
 class KeyWords {
  public:
   void add(std::uint64_t v) { words_.push_back(v); }
@@ -84,11 +63,11 @@ class KeyWords {
   std::vector<std::uint64_t> words_;
 };
 
-memo_detail::Key plan_key(const Conversation& conv, const Profile& profile, std::uint32_t limit,
+memo_detail::Key plan_key(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                           std::uint32_t thinking_limit, std::uint64_t salt) {
   KeyWords k;
   k.add(salt);
-  k.add(profile_fingerprint(profile));
+  k.add(options_fingerprint(options));
   k.add(limit);
   k.add(thinking_limit);
   for (std::uint32_t i = 0; i < limit; ++i) {
@@ -103,7 +82,7 @@ memo_detail::Key plan_key(const Conversation& conv, const Profile& profile, std:
   return k.key();
 }
 
-std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const Profile& profile, std::uint32_t limit,
+std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                                          std::uint32_t thinking_limit, const Tally& tally, PipelineCaches* caches) {
   Conversation copy;
   copy.messages.reserve(limit);
@@ -112,7 +91,7 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const Profile
     copy.messages.push_back(prunable(m) ? m : role_only(m));
   }
   auto plan = std::make_shared<LossyPlan>();
-  plan->stats = run_strategies(copy, profile, limit, thinking_limit, caches);
+  plan->stats = run_lossy_strategies(copy, options, limit, thinking_limit, caches);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = copy.messages[i];
     if (!m.changed) continue;
@@ -123,7 +102,7 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const Profile
   return plan;
 }
 
-// The profile's constants, in visit() order, as words to hash at once.
+// The options' fields, in visit() order, as words to hash at once.
 struct FingerprintVisitor {
   KeyWords words;
 
@@ -136,7 +115,7 @@ struct FingerprintVisitor {
       for (const std::string& s : value) words.add(std::string_view(s));
     } else {
       static_assert(std::is_arithmetic_v<T> && sizeof(T) <= sizeof(std::uint64_t),
-                    "a profile field the fingerprint does not know");
+                    "an option the fingerprint does not know");
       std::uint64_t w = 0;
       std::memcpy(&w, &value, sizeof value);
       words.add(w);
@@ -156,30 +135,28 @@ std::size_t LossyPlan::memo_bytes() const {
   return n;
 }
 
-std::uint64_t profile_fingerprint(const Profile& profile) {
+std::uint64_t options_fingerprint(const LossyOptions& options) {
   FingerprintVisitor v;
-  // visit() hands out mutable references (config/ fills profiles through
-  // it); this visitor only reads them.
-  const_cast<Profile&>(profile).visit(v);
+  options.visit(v);
   return v.words.hash64();
 }
 
 std::vector<StrategyStats> lossy_names() {
   static const std::vector<StrategyStats> names = [] {
     Conversation none;
-    return run_strategies(none, Profile{}, 0, 0, nullptr);
+    return run_lossy_strategies(none, LossyOptions(Profile{}), 0, 0, nullptr);
   }();
   return names;
 }
 
-std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Profile& profile, std::uint32_t limit,
+std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                                             std::uint32_t thinking_end, const Tally& tally,
                                             PipelineCaches* caches) {
   const std::uint32_t thinking_limit = std::min(limit, thinking_end);
-  if (!caches || tally.salt() == 0) return compute(conv, profile, limit, thinking_limit, tally, caches);
-  const memo_detail::Key key = plan_key(conv, profile, limit, thinking_limit, tally.salt());
+  if (!caches || tally.salt() == 0) return compute(conv, options, limit, thinking_limit, tally, caches);
+  const memo_detail::Key key = plan_key(conv, options, limit, thinking_limit, tally.salt());
   if (auto hit = caches->plans.find(key)) return *hit;
-  std::shared_ptr<const LossyPlan> plan = compute(conv, profile, limit, thinking_limit, tally, caches);
+  std::shared_ptr<const LossyPlan> plan = compute(conv, options, limit, thinking_limit, tally, caches);
   caches->plans.insert(key, plan);
   return plan;
 }

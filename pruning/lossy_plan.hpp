@@ -6,13 +6,15 @@
 // past `limit`, so no strategy can look ahead; the one fact one needs from
 // there, old thinking's end, is computed on the whole request and passed in.
 // The plan is therefore a pure function of those messages, that end, the
-// profile and the token counter.
+// steps' options (LossyOptions: what they read of the profile) and the token
+// counter.
 //
 // An agent resends the same history for `frontier_step_turns` turns before
 // `limit` moves, so the plan is memoized (pruning/memo.hpp) under a 128-bit
 // hash of exactly those inputs: every field of each message but its position
 // in the body (Message::origin, restored on use), its parts' texts by their
-// stored digests (text_hash.hpp), every profile constant, the counter's salt.
+// stored digests (text_hash.hpp), every field of the steps' options, the
+// counter's salt.
 // A miss computes the same plan; the memo changes how fast, never what.
 // Without caches, or without counts cached (Tally::salt() == 0), nothing is
 // memoized.
@@ -35,6 +37,7 @@
 namespace td::pruning {
 
 struct PipelineCaches;
+struct LossyOptions;  // pruning/strategy_order.hpp
 
 struct LossyPlan {
   std::vector<std::uint32_t> changed;  // ascending: the messages the strategies changed
@@ -48,15 +51,15 @@ struct LossyPlan {
 // The plan for messages [0, limit) of `conv`; `thinking_end` is
 // old_thinking_end() of the whole of `conv`. `caches` (may be null) holds the
 // plan memo and the strategies' memos.
-std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Profile& profile, std::uint32_t limit,
+std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                                             std::uint32_t thinking_end, const Tally& tally,
                                             PipelineCaches* caches);
 
 // The strategies' names and empty reports, in pipeline order (no plan ran).
 std::vector<StrategyStats> lossy_names();
 
-// Every profile constant, hashed (through Profile::visit: a field added to
-// the profile is covered at once).
-std::uint64_t profile_fingerprint(const Profile& profile);
+// Every field of `options`, hashed through its visit() (which lists, by
+// construction, every field the steps read).
+std::uint64_t options_fingerprint(const LossyOptions& options);
 
 }  // namespace td::pruning

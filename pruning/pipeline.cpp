@@ -6,12 +6,7 @@
 
 #include "pruning/loss_cap.hpp"
 #include "pruning/lossy_plan.hpp"
-#include "pruning/strategies/completed_tasks.hpp"
-#include "pruning/strategies/old_thinking.hpp"
-#include "pruning/strategies/pairing_repair.hpp"
-#include "pruning/strategies/recap.hpp"
-#include "pruning/strategies/trim_middle.hpp"
-#include "pruning/strategies/working_memory.hpp"
+#include "pruning/strategy_order.hpp"
 #include "pruning/tally.hpp"
 
 namespace td::pruning {
@@ -44,7 +39,8 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   const auto orig_ps = prefix_sums(orig);
   const auto plan_ps = prefix_sums(planned);
-  LossCap cap(conv, profile, orig_ps, plan_ps);
+  const StepCostOptions cost(profile);
+  LossCap cap(conv, cost, orig_ps, plan_ps);
   Frontier f;
   // The step to grid point k at the request holding [0, at).
   auto step = [&](std::size_t k, std::uint32_t at) {
@@ -63,12 +59,12 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const std::uint64_t before = orig_ps[gm] - orig_ps[f.messages];
     const std::uint64_t after = plan_ps[gm] - plan_ps[f.messages];
     const std::uint64_t saved = before > after ? before - after : 0;
-    if (saved == 0 || saved < profile.clear_at_least_tokens) return;
+    if (saved == 0 || saved < cost.clear_at_least_tokens) return;
     // That request: the suffix from the first edit on was cached and is now
     // written again, pruned up to gm and as it was after it.
     const double rewritten = double(plan_ps[gm] - plan_ps[first]) + double(orig_ps[at] - orig_ps[gm]);
     const double was_cached = double(orig_ps[at] - orig_ps[first]);
-    if (!pays_back(profile, saved, rewritten, was_cached, g) || !cap.allows(first, gm, at)) return;
+    if (!pays_back(cost, saved, rewritten, was_cached, g) || !cap.allows(first, gm, at)) return;
     f.turns = g;  // not f = {...}: at_request keeps what the earlier requests had
     f.messages = gm;
     cap.take(first, gm, at);
@@ -121,6 +117,13 @@ void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>
   std::erase_if(archived, [&](const ArchivedOutput& a) { return std::find(ids.begin(), ids.end(), a.id) == ids.end(); });
 }
 
+// Whether the strategy named `name` ran and changed something: later steps
+// ask by name, never by position in the order.
+bool fired(const std::vector<StrategyStats>& strategies, std::string_view name) {
+  return std::any_of(strategies.begin(), strategies.end(),
+                     [&](const StrategyStats& s) { return s.fired() && name == s.name; });
+}
+
 // `profile` drives the lossy strategies and the frontier; `trim` drives
 // trim-middle (the same profile, except at survival's hardest level).
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
@@ -160,8 +163,9 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     // Plan on everything the largest step could reach, pick the frontier
     // from what each step would save, then keep the pruned forms before it.
     const std::uint32_t plan_limit = wm.start_of(wm.grid.back(), size);
+    const LossyOptions options(profile);
     const std::shared_ptr<const LossyPlan> plan =
-        plan_lossy(conv, profile, plan_limit, old_thinking_end(conv, profile), tally, caches);
+        plan_lossy(conv, options, plan_limit, old_thinking_end(conv, options.old_thinking), tally, caches);
     std::vector<std::uint64_t> planned = orig;
     for (std::size_t k = 0; k < plan->changed.size(); ++k) planned[plan->changed[k]] = plan->tokens[k];
     f = choose_frontier(conv, profile, wm, orig, planned, *plan);
@@ -191,30 +195,23 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   r.strategies = std::move(lossy);
 
   r.semantic_stepped = std::any_of(tombstones.begin(), tombstones.end(), [](const Tombstone& t) { return t.placed_now; });
-  r.strategies.push_back(place_tombstones(conv, std::move(tombstones), &r.archived));
-  for (const StrategyStats::Edit& e : r.strategies.back().edits) now[e.message] = tally.message(msgs[e.message]);
-  std::uint64_t total = r.tokens_before;
-  for (std::uint32_t i = 0; i < size; ++i) total = total - orig[i] + now[i];
-  r.strategies.push_back(trim_middle(conv, trim, wm, f.turns, now, total, &r.trimmed_until));
-  // Trim-middle, when it cut (survival's hardest level), dropped the turns a
-  // recap would replace, and more.
-  r.strategies.push_back(r.trimmed_until ? StrategyStats{.name = "recap"}
-                                         : recap(conv, recap_at, settings.recap_summaries, &r.recap_summary_missing));
-  r.recap_stepped = r.strategies.back().fired() && recap_at.stepped;
-  if (r.strategies.back().fired()) {
+  const TrimMiddleOptions trim_options(trim);
+  const std::uint64_t total = run_after_frontier(
+      conv, {std::move(tombstones), trim_options, wm, recap_at, settings.recap_summaries, orig, now, tally}, r);
+  const bool recapped = fired(r.strategies, "recap");
+  r.recap_stepped = recapped && recap_at.stepped;
+  if (recapped) {
     r.recap_prefix_hash = recap_at.prefix_hash;
     if (r.recap_summary_missing) r.recap_extractive = recap_at.text;
   }
-  r.strategies.push_back(pairing_repair(conv));
+  // Only trim-middle, the recap and pairing repair change messages after
+  // `now` was counted; otherwise the total is known already.
+  const bool restructured = fired(r.strategies, "trim_middle") || recapped || fired(r.strategies, "pairing_repair");
   for (auto& s : r.strategies) {
     s.edits.clear();
     s.edits.shrink_to_fit();
     if (s.fired()) r.fired.emplace_back(s.name);
   }
-  // Only trim-middle, the recap and pairing repair change messages after
-  // `now` was counted; otherwise the total is known already.
-  const auto n = r.strategies.size();
-  const bool restructured = r.strategies[n - 3].fired() || r.strategies[n - 2].fired() || r.strategies[n - 1].fired();
   r.tokens_after = restructured ? tally.conversation(conv) : total;
   if (restructured && !r.archived.empty()) keep_archived_present(conv, r.archived);
 }

@@ -7,22 +7,9 @@
 // removal and new messages (origin == kNewOrigin), which the adapters'
 // writers render.
 //
-// Order (pipeline.cpp; each step's doc comment is in pruning/strategies/):
-//   1. working memory   decides which turns are stale (never edits anything)
-//   2. old thinking     drops/blanks reasoning of stale assistant messages
-//   3. identical calls  collapses repeated tool calls (off by default)
-//   4. identical outputs  a later identical tool output -> reference to the first
-//   5. low entropy      folds repeated lines, progress bars, base64/hex blobs
-//   6. stale outputs    head + tail (+ error lines, names) of large stale tool outputs
-//   7. stale assistant  head + tail (+ names) of long stale assistant prose and
-//                       tool-call argument strings
-//   8. completed tasks  semantic mode: a completed task's outputs -> tombstones
-//                       (decided on the history as sent, placed on the pruned forms)
-//   9. trim middle      drops whole middle turns over a budget (off by default)
-//   9b. recap           over token_threshold, the turns between the task and a
-//                       grid point before the window become one recap message
-//                       (read from the history as sent; not after trim-middle cut)
-//  10. pairing repair   no tool call without a result and no result without a call
+// Order: pruning/strategy_order.hpp, the one place it is written (each
+// step's doc comment is in pruning/strategies/, and each takes its own
+// options cut from the profile, docs/design.md §Strategies).
 //
 // Stability (DESIGN principle 4): every decision is a pure function of the
 // history (message positions and content). Strategies 2-7 only edit messages

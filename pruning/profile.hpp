@@ -7,7 +7,8 @@
 // A strategy's switch is its name, and its constants start with it: the
 // name of its file (pruning/strategies/<name>.cpp), its function and the
 // stat it reports (logs, ledger). Renamed keys still load, with a warning
-// (config/renamed_keys.hpp).
+// (config/renamed_keys.hpp). A strategy reads no Profile: its options are the
+// fields it lists, cut from here (pruning/strategy_options.hpp).
 #pragma once
 
 #include <cstdint>

@@ -318,9 +318,9 @@ std::optional<std::uint32_t> TrackedTask::completed_after(std::uint32_t after) c
   return std::nullopt;
 }
 
-TaskHistory track_tasks(const Conversation& conv, const Profile& profile) {
+TaskHistory track_tasks(const Conversation& conv, const TaskToolsOptions& opt) {
   std::vector<TaskTool> tools;
-  for (const std::string& spec : profile.completed_tasks_tools)
+  for (const std::string& spec : opt.completed_tasks_tools)
     if (auto t = parse_task_tool(spec)) tools.push_back(std::move(*t));
   if (tools.empty()) return {};
   return Tracker(std::move(tools)).run(conv);

@@ -41,6 +41,7 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
 
 namespace td::pruning {
 
@@ -97,6 +98,10 @@ struct TaskHistory {
 
 // Tracks the tasks of `conv` through the profile's completed_tasks_tools
 // (specs that do not parse are skipped: config/load.cpp rejects them).
-TaskHistory track_tasks(const Conversation& conv, const Profile& profile);
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_TASK_TOOLS_OPTIONS(X) X(completed_tasks_tools)
+TD_STRATEGY_OPTIONS(TaskToolsOptions, TD_TASK_TOOLS_OPTIONS);
+
+TaskHistory track_tasks(const Conversation& conv, const TaskToolsOptions& opt);
 
 }  // namespace td::pruning

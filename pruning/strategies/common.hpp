@@ -7,16 +7,15 @@
 #include <unordered_map>
 
 #include "pruning/conversation.hpp"
-#include "pruning/profile.hpp"
+#include <vector>
 #include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning::detail {
 
 inline bool is_system(const Message& m) { return m.role == Role::System || m.system_field; }
 
-inline bool excluded_tool(const Profile& p, std::string_view name) {
-  return !name.empty() &&
-         std::find(p.exclude_tools.begin(), p.exclude_tools.end(), name) != p.exclude_tools.end();
+inline bool excluded_tool(const std::vector<std::string>& exclude_tools, std::string_view name) {
+  return !name.empty() && std::find(exclude_tools.begin(), exclude_tools.end(), name) != exclude_tools.end();
 }
 
 // Tool names by call id, learned walking forward: the name of a result is its
@@ -25,7 +24,7 @@ inline bool excluded_tool(const Profile& p, std::string_view name) {
 class ToolNames {
  public:
   // Names are only needed to honour exclude_tools: without any, learn nothing.
-  explicit ToolNames(const Profile& p) : active_(!p.exclude_tools.empty()) {}
+  explicit ToolNames(const std::vector<std::string>& exclude_tools) : active_(!exclude_tools.empty()) {}
   void learn(const Message& m) {
     if (!active_) return;
     for (const Part& p : m.parts)

@@ -66,7 +66,7 @@ struct Unit {
 
 // Where the part of history [0, end) that semantic mode may touch ends: the
 // working-memory window's grid point, before the last keep_tool_uses results.
-std::uint32_t evictable_end(const Conversation& conv, const Profile& p, const WorkingMemory& wm, std::uint32_t end,
+std::uint32_t evictable_end(const Conversation& conv, const CompletedTasksOptions& p, const WorkingMemory& wm, std::uint32_t end,
                             std::uint32_t turns) {
   const std::uint32_t window = std::max<std::uint32_t>(p.window_turns, 1);
   const std::uint32_t step = std::max<std::uint32_t>(p.frontier_step_turns, 1);
@@ -86,7 +86,7 @@ std::uint32_t evictable_end(const Conversation& conv, const Profile& p, const Wo
 // pruning/loss_cap.hpp, for edits that are not a prefix).
 class Session {
  public:
-  Session(const Profile& p, const DietWithout& w, const std::vector<std::uint64_t>& orig_ps,
+  Session(const CompletedTasksOptions& p, const DietWithout& w, const std::vector<std::uint64_t>& orig_ps,
           const std::vector<Unit>& units)
       : p_(p), w_(w), orig_ps_(orig_ps), units_(units), planned_ps_(orig_ps.size(), 0) {
     for (std::size_t i = 0; i < w.planned.size(); ++i) planned_ps_[i + 1] = planned_ps_[i] + w.planned[i];
@@ -149,7 +149,7 @@ class Session {
     with = cost(total_with, double(sent(s1, r - 1, r - 1)));
   }
 
-  const Profile& p_;
+  const CompletedTasksOptions& p_;
   const DietWithout& w_;
   const std::vector<std::uint64_t>& orig_ps_;
   const std::vector<Unit>& units_;
@@ -179,22 +179,22 @@ std::string tombstone_text(std::string_view title, std::string_view id, std::uin
   return t;
 }
 
-std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& profile,
+std::vector<Tombstone> completed_tasks(const Conversation& conv, const CompletedTasksOptions& opt,
                                        const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
                                        const DietWithout& without, const TokenCounter& counter) {
   std::vector<Tombstone> out;
-  if (!profile.completed_tasks || profile.completed_tasks_tools.empty()) return out;
+  if (!opt.completed_tasks || opt.completed_tasks_tools.empty()) return out;
   const auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
   std::vector<std::uint64_t> orig_ps(size + 1, 0);
   for (std::uint32_t i = 0; i < size; ++i) orig_ps[i + 1] = orig_ps[i] + tokens[i];
-  if (orig_ps[size] <= profile.semantic_threshold) return out;  // the common case: a short history
-  const TaskHistory history = track_tasks(conv, profile);
+  if (orig_ps[size] <= opt.semantic_threshold) return out;  // the common case: a short history
+  const TaskHistory history = track_tasks(conv, opt);
   if (history.owned.empty()) return out;
 
   // Names of calls, for exclude_tools.
   std::unordered_map<std::string_view, std::string_view> call_names;
-  if (!profile.exclude_tools.empty())
+  if (!opt.exclude_tools.empty())
     for (const Message& m : msgs)
       for (const Part& p : m.parts)
         if (p.kind == PartKind::ToolCall && !p.id.empty()) call_names[p.id] = p.name;
@@ -207,14 +207,14 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
     const Part& p = msgs[o.message].parts[o.part];
     if (!p.editable) continue;
     const bool call = p.kind == PartKind::ToolCall;
-    if (p.text.size() < (call ? profile.completed_tasks_arguments_bytes : profile.completed_tasks_min_output_bytes))
+    if (p.text.size() < (call ? opt.completed_tasks_arguments_bytes : opt.completed_tasks_min_output_bytes))
       continue;
     std::string_view name = p.name;
     if (!call && name.empty()) {
       auto it = call_names.find(p.id);
       if (it != call_names.end()) name = it->second;
     }
-    if (detail::excluded_tool(profile, name)) continue;
+    if (detail::excluded_tool(opt.exclude_tools, name)) continue;
     std::uint32_t completion = 0;
     bool done = true;
     for (std::uint32_t t : o.tasks) {
@@ -232,7 +232,7 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
     s.kind = p.kind;
     s.id = p.id;
     s.archived.id = archive_id(p.text);
-    s.archived.task = title_of(history, o.tasks, o.call_message, profile.completed_tasks_title_bytes);
+    s.archived.task = title_of(history, o.tasks, o.call_message, opt.completed_tasks_title_bytes);
     const std::uint64_t n = counter.count(p.text);
     s.archived.tokens = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, UINT32_MAX));
     const std::string line = tombstone_text(s.archived.task, s.archived.id, n);
@@ -252,7 +252,7 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
 
   // The session's requests, replayed in order.
   const std::vector<std::uint32_t>& ends = without.ends;
-  Session session(profile, without, orig_ps, units);
+  Session session(opt, without, orig_ps, units);
   std::uint32_t turns = 0;
   for (std::uint32_t r = 0; r < ends.size(); ++r) {
     const std::uint32_t at = ends[r];
@@ -261,8 +261,8 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
     std::uint32_t first = at;
     std::uint64_t saved = 0;
     std::vector<std::uint32_t> step;
-    if (orig_ps[at] > profile.semantic_threshold && turns >= profile.min_turns) {
-      const std::uint32_t limit = evictable_end(conv, profile, wm, at, turns);
+    if (orig_ps[at] > opt.semantic_threshold && turns >= opt.min_turns) {
+      const std::uint32_t limit = evictable_end(conv, opt, wm, at, turns);
       for (std::uint32_t k = 0; k < units.size(); ++k) {
         const Unit& u = units[k];
         if (u.placed != ~0u || u.completion >= at || u.message >= limit) continue;
@@ -274,7 +274,7 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
         first = std::min(first, u.message);
       }
     }
-    if (!step.empty() && saved >= profile.clear_at_least_tokens) {
+    if (!step.empty() && saved >= opt.clear_at_least_tokens) {
       // The frontier's payback rule (pipeline.cpp): the suffix from the first
       // tombstone on was cached and is written again.
       const std::uint64_t before = session.sent(at, r, r) - session.sent(first, r, r);
@@ -282,8 +282,8 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& 
       const double was_cached = double(before);
       // A step needs turns > the window (evictable_end), so the turns it may
       // count on are this request's: the grid point `turns - window` plus the window.
-      const std::uint32_t window = std::max<std::uint32_t>(profile.window_turns, 1);
-      if (pays_back(profile, saved, rewritten, was_cached, turns - window) && session.allows(r, first, saved)) {
+      const std::uint32_t window = std::max<std::uint32_t>(opt.window_turns, 1);
+      if (pays_back(opt, saved, rewritten, was_cached, turns - window) && session.allows(r, first, saved)) {
         for (std::uint32_t k : step) units[k].placed = r;
       } else {
         first = at;

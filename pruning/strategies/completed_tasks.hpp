@@ -46,12 +46,21 @@
 
 #include "pruning/archived_output.hpp"
 #include "pruning/conversation.hpp"
+#include "pruning/step_cost.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
+#include "pruning/tasks.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/strategy_stats.hpp"
 #include "pruning/token_counter.hpp"
 
 namespace td::pruning {
+
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_COMPLETED_TASKS_OPTIONS(X) X(completed_tasks) X(semantic_threshold) X(completed_tasks_min_output_bytes) \
+  X(completed_tasks_arguments_bytes) X(completed_tasks_title_bytes) TD_TASK_TOOLS_OPTIONS(X) X(exclude_tools) \
+  X(min_turns) TD_WORKING_MEMORY_OPTIONS(X) TD_STEP_COST_OPTIONS(X)
+TD_STRATEGY_OPTIONS(CompletedTasksOptions, TD_COMPLETED_TASKS_OPTIONS);
 
 // One tombstone to place.
 struct Tombstone {
@@ -77,7 +86,7 @@ struct DietWithout {
 
 // Decides on `conv` as the client sent it (`tokens`: count_tokens()'s per
 // message) which parts become tombstones. Pure.
-std::vector<Tombstone> completed_tasks(const Conversation& conv, const Profile& profile,
+std::vector<Tombstone> completed_tasks(const Conversation& conv, const CompletedTasksOptions& opt,
                                        const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
                                        const DietWithout& without, const TokenCounter& counter);
 

@@ -174,10 +174,10 @@ bool reads_a_file(std::string_view name, std::string_view arguments) {
   return false;
 }
 
-std::vector<bool> unsuperseded_reads(const Conversation& conv, const Profile& profile, std::uint32_t limit) {
+std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit) {
   std::vector<bool> out(limit, false);
-  const WorkingMemory wm = working_memory(conv, profile);
-  const std::uint32_t step = std::max<std::uint32_t>(profile.frontier_step_turns, 1);
+  const WorkingMemory wm = working_memory(conv, opt);
+  const std::uint32_t step = std::max<std::uint32_t>(opt.frontier_step_turns, 1);
   // Block end of each message: the start of the next grid point after its turn.
   std::vector<std::uint32_t> block_end(limit, limit);
   for (std::uint32_t t = 0, i = 0; i < limit; ++i) {
@@ -212,7 +212,7 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const Profile& pr
         if (c.reads) read_ids.insert(p.id);
         const bool revisits = std::any_of(c.paths.begin(), c.paths.end(),
                                           [&](std::string_view a) { return named_before.contains(a); });
-        if (profile.stale_tool_outputs_keep_reads_revisited && !revisits) c.reads = false;
+        if (opt.stale_tool_outputs_keep_reads_revisited && !revisits) c.reads = false;
         named_before.insert(c.paths.begin(), c.paths.end());
         if (!p.id.empty()) calls[p.id] = std::move(c);
       } else if (p.kind == PartKind::ToolResult) {
@@ -261,9 +261,9 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const Profile& pr
   return out;
 }
 
-KeptReadLines::KeptReadLines(const Profile& profile)
-    : run_bytes_(profile.stale_tool_outputs_keep_reads_dedupe_run_bytes),
-      line_chars_(profile.stale_tool_outputs_keep_reads_dedupe_line_chars) {}
+KeptReadLines::KeptReadLines(const StaleToolOutputsOptions& opt)
+    : run_bytes_(opt.stale_tool_outputs_keep_reads_dedupe_run_bytes),
+      line_chars_(opt.stale_tool_outputs_keep_reads_dedupe_line_chars) {}
 
 std::string KeptReadLines::dedupe(std::string_view read) {
   std::string out;

@@ -37,13 +37,13 @@
 #include <vector>
 
 #include "pruning/conversation.hpp"
-#include "pruning/profile.hpp"
+#include "pruning/strategies/stale_tool_outputs.hpp"
 
 namespace td::pruning {
 
 // Per message of [0, limit): true for a tool message whose output is a file
 // read not superseded within its block.
-std::vector<bool> unsuperseded_reads(const Conversation& conv, const Profile& profile, std::uint32_t limit);
+std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit);
 
 // Whether a call (its tool name and its arguments as sent, JSON text) reads
 // a file (exposed for tests).
@@ -61,7 +61,7 @@ bool reads_a_file(std::string_view name, std::string_view arguments);
 // changes as the history grows.
 class KeptReadLines {
  public:
-  explicit KeptReadLines(const Profile& profile);
+  explicit KeptReadLines(const StaleToolOutputsOptions& opt);
   // `read` with its runs of earlier lines replaced; then remembers its lines.
   std::string dedupe(std::string_view read);
 

@@ -31,9 +31,9 @@ std::string json_string(std::string_view s) {
 
 }  // namespace
 
-StrategyStats identical_tool_calls(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats identical_tool_calls(Conversation& conv, const IdenticalToolCallsOptions& opt, std::uint32_t limit) {
   StrategyStats st{.name = "identical_tool_calls"};
-  if (!profile.identical_tool_calls) return st;
+  if (!opt.identical_tool_calls) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   std::unordered_map<std::string, std::string> first;  // name \0 arguments -> first id
@@ -41,10 +41,10 @@ StrategyStats identical_tool_calls(Conversation& conv, const Profile& profile, s
     Message& m = msgs[i];
     if (m.role != Role::Assistant || m.removed) continue;
     for (Part& p : m.parts) {
-      if (p.kind != PartKind::ToolCall || p.text.size() < profile.identical_tool_calls_min_bytes) continue;
+      if (p.kind != PartKind::ToolCall || p.text.size() < opt.identical_tool_calls_min_bytes) continue;
       std::string key = p.name + '\0' + p.text;
       auto [it, inserted] = first.try_emplace(std::move(key), p.id);
-      if (inserted || !p.editable || detail::excluded_tool(profile, p.name)) continue;
+      if (inserted || !p.editable || detail::excluded_tool(opt.exclude_tools, p.name)) continue;
       std::string args = "{\"same_arguments_as_call\":" + json_string(it->second) + "}";
       if (args.size() >= p.text.size()) continue;
       st.add(i, p.text.size(), args.size());

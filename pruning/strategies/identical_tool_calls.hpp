@@ -18,10 +18,15 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-StrategyStats identical_tool_calls(Conversation& conv, const Profile& profile, std::uint32_t limit);
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_IDENTICAL_TOOL_CALLS_OPTIONS(X) X(identical_tool_calls) X(identical_tool_calls_min_bytes) X(exclude_tools)
+TD_STRATEGY_OPTIONS(IdenticalToolCallsOptions, TD_IDENTICAL_TOOL_CALLS_OPTIONS);
+
+StrategyStats identical_tool_calls(Conversation& conv, const IdenticalToolCallsOptions& opt, std::uint32_t limit);
 
 }  // namespace td::pruning

@@ -32,12 +32,12 @@ bool starts_with_any(std::string_view line, const std::vector<std::string>& pref
 
 // The length of a wrapper at the start of `s` (0: none): a line starting
 // with a wrapper prefix, or a whole <tag>...</tag> block.
-std::size_t wrapper_at_start(std::string_view s, const Profile& profile) {
-  if (starts_with_any(s, profile.identical_tool_outputs_wrapper_lines)) {
+std::size_t wrapper_at_start(std::string_view s, const IdenticalToolOutputsOptions& opt) {
+  if (starts_with_any(s, opt.identical_tool_outputs_wrapper_lines)) {
     const std::size_t nl = s.find('\n');
     return nl == std::string_view::npos ? s.size() : nl + 1;
   }
-  for (const std::string& tag : profile.identical_tool_outputs_wrapper_tags) {
+  for (const std::string& tag : opt.identical_tool_outputs_wrapper_tags) {
     if (tag.empty() || s.size() < tag.size() + 2 || s[0] != '<' || s.substr(1, tag.size()) != tag ||
         s[tag.size() + 1] != '>')
       continue;
@@ -49,8 +49,8 @@ std::size_t wrapper_at_start(std::string_view s, const Profile& profile) {
 }
 
 // The length of a wrapper at the end of `s` (0: none).
-std::size_t wrapper_at_end(std::string_view s, const Profile& profile) {
-  for (const std::string& tag : profile.identical_tool_outputs_wrapper_tags) {
+std::size_t wrapper_at_end(std::string_view s, const IdenticalToolOutputsOptions& opt) {
+  for (const std::string& tag : opt.identical_tool_outputs_wrapper_tags) {
     const std::string close = "</" + tag + ">";
     if (tag.empty() || s.size() < close.size() || s.substr(s.size() - close.size()) != close) continue;
     const std::string open = "<" + tag + ">";
@@ -59,12 +59,12 @@ std::size_t wrapper_at_end(std::string_view s, const Profile& profile) {
   }
   const std::size_t nl = s.rfind('\n');
   const std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
-  return starts_with_any(s.substr(start), profile.identical_tool_outputs_wrapper_lines) ? s.size() - start : 0;
+  return starts_with_any(s.substr(start), opt.identical_tool_outputs_wrapper_lines) ? s.size() - start : 0;
 }
 
 }  // namespace
 
-ToolOutputBody tool_output_body(std::string_view text, const Profile& profile) {
+ToolOutputBody tool_output_body(std::string_view text, const IdenticalToolOutputsOptions& opt) {
   // Blank space at either end goes with the wrapper (or is only blank
   // space): "out\n" and "out\n\n<system-reminder>..." have one body.
   std::size_t begin = 0, end = text.size();
@@ -74,13 +74,13 @@ ToolOutputBody tool_output_body(std::string_view text, const Profile& profile) {
   };
   trim();
   while (begin < end) {
-    const std::size_t n = wrapper_at_start(text.substr(begin, end - begin), profile);
+    const std::size_t n = wrapper_at_start(text.substr(begin, end - begin), opt);
     if (n == 0) break;
     begin += n;
     trim();
   }
   while (begin < end) {
-    const std::size_t n = wrapper_at_end(text.substr(begin, end - begin), profile);
+    const std::size_t n = wrapper_at_end(text.substr(begin, end - begin), opt);
     if (n == 0) break;
     end -= n;
     trim();
@@ -88,9 +88,9 @@ ToolOutputBody tool_output_body(std::string_view text, const Profile& profile) {
   return {begin, end};
 }
 
-StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutputsOptions& opt, std::uint32_t limit) {
   StrategyStats st{.name = "identical_tool_outputs"};
-  if (!profile.identical_tool_outputs) return st;
+  if (!opt.identical_tool_outputs) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
 
@@ -101,7 +101,7 @@ StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile,
   // a later copy), and the vector is not resized.
   std::unordered_map<std::uint64_t, FirstCopy, Low64> first;
   std::unordered_map<std::string_view, std::uint32_t, detail::TextHash> answers;  // results seen per call id
-  detail::ToolNames names(profile);
+  detail::ToolNames names(opt.exclude_tools);
 
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
@@ -110,14 +110,14 @@ StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile,
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult) continue;
       ++answers[p.id];
-      if (p.text.size() < profile.identical_tool_outputs_min_bytes) continue;
-      const ToolOutputBody b = tool_output_body(p.text, profile);
+      if (p.text.size() < opt.identical_tool_outputs_min_bytes) continue;
+      const ToolOutputBody b = tool_output_body(p.text, opt);
       const std::string_view body = std::string_view(p.text).substr(b.begin, b.end - b.begin);
-      if (body.size() < profile.identical_tool_outputs_min_bytes) continue;
+      if (body.size() < opt.identical_tool_outputs_min_bytes) continue;
       const std::uint64_t key =
           body.size() == p.text.size() ? text_hash(p).lo : tok::hash128(body.data(), body.size()).lo;
       auto [it, inserted] = first.try_emplace(key, FirstCopy{i, &p.id, body});
-      if (inserted || !p.editable || detail::excluded_tool(profile, names.of_result(p))) continue;
+      if (inserted || !p.editable || detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
       const FirstCopy& f = it->second;
       if (f.body != body) continue;  // 64-bit collision: a different text
       std::string marker{std::string_view(p.text).substr(0, b.begin)};

@@ -33,17 +33,23 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
-StrategyStats identical_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit);
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_IDENTICAL_TOOL_OUTPUTS_OPTIONS(X) X(identical_tool_outputs) X(identical_tool_outputs_min_bytes) X(identical_tool_outputs_wrapper_lines) \
+  X(identical_tool_outputs_wrapper_tags) X(exclude_tools)
+TD_STRATEGY_OPTIONS(IdenticalToolOutputsOptions, TD_IDENTICAL_TOOL_OUTPUTS_OPTIONS);
+
+StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutputsOptions& opt, std::uint32_t limit);
 
 // Where the body of a tool output stands once the profile's wrappers are
 // taken off (exposed for tests): text.substr(begin, end - begin).
 struct ToolOutputBody {
   std::size_t begin = 0, end = 0;
 };
-ToolOutputBody tool_output_body(std::string_view text, const Profile& profile);
+ToolOutputBody tool_output_body(std::string_view text, const IdenticalToolOutputsOptions& opt);
 
 }  // namespace td::pruning

@@ -160,25 +160,25 @@ std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_
   return out;
 }
 
-StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit,
+StrategyStats low_entropy(Conversation& conv, const LowEntropyOptions& opt, std::uint32_t limit,
                           Memo<std::string>* folds) {
   StrategyStats st{.name = "low_entropy"};
-  if (!profile.low_entropy) return st;
+  if (!opt.low_entropy) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
-  const std::uint64_t salt = memo_salt("fold_text", {profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes,
-                                                     profile.low_entropy_names});
-  detail::ToolNames names(profile);
+  const std::uint64_t salt = memo_salt("fold_text", {opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes,
+                                                     opt.low_entropy_names});
+  detail::ToolNames names(opt.exclude_tools);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
     names.learn(m);
     if (m.removed) continue;
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable || p.text.size() < 64) continue;
-      if (detail::excluded_tool(profile, names.of_result(p))) continue;
+      if (detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
       auto folded = memoized(folds, salt, p, [&](std::string_view t) -> std::optional<std::string> {
-        std::string f = fold_text(t, profile.low_entropy_min_run, profile.low_entropy_blob_min_bytes,
-                                  profile.low_entropy_names);
+        std::string f = fold_text(t, opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes,
+                                  opt.low_entropy_names);
         if (f.size() >= t.size()) return std::nullopt;
         return f;
       });

@@ -30,12 +30,17 @@
 #include "pruning/conversation.hpp"
 #include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_LOW_ENTROPY_OPTIONS(X) X(low_entropy) X(low_entropy_min_run) X(low_entropy_blob_min_bytes) X(low_entropy_names) X(exclude_tools)
+TD_STRATEGY_OPTIONS(LowEntropyOptions, TD_LOW_ENTROPY_OPTIONS);
+
 // `folds` (may be null) remembers each output's folded form.
-StrategyStats low_entropy(Conversation& conv, const Profile& profile, std::uint32_t limit,
+StrategyStats low_entropy(Conversation& conv, const LowEntropyOptions& opt, std::uint32_t limit,
                           Memo<std::string>* folds = nullptr);
 
 // The folding itself (exposed for tests): `text` folded, or unchanged.

@@ -6,7 +6,7 @@
 
 namespace td::pruning {
 
-std::uint32_t old_thinking_end(const Conversation& conv, const Profile& profile) {
+std::uint32_t old_thinking_end(const Conversation& conv, const OldThinkingOptions& opt) {
   const auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
   std::uint32_t last_assistant = size;
@@ -16,17 +16,17 @@ std::uint32_t old_thinking_end(const Conversation& conv, const Profile& profile)
       break;
     }
   const std::uint32_t keep_from =
-      size > profile.old_thinking_keep_last_messages ? size - profile.old_thinking_keep_last_messages : 0;
+      size > opt.old_thinking_keep_last_messages ? size - opt.old_thinking_keep_last_messages : 0;
   return std::min(last_assistant, keep_from);
 }
 
-StrategyStats old_thinking(Conversation& conv, const Profile& profile, std::uint32_t limit) {
-  return old_thinking_before(conv, profile, std::min(limit, old_thinking_end(conv, profile)));
+StrategyStats old_thinking(Conversation& conv, const OldThinkingOptions& opt, std::uint32_t limit) {
+  return old_thinking_before(conv, opt, std::min(limit, old_thinking_end(conv, opt)));
 }
 
-StrategyStats old_thinking_before(Conversation& conv, const Profile& profile, std::uint32_t limit) {
+StrategyStats old_thinking_before(Conversation& conv, const OldThinkingOptions& opt, std::uint32_t limit) {
   StrategyStats st{.name = "old_thinking"};
-  if (!profile.old_thinking) return st;
+  if (!opt.old_thinking) return st;
   auto& msgs = conv.messages;
   limit = std::min(limit, static_cast<std::uint32_t>(msgs.size()));
 

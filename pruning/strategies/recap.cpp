@@ -146,7 +146,7 @@ std::string exit_status(const Part& result) {
 }
 
 // One turn's line: messages [from, to) of `conv`; "" when nothing was said.
-std::string turn_line(const Conversation& conv, const Profile& p, std::uint32_t turn, std::uint32_t from,
+std::string turn_line(const Conversation& conv, const RecapOptions& p, std::uint32_t turn, std::uint32_t from,
                       std::uint32_t to) {
   const auto& msgs = conv.messages;
   const std::uint32_t max = p.recap_items;
@@ -220,7 +220,7 @@ struct Line {
 };
 
 // The turn lines of every turn from `start` to `end`, oldest first.
-std::vector<Line> turn_lines(const Conversation& conv, const Profile& p, const WorkingMemory& wm,
+std::vector<Line> turn_lines(const Conversation& conv, const RecapOptions& p, const WorkingMemory& wm,
                              std::uint32_t start, std::uint32_t end, const Tally& tally) {
   std::vector<Line> out;
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
@@ -275,7 +275,7 @@ void hash_into(std::vector<std::uint64_t>& words, std::string_view s) {
 
 }  // namespace
 
-RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig,
+RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const std::vector<std::uint64_t>& orig,
                      std::uint64_t fixed, std::uint64_t context_window, const Tally& tally) {
   RecapPlan plan;
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
@@ -283,13 +283,13 @@ RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std
   for (std::uint64_t t : orig) total += t;
   // Every earlier request was a prefix of this one: none was over either.
   const bool overflows = context_window && total > context_window;
-  if (!profile.recap || (total <= profile.token_threshold && !overflows)) return plan;
+  if (!opt.recap || (total <= opt.token_threshold && !overflows)) return plan;
   const std::uint32_t start = recap_start(conv);
-  const WorkingMemory wm = working_memory(conv, profile);
+  const WorkingMemory wm = working_memory(conv, opt);
   if (start == 0 || wm.grid.empty()) return plan;
   const std::uint32_t reach = wm.start_of(wm.grid.back(), size);
   if (reach <= start + 1) return plan;
-  const std::vector<Line> lines = turn_lines(conv, profile, wm, start, reach, tally);
+  const std::vector<Line> lines = turn_lines(conv, opt, wm, start, reach, tally);
 
   // Prefix sums of the tokens as sent and of those a recap replaces (system
   // messages in its range stay), and a plan for the loss cap: each turn's
@@ -309,15 +309,15 @@ RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std
   // The request holding [0, at) with the recap up to `cut` (0: none), as sent.
   auto sent = [&](std::uint32_t cut, std::uint32_t at) {
     std::uint64_t s = fixed + orig_ps[at];
-    if (cut) s = s - (gone_ps[cut] - gone_ps[start]) + kHeaderTokens + fit(lines, cut, profile.recap_budget_tokens).tokens;
+    if (cut) s = s - (gone_ps[cut] - gone_ps[start]) + kHeaderTokens + fit(lines, cut, opt.recap_budget_tokens).tokens;
     return s;
   };
-  LossCap cap(conv, profile, orig_ps, plan_ps);
+  LossCap cap(conv, opt, orig_ps, plan_ps);
   std::uint32_t cut = 0;
   for (std::uint32_t at : cap.request_ends()) {
     const std::uint64_t now = sent(cut, at);
     const bool must = context_window && now > context_window;  // it would not fit otherwise
-    if (now <= profile.token_threshold && !must) continue;
+    if (now <= opt.token_threshold && !must) continue;
     // The furthest grid point that request allowed.
     std::size_t k = 0;
     while (k < wm.grid.size() && wm.grid_eligible_end[k] <= at) ++k;
@@ -327,11 +327,11 @@ RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std
     const std::uint64_t then = sent(to, at);
     const std::uint64_t saved = now > then ? now - then : 0;
     if (!must) {
-      if (saved == 0 || saved < profile.clear_at_least_tokens) continue;
+      if (saved == 0 || saved < opt.clear_at_least_tokens) continue;
       // Rewritten: everything from the recap on; cached before: the same span as it was sent.
       const double rewritten = double(then - fixed - orig_ps[start]);
       const double was_cached = double(now - fixed - orig_ps[start]);
-      if (!pays_back(profile, saved, rewritten, was_cached, g) || !cap.allows(start, to, at)) continue;
+      if (!pays_back(opt, saved, rewritten, was_cached, g) || !cap.allows(start, to, at)) continue;
     }
     cap.take(start, to, at);
     cut = to;
@@ -340,7 +340,7 @@ RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std
   if (cut == 0) return plan;
   plan.start = start;
   plan.end = cut;
-  const Fit f = fit(lines, cut, profile.recap_budget_tokens);
+  const Fit f = fit(lines, cut, opt.recap_budget_tokens);
   plan.header = render_header(conv, wm, f, start, cut);
   plan.text = plan.header;
   for (std::size_t k = f.first; k < f.last; ++k) plan.text += lines[k].text;

@@ -45,11 +45,19 @@
 #include <vector>
 
 #include "pruning/conversation.hpp"
+#include "pruning/step_cost.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
+#include "pruning/strategies/working_memory.hpp"
 #include "pruning/strategy_stats.hpp"
 #include "pruning/tally.hpp"
 
 namespace td::pruning {
+
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_RECAP_OPTIONS(X) X(recap) X(token_threshold) X(recap_budget_tokens) X(recap_text_bytes) X(recap_items) \
+  TD_WORKING_MEMORY_OPTIONS(X) TD_STEP_COST_OPTIONS(X)
+TD_STRATEGY_OPTIONS(RecapOptions, TD_RECAP_OPTIONS);
 
 // How a recap message starts (and how tests and the reanchor step know one).
 inline constexpr std::string_view kRecapMarker = "[tokendiet recap: ";
@@ -74,7 +82,7 @@ std::uint64_t recap_prefix_hash(const Conversation& conv, std::uint32_t end);
 // Where the recap stands for `conv` as the client sent it (before any other
 // strategy edited it): `orig` its per-message tokens, `fixed` the rest of the
 // request, `context_window` the model's window (0: unknown). Pure.
-RecapPlan recap_plan(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig,
+RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const std::vector<std::uint64_t>& orig,
                      std::uint64_t fixed, std::uint64_t context_window, const Tally& tally);
 
 // Applies the plan: messages [start, end) removed (system messages stay),

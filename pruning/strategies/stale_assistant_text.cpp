@@ -14,7 +14,7 @@ namespace td::pruning {
 
 namespace {
 
-SnipOptions options_of(const Profile& p) {
+SnipOptions snip_options(const StaleAssistantTextOptions& p) {
   return SnipOptions{p.stale_assistant_text_head_bytes, p.stale_assistant_text_tail_bytes, 0, p.stale_assistant_text_names};
 }
 
@@ -28,7 +28,7 @@ std::string json_inside(std::string_view s) {
 
 // Replaces every long string value by a placeholder "\u0001<k>\u0001" and
 // collects the snips of the originals.
-void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc, const Profile& p,
+void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc, const StaleAssistantTextOptions& p,
                        const SnipOptions& options, std::vector<Snipped>& snips) {
   if (v.IsString()) {
     if (v.GetStringLength() < p.stale_assistant_text_threshold_bytes) return;
@@ -46,18 +46,18 @@ void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& 
 
 }  // namespace
 
-Snipped snip_arguments_template(std::string_view args, const Profile& profile) {
-  return snip_arguments_template(args, profile, options_of(profile));
+Snipped snip_arguments_template(std::string_view args, const StaleAssistantTextOptions& opt) {
+  return snip_arguments_template(args, opt, snip_options(opt));
 }
 
-Snipped snip_arguments_template(std::string_view args, const Profile& profile, const SnipOptions& options) {
+Snipped snip_arguments_template(std::string_view args, const StaleAssistantTextOptions& opt, const SnipOptions& options) {
   Snipped out;
   if (!json_nesting_within(args)) return out;  // the walks below recurse per level
   rapidjson::Document d;
   d.Parse<rapidjson::kParseStopWhenDoneFlag>(args.data(), args.size());
   if (d.HasParseError() || !d.IsObject()) return out;
   std::vector<Snipped> snips;
-  take_long_strings(d, d.GetAllocator(), profile, options, snips);
+  take_long_strings(d, d.GetAllocator(), opt, options, snips);
   if (snips.empty()) return out;
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
@@ -85,26 +85,26 @@ Snipped snip_arguments_template(std::string_view args, const Profile& profile, c
   return out;
 }
 
-std::string snip_arguments(std::string_view args, const Profile& profile) {
-  Snipped s = snip_arguments_template(args, profile);
+std::string snip_arguments(std::string_view args, const StaleAssistantTextOptions& opt) {
+  Snipped s = snip_arguments_template(args, opt);
   if (!s.cut) return std::string{args};
-  std::string out = render(s, profile.stale_assistant_text_names, nullptr, nullptr, true);
+  std::string out = render(s, opt.stale_assistant_text_names, nullptr, nullptr, true);
   return out.size() < args.size() ? out : std::string{args};
 }
 
-StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit,
+StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextOptions& opt, std::uint32_t limit,
                                    Memo<Snipped>* snips, const CopiedLines& copied) {
   StrategyStats st{.name = "stale_assistant_text"};
-  if (!profile.stale_assistant_text_prose && !profile.stale_assistant_text_tool_arguments) return st;
+  if (!opt.stale_assistant_text_prose && !opt.stale_assistant_text_tool_arguments) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests
-  SnipOptions options = options_of(profile);
+  SnipOptions options = snip_options(opt);
   options.keep_line_min_bytes = copied.min_bytes();
   const std::uint64_t text_salt =
       memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
   const std::uint64_t args_salt = memo_salt(
-      "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, profile.stale_assistant_text_threshold_bytes});
+      "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, opt.stale_assistant_text_threshold_bytes});
   NameSet listed;  // names listed by earlier messages are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   SnipOptions part_options = options;  // with the part's copied lines
@@ -114,7 +114,7 @@ StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, s
     return s;
   };
   auto args_of = [&](std::string_view t) -> std::optional<Snipped> {
-    Snipped s = snip_arguments_template(t, profile, part_options);
+    Snipped s = snip_arguments_template(t, opt, part_options);
     if (!s.cut) return std::nullopt;
     return s;
   };
@@ -122,10 +122,10 @@ StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, s
     Message& m = msgs[i];
     if (m.role != Role::Assistant || m.removed) continue;
     for (Part& p : m.parts) {
-      if (!p.editable || p.text.size() < profile.stale_assistant_text_threshold_bytes) continue;
-      const bool text = p.kind == PartKind::Text && profile.stale_assistant_text_prose;
-      const bool json = p.kind == PartKind::ToolCall && profile.stale_assistant_text_tool_arguments &&
-             !detail::excluded_tool(profile, p.name);
+      if (!p.editable || p.text.size() < opt.stale_assistant_text_threshold_bytes) continue;
+      const bool text = p.kind == PartKind::Text && opt.stale_assistant_text_prose;
+      const bool json = p.kind == PartKind::ToolCall && opt.stale_assistant_text_tool_arguments &&
+             !detail::excluded_tool(opt.exclude_tools, p.name);
       if (!text && !json) continue;
       // The lines it copies are kept: the memo's key names them.
       const std::vector<std::uint64_t> keys = !copied.keeps_any(i) ? std::vector<std::uint64_t>{}
@@ -139,7 +139,7 @@ StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, s
       if (!snipped) continue;
       std::vector<std::string_view> used;
       std::string cut = render(*snipped, options.max_names, &listed, &used, json);
-      if (!saves_enough(p.text.size(), cut.size(), profile.stale_assistant_text_min_saving_bytes)) continue;
+      if (!saves_enough(p.text.size(), cut.size(), opt.stale_assistant_text_min_saving_bytes)) continue;
       listed.insert(used.begin(), used.end());
       alive.push_back(std::move(snipped));
       st.add(i, p.text.size(), cut.size());

@@ -36,24 +36,33 @@
 #include "pruning/conversation.hpp"
 #include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/copied_lines.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_STALE_ASSISTANT_TEXT_OPTIONS(X) X(stale_assistant_text_prose) X(stale_assistant_text_tool_arguments) \
+  X(stale_assistant_text_threshold_bytes) X(stale_assistant_text_head_bytes) X(stale_assistant_text_tail_bytes) \
+  X(stale_assistant_text_names) X(stale_assistant_text_min_saving_bytes) \
+  X(stale_assistant_text_copied_line_bytes) X(exclude_tools)
+TD_STRATEGY_OPTIONS(StaleAssistantTextOptions, TD_STALE_ASSISTANT_TEXT_OPTIONS);
+
 // `snips` (may be null) remembers each part's cut; `copied` (built on the
 // messages as the client sent them) names the lines each cut keeps.
-StrategyStats stale_assistant_text(Conversation& conv, const Profile& profile, std::uint32_t limit,
+StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextOptions& opt, std::uint32_t limit,
                                    Memo<Snipped>* snips = nullptr, const CopiedLines& copied = {});
 
 // Tool-call arguments with their long string values snipped (exposed for
 // tests); `args` unchanged if it is not a JSON object or would not shrink.
-std::string snip_arguments(std::string_view args, const Profile& profile);
+std::string snip_arguments(std::string_view args, const StaleAssistantTextOptions& opt);
 
 // The same as a Snipped (its slots inside JSON strings), memoised by the
 // strategy and rendered with the names the request already listed.
-Snipped snip_arguments_template(std::string_view args, const Profile& profile);
-Snipped snip_arguments_template(std::string_view args, const Profile& profile, const SnipOptions& options);
+Snipped snip_arguments_template(std::string_view args, const StaleAssistantTextOptions& opt);
+Snipped snip_arguments_template(std::string_view args, const StaleAssistantTextOptions& opt,
+                                const SnipOptions& options);
 
 }  // namespace td::pruning

@@ -7,47 +7,47 @@
 
 namespace td::pruning {
 
-bool cut_by_agent(std::string_view text, const Profile& profile) {
-  for (const std::string& marker : profile.stale_tool_outputs_skip_markers)
+bool cut_by_agent(std::string_view text, const StaleToolOutputsOptions& opt) {
+  for (const std::string& marker : opt.stale_tool_outputs_skip_markers)
     if (!marker.empty() && text.find(marker) != std::string_view::npos) return true;
   return false;
 }
 
-StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std::uint32_t limit,
+StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
                                  Memo<Snipped>* snips) {
   StrategyStats st{.name = "stale_tool_outputs"};
-  if (!profile.stale_tool_outputs) return st;
+  if (!opt.stale_tool_outputs) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests
-  const SnipOptions options{profile.stale_tool_outputs_head_bytes, profile.stale_tool_outputs_tail_bytes, profile.stale_tool_outputs_error_lines,
-                            profile.stale_tool_outputs_names};
+  const SnipOptions options{opt.stale_tool_outputs_head_bytes, opt.stale_tool_outputs_tail_bytes, opt.stale_tool_outputs_error_lines,
+                            opt.stale_tool_outputs_names};
   const std::uint64_t salt = memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines,
                                                 options.max_names > 0});
   NameSet listed;  // names listed by earlier outputs are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
-  detail::ToolNames names(profile);
-  const std::vector<bool> reads = profile.stale_tool_outputs_keep_reads_bytes > 0
-                                       ? unsuperseded_reads(conv, profile, limit)
+  detail::ToolNames names(opt.exclude_tools);
+  const std::vector<bool> reads = opt.stale_tool_outputs_keep_reads_bytes > 0
+                                       ? unsuperseded_reads(conv, opt, limit)
                                        : std::vector<bool>(limit);
-  KeptReadLines kept_lines(profile);  // fed every kept read, in order
+  KeptReadLines kept_lines(opt);  // fed every kept read, in order
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
     names.learn(m);
     if (m.removed) continue;
     for (Part& p : m.parts) {
       if (p.kind != PartKind::ToolResult || !p.editable) continue;
-      if (reads[i] && p.text.size() <= profile.stale_tool_outputs_keep_reads_bytes) {
-        if (!profile.stale_tool_outputs_keep_reads_dedupe) continue;
+      if (reads[i] && p.text.size() <= opt.stale_tool_outputs_keep_reads_bytes) {
+        if (!opt.stale_tool_outputs_keep_reads_dedupe) continue;
         std::string deduped = kept_lines.dedupe(p.text);
-        if (!saves_enough(p.text.size(), deduped.size(), profile.stale_tool_outputs_min_saving_bytes)) continue;
+        if (!saves_enough(p.text.size(), deduped.size(), opt.stale_tool_outputs_min_saving_bytes)) continue;
         st.add(i, p.text.size(), deduped.size());
         set_text(m, p, std::move(deduped));
         continue;
       }
-      if (p.text.size() < profile.stale_tool_outputs_threshold_bytes) continue;
-      if (detail::excluded_tool(profile, names.of_result(p))) continue;
-      if (cut_by_agent(p.text, profile)) continue;
+      if (p.text.size() < opt.stale_tool_outputs_threshold_bytes) continue;
+      if (detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
+      if (cut_by_agent(p.text, opt)) continue;
       auto snipped = memoized(snips, salt, p, [&](std::string_view t) -> std::optional<Snipped> {
         Snipped s = snip(t, options);
         if (!s.cut) return std::nullopt;
@@ -56,7 +56,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const Profile& profile, std
       if (!snipped) continue;
       std::vector<std::string_view> used;
       std::string cut = render(*snipped, options.max_names, &listed, &used);
-      if (!saves_enough(p.text.size(), cut.size(), profile.stale_tool_outputs_min_saving_bytes)) continue;
+      if (!saves_enough(p.text.size(), cut.size(), opt.stale_tool_outputs_min_saving_bytes)) continue;
       listed.insert(used.begin(), used.end());
       alive.push_back(std::move(snipped));
       st.add(i, p.text.size(), cut.size());

@@ -17,18 +17,18 @@ std::uint64_t text_bytes(const Message& m) {
 
 }  // namespace
 
-StrategyStats trim_middle(Conversation& conv, const Profile& profile, const WorkingMemory& wm,
+StrategyStats trim_middle(Conversation& conv, const TrimMiddleOptions& opt, const WorkingMemory& wm,
                           std::uint32_t stale_turns, const std::vector<std::uint64_t>& message_tokens,
                           std::uint64_t total, std::uint32_t* cut_end_out) {
   StrategyStats st{.name = "trim_middle"};
   if (cut_end_out) *cut_end_out = 0;
-  if (!profile.trim_middle || total <= profile.trim_middle_budget_tokens || stale_turns == 0) return st;
+  if (!opt.trim_middle || total <= opt.trim_middle_budget_tokens || stale_turns == 0) return st;
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
 
   // Cut start: after the sinks and the tool results answering them.
   std::uint32_t cut_start = 0, sinks = 0;
-  while (cut_start < size && (detail::is_system(msgs[cut_start]) || sinks < profile.trim_middle_sink_messages)) {
+  while (cut_start < size && (detail::is_system(msgs[cut_start]) || sinks < opt.trim_middle_sink_messages)) {
     if (!detail::is_system(msgs[cut_start])) ++sinks;
     ++cut_start;
   }
@@ -36,17 +36,17 @@ StrategyStats trim_middle(Conversation& conv, const Profile& profile, const Work
 
   // Cut end: a turn start on the grid, at most the frontier, leaving at
   // least `trim_middle_recent_messages` messages after it.
-  const std::uint32_t step = std::max<std::uint32_t>(profile.frontier_step_turns, 1);
+  const std::uint32_t step = std::max<std::uint32_t>(opt.frontier_step_turns, 1);
   std::uint32_t cut_end = 0;
   std::uint64_t dropped_tokens = 0;
   std::uint32_t cursor = cut_start;
   for (std::uint32_t g = step; g <= stale_turns; g += step) {
     std::uint32_t end = wm.start_of(g, size);
-    if (end <= cut_start || size - end < profile.trim_middle_recent_messages) continue;
+    if (end <= cut_start || size - end < opt.trim_middle_recent_messages) continue;
     for (; cursor < end; ++cursor)
       if (!detail::is_system(msgs[cursor])) dropped_tokens += message_tokens[cursor];
     cut_end = end;
-    if (total - dropped_tokens <= profile.trim_middle_budget_tokens) break;
+    if (total - dropped_tokens <= opt.trim_middle_budget_tokens) break;
   }
   if (cut_end <= cut_start + 1) return st;  // a single message is never replaced
 

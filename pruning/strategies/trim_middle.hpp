@@ -25,15 +25,21 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::pruning {
 
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_TRIM_MIDDLE_OPTIONS(X) X(trim_middle) X(trim_middle_sink_messages) X(trim_middle_recent_messages) \
+  X(trim_middle_budget_tokens) X(frontier_step_turns)
+TD_STRATEGY_OPTIONS(TrimMiddleOptions, TD_TRIM_MIDDLE_OPTIONS);
+
 // `message_tokens[i]`: tokens of message i as pruned so far; `total`: the
 // whole request's tokens; `stale_turns`: the frontier (turns before it).
 // `*cut_end` (if given) is set to the end of the dropped range, 0 if none.
-StrategyStats trim_middle(Conversation& conv, const Profile& profile, const WorkingMemory& wm,
+StrategyStats trim_middle(Conversation& conv, const TrimMiddleOptions& opt, const WorkingMemory& wm,
                           std::uint32_t stale_turns, const std::vector<std::uint64_t>& message_tokens,
                           std::uint64_t total, std::uint32_t* cut_end_out = nullptr);
 

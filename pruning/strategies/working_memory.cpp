@@ -25,7 +25,7 @@ std::uint32_t tool_results_in(const Message& m) {
 
 }  // namespace
 
-WorkingMemory working_memory(const Conversation& conv, const Profile& profile) {
+WorkingMemory working_memory(const Conversation& conv, const WorkingMemoryOptions& opt) {
   WorkingMemory wm;
   const auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
@@ -41,8 +41,8 @@ WorkingMemory working_memory(const Conversation& conv, const Profile& profile) {
     prev = &m;
   }
 
-  const std::uint32_t window = std::max<std::uint32_t>(profile.window_turns, 1);
-  const std::uint32_t step = std::max<std::uint32_t>(profile.frontier_step_turns, 1);
+  const std::uint32_t window = std::max<std::uint32_t>(opt.window_turns, 1);
+  const std::uint32_t step = std::max<std::uint32_t>(opt.frontier_step_turns, 1);
   const std::uint32_t turns = wm.turns();
 
   // A grid point g is allowed once the history holds `window` turns after
@@ -54,8 +54,8 @@ WorkingMemory working_memory(const Conversation& conv, const Profile& profile) {
     std::uint32_t end = wm.turn_start[g + window - 1] + 1;
     std::uint32_t tools = 0;
     for (std::uint32_t i = wm.turn_start[g]; i < end; ++i) tools += tool_results_in(msgs[i]);
-    while (tools < profile.keep_tool_uses && end < size) tools += tool_results_in(msgs[end++]);
-    if (tools < profile.keep_tool_uses) break;  // later points have even fewer
+    while (tools < opt.keep_tool_uses && end < size) tools += tool_results_in(msgs[end++]);
+    if (tools < opt.keep_tool_uses) break;  // later points have even fewer
     wm.grid.push_back(g);
     wm.grid_eligible_end.push_back(end);
   }

@@ -28,8 +28,13 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/strategy_options.hpp"
 
 namespace td::pruning {
+
+// The profile fields it reads (pruning/strategy_options.hpp).
+#define TD_WORKING_MEMORY_OPTIONS(X) X(window_turns) X(keep_tool_uses) X(frontier_step_turns)
+TD_STRATEGY_OPTIONS(WorkingMemoryOptions, TD_WORKING_MEMORY_OPTIONS);
 
 // A tool-result message: role Tool, or any message carrying a ToolResult part.
 bool is_tool_message(const Message& m);
@@ -49,6 +54,6 @@ struct WorkingMemory {
   }
 };
 
-WorkingMemory working_memory(const Conversation& conv, const Profile& profile);
+WorkingMemory working_memory(const Conversation& conv, const WorkingMemoryOptions& opt);
 
 }  // namespace td::pruning

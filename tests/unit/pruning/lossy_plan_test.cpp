@@ -4,10 +4,15 @@
 // resent history gets the stored one.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "pruning/lossy_plan.hpp"
 #include "pruning/pipeline.hpp"
+#include "pruning/strategy_order.hpp"
 #include "pruning_support.hpp"
 
 using namespace td::pruning;
@@ -45,6 +50,20 @@ Run with_memo(Conversation c, const Profile& p, PipelineCaches& cache) {
   PipelineResult r = prune(c, p, CachedQuarterCounter{}, &cache);
   return {std::move(c), std::move(r)};
 }
+// A profile field's value, changed.
+template <class T>
+void change(T& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    v = !v;
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    v = v + 1;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    v += "x";
+  } else {
+    v.push_back("x");
+  }
+}
+
 std::vector<std::string> first(const Conversation& c, std::size_t n) {
   auto d = dump(c);
   d.resize(std::min(n, d.size()));
@@ -124,4 +143,37 @@ TEST_CASE("plan memo: a resent history, and the next turns until the frontier's 
   CHECK(cache.plans.hits() == hits + 2);
   for (std::size_t i = 0; i < moved.messages.size(); ++i) CHECK(shifted.conv.messages[i].origin == moved.messages[i].origin);
   CHECK(dump(shifted.conv) == dump(without_memo(moved, p).conv));
+}
+
+TEST_CASE("plan memo: the key's options change with every profile field a lossy step reads, and only those") {
+  // Each profile field changed in turn (through Profile::visit): the cut
+  // options differ exactly when a step reads the field, and their
+  // fingerprint must then differ too (a field cut but not visited would
+  // let a plan made under the old value answer).
+  const Profile p0;
+  const LossyOptions o0(p0);
+  const std::uint64_t f0 = options_fingerprint(o0);
+  std::vector<std::string> read;
+  for (std::size_t k = 0;; ++k) {
+    Profile p = p0;
+    std::size_t i = 0;
+    std::string name;
+    p.visit([&](const char* key, auto& value) {
+      if (i++ == k) {
+        change(value);
+        name = key;
+      }
+    });
+    if (name.empty()) break;
+    INFO(name);
+    const LossyOptions o(p);
+    const bool reads = !(o == o0);
+    CHECK(reads == (options_fingerprint(o) != f0));
+    if (reads) read.push_back(name);
+  }
+  // Steps 2-7's own fields and the one they share; nothing of the policy's.
+  CHECK(std::find(read.begin(), read.end(), "stale_tool_outputs_skip_markers") != read.end());
+  CHECK(std::find(read.begin(), read.end(), "exclude_tools") != read.end());
+  CHECK(std::find(read.begin(), read.end(), "recall_max_calls") == read.end());
+  CHECK(std::find(read.begin(), read.end(), "trim_middle") == read.end());
 }
