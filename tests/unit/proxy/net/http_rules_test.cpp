@@ -64,7 +64,9 @@ std::string fp_of(std::initializer_list<std::pair<std::string, std::string>> hea
 TEST_CASE("client identity: each header form of a credential is found, and another value is another client") {
   const std::pair<const char*, const char*> forms[] = {
       {"Authorization", "Bearer "}, {"x-api-key", ""}, {"api-key", ""}, {"x-goog-api-key", ""}};
-  for (auto [name, prefix] : forms) {
+  for (const auto& form : forms) {
+    const char* name = form.first;
+    const char* prefix = form.second;
     CAPTURE(name);
     CHECK(find_api_key(SimpleHeaderMap{{name, std::string(prefix) + "secret-1"}}, "") == "secret-1");
     const std::string one = fp_of({{name, std::string(prefix) + "secret-1"}});
