@@ -242,7 +242,8 @@ class AnthropicJsonMerge final : public JsonRoundsMerge {
   bool well_formed() override { return round_.HasMember("content") && round_["content"].IsArray(); }
   void collect_recall_calls() override {
     for (auto& b : round_["content"].GetArray())
-      if (is_recall_tool_use(b)) calls_.push_back({std::string(str(b, "id")), to_json(b["input"])});
+      if (is_recall_tool_use(b))
+        calls_.push_back({std::string(str(b, "id")), b.HasMember("input") ? to_json(b["input"]) : std::string("{}")});
   }
   void drop_recall_calls() override {
     Value& content = round_["content"];

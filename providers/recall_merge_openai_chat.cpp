@@ -55,7 +55,7 @@ void add_tool_deltas(const Value& delta, std::vector<ToolCall>& calls) {
     if (i > 1024) continue;
     if (calls.size() <= i) calls.resize(i + 1);
     if (auto id = str(c, "id"); !id.empty()) calls[i].id = id;
-    if (c.HasMember("function")) {
+    if (c.IsObject() && c.HasMember("function")) {
       calls[i].name.append(str(c["function"], "name"));
       calls[i].arguments.append(str(c["function"], "arguments"));
     }
@@ -249,7 +249,7 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
   void collect_recall_calls() override {
     if (auto tc = message()->FindMember("tool_calls"); tc != message()->MemberEnd() && tc->value.IsArray())
       for (auto& c : tc->value.GetArray())
-        if (c.HasMember("function") && str(c["function"], "name") == kRecallToolName)
+        if (c.IsObject() && c.HasMember("function") && str(c["function"], "name") == kRecallToolName)
           calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
   }
   void drop_recall_calls() override {
@@ -258,7 +258,8 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
     if (tc == m->MemberEnd() || !tc->value.IsArray()) return;
     Value& list = tc->value;
     for (auto it = list.Begin(); it != list.End();)
-      it = it->HasMember("function") && str((*it)["function"], "name") == kRecallToolName ? list.Erase(it) : it + 1;
+      it = it->IsObject() && it->HasMember("function") && str((*it)["function"], "name") == kRecallToolName ? list.Erase(it)
+                                                                                                          : it + 1;
     if (!list.Empty()) return;
     m->RemoveMember("tool_calls");
     Value& choice = round_["choices"][0];
