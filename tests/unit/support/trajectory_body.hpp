@@ -60,6 +60,13 @@ inline std::string trajectory_body(const std::string& name, const char* model = 
   return json_text(body);
 }
 
+// A long recorded history as gpt-4o's request (its own tokenizer: counts and
+// plans are cached), built once: the diet and cache tests' shared body.
+inline const std::string& gpt4o_history() {
+  static const std::string body = trajectory_body("mini-swe-agent-12.json", "gpt-4o");
+  return body;
+}
+
 // The request holding trajectory `t`'s first `n` messages (at most all of
 // them), as an OpenAI chat body for `model`.
 inline std::string prefix_body(const rapidjson::Document& t, std::size_t n, const char* model) {

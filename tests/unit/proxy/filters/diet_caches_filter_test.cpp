@@ -15,11 +15,7 @@ using td::test::trajectory_body;
 
 namespace {
 
-// gpt-4o: counted by its own tokenizer, so counts and plans are cached.
-const std::string& history() {
-  static const std::string body = trajectory_body("mini-swe-agent-12.json", "gpt-4o");
-  return body;
-}
+const std::string& history() { return td::test::gpt4o_history(); }
 
 }  // namespace
 
