@@ -165,9 +165,8 @@ class AnthropicSseMerge final : public RecallMerge {
     const std::string_view type = str(d, "type");
     const int index = static_cast<int>(num(d, "index"));
     if (type == "message_start") {
-      if (d.HasMember("message") && d["message"].IsObject() && d["message"].HasMember("usage") &&
-          d["message"]["usage"].IsObject())
-        round_usage_.CopyFrom(d["message"]["usage"], round_usage_.GetAllocator());
+      if (const Value* message = object_at(d, "message"))
+        if (const Value* usage = object_at(*message, "usage")) round_usage_.CopyFrom(*usage, round_usage_.GetAllocator());
       if (round_ == 0) out.append(ev.raw);
     } else if (type == "content_block_start" && d.HasMember("content_block")) {
       Block& b = blocks_[index];
@@ -190,8 +189,8 @@ class AnthropicSseMerge final : public RecallMerge {
       if (type == "content_block_stop") complete(b);
       route(b, ev, d, out);
     } else if (type == "message_delta") {
-      if (d.HasMember("usage") && d["usage"].IsObject())
-        for (auto& m : d["usage"].GetObject())
+      if (Value* usage = object_at(d, "usage"))
+        for (auto& m : usage->GetObject())
           set(round_usage_, m.name.GetString(), Value(m.value, round_usage_.GetAllocator()),
               round_usage_.GetAllocator());
       end_delta_.assign(ev.raw);

@@ -41,6 +41,16 @@ inline std::string_view str(const Value& obj, const char* key) {
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
+// obj[key] when `obj` is an object whose `key` is an object, else null: the
+// bodies merged are the upstream's, of any shape, and RapidJSON's operator[]
+// on a missing member or a non-object is undefined.
+inline Value* object_at(Value& obj, const char* key) {
+  if (!obj.IsObject()) return nullptr;
+  auto it = obj.FindMember(key);
+  return it != obj.MemberEnd() && it->value.IsObject() ? &it->value : nullptr;
+}
+inline const Value* object_at(const Value& obj, const char* key) { return object_at(const_cast<Value&>(obj), key); }
+
 inline std::int64_t num(const Value& obj, const char* key) {
   if (!obj.IsObject()) return 0;
   auto it = obj.FindMember(key);

@@ -50,7 +50,7 @@ class GeminiRounds {
       had_parts = !parts->Empty();
       Value kept(rapidjson::kArrayType);
       for (auto& p : parts->GetArray()) {
-        const bool call = p.IsObject() && p.HasMember("functionCall") && p["functionCall"].IsObject();
+        const bool call = object_at(p, "functionCall") != nullptr;
         if (call && str(p["functionCall"], "name") == kRecallToolName) {
           // Never the client's: into the turn that continues the round only.
           const auto& fc = p["functionCall"];

@@ -46,6 +46,12 @@ std::string continuation_messages(const std::string& content, const std::string&
   return s;
 }
 
+// A tool call of a chat.completion's message that calls tokendiet_recall.
+bool is_recall_call(const Value& call) {
+  const Value* f = object_at(call, "function");
+  return f && str(*f, "name") == kRecallToolName;
+}
+
 // Adds the tool-call deltas of `delta` to `calls` (by their index).
 void add_tool_deltas(const Value& delta, std::vector<ToolCall>& calls) {
   auto tc = delta.FindMember("tool_calls");
@@ -55,9 +61,9 @@ void add_tool_deltas(const Value& delta, std::vector<ToolCall>& calls) {
     if (i > 1024) continue;
     if (calls.size() <= i) calls.resize(i + 1);
     if (auto id = str(c, "id"); !id.empty()) calls[i].id = id;
-    if (c.IsObject() && c.HasMember("function")) {
-      calls[i].name.append(str(c["function"], "name"));
-      calls[i].arguments.append(str(c["function"], "arguments"));
+    if (const Value* f = object_at(c, "function")) {
+      calls[i].name.append(str(*f, "name"));
+      calls[i].arguments.append(str(*f, "arguments"));
     }
   }
 }
@@ -106,7 +112,7 @@ class OpenAiChatSseMerge final : public RecallMerge {
         continue;
       }
       auto& a = d.GetAllocator();
-      if (round_ > 0 && has_usage_ && d.HasMember("usage") && d["usage"].IsObject()) set(d, "usage", Value(total_, a), a);
+      if (round_ > 0 && has_usage_ && object_at(d, "usage")) set(d, "usage", Value(total_, a), a);
       if (round_ > 0 && !first_id_.empty() && d.HasMember("id")) set(d, "id", Value(first_id_.c_str(), a), a);
       if (!client_calls && d.HasMember("choices") && d["choices"].IsArray())
         for (auto& c : d["choices"].GetArray())
@@ -184,20 +190,20 @@ class OpenAiChatSseMerge final : public RecallMerge {
       return;
     }
     if (first_id_.empty()) first_id_ = str(d, "id");
-    if (d.HasMember("usage") && d["usage"].IsObject()) {
-      add_counts(total_, d["usage"], total_.GetAllocator());
+    if (const Value* usage = object_at(d, "usage")) {
+      add_counts(total_, *usage, total_.GetAllocator());
       has_usage_ = true;
     }
     const Value* choice = nullptr;
     if (d.HasMember("choices") && d["choices"].IsArray() && !d["choices"].Empty() && d["choices"][0].IsObject())
       choice = &d["choices"][0];
-    const bool usage_only = !choice && d.HasMember("usage") && d["usage"].IsObject();
+    const bool usage_only = !choice && object_at(d, "usage");
     if (usage_only || (choice && choice->HasMember("finish_reason") && !(*choice)["finish_reason"].IsNull())) {
       hold_end(ev.raw);
       return;
     }
-    if (choice && choice->HasMember("delta") && (*choice)["delta"].IsObject()) {
-      const Value& delta = (*choice)["delta"];
+    if (const Value* found = choice ? object_at(*choice, "delta") : nullptr) {
+      const Value& delta = *found;
       content_.append(str(delta, "content"));
       reasoning_.append(str(delta, "reasoning_content"));
       if (delta.HasMember("tool_calls")) {
@@ -242,15 +248,14 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
   Value* message() {
     if (!round_.HasMember("choices") || !round_["choices"].IsArray() || round_["choices"].Empty()) return nullptr;
     Value& c = round_["choices"][0];
-    return c.IsObject() && c.HasMember("message") && c["message"].IsObject() ? &c["message"] : nullptr;
+    return object_at(c, "message");
   }
 
   bool well_formed() override { return message() != nullptr; }
   void collect_recall_calls() override {
     if (auto tc = message()->FindMember("tool_calls"); tc != message()->MemberEnd() && tc->value.IsArray())
       for (auto& c : tc->value.GetArray())
-        if (c.IsObject() && c.HasMember("function") && str(c["function"], "name") == kRecallToolName)
-          calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
+        if (is_recall_call(c)) calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
   }
   void drop_recall_calls() override {
     Value* m = message();
@@ -258,8 +263,7 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
     if (tc == m->MemberEnd() || !tc->value.IsArray()) return;
     Value& list = tc->value;
     for (auto it = list.Begin(); it != list.End();)
-      it = it->IsObject() && it->HasMember("function") && str((*it)["function"], "name") == kRecallToolName ? list.Erase(it)
-                                                                                                          : it + 1;
+      it = is_recall_call(*it) ? list.Erase(it) : it + 1;
     if (!list.Empty()) return;
     m->RemoveMember("tool_calls");
     Value& choice = round_["choices"][0];

@@ -62,10 +62,11 @@ class ResponsesSseMerge final : public RecallMerge {
       if (!it.held || it.recall) turn.push_back(to_json(it.done));
     if (!append_input(body, turn, calls_, results)) return false;
     // The round's usage counted once: its end stays held (a continuation that fails ends with it).
-    if (end_.IsObject() && end_.HasMember("response") && end_["response"].IsObject() &&
-        end_["response"].HasMember("usage") && end_["response"]["usage"].IsObject()) {
-      add_counts(total_, end_["response"]["usage"], total_.GetAllocator());
-      end_["response"].RemoveMember("usage");
+    if (Value* response = object_at(end_, "response")) {
+      if (const Value* usage = object_at(*response, "usage")) {
+        add_counts(total_, *usage, total_.GetAllocator());
+        response->RemoveMember("usage");
+      }
     }
     ++round_;
     items_.clear();
@@ -89,10 +90,10 @@ class ResponsesSseMerge final : public RecallMerge {
       return;
     }
     auto& a = end_.GetAllocator();
-    if (end_.HasMember("response") && end_["response"].IsObject()) {
-      Value& r = end_["response"];
+    if (Value* response = object_at(end_, "response")) {
+      Value& r = *response;
       if (round_ > 0) {
-        if (r.HasMember("usage") && r["usage"].IsObject()) add_counts(total_, r["usage"], total_.GetAllocator());
+        if (const Value* usage = object_at(r, "usage")) add_counts(total_, *usage, total_.GetAllocator());
         set(r, "usage", Value(total_, a), a);
         set(r, "id", Value(first_id_.c_str(), a), a);
       }
