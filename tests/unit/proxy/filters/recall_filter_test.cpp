@@ -160,52 +160,51 @@ TEST_CASE("recall filter: at most 3 rounds; the fourth round's call never reache
   CHECK(usage_test::occurrences(c.client, "event: message_stop") == 1);
 }
 
-TEST_CASE("recall filter: a model that never stops calling recall: no format's answer carries the tool") {
-  using recall_rounds::Round;
+// Every format, streamed or not, with and without a call of the client's own tool.
+template <class Fn>
+void for_each_shape(Fn&& fn) {
   for (providers::Api api : recall_rounds::kApis) {
     for (bool sse : {true, false}) {
       for (bool client_call : {false, true}) {
         CAPTURE(static_cast<int>(api));
         CAPTURE(sse);
         CAPTURE(client_call);
-        MapSource archive;
-        archive.entries[{"key1", "td-aaa"}] = "x";
-        Chain c(api, sse);
-        c.ctx.recall = &archive;
-        Round r;
-        r.recalls = {R"({"id":"td-aaa"})"};
-        r.client_call = client_call;
-        const std::string again = recall_rounds::round(api, r, sse);
-        CHECK(c.run({again, again, again, again, again}) == 4);
-        CHECK(c.ctx.recall_rounds == RecallFilter::kMaxRounds);
-        CHECK(c.client.find("tokendiet_recall") == std::string::npos);
-        // The last round's own call of the client's tool is the one left.
-        CHECK((c.client.find("\"bash\"") != std::string::npos) == client_call);
+        fn(api, sse, client_call);
       }
     }
   }
 }
 
+TEST_CASE("recall filter: a model that never stops calling recall: no format's answer carries the tool") {
+  for_each_shape([](providers::Api api, bool sse, bool client_call) {
+    MapSource archive;
+    archive.entries[{"key1", "td-aaa"}] = "x";
+    Chain c(api, sse);
+    c.ctx.recall = &archive;
+    recall_rounds::Round r;
+    r.recalls = {R"({"id":"td-aaa"})"};
+    r.client_call = client_call;
+    const std::string again = recall_rounds::round(api, r, sse);
+    CHECK(c.run({again, again, again, again, again}) == 4);
+    CHECK(c.ctx.recall_rounds == RecallFilter::kMaxRounds);
+    CHECK(c.client.find("tokendiet_recall") == std::string::npos);
+    // The last round's own call of the client's tool is the one left.
+    CHECK((c.client.find("\"bash\"") != std::string::npos) == client_call);
+  });
+}
+
 TEST_CASE("recall filter: an answer that calls no recall reaches the client byte for byte, in every format") {
-  using recall_rounds::Round;
-  for (providers::Api api : recall_rounds::kApis) {
-    for (bool sse : {true, false}) {
-      for (bool client_call : {false, true}) {
-        CAPTURE(static_cast<int>(api));
-        CAPTURE(sse);
-        CAPTURE(client_call);
-        MapSource archive;
-        Chain c(api, sse);
-        c.ctx.recall = &archive;
-        Round r;
-        r.client_call = client_call;
-        const std::string upstream = recall_rounds::round(api, r, sse);
-        CHECK(c.run({upstream}) == 1);
-        CHECK(c.client == upstream);
-        CHECK(c.ctx.recall_rounds == 0);
-      }
-    }
-  }
+  for_each_shape([](providers::Api api, bool sse, bool client_call) {
+    MapSource archive;
+    Chain c(api, sse);
+    c.ctx.recall = &archive;
+    recall_rounds::Round r;
+    r.client_call = client_call;
+    const std::string upstream = recall_rounds::round(api, r, sse);
+    CHECK(c.run({upstream}) == 1);
+    CHECK(c.client == upstream);
+    CHECK(c.ctx.recall_rounds == 0);
+  });
 }
 
 TEST_CASE("recall filter: a round of 1,000 calls of one entry: answered once, within the answer and body bounds") {
