@@ -41,7 +41,7 @@ struct OffloadedDiet {
 namespace {
 
 // What the logging phase needs to calibrate the estimator.
-struct DietState : FilterState {
+struct DietState {
   std::uint64_t raw_estimate = 0;  // uncalibrated estimate of the prompt sent; 0: none
   bool offloaded = false;          // dieted on a diet thread: a big body was freed
   RunwayAccount runway;            // what the request took from its runway
@@ -208,7 +208,7 @@ FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, 
   // The wait ended without the diet: the body goes as it came. (The job only
   // reads it, so copying it here races with nothing.)
   handle->on_cancel([job, &body] { body = job->body; });
-  state<DietState>(ctx).offloaded = true;
+  ctx.objects.get<DietState>().offloaded = true;
   workers_->post([this, job, handle, route, &ctx, &body, config = config_, caches = &caches_,
                   calibration = calibration_, store = archive_.store ? archive_.store() : nullptr,
                   summarizer = summarizer_] {
@@ -266,7 +266,7 @@ FilterResult DietFilter::hand_over(RequestContext& ctx, std::string& body, Offlo
   FilterResult r = apply(ctx, job.outcome);
   // The recall loop answers tokendiet_recall from the entries the tombstones name.
   if (job.offered) {
-    DietState& st = state<DietState>(ctx);
+    DietState& st = ctx.objects.get<DietState>();
     st.recall.emplace(job.key_fingerprint, std::move(job.outcome.result.archived));
     if (const pruning::Profile* p = config::profile_named(*config_, job.outcome.profile)) {
       st.recall->limits.max_calls = p->recall_max_calls;
@@ -300,10 +300,10 @@ FilterResult DietFilter::apply(RequestContext& ctx, const diet::DietOutcome& die
     fail_open(ctx, diet.error);
     return admit(ctx, diet.decision.admission);
   }
-  if (diet.raw_estimate > 0) state<DietState>(ctx).raw_estimate = diet.raw_estimate;
+  if (diet.raw_estimate > 0) ctx.objects.get<DietState>().raw_estimate = diet.raw_estimate;
   if (policy_.enabled()) {
     const pruning::Profile* profile = config::profile_named(*config_, diet.profile);
-    if (profile) state<DietState>(ctx).runway = policy_.admit(ctx, *profile, diet);
+    if (profile) ctx.objects.get<DietState>().runway = policy_.admit(ctx, *profile, diet);
   }
   return admit(ctx, diet.decision.admission);
 }
@@ -336,8 +336,7 @@ std::optional<LocalResponse> admit(RequestContext& ctx, const pruning::Admission
 }
 
 void DietFilter::logging(const RequestContext& ctx) {
-  const DietState* st = slot() < ctx.filter_state.size() ? static_cast<const DietState*>(ctx.filter_state[slot()].get())
-                                                          : nullptr;
+  const DietState* st = ctx.objects.find<DietState>();
   // The big body goes once the request ends: its memory back to the system
   // when the diet threads are next idle.
   if (st && st->offloaded) workers_->want_release();

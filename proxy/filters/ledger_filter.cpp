@@ -11,9 +11,11 @@ namespace {
 // Holds a request in the in-flight gauge from its request phase until its
 // context is destroyed: that happens on every path, including the ones that
 // end without a logging phase (client gone mid-body, body over the limit).
-struct InFlightMark : FilterState {
+struct InFlightMark {
   explicit InFlightMark(Metrics& m) : metrics(m) { metrics.started(); }
-  ~InFlightMark() override { metrics.finished(); }
+  InFlightMark(const InFlightMark&) = delete;
+  InFlightMark& operator=(const InFlightMark&) = delete;
+  ~InFlightMark() { metrics.finished(); }
   Metrics& metrics;
 };
 
@@ -65,9 +67,7 @@ LedgerRow ledger_row(const RequestContext& ctx) {
 }
 
 FilterResult LedgerFilter::request_filter(RequestContext& ctx, HeaderMap&) {
-  if (ctx.filter_state.size() <= slot()) ctx.filter_state.resize(slot() + 1);
-  auto& mark = ctx.filter_state[slot()];
-  if (!mark) mark = std::make_unique<InFlightMark>(telemetry_.metrics());
+  if (!ctx.objects.find<InFlightMark>()) ctx.objects.publish<InFlightMark>(telemetry_.metrics());
   return {};
 }
 

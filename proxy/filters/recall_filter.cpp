@@ -14,7 +14,7 @@
 namespace td::proxy {
 namespace {
 
-struct RecallState final : FilterState {
+struct RecallState {
   std::unique_ptr<providers::RecallMerge> merge;
   std::vector<providers::RecallCall> calls;  // the round's, while a continuation is asked for
   bool continuing = false;                   // between the round's end and the next round's first byte
@@ -123,14 +123,14 @@ void RecallFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& head
   const bool sse = headers.get("content-type").find("event-stream") != std::string_view::npos;
   auto merge = providers::RecallMerge::make(*api, sse);
   if (!merge) return;
-  state<RecallState>(ctx).merge = std::move(merge);
+  ctx.objects.get<RecallState>().merge = std::move(merge);
   headers.erase("content-length");
 }
 
 void RecallFilter::response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) {
-  if (ctx.filter_state.size() <= slot() || !ctx.filter_state[slot()]) return;
-  auto& st = state<RecallState>(ctx);
-  if (!st.merge) return;
+  RecallState* found = ctx.objects.find<RecallState>();
+  if (!found || !found->merge) return;
+  RecallState& st = *found;
   st.out.clear();
   if (st.continuing && (!chunk.empty() || !end_of_stream)) {  // the next round's bytes
     st.continuing = false;
@@ -165,8 +165,9 @@ void RecallFilter::response_body_filter(RequestContext& ctx, std::string& chunk,
 }
 
 bool RecallFilter::continuation_filter(RequestContext& ctx, std::string& body) {
-  if (ctx.filter_state.size() <= slot() || !ctx.filter_state[slot()]) return false;
-  auto& st = state<RecallState>(ctx);
+  RecallState* found = ctx.objects.find<RecallState>();
+  if (!found) return false;
+  RecallState& st = *found;
   if (!st.continuing || !ctx.recall) return false;
   Answers a = answer_calls(st.calls, *ctx.recall, ctx.key_fingerprint, body.size(), st.round_bytes);
   if (!st.merge->continue_with(body, a.results)) return false;

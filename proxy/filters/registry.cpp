@@ -48,7 +48,6 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // Phase 4: the explain headers, from what the filters before it decided.
   filters.push_back(std::make_unique<ExplainFilter>());
 
-  number_filters(filters);
   return filters;
 }
 

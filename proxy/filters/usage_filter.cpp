@@ -22,7 +22,7 @@ namespace {
 
 using providers::Api;
 
-struct UsageState final : FilterState {
+struct UsageState {
   std::optional<Api> api;
   bool injected = false;  // we added include_usage: the stream must be scrubbed
   bool broken = false;    // a reader failed: relay the rest untouched
@@ -44,7 +44,7 @@ void fail_open(RequestContext& ctx, std::string_view what) {
 
 FilterResult UsageFilter::request_body_filter(RequestContext& ctx, const HeaderMap&,
                                                               std::string& body) {
-  auto& st = state<UsageState>(ctx);
+  auto& st = ctx.objects.get<UsageState>();
   st.api = providers::api_for_target(ctx.target);
   if (st.api != Api::openai_chat) return {};
   // A request that already failed open goes upstream exactly as it came.
@@ -69,7 +69,7 @@ FilterResult UsageFilter::request_body_filter(RequestContext& ctx, const HeaderM
 }
 
 void UsageFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& headers) {
-  auto& st = state<UsageState>(ctx);
+  auto& st = ctx.objects.get<UsageState>();
   if (!st.api) st.api = providers::api_for_target(ctx.target);
   if (!st.api) return;
   try {
@@ -112,7 +112,7 @@ void UsageFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& heade
 }
 
 void UsageFilter::response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) {
-  auto& st = state<UsageState>(ctx);
+  auto& st = ctx.objects.get<UsageState>();
   if (st.broken || (!st.scrubber && !st.tee)) return;
   try {
     const providers::ResponseFacts* facts = nullptr;

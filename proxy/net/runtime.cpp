@@ -76,7 +76,6 @@ std::shared_ptr<const Runtime> build_runtime(config::Config config, std::vector<
     }
     rt->upstreams.emplace(name, std::move(t));
   }
-  number_filters(filters);
   rt->filters = std::move(filters);
   return rt;
 }

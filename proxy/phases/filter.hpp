@@ -29,8 +29,8 @@
 //                               context is complete. Never on a hot lock.
 //
 // Filters are created once per configuration and shared by all I/O threads:
-// hooks must be thread-safe (keep per-request state in the context, see
-// state<T>()). Hooks must not block (no file or network I/O on the calling
+// hooks must be thread-safe (keep per-request state in ctx.objects,
+// filter_objects.hpp). Hooks must not block (no file or network I/O on the calling
 // thread): a request-phase hook that has to wait for something pauses the
 // request instead (FilterResult::pause) and resumes it when done. A filter
 // that fails should set ctx.fail_open (and leave the bytes as they were)
@@ -166,31 +166,7 @@ class Filter {
 
   // 6. After the response; the context is final.
   virtual void logging(const RequestContext& ctx) {}
-
-  // Position in the registry: the index of this filter's ctx.filter_state slot.
-  std::size_t slot() const { return slot_; }
-
- protected:
-  // This filter's per-request state, created on first use.
-  template <class T>
-  T& state(RequestContext& ctx) const {
-    if (ctx.filter_state.size() <= slot_) ctx.filter_state.resize(slot_ + 1);
-    auto& p = ctx.filter_state[slot_];
-    if (!p) p = std::make_unique<T>();
-    return static_cast<T&>(*p);
-  }
-
- private:
-  friend std::vector<std::unique_ptr<Filter>> make_filters(const config::Config&);
-  friend void number_filters(std::vector<std::unique_ptr<Filter>>& filters);
-  std::size_t slot_ = 0;
 };
-
-// Gives each filter its position as its slot (what make_filters() does for
-// the registry), for a chain built elsewhere (tests, build_runtime()).
-inline void number_filters(std::vector<std::unique_ptr<Filter>>& filters) {
-  for (std::size_t i = 0; i < filters.size(); ++i) filters[i]->slot_ = i;
-}
 
 // The registry (proxy/filters/registry.cpp): every filter, in phase order. To add a
 // filter, add its file and one line there.

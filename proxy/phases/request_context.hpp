@@ -1,6 +1,7 @@
 // The one per-request record every phase of the request lifecycle reads and
 // fills (docs/design.md §Request phases). The network code fills the first
-// block; filters (proxy/phases/filter.hpp) fill the slots marked "filled by filters".
+// block; filters (proxy/phases/filter.hpp) fill the fields marked "filled by filters" and publish their reports in
+// `objects`.
 // The logging phase sees the finished record.
 //
 // No Beast/Asio types here: filters and the ledger include this header.
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "proxy/phases/filter_objects.hpp"
 #include "providers/provider.hpp"
 #include "providers/usage.hpp"
 #include "pruning/mode.hpp"
@@ -28,13 +30,6 @@ using providers::Provider;
 struct RateLimitInfo;
 // The archive the recall loop reads from: proxy/phases/recall.hpp.
 struct RecallSource;
-
-// Per-filter scratch state for one request (e.g. an SSE parser that must
-// survive across body chunks). A filter derives from this; see
-// Filter::state<T>() in proxy/phases/filter.hpp.
-struct FilterState {
-  virtual ~FilterState() = default;
-};
 
 // Request ids count up from the process's start time in milliseconds times
 // 1024: unique across restarts unless a process averaged more than 1,024
@@ -136,8 +131,9 @@ struct RequestContext {
   // the network code then runs the continuation phase. Cleared by the network code.
   bool continuation = false;
 
-  // One slot per filter (index = Filter::slot()); see Filter::state<T>().
-  std::vector<std::unique_ptr<FilterState>> filter_state;
+  // The filters' own state and the reports they publish, by type
+  // (filter_objects.hpp).
+  FilterObjects objects;
 };
 
 }  // namespace td::proxy

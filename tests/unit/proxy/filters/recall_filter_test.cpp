@@ -69,7 +69,6 @@ struct Chain {
     config::Config cfg;
     filters.push_back(std::make_unique<RecallFilter>());
     filters.push_back(std::make_unique<UsageFilter>(cfg));
-    number_filters(filters);
     ctx.method = "POST";
     ctx.target = recall_rounds::target(api, sse);
     if (api != providers::Api::anthropic) body = recall_rounds::request(api);

@@ -195,27 +195,3 @@ TEST_CASE("body peek finds the keys at every offset of the 16-byte search, past 
   }
 }
 
-namespace {
-struct Counter : FilterState {
-  int chunks = 0;
-};
-struct CountingFilter : Filter {
-  std::string_view name() const override { return "counting"; }
-  void response_body_filter(RequestContext& ctx, std::string& chunk, bool) override {
-    ++state<Counter>(ctx).chunks;
-  }
-  int chunks(RequestContext& ctx) const { return state<Counter>(ctx).chunks; }
-};
-}  // namespace
-
-TEST_CASE("filter state lives in the request context, one slot per filter") {
-  CountingFilter f;
-  RequestContext a, b;
-  std::string chunk = "x";
-  f.response_body_filter(a, chunk, false);
-  f.response_body_filter(a, chunk, true);
-  f.response_body_filter(b, chunk, true);
-  CHECK(f.chunks(a) == 2);
-  CHECK(f.chunks(b) == 1);
-  CHECK(make_filters(td::config::Config{}).size() >= 0);
-}
