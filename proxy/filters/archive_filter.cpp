@@ -2,9 +2,30 @@
 
 #include "archive/store.hpp"
 #include "proxy/phases/errors.hpp"
-#include "proxy/telemetry/work_pool.hpp"
 
 namespace td::proxy {
+namespace {
+
+// A read on the archive's thread: its inputs and its answer.
+struct ArchiveRead {
+  archive::Store* store = nullptr;
+  Provider provider = Provider::other;
+  std::string key_fp, id;
+  LocalResponse answer;
+};
+
+// The read did not come back in time. The request must not go upstream with
+// the client's key.
+LocalResponse unavailable(Provider provider) {
+  LocalResponse r;
+  r.status = 503;
+  r.body = provider_error_body(provider, 503, "tokendiet: the archive did not answer in time; retry");
+  r.headers.emplace_back("retry-after", "1");
+  r.headers.emplace_back("x-tokendiet-error", "archive_unavailable");
+  return r;
+}
+
+}  // namespace
 
 LocalResponse archive_answer(const archive::Store* store, Provider provider, std::string_view key_fp,
                              std::string_view id) {
@@ -36,24 +57,15 @@ FilterResult ArchiveFilter::request_filter(RequestContext& ctx, HeaderMap&) {
   const std::string id(ctx.path().substr(kPathPrefix.size()));
   archive::Store* store = store_();
   if (!thread_ || !store || ctx.key_fingerprint.empty()) return FilterResult::respond(archive_answer(store, ctx.provider, ctx.key_fingerprint, id));
-  auto handle = std::make_shared<ResumeHandle>();
-  thread_->post([handle, store, provider = ctx.provider, key_fp = ctx.key_fingerprint, id] {
-    if (handle->cancelled()) return;
-    handle->resume(archive_answer(store, provider, key_fp, id));
-  });
-  return FilterResult::pause(std::move(handle), kReadWait);
-}
-
-// Reached only when phase 1 did not answer an archive path: its read ran out
-// of time (or failed). The request must not go upstream with the client's key.
-FilterResult ArchiveFilter::request_body_filter(RequestContext& ctx, const HeaderMap&, std::string&) {
-  if (!ctx.path().starts_with(kPathPrefix)) return {};
-  LocalResponse r;
-  r.status = 503;
-  r.body = provider_error_body(ctx.provider, 503, "tokendiet: the archive did not answer in time; retry");
-  r.headers.emplace_back("retry-after", "1");
-  r.headers.emplace_back("x-tokendiet-error", "archive_unavailable");
-  return FilterResult::respond(std::move(r));
+  auto read = std::make_shared<ArchiveRead>(ArchiveRead{store, ctx.provider, ctx.key_fingerprint, id, {}});
+  return run_off_thread(thread_, kReadWait, std::move(read),
+                        OffThreadSteps<ArchiveRead>{
+                            .work = [](ArchiveRead& r, const auto&) {
+                              r.answer = archive_answer(r.store, r.provider, r.key_fp, r.id);
+                            },
+                            .finish = [](PausedRequest, ArchiveRead& r) { return std::optional(std::move(r.answer)); },
+                            .give_back = [](PausedRequest, ArchiveRead& r) { return std::optional(unavailable(r.provider)); },
+                        });
 }
 
 }  // namespace td::proxy

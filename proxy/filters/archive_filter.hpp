@@ -9,23 +9,22 @@
 //        in the provider's error shape with x-tokendiet-error:
 //        archive_entry_not_found; an anonymous client's entries always
 //   405  another method than GET or HEAD
-//   503  the archive's thread did not answer within kReadWait (answered in
-//        phase 2, where a phase 1 pause that ran out goes on: never upstream)
+//   503  the archive's thread did not answer within kReadWait (never upstream)
 //
 // The file is read on the archive's thread (telemetry().archive_thread())
-// while the request is paused: no file I/O on an I/O thread.
+// while the request is paused (proxy/phases/off_thread.hpp): no file I/O on
+// an I/O thread.
 #pragma once
 
 #include <chrono>
 #include <functional>
 
 #include "proxy/phases/filter.hpp"
+#include "proxy/phases/off_thread.hpp"
 
 namespace td::archive { class Store; }
 
 namespace td::proxy {
-
-class WorkPool;
 
 class ArchiveFilter final : public Filter {
  public:
@@ -36,15 +35,14 @@ class ArchiveFilter final : public Filter {
   // `store()` the archive (null: none), read when a request comes, since the
   // archive is opened after the filters are built; `thread`: where files are
   // read (null: on the request's thread, for tests).
-  ArchiveFilter(std::function<archive::Store*()> store, WorkPool* thread)
+  ArchiveFilter(std::function<archive::Store*()> store, JobQueue* thread)
       : store_(std::move(store)), thread_(thread) {}
   std::string_view name() const override { return "archive"; }
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
-  FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers, std::string& body) override;
 
  private:
   std::function<archive::Store*()> store_;
-  WorkPool* thread_;
+  JobQueue* thread_;
 };
 
 // The answer to a GET of `id` by the key `key_fp` from `store` (null: none).

@@ -2,22 +2,26 @@
 
 #include <string>
 
+#include "proxy/reports/diet_report.hpp"
+#include "proxy/reports/quota_report.hpp"
 #include "pruning/mode.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::proxy {
 
-void ExplainFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& headers) {
-  headers.set("x-tokendiet-request-id", std::to_string(ctx.request_id));
-  if (!ctx.mode) return;  // the diet never decided: not a chat request, or not one it could read
-  headers.set("x-tokendiet-mode", pruning::mode_name(*ctx.mode));
-  headers.set("x-tokendiet-tokens-before", std::to_string(ctx.tokens_before));
-  headers.set("x-tokendiet-tokens-after", std::to_string(ctx.tokens_after));
-  if (!ctx.strategies.empty()) headers.set("x-tokendiet-strategies", pruning::join_names(ctx.strategies));
-  if (!ctx.survival.empty()) headers.set("x-tokendiet-survival", ctx.survival);
-  if (ctx.runway_tokens) headers.set("x-tokendiet-runway-tokens", std::to_string(*ctx.runway_tokens));
+void ExplainFilter::response_head_filter(RequestContext& ctx, HeaderMap& headers) {
+  const DietReport* diet = ctx.objects.find<DietReport>();
+  if (!diet) return;  // the diet never decided: not a chat request, or not one it could read
+  headers.set("x-tokendiet-mode", pruning::mode_name(diet->mode));
+  headers.set("x-tokendiet-tokens-before", std::to_string(diet->tokens_before));
+  headers.set("x-tokendiet-tokens-after", std::to_string(diet->tokens_after));
+  if (!diet->strategies.empty()) headers.set("x-tokendiet-strategies", pruning::join_names(diet->strategies));
+  if (const QuotaReport* quota = ctx.objects.find<QuotaReport>()) {
+    if (!quota->survival.empty()) headers.set("x-tokendiet-survival", quota->survival);
+    if (quota->runway_tokens) headers.set("x-tokendiet-runway-tokens", std::to_string(*quota->runway_tokens));
+  }
   if (ctx.delay_upstream.count() > 0) headers.set("x-tokendiet-wait-ms", std::to_string(ctx.delay_upstream.count()));
-  if (!ctx.thinking.empty()) headers.set("x-tokendiet-thinking", ctx.thinking);
+  if (!diet->thinking.empty()) headers.set("x-tokendiet-thinking", diet->thinking);
 }
 
 }  // namespace td::proxy

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "proxy/reports/reports.hpp"
 #include "proxy/telemetry/telemetry.hpp"
 #include "pruning/mode.hpp"
 
@@ -37,32 +38,41 @@ LedgerRow ledger_row(const RequestContext& ctx) {
                    ? ctx.upstream
                    : std::string(to_string(ctx.provider));
   r.model = ctx.model;
-  r.profile = ctx.profile;
-  if (ctx.mode) r.mode = pruning::mode_name(*ctx.mode);
-  r.tokens_before = to_i64(ctx.tokens_before);
-  r.tokens_after = to_i64(ctx.tokens_after);
-  r.prompt_tokens = to_i64(ctx.usage.prompt);
-  r.completion_tokens = to_i64(ctx.usage.completion);
-  r.cached_read_tokens = to_i64(ctx.usage.cached_read);
-  r.cache_write_tokens = to_i64(ctx.usage.cache_write);
-  r.reasoning_tokens = to_i64(ctx.usage.reasoning);
-  r.usage_present = ctx.usage.present;
+  if (const DietReport* diet = ctx.objects.find<DietReport>()) {
+    r.profile = diet->profile;
+    r.mode = pruning::mode_name(diet->mode);
+    r.tokens_before = to_i64(diet->tokens_before);
+    r.tokens_after = to_i64(diet->tokens_after);
+    r.strategies.assign(diet->strategies.begin(), diet->strategies.end());
+  }
+  if (const BilledUsage* billed = ctx.objects.find<BilledUsage>()) {
+    const providers::Usage& u = billed->usage;
+    r.prompt_tokens = to_i64(u.prompt);
+    r.completion_tokens = to_i64(u.completion);
+    r.cached_read_tokens = to_i64(u.cached_read);
+    r.cache_write_tokens = to_i64(u.cache_write);
+    r.reasoning_tokens = to_i64(u.reasoning);
+    r.usage_present = u.present;
+  }
   r.status = static_cast<int>(ctx.status);
   r.ttfb_ms = ctx.ttfb_ms < 0 ? -1 : std::llround(ctx.ttfb_ms);
   r.total_ms = std::llround(std::max(ctx.total_ms, 0.0));
   r.stream = ctx.stream;
-  r.strategies.assign(ctx.strategies.begin(), ctx.strategies.end());
   r.fail_open = ctx.fail_open;
   r.bytes_in = to_i64(ctx.bytes_in);
   r.bytes_out = to_i64(ctx.bytes_out);
-  r.evicted_tasks = ctx.evicted_tasks;
-  r.survival = ctx.survival;
+  if (const EvictionReport* eviction = ctx.objects.find<EvictionReport>()) r.evicted_tasks = eviction->evicted_tasks;
+  if (const QuotaReport* quota = ctx.objects.find<QuotaReport>()) {
+    r.survival = quota->survival;
+    r.quota_group = std::string(quota->quota_group);
+    r.runway_tokens = quota->runway_tokens;
+  }
   r.wait_ms = ctx.delay_upstream.count();
-  r.quota_group = std::string(ctx.quota_group);
-  r.runway_tokens = ctx.runway_tokens;
-  r.recovery = ctx.recovery;
-  r.recalled = ctx.recalled;
-  r.recall_rounds = ctx.recall_rounds;
+  if (const RecoveryReport* recovery = ctx.objects.find<RecoveryReport>()) r.recovery = recovery->outcome;
+  if (const RecallReport* recall = ctx.objects.find<RecallReport>()) {
+    r.recalled = recall->recalled;
+    r.recall_rounds = recall->rounds;
+  }
   return r;
 }
 

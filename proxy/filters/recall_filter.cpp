@@ -9,7 +9,7 @@
 #include "providers/json_strings.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_tool.hpp"
-#include "proxy/phases/recall.hpp"
+#include "proxy/reports/recall_offer.hpp"
 
 namespace td::proxy {
 namespace {
@@ -63,9 +63,9 @@ struct Answers {
   std::vector<std::string> recalled;  // the ids answered
 };
 
-Answers answer_calls(const std::vector<providers::RecallCall>& calls, const RecallSource& source,
+Answers answer_calls(const std::vector<providers::RecallCall>& calls, const RecallOffer& offer,
                      std::string_view key_fp, std::size_t body_bytes, std::size_t round_bytes) {
-  const RecallLimits& lim = source.limits;
+  const RecallLimits& lim = offer.limits;
   // Room for the answers: the cap less the body, the round's turn and a short result per call.
   constexpr std::size_t kPerCall = 256, kSlack = 1024, kMinAnswer = 512;
   std::size_t room = SIZE_MAX;
@@ -96,7 +96,7 @@ Answers answer_calls(const std::vector<providers::RecallCall>& calls, const Reca
                           "(limits.max_body_bytes); ask for fewer lines of " + args->id);
       continue;
     }
-    const std::optional<std::string> text = source.read(key_fp, args->id);
+    const std::optional<std::string> text = offer.source->read(key_fp, args->id);
     std::string result = providers::recall_result_text(*args, text, std::min(lim.max_answer_bytes, room));
     // What it takes in the body is its JSON string: escapes may make it up to 6 times longer.
     std::size_t cost = providers::json::json_string(result).size();
@@ -114,8 +114,9 @@ Answers answer_calls(const std::vector<providers::RecallCall>& calls, const Reca
 
 }  // namespace
 
-void RecallFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& headers) {
-  if (!ctx.recall || ctx.status < 200 || ctx.status >= 300) return;
+void RecallFilter::response_head_filter(RequestContext& ctx, HeaderMap& headers) {
+  const RecallOffer* offer = ctx.objects.find<RecallOffer>();
+  if (!offer || !offer->source || ctx.local_response || ctx.status < 200 || ctx.status >= 300) return;
   const auto api = providers::api_for_target(ctx.target);
   if (!api) return;
   const std::string_view encoding = headers.get("content-encoding");
@@ -149,7 +150,8 @@ void RecallFilter::response_body_filter(RequestContext& ctx, std::string& chunk,
   if (end_of_stream) {
     const auto& calls = st.merge->end_round(st.out);
     recalled = !calls.empty();
-    if (recalled && ctx.recall_rounds < kMaxRounds) {
+    const RecallReport* report = ctx.objects.find<RecallReport>();
+    if (recalled && (report ? report->rounds : 0) < kMaxRounds) {
       st.calls = calls;
       st.continuing = true;
       ctx.continuation = true;
@@ -168,15 +170,17 @@ bool RecallFilter::continuation_filter(RequestContext& ctx, std::string& body) {
   RecallState* found = ctx.objects.find<RecallState>();
   if (!found) return false;
   RecallState& st = *found;
-  if (!st.continuing || !ctx.recall) return false;
-  Answers a = answer_calls(st.calls, *ctx.recall, ctx.key_fingerprint, body.size(), st.round_bytes);
+  const RecallOffer* offer = ctx.objects.find<RecallOffer>();
+  if (!st.continuing || !offer) return false;
+  Answers a = answer_calls(st.calls, *offer, ctx.key_fingerprint, body.size(), st.round_bytes);
   if (!st.merge->continue_with(body, a.results)) return false;
   // The bounds above keep the body under the cap; should the turn still take
   // it over, no round goes (the response ends without the recall calls).
-  const std::uint64_t cap = ctx.recall->limits.max_body_bytes;
+  const std::uint64_t cap = offer->limits.max_body_bytes;
   if (cap && body.size() > cap) return false;
-  for (auto& id : a.recalled) ctx.recalled.push_back(std::move(id));
-  ++ctx.recall_rounds;
+  RecallReport& report = ctx.objects.get<RecallReport>();
+  for (auto& id : a.recalled) report.recalled.push_back(std::move(id));
+  ++report.rounds;
   return true;
 }
 

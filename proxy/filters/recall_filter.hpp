@@ -1,8 +1,8 @@
 // The recall filter (docs/design.md §Recall): while a request carries
-// tombstones and the tokendiet_recall tool (ctx.recall set by the diet), the
-// proxy answers the model's recall calls itself.
+// tombstones and the tokendiet_recall tool (the RecallOffer published by the
+// recall offer filter), the proxy answers the model's recall calls itself.
 //
-//   upstream_response_filter  a 2xx answer to such a request: its rounds will
+//   response_head_filter      a 2xx answer to such a request: its rounds will
 //                             be merged (providers/recall_merge.hpp); the
 //                             merged body's length differs, so Content-Length goes.
 //   response_body_filter      each round's bytes through the merge: the recall
@@ -24,10 +24,10 @@ namespace td::proxy {
 
 class RecallFilter final : public Filter {
  public:
-  static constexpr unsigned kMaxRounds = 3;  // recall rounds per request (issue 17)
+  static constexpr unsigned kMaxRounds = 3;  // recall rounds per request (docs/design.md §Recall, bounds)
 
   std::string_view name() const override { return "recall"; }
-  void upstream_response_filter(RequestContext& ctx, HeaderMap& headers) override;
+  void response_head_filter(RequestContext& ctx, HeaderMap& headers) override;
   void response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) override;
   bool continuation_filter(RequestContext& ctx, std::string& body) override;
 };

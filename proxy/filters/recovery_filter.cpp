@@ -1,5 +1,8 @@
 #include "proxy/filters/recovery_filter.hpp"
 
+#include "proxy/reports/diet_report.hpp"
+#include "proxy/reports/recovery_report.hpp"
+
 #include <algorithm>
 
 #include "config/match.hpp"
@@ -8,6 +11,8 @@
 #include "diet/cached_counter.hpp"
 #include "diet/diet.hpp"
 #include "proxy/phases/routing.hpp"
+#include "proxy/reports/diet_report.hpp"
+#include "proxy/reports/recovery_report.hpp"
 #include "pruning/reanchor.hpp"
 #include "pruning/tokenizer/counter.hpp"
 
@@ -99,12 +104,15 @@ RetryDecision RecoveryFilter::upstream_failure_filter(RequestContext& ctx, const
   const providers::ResponseError error = providers::classify_error_body(int(outcome.status), outcome.body);
   if (!error.context_length_exceeded) return RetryDecision::no_retry;
   Recovery r = recover_body(*route, body, error, *config_, caches_);
-  ctx.recovery = r.outcome;
+  RecoveryReport& report = ctx.objects.publish<RecoveryReport>(RecoveryReport{r.outcome});
   if (r.outcome != "retried") return RetryDecision::no_retry;
   body = std::move(r.body);
-  ctx.recovery_fit_tokens = static_cast<std::uint64_t>(r.budget);
-  ctx.tokens_after = r.tokens_after;
-  ctx.strategies = std::move(r.fired);
+  report.fit_tokens = static_cast<std::uint64_t>(r.budget);
+  // The retry is what went upstream: the diet's report says so.
+  if (DietReport* diet = ctx.objects.find<DietReport>()) {
+    diet->tokens_after = r.tokens_after;
+    diet->strategies = std::move(r.fired);
+  }
   return RetryDecision::retry;
 }
 

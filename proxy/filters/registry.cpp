@@ -1,15 +1,19 @@
 // The filter registry. Order matters: request phases run in this order, and
 // each response body filter sees the bytes the previous one produced.
-// To add a filter: one file proxy/<name>_filter.{hpp,cpp} and one line below.
+// To add a filter: one file pair proxy/filters/<name>_filter.{hpp,cpp} and
+// one line below.
 #include <memory>
 #include <vector>
 
 #include "config/config.hpp"
 #include "proxy/filters/archive_filter.hpp"
+#include "proxy/filters/archive_write_filter.hpp"
 #include "proxy/filters/diet_filter.hpp"
 #include "proxy/filters/explain_filter.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/filters/ledger_filter.hpp"
+#include "proxy/filters/quota_filter.hpp"
+#include "proxy/filters/recall_offer_filter.hpp"
 #include "proxy/filters/recall_filter.hpp"
 #include "proxy/filters/recovery_filter.hpp"
 #include "proxy/telemetry/telemetry.hpp"
@@ -29,14 +33,24 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // GET /v1/tokendiet/archive/<id>: answered here, read on the archive's thread.
   filters.push_back(std::make_unique<ArchiveFilter>([] { return telemetry().archive(); },
                                                     &telemetry().archive_thread()));
-  // Request body: the diet, with the process's caches and diet threads (they
-  // outlive reloads).
-  filters.push_back(std::make_unique<DietFilter>(
-      config, &telemetry().calibration(), telemetry().diet_caches(), &telemetry().diet_workers(config.diet_threads),
-      PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration()),
-      DietArchive{[] { return telemetry().archive(); }, &telemetry().archive_thread(),
-                  [] { telemetry().count_archive_failure(); }},
-      std::move(summarizer)));
+  // Request body: the diet, with the process's caches, stores and threads
+  // (they outlive reloads), then what follows from its decision.
+  const DietServices services{
+      .caches = &telemetry().diet_caches(),
+      .calibration = &telemetry().calibration(),
+      .workers = &telemetry().diet_workers(config.diet_threads),
+      .policy = PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration()),
+      .archive = DietArchive{[] { return telemetry().archive(); }, &telemetry().archive_thread(),
+                             [] { telemetry().count_archive_failure(); }},
+      .summarizer = std::move(summarizer),
+  };
+  filters.push_back(std::make_unique<DietFilter>(config, services));
+  // Semantic eviction's outputs kept in the archive before the request goes.
+  filters.push_back(std::make_unique<ArchiveWriteFilter>(config, services));
+  // The runway: the request's ask taken, held or refused (429); settled on the answer.
+  filters.push_back(std::make_unique<QuotaFilter>(services.policy));
+  // tokendiet_recall offered to a request that went out with tombstones.
+  filters.push_back(std::make_unique<RecallOfferFilter>(config, services.workers));
   // The failure phase: a context-length error retried once, compressed to fit.
   filters.push_back(std::make_unique<RecoveryFilter>(config, telemetry().diet_caches()));
   // The recall loop: a round that called tokendiet_recall continued upstream,
@@ -45,7 +59,7 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // After the diet: include_usage is spliced into the final body; tees every
   // response body and scrubs what the injection added.
   filters.push_back(std::make_unique<UsageFilter>(config));
-  // Phase 4: the explain headers, from what the filters before it decided.
+  // Response head: the explain headers, from the reports the filters before it published.
   filters.push_back(std::make_unique<ExplainFilter>());
 
   return filters;

@@ -5,7 +5,9 @@
 
 #include "pruning/tokenizer/calibration.hpp"
 #include "pruning/tokenizer/hash.hpp"
-#include "proxy/phases/rate_limit_info.hpp"
+#include "proxy/reports/billed_usage.hpp"
+#include "proxy/reports/quota_report.hpp"
+#include "proxy/reports/recovery_report.hpp"
 
 namespace td::proxy {
 
@@ -70,11 +72,11 @@ RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& pr
     a.taken = d.ask;
   }
   sessions_->remember(a.session, d.memory, now);
-  ctx.quota_group = group_of(profile, ctx.model);  // the diet set ctx.model from the body
-  if (d.outcome != pruning::SurvivalOutcome::None) ctx.survival = pruning::outcome_name(d.outcome);
+  QuotaReport& report = ctx.objects.publish<QuotaReport>();
+  report.quota_group = group_of(profile, ctx.model);  // the diet set ctx.model from the body
+  if (d.outcome != pruning::SurvivalOutcome::None) report.survival = pruning::outcome_name(d.outcome);
   // Tokens owed ahead of the refill read as none left.
-  if (d.left.limit > 0) ctx.runway_tokens = std::max<std::int64_t>(0, std::llround(d.left.tokens));
-  ctx.thinking = diet.thinking;
+  if (d.left.limit > 0) report.runway_tokens = std::max<std::int64_t>(0, std::llround(d.left.tokens));
   return a;
 }
 
@@ -83,22 +85,25 @@ void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) cons
   const Clock::time_point now = Clock::now();
   const bool admitted = ctx.status >= 200 && ctx.status < 300 && !ctx.local_response;
   pruning::RunwayAsk billed;  // the provider did not count a request it refused or never saw
-  if (ctx.usage.present) {
+  const BilledUsage* bill = ctx.objects.find<BilledUsage>();
+  if (bill && bill->usage.present) {
+    const providers::Usage& usage = bill->usage;
     // Anthropic's input quota counts what its cache did not serve.
-    const std::uint64_t input = a.provider == Provider::anthropic
-                                    ? ctx.usage.prompt - std::min(ctx.usage.prompt, ctx.usage.cached_read)
-                                    : ctx.usage.prompt;
-    billed = {double(input), double(ctx.usage.completion)};
+    const std::uint64_t input =
+        a.provider == Provider::anthropic ? usage.prompt - std::min(usage.prompt, usage.cached_read) : usage.prompt;
+    billed = {double(input), double(usage.completion)};
     if (a.provider == Provider::anthropic)
-      sessions_->billed(a.session, double(ctx.usage.cached_read + ctx.usage.cache_write), now);
+      sessions_->billed(a.session, double(usage.cached_read + usage.cache_write), now);
   } else if (admitted) {
     billed = a.taken;  // no bill seen: what it took stands
   }
   quota::ProviderFigures figures;
-  if (ctx.rate_limit) figures = {&ctx.rate_limit->limits, admitted, ctx.rate_limit->received};
+  if (bill && bill->rate_limit) figures = {&bill->rate_limit->limits, admitted, bill->rate_limit->received};
   runways_->settle(a.key, a.provider, a.limits, a.taken, billed, now, figures);
   // The session overflowed the window: its later requests go under what the retry fitted in.
-  if (ctx.recovery == "retried" && ctx.recovery_fit_tokens) sessions_->overflowed(a.session, ctx.recovery_fit_tokens, now);
+  const RecoveryReport* recovery = ctx.objects.find<RecoveryReport>();
+  if (recovery && recovery->outcome == "retried" && recovery->fit_tokens)
+    sessions_->overflowed(a.session, recovery->fit_tokens, now);
 }
 
 }  // namespace td::proxy

@@ -1,4 +1,4 @@
-// The diet filter's bookkeeping of the TPM runway and the sessions' memory
+// The diet's and the quota filter's bookkeeping of the TPM runway and the sessions' memory
 // (docs/design.md §Policy): what the policy is told before it decides, what
 // a request takes from its runway when it is admitted, and how its runway is
 // corrected when the answer ends (the provider's rate-limit headers, then the
@@ -50,8 +50,8 @@ class PolicyState {
   diet::PolicyFactsFn facts_for(const PolicyIdentity& who) const;
 
   // After the diet decided, on the request's thread: the admitted request's
-  // ask leaves its runway, the session's memory is kept, and ctx gets the
-  // policy's report (survival, runway, quota group, thinking).
+  // ask leaves its runway, the session's memory is kept, and the request gets
+  // the policy's QuotaReport (survival, runway, quota group).
   RunwayAccount admit(RequestContext& ctx, const pruning::Profile& profile, const diet::DietOutcome& diet) const;
 
   // The logging phase: the runway re-based on the answer's rate-limit

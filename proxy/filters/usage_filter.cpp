@@ -15,7 +15,7 @@
 #include "providers/rate_limits.hpp"
 #include "providers/response_error.hpp"
 #include "providers/usage_reader.hpp"
-#include "proxy/phases/rate_limit_info.hpp"
+#include "proxy/reports/billed_usage.hpp"
 
 namespace td::proxy {
 namespace {
@@ -29,6 +29,7 @@ struct UsageState {
   std::unique_ptr<providers::OpenAiUsageScrubber> scrubber;
   std::unique_ptr<providers::ResponseUsageTee> tee;
   std::string out;  // scratch for the scrubbed piece
+  BilledUsage* billed = nullptr;  // the request's, published in phase 4
 };
 
 bool starts_with_ci(std::string_view s, std::string_view prefix) {
@@ -68,11 +69,13 @@ FilterResult UsageFilter::request_body_filter(RequestContext& ctx, const HeaderM
   return {};
 }
 
-void UsageFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& headers) {
+void UsageFilter::response_head_filter(RequestContext& ctx, HeaderMap& headers) {
+  if (ctx.local_response) return;  // the proxy's own answer: nothing billed, no limits said
   auto& st = ctx.objects.get<UsageState>();
   if (!st.api) st.api = providers::api_for_target(ctx.target);
   if (!st.api) return;
   try {
+    st.billed = &ctx.objects.publish<BilledUsage>();
     // On the stack: a provider sends 6 to 20 of these; more are not read.
     std::array<providers::Header, 32> rl;
     std::size_t n_rl = 0;
@@ -87,7 +90,7 @@ void UsageFilter::upstream_response_filter(RequestContext& ctx, HeaderMap& heade
     if (n_rl) {
       auto now = std::chrono::system_clock::now();
       auto limits = providers::parse_rate_limits(std::span(rl.data(), n_rl), now);
-      if (limits.present()) ctx.rate_limit = std::make_shared<RateLimitInfo>(RateLimitInfo{limits, now});
+      if (limits.present()) st.billed->rate_limit = RateLimitInfo{limits, now};
     }
     // The proxy asks upstream for identity encoding; a compressed body anyway
     // can be neither read nor scrubbed, so it is relayed as it is.
@@ -127,15 +130,16 @@ void UsageFilter::response_body_filter(RequestContext& ctx, std::string& chunk, 
       if (end_of_stream) st.tee->finish();
     }
     // A piece without usage keeps what an earlier piece reported.
-    if (providers::Usage u = facts ? facts->usage() : st.tee->usage(); u.present) ctx.usage = u;
+    BilledUsage& billed = *st.billed;
+    if (providers::Usage u = facts ? facts->usage() : st.tee->usage(); u.present) billed.usage = u;
     const std::string& model = facts ? facts->model() : st.tee->model();
-    if (!model.empty() && ctx.response_model.empty()) ctx.response_model = model;
+    if (!model.empty() && billed.response_model.empty()) billed.response_model = model;
     if (end_of_stream) {
       const std::string& err = facts ? facts->error_json() : st.tee->error_json();
       if (ctx.status >= 400 || !err.empty()) {
         auto e = providers::classify_error(static_cast<int>(ctx.status), err);
-        ctx.context_length_exceeded = e.context_length_exceeded;
-        ctx.upstream_error_code = e.code;
+        billed.context_length_exceeded = e.context_length_exceeded;
+        billed.upstream_error_code = e.code;
       }
     }
   } catch (const std::exception& e) {

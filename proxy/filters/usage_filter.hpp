@@ -5,13 +5,16 @@
 //                             usage get stream_options.include_usage added
 //                             (profile flag `stream_usage`; registered after
 //                             the diet, so it splices into the final body).
-//   upstream_response_filter  rate-limit headers → ctx.rate_limit; picks the
+//   response_head_filter      the upstream's head (not the proxy's own
+//                             answers): publishes BilledUsage
+//                             (proxy/reports/billed_usage.hpp), its rate
+//                             limits from the headers; picks the
 //                             body reader: a scrubber for an injected stream,
 //                             else a tee (JSON or SSE by content type).
 //   response_body_filter      tees every piece into the reader; for an
 //                             injected stream, swaps in the scrubbed bytes
 //                             (holding back at most one SSE event).
-//                             ctx.usage is kept current after every piece, so
+//                             BilledUsage is kept current after every piece, so
 //                             a stream that breaks still reports what it had.
 //
 // Fail open everywhere: if anything goes wrong the bytes pass unchanged and
@@ -30,7 +33,7 @@ class UsageFilter final : public Filter {
 
   FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers,
                                                    std::string& body) override;
-  void upstream_response_filter(RequestContext& ctx, HeaderMap& headers) override;
+  void response_head_filter(RequestContext& ctx, HeaderMap& headers) override;
   void response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) override;
 
  private:

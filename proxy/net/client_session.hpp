@@ -5,7 +5,7 @@
 //   → read body (≤ max_body_bytes) → request_body_filter
 //   → upstream request (hop-by-hop removed, Host rewritten, identity encoding)
 //   → upstream_request_filter → upstream exchange (pool, TLS; a typed failure
-//     or a response head) → upstream_response_filter
+//     or a response head) → response_head_filter
 //   → relay the body piece by piece through response_body_filter (one buffer
 //     in flight: never read upstream faster than the client drains)
 //   → logging phase + access line.
@@ -95,10 +95,11 @@ class ClientSession {
                                                                   FilterResult& r, std::size_t next, bool body_phase,
                                                                   bool head_request);
   boost::asio::awaitable<PauseOutcome> hold_request(const Runtime& rt, RequestContext& ctx, const FilterResult& paused,
-                                                    const Filter* filter, const char* phase);
+                                                    const Filter* filter, const char* phase,
+                                                    PausedRequest request = {});
   void prepare_upstream_request(const Runtime& rt, RequestContext& ctx, Request& req, HeaderMap& headers,
                                 const UpstreamTarget& target, bool had_body_framing);
-  boost::asio::awaitable<bool> answer_failure(RequestContext& ctx, const UpstreamFailure& failure,
+  boost::asio::awaitable<bool> answer_failure(const Runtime& rt, RequestContext& ctx, const UpstreamFailure& failure,
                                              std::string_view upstream_name, std::string_view upstream_url,
                                              bool keep_alive, bool head_request);
   bool retry_requested(const Runtime& rt, RequestContext& ctx, Request& req, UpstreamExchange& exchange,

@@ -6,7 +6,9 @@
 #include <array>
 #include <chrono>
 
+#include "proxy/net/beast_header_map.hpp"
 #include "proxy/net/client_session.hpp"
+#include "proxy/net/filter_chain.hpp"
 #include "proxy/net/head_text.hpp"
 #include "proxy/net/stream_io.hpp"
 #include "proxy/phases/errors.hpp"
@@ -17,7 +19,7 @@ namespace asio = boost::asio;
 namespace http = boost::beast::http;
 
 asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const LocalReply& reply, bool keep_alive,
-                                 bool head_request) {
+                                 bool head_request, const Runtime* filters) {
   http::response<http::empty_body> res;
   res.version(11);
   res.result(reply.status);
@@ -25,6 +27,11 @@ asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const Local
   for (auto& [name, value] : reply.headers) res.insert(name, value);
   if (ctx.request_id) res.set("x-tokendiet-request-id", std::to_string(ctx.request_id));
   ctx.status = reply.status;
+  ctx.local_response = true;
+  if (filters) {
+    BeastHeaderMap headers(res);
+    for_each_filter(*filters, ctx, "response_head_filter", [&](Filter& f) { f.response_head_filter(ctx, headers); });
+  }
   const bool has_body = has_body_status(reply.status);
   if (head_request || has_body) res.content_length(reply.body.size());
   res.keep_alive(keep_alive);
@@ -43,11 +50,11 @@ asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const Local
 }
 
 asio::awaitable<bool> send_error(SessionIo& io, RequestContext& ctx, unsigned status, std::string_view message,
-                                 std::string_view code, bool keep_alive, bool head_request) {
+                                 std::string_view code, bool keep_alive, bool head_request, const Runtime* filters) {
   const std::array<std::pair<std::string, std::string>, 1> extra{{{"x-tokendiet-error", std::string(code)}}};
   const std::string body = provider_error_body(ctx.provider, status, message, code);
   const LocalReply reply{status, "application/json", body, extra};
-  bool ok = co_await send_local(io, ctx, reply, keep_alive, head_request);
+  bool ok = co_await send_local(io, ctx, reply, keep_alive, head_request, filters);
   co_return ok;
 }
 

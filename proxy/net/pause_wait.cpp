@@ -24,20 +24,21 @@ struct WaitScope {
   std::shared_ptr<Waker> waker;
   ResumeHandle* handle;
   SessionIo& io;
+  PausedRequest request;
   ~WaitScope() {
     io.hold_timer = nullptr;
     if (waker) waker->timer = nullptr;
-    if (handle) handle->cancel();
+    if (handle) handle->cancel(request);
   }
 };
 
 }  // namespace
 
 asio::awaitable<PauseOutcome> wait_for_resume(SessionIo& io, const std::shared_ptr<ResumeHandle>& handle,
-                                              std::chrono::milliseconds at_most) {
+                                              std::chrono::milliseconds at_most, PausedRequest request) {
   auto ex = io.client.get_executor();
   asio::steady_timer timer(ex, at_most);
-  WaitScope scope{handle ? std::make_shared<Waker>(Waker{&timer}) : nullptr, handle.get(), io};
+  WaitScope scope{handle ? std::make_shared<Waker>(Waker{&timer}) : nullptr, handle.get(), io, request};
   bool wait = !io.client_gone;
   if (handle && wait) {
     wait = handle->arm([ex, waker = scope.waker] {
@@ -52,10 +53,8 @@ asio::awaitable<PauseOutcome> wait_for_resume(SessionIo& io, const std::shared_p
     io.hold_timer = nullptr;
   }
   PauseOutcome out;  // timed out (for a hold(): ran its course) unless...
-  if (handle && !handle->cancel()) {
-    out.end = PauseOutcome::End::resumed;
-    out.answer = handle->take_answer();
-  }
+  if (handle && !handle->cancel(request)) out.end = PauseOutcome::End::resumed;
+  if (handle) out.answer = handle->take_answer(request);  // the resume's, or a time-out's
   if (io.client_gone) out.end = PauseOutcome::End::client_gone;
   co_return out;
 }

@@ -24,8 +24,9 @@ struct PauseOutcome {
 // Waits until `handle` is resumed (null: nobody resumes, see
 // FilterResult::hold()), `at_most` passes, or the client leaves (the caller
 // watches it). A handle not resumed by then is cancelled, as it is when the
-// wait itself is abandoned (the proxy stopping).
+// wait itself is abandoned (the proxy stopping). `request` is what the
+// filter's functions get on this thread (ResumeHandle, PausedRequest).
 boost::asio::awaitable<PauseOutcome> wait_for_resume(SessionIo& io, const std::shared_ptr<ResumeHandle>& handle,
-                                                     std::chrono::milliseconds at_most);
+                                                     std::chrono::milliseconds at_most, PausedRequest request = {});
 
 }  // namespace td::proxy

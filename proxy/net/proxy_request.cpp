@@ -99,7 +99,7 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   const UpstreamTarget* target = rt.upstream(ctx.upstream);
   if (!target) {
     const UpstreamFailure none{UpstreamFailure::Kind::no_upstream, ctx.upstream};
-    co_await answer_failure(ctx, none, "", "", keep_alive, head_request);
+    co_await answer_failure(rt, ctx, none, "", "", keep_alive, head_request);
     finish(&rt, ctx, true);
     co_return keep_alive ? Next::keep_alive : Next::close;
   }
@@ -159,12 +159,13 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::finish_paused
     if (!body_phase && !parser.is_done() && !waits_for_continue) {
       std::optional<Next> stop = co_await read_request_body(parser, ctx, rt.config.limits, head_request);
       if (stop) {
-        if (r.handle()) r.handle()->cancel();
+        if (r.handle()) r.handle()->cancel(PausedRequest{&ctx, nullptr});
         co_return stop;
       }
     }
     start_watch();
-    PauseOutcome o = co_await hold_request(rt, ctx, r, rt.filters[next - 1].get(), phase);
+    PauseOutcome o = co_await hold_request(rt, ctx, r, rt.filters[next - 1].get(), phase,
+                                           PausedRequest{&ctx, body_phase ? &req.body() : nullptr});
     stop_watch();
     if (o.end == PauseOutcome::End::client_gone) co_return Next::close;
     if (o.answer) {
@@ -182,13 +183,13 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::finish_paused
 // the request here; a filter that did not resume in time is a fail-open.
 asio::awaitable<PauseOutcome> ClientSession::hold_request(const Runtime& rt, RequestContext& ctx,
                                                           const FilterResult& paused, const Filter* filter,
-                                                          const char* phase) {
-  PauseOutcome o = co_await wait_for_resume(io_, paused.handle(), paused.pause_for());
+                                                          const char* phase, PausedRequest request) {
+  PauseOutcome o = co_await wait_for_resume(io_, paused.handle(), paused.pause_for(), request);
   if (o.end == PauseOutcome::End::client_gone) {
     ctx.client_aborted = true;
     ctx.error = "client went away while the request was held";
     finish(&rt, ctx, true);
-  } else if (o.end == PauseOutcome::End::timed_out && paused.handle() && filter) {
+  } else if (o.end == PauseOutcome::End::timed_out && paused.handle() && filter && !o.answer) {
     const std::string what = "not resumed within " + std::to_string(paused.pause_for().count()) + " ms";
     filter_failed(ctx, *filter, phase, what.c_str());
   }
@@ -200,9 +201,8 @@ asio::awaitable<PauseOutcome> ClientSession::hold_request(const Runtime& rt, Req
 asio::awaitable<ClientSession::Next> ClientSession::answer_request(const Runtime& rt, RequestContext& ctx,
                                                                    const LocalResponse& answer, bool keep_alive,
                                                                    bool head_request, bool body_pending) {
-  ctx.local_response = true;
   const LocalReply reply{answer.status, answer.content_type, answer.body, answer.headers};
-  co_await send_local(io_, ctx, reply, keep_alive && !body_pending, head_request);
+  co_await send_local(io_, ctx, reply, keep_alive && !body_pending, head_request, &rt);
   finish(&rt, ctx, true);
   co_return body_pending ? Next::linger_close : (keep_alive ? Next::keep_alive : Next::close);
 }
@@ -285,7 +285,7 @@ asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTa
     if (failure) {
       exchange.release(false);
       ctx.upstream_error = true;
-      bool ok = co_await answer_failure(ctx, *failure, target.name, target.cfg.url, keep_alive, head_request);
+      bool ok = co_await answer_failure(rt, ctx, *failure, target.name, target.cfg.url, keep_alive, head_request);
       co_return ok && keep_alive;
     }
     Relay relay(io_, rt, ctx, exchange);
@@ -294,7 +294,7 @@ asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTa
     // Broken before the client got a byte: answered like a failed attempt,
     // but not retried (the failure phase had this response already if its
     // status was an error; a 2xx never enters it).
-    bool ok = co_await answer_failure(ctx, *relay.unanswered(), target.name, target.cfg.url, keep_alive, head_request);
+    bool ok = co_await answer_failure(rt, ctx, *relay.unanswered(), target.name, target.cfg.url, keep_alive, head_request);
     co_return ok && keep_alive;
   }
   exchange.release(false);  // the client left
@@ -332,12 +332,13 @@ bool ClientSession::retry_requested(const Runtime& rt, RequestContext& ctx, Requ
 }
 
 // The error answer for an upstream failure (proxy/phases/failure_response.hpp).
-asio::awaitable<bool> ClientSession::answer_failure(RequestContext& ctx, const UpstreamFailure& failure,
+asio::awaitable<bool> ClientSession::answer_failure(const Runtime& rt, RequestContext& ctx,
+                                                    const UpstreamFailure& failure,
                                                     std::string_view upstream_name, std::string_view upstream_url,
                                                     bool keep_alive, bool head_request) {
   const FailureAnswer a = client_answer(failure, upstream_name, upstream_url);
   ctx.error = a.error;
-  bool ok = co_await send_error(io_, ctx, a.status, a.message, a.code, keep_alive, head_request);
+  bool ok = co_await send_error(io_, ctx, a.status, a.message, a.code, keep_alive, head_request, &rt);
   co_return ok;
 }
 

@@ -1,5 +1,5 @@
 // Phases 4 and 5 towards the client: the upstream's response head, relayed as
-// sent minus hop-by-hop fields after upstream_response_filter, then its body
+// sent minus hop-by-hop fields after response_head_filter, then its body
 // piece by piece through response_body_filter, one buffer in flight: the next
 // piece is read from upstream only after the previous one was written.
 #pragma once

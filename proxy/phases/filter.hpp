@@ -15,8 +15,12 @@
 //                               failed, or the upstream answered >= 400, and
 //                               nothing went to the client yet. May change the
 //                               body and ask for one more attempt.
-//   4. upstream_response_filter upstream status + headers, before they are
-//                               relayed. May add/remove headers.
+//   4. response_head_filter     the head of the response the client gets:
+//                               the upstream's status + headers before they
+//                               are relayed, or the proxy's own answer to a
+//                               request the filters saw (ctx.local_response:
+//                               a filter's answer, an upstream that failed).
+//                               May add/remove headers.
 //   5. response_body_filter     every piece of the upstream body as it arrives,
 //                               then once with end_of_stream = true. May change
 //                               the bytes (usage splicing) or hold some back.
@@ -37,7 +41,8 @@
 // instead of throwing; an exception escaping a hook is caught, logged, and
 // the request continues fail-open.
 //
-// /healthz and other answers the proxy makes itself do not run the filters.
+// /healthz, /metrics and the refusals of a request head the proxy cannot
+// read run no filters.
 #pragma once
 
 #include <chrono>
@@ -67,9 +72,12 @@ namespace td::proxy {
 class FilterResult {
  public:
   FilterResult() = default;
-  FilterResult(std::optional<LocalResponse> answer) : answer_(std::move(answer)) {}  // what hooks returned before
 
-  static FilterResult respond(LocalResponse answer) { return FilterResult(std::optional(std::move(answer))); }
+  static FilterResult respond(LocalResponse answer) {
+    FilterResult r;
+    r.answer_ = std::move(answer);
+    return r;
+  }
   // Holds the request (no later filter runs, nothing goes upstream) until
   // `handle` is resumed, for at most `at_most` (counted once a body still
   // arriving in phase 1 is in): then the request goes on without the filter
@@ -89,10 +97,6 @@ class FilterResult {
   bool proceeds() const { return !paused_ && !answer_; }
   bool answers() const { return answer_.has_value(); }
   bool pauses() const { return paused_; }
-  // Like the std::optional<LocalResponse> these hooks returned before: set
-  // when the filter answers.
-  bool has_value() const { return answers(); }
-  explicit operator bool() const { return answers(); }
 
   LocalResponse& answer() { return *answer_; }
   const std::shared_ptr<ResumeHandle>& handle() const { return handle_; }  // null for hold()
@@ -141,10 +145,12 @@ class Filter {
     return RetryDecision::no_retry;
   }
 
-  // 4. The upstream's response head (ctx.status holds its status). A filter
-  // that will change the body's length in phase 5 must erase Content-Length
-  // here; the proxy then frames the body as chunked.
-  virtual void upstream_response_filter(RequestContext& ctx, HeaderMap& headers) {}
+  // 4. The response head the client gets (ctx.status holds its status):
+  // the upstream's, or with ctx.local_response the proxy's own (phase 5 does
+  // not follow then). A filter that will change an upstream body's length in
+  // phase 5 must erase Content-Length here; the proxy then frames the body
+  // as chunked.
+  virtual void response_head_filter(RequestContext& ctx, HeaderMap& headers) {}
 
   // 5. `chunk` holds the next bytes of the upstream body (after earlier
   // filters ran on them); whatever it holds on return goes to the client (or

@@ -46,6 +46,16 @@ class FilterObjects {
     return value;
   }
 
+  // Withdraws the request's T (a decision that no longer stands).
+  template <class T>
+  void erase() {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->key == key<T>()) {
+        entries_.erase(it);
+        return;
+      }
+  }
+
   // The request's T, default-made on first use: a filter's own state.
   template <class T>
   T& get() {

@@ -1,8 +1,8 @@
 // The one per-request record every phase of the request lifecycle reads and
-// fills (docs/design.md §Request phases). The network code fills the first
-// block; filters (proxy/phases/filter.hpp) fill the fields marked "filled by filters" and publish their reports in
-// `objects`.
-// The logging phase sees the finished record.
+// fills (docs/design.md §Request phases): what the core owns. The network
+// code fills the first block; what filters decide goes in their reports,
+// published in `objects` (filter_objects.hpp, proxy/reports/). The logging
+// phase sees the finished record.
 //
 // No Beast/Asio types here: filters and the ledger include this header.
 #pragma once
@@ -15,21 +15,13 @@
 #include <string_view>
 #include <vector>
 
+#include "config/provider.hpp"
 #include "proxy/phases/filter_objects.hpp"
-#include "providers/provider.hpp"
-#include "providers/usage.hpp"
-#include "pruning/mode.hpp"
 
 namespace td::proxy {
 
 // Which provider a request goes to, decided by its path (proxy/phases/routing.hpp).
-using providers::Provider;
-
-// Rate-limit facts read from upstream headers: proxy/phases/rate_limit_info.hpp
-// (filled by the usage filter); held here by pointer so this header stays small.
-struct RateLimitInfo;
-// The archive the recall loop reads from: proxy/phases/recall.hpp.
-struct RecallSource;
+using config::Provider;
 
 // Request ids count up from the process's start time in milliseconds times
 // 1024: unique across restarts unless a process averaged more than 1,024
@@ -80,36 +72,6 @@ struct RequestContext {
   // --- filled by filters ------------------------------------------------
   bool fail_open = false;        // a filter failed and the original bytes went upstream
   std::string fail_open_reason;
-  std::uint64_t tokens_before = 0;  // request tokens as the client sent them
-  std::uint64_t tokens_after = 0;   // request tokens after the diet
-  std::optional<pruning::Mode> mode;  // the diet's decision; nullopt: it never decided
-                                      // (not a chat request, or a body it could not parse)
-  std::string_view mode_reason;  // why an enabled diet left the request alone ("client_compaction"), "" none
-  std::string profile;     // name of the matched profile
-  // What the policy did beyond the diet (docs/design.md §Policy), for the
-  // explain headers, the log line and /metrics:
-  std::string_view survival;  // survival's outcome (pruning::outcome_name): "" none
-  std::optional<std::int64_t> runway_tokens;  // the runway left after this request (tightest limit)
-  std::string_view quota_group;  // the runway's quota group ("" none known): the profile's or ctx.model
-  std::string thinking;       // the thinking setting lowered ("reasoning_effort high -> low ..."), "" none
-  std::string_view recovery;  // context-overflow recovery (recovery_filter.hpp): "retried", "no_fit"; "" none
-  std::uint64_t recovery_fit_tokens = 0;  // "retried": the budget (diet tokens) the retry fitted in
-  // Strategies that fired, in pipeline order: their names are string
-  // literals (pruning::StrategyStats::name). Joined only by the log line and
-  // the ledger row.
-  std::vector<std::string_view> strategies;
-  // Semantic eviction: the tasks whose outputs this request went out without
-  // (archived first; their titles, in order, once each), and the archive
-  // write that failed instead ("" none: the request then went unpruned of
-  // them, docs/design.md §The archive).
-  std::vector<std::string> evicted_tasks;
-  std::string archive_error;
-  providers::Usage usage;  // as the upstream reported it (filled by the usage filter)
-  // Filled by the usage filter (proxy/filters/usage_filter.hpp) from the response:
-  std::string response_model;  // the model the upstream says answered ("gpt-5.1-2025-11-13"); "" if unsaid
-  bool context_length_exceeded = false;  // the upstream found the prompt too long (F21)
-  std::string upstream_error_code;  // error.code / type / status of an error answer ("" if none)
-  std::shared_ptr<RateLimitInfo> rate_limit;  // defined by its owner, see above
 
   // A filter may ask the proxy to hold the request this long before sending
   // it upstream (e.g. survival mode waiting for TPM runway), from any phase
@@ -117,14 +79,6 @@ struct RequestContext {
   // (filter.hpp), taken after phase 3: it never blocks an I/O thread.
   std::chrono::milliseconds delay_upstream{0};
 
-  // Set by the diet filter when the request went out with tombstones and the
-  // tokendiet_recall tool: the recall filter answers the model's recall calls
-  // from it (docs/design.md §Recall). Outlives the request (the archive).
-  const RecallSource* recall = nullptr;
-  // Filled by the recall filter: the entries the model recalled, in order,
-  // and the continuation rounds made (log line, /metrics).
-  std::vector<std::string> recalled;
-  unsigned recall_rounds = 0;
   // Set by a filter in phase 5, on the last piece of an upstream response, to
   // continue the response with another upstream round (docs/design.md
   // §Continuations): the filters after it see that piece as not the last, and

@@ -8,12 +8,11 @@ void ResumeHandle::resume() { finish_resume(std::nullopt, nullptr); }
 
 void ResumeHandle::resume(LocalResponse answer) { finish_resume(std::move(answer), nullptr); }
 
-void ResumeHandle::resume_then(std::function<std::optional<LocalResponse>()> then) {
+void ResumeHandle::resume_then(OnRequestThread then) {
   finish_resume(std::nullopt, std::move(then));
 }
 
-void ResumeHandle::finish_resume(std::optional<LocalResponse> answer,
-                                 std::function<std::optional<LocalResponse>()> then) {
+void ResumeHandle::finish_resume(std::optional<LocalResponse> answer, OnRequestThread then) {
   std::function<void()> wake;
   {
     std::lock_guard lock(mutex_);
@@ -27,7 +26,7 @@ void ResumeHandle::finish_resume(std::optional<LocalResponse> answer,
   if (wake) wake();  // outside the lock: it may post to another thread
 }
 
-void ResumeHandle::on_cancel(std::function<void()> fn) {
+void ResumeHandle::on_cancel(OnRequestThread fn) {
   {
     std::lock_guard lock(mutex_);
     if (state_ != State::cancelled) {
@@ -35,7 +34,7 @@ void ResumeHandle::on_cancel(std::function<void()> fn) {
       return;
     }
   }
-  if (fn) fn();
+  if (fn) fn(PausedRequest{});
 }
 
 bool ResumeHandle::cancelled() const {
@@ -50,8 +49,8 @@ bool ResumeHandle::arm(std::function<void()> wake) {
   return true;
 }
 
-bool ResumeHandle::cancel() {
-  std::function<void()> fn;
+bool ResumeHandle::cancel(PausedRequest request) {
+  OnRequestThread fn;
   {
     std::lock_guard lock(mutex_);
     if (state_ == State::resumed) return false;
@@ -60,18 +59,22 @@ bool ResumeHandle::cancel() {
     fn = std::move(on_cancel_);
     wake_ = nullptr;
   }
-  if (fn) fn();
+  if (fn) {
+    std::optional<LocalResponse> answer = fn(request);
+    std::lock_guard lock(mutex_);
+    answer_ = std::move(answer);
+  }
   return true;
 }
 
-std::optional<LocalResponse> ResumeHandle::take_answer() {
-  std::function<std::optional<LocalResponse>()> then;
+std::optional<LocalResponse> ResumeHandle::take_answer(PausedRequest request) {
+  OnRequestThread then;
   {
     std::lock_guard lock(mutex_);
     if (!then_) return std::exchange(answer_, std::nullopt);
     then = std::move(then_);
   }
-  return then();
+  return then(request);
 }
 
 }  // namespace td::proxy

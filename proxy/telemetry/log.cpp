@@ -10,6 +10,7 @@
 
 #include "proxy/phases/json_text.hpp"
 #include "proxy/phases/routing.hpp"
+#include "proxy/reports/reports.hpp"
 #include "pruning/strategy_stats.hpp"
 
 namespace td::proxy {
@@ -173,34 +174,44 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.client_aborted) l.flag("client_aborted", true);
   if (!ctx.error.empty()) l.str("error", ctx.error);
   if (ctx.fail_open) l.flag("fail_open", true).str("fail_open_reason", ctx.fail_open_reason);
-  if (!ctx.profile.empty()) l.str("profile", ctx.profile);
-  if (ctx.mode) l.str("mode", pruning::mode_name(*ctx.mode));
-  if (!ctx.mode_reason.empty()) l.str("mode_reason", ctx.mode_reason);
-  if (ctx.tokens_before || ctx.tokens_after)
-    l.num("tokens_before", ctx.tokens_before).num("tokens_after", ctx.tokens_after);
-  if (!ctx.strategies.empty()) l.str("strategies", pruning::join_names(ctx.strategies));
-  if (!ctx.evicted_tasks.empty()) l.strs("evicted_tasks", ctx.evicted_tasks);
-  if (!ctx.archive_error.empty()) l.str("archive_error", ctx.archive_error);
-  if (!ctx.survival.empty()) l.str("survival", ctx.survival);
+  const DietReport* diet = ctx.objects.find<DietReport>();
+  const QuotaReport* quota = ctx.objects.find<QuotaReport>();
+  const EvictionReport* eviction = ctx.objects.find<EvictionReport>();
+  if (diet) {
+    if (!diet->profile.empty()) l.str("profile", diet->profile);
+    l.str("mode", pruning::mode_name(diet->mode));
+    if (!diet->reason.empty()) l.str("mode_reason", diet->reason);
+    if (diet->tokens_before || diet->tokens_after)
+      l.num("tokens_before", diet->tokens_before).num("tokens_after", diet->tokens_after);
+    if (!diet->strategies.empty()) l.str("strategies", pruning::join_names(diet->strategies));
+  }
+  if (eviction && !eviction->evicted_tasks.empty()) l.strs("evicted_tasks", eviction->evicted_tasks);
+  if (eviction && !eviction->archive_error.empty()) l.str("archive_error", eviction->archive_error);
+  if (quota && !quota->survival.empty()) l.str("survival", quota->survival);
   if (ctx.delay_upstream.count() > 0) l.num("wait_ms", std::uint64_t(ctx.delay_upstream.count()));
-  if (ctx.runway_tokens) l.str("quota_group", ctx.quota_group).num("runway_tokens", std::uint64_t(*ctx.runway_tokens));
-  if (!ctx.thinking.empty()) l.str("thinking", ctx.thinking);
-  if (!ctx.recovery.empty()) l.str("recovery", ctx.recovery);
-  if (ctx.recall_rounds) {
+  if (quota && quota->runway_tokens)
+    l.str("quota_group", quota->quota_group).num("runway_tokens", std::uint64_t(*quota->runway_tokens));
+  if (diet && !diet->thinking.empty()) l.str("thinking", diet->thinking);
+  if (const RecoveryReport* recovery = ctx.objects.find<RecoveryReport>(); recovery && !recovery->outcome.empty())
+    l.str("recovery", recovery->outcome);
+  if (const RecallReport* recall = ctx.objects.find<RecallReport>(); recall && recall->rounds) {
     std::string ids;
-    for (const auto& id : ctx.recalled) ids.append(ids.empty() ? "" : ",").append(id);
-    l.str("recalled", ids).num("recall_rounds", ctx.recall_rounds);
+    for (const auto& id : recall->recalled) ids.append(ids.empty() ? "" : ",").append(id);
+    l.str("recalled", ids).num("recall_rounds", recall->rounds);
   }
-  if (ctx.usage.present) {
-    l.num("usage_prompt", ctx.usage.prompt).num("usage_completion", ctx.usage.completion);
-    if (ctx.usage.cached_read) l.num("usage_cached_read", ctx.usage.cached_read);
-    if (ctx.usage.cache_write) l.num("usage_cache_write", ctx.usage.cache_write);
-    if (ctx.usage.reasoning) l.num("usage_reasoning", ctx.usage.reasoning);
+  if (const BilledUsage* billed = ctx.objects.find<BilledUsage>()) {
+    const providers::Usage& u = billed->usage;
+    if (u.present) {
+      l.num("usage_prompt", u.prompt).num("usage_completion", u.completion);
+      if (u.cached_read) l.num("usage_cached_read", u.cached_read);
+      if (u.cache_write) l.num("usage_cache_write", u.cache_write);
+      if (u.reasoning) l.num("usage_reasoning", u.reasoning);
+    }
+    if (!billed->response_model.empty() && billed->response_model != ctx.model)
+      l.str("response_model", billed->response_model);
+    if (!billed->upstream_error_code.empty()) l.str("upstream_error", billed->upstream_error_code);
+    if (billed->context_length_exceeded) l.flag("context_length_exceeded", true);
   }
-  if (!ctx.response_model.empty() && ctx.response_model != ctx.model)
-    l.str("response_model", ctx.response_model);
-  if (!ctx.upstream_error_code.empty()) l.str("upstream_error", ctx.upstream_error_code);
-  if (ctx.context_length_exceeded) l.flag("context_length_exceeded", true);
   return l;
 }
 

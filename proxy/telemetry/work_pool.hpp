@@ -18,9 +18,11 @@
 #include <thread>
 #include <vector>
 
+#include "proxy/phases/off_thread.hpp"
+
 namespace td::proxy {
 
-class WorkPool {
+class WorkPool final : public JobQueue {
  public:
   static constexpr std::chrono::milliseconds kReleaseAfterIdle{1000};
 
@@ -29,11 +31,11 @@ class WorkPool {
   // threads' scheduling priority (setpriority on each thread): the diet
   // threads yield the CPU to the I/O threads on a busy box.
   explicit WorkPool(unsigned threads, std::function<void()> release = {}, int nice = 0);
-  ~WorkPool();  // jobs not started are dropped; running ones are waited for
+  ~WorkPool() override;  // jobs not started are dropped; running ones are waited for
   WorkPool(const WorkPool&) = delete;
   WorkPool& operator=(const WorkPool&) = delete;
 
-  void post(std::function<void()> job);
+  void post(std::function<void()> job) override;
   // Free memory goes back to the system once the pool is next idle.
   void want_release();
 

@@ -16,7 +16,7 @@
 #include "providers/api.hpp"
 #include "proxy/filters/recall_filter.hpp"
 #include "proxy/phases/header_map.hpp"
-#include "proxy/phases/recall.hpp"
+#include "proxy/reports/recall_offer.hpp"
 
 using namespace td;
 using namespace td::proxy;
@@ -69,20 +69,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   Entries entries;
-  entries.limits.max_calls = 3;
-  entries.limits.max_answer_bytes = 2048;
+  RecallLimits limits;
+  limits.max_calls = 3;
+  limits.max_answer_bytes = 2048;
   std::string body = body_of(api);
-  entries.limits.max_body_bytes = body.size() + 64 * 1024;
+  limits.max_body_bytes = body.size() + 64 * 1024;
   RecallFilter filter;
   RequestContext ctx;
   ctx.method = "POST";
   ctx.target = target_of(api, sse);
   ctx.key_fingerprint = "k";
-  ctx.recall = &entries;
+  ctx.objects.publish<RecallOffer>(
+      RecallOffer{std::shared_ptr<const RecallSource>(std::shared_ptr<void>(), &entries), limits});
   ctx.status = 200;
   SimpleHeaderMap head;
   head.set("content-type", sse ? "text/event-stream" : "application/json");
-  filter.upstream_response_filter(ctx, head);
+  filter.response_head_filter(ctx, head);
 
   std::string client;
   std::size_t used = 0;
@@ -101,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (used == 1) first_recalled = true;
     ctx.continuation = false;
     const bool next = used < rounds.size() && filter.continuation_filter(ctx, body);
-    if (next && body.size() > entries.limits.max_body_bytes) std::abort();  // past the cap
+    if (next && body.size() > limits.max_body_bytes) std::abort();  // past the cap
     if (!next) {
       std::string end;
       filter.response_body_filter(ctx, end, true);

@@ -1,7 +1,7 @@
 // A proxy for the recall loop's end-to-end tests (tests/e2e/recall_sdk.test.mjs):
 // the real network core with the recall and usage filters, behind a filter of
 // the tests' own that does the diet's part for every request (append the
-// tokendiet_recall tool, set ctx.recall to entries read from a directory, one
+// tokendiet_recall tool, offer the recall loop entries read from a directory, one
 // file per entry id), so the loop is driven by any entries a test chooses,
 // without a history long enough for semantic mode. The same loop through
 // `tokendiet serve` and the real archive: tests/e2e/archive_eviction_sdk.test.mjs.
@@ -18,7 +18,7 @@
 #include "providers/recall_tool.hpp"
 #include "proxy/filters/recall_filter.hpp"
 #include "proxy/filters/usage_filter.hpp"
-#include "proxy/phases/recall.hpp"
+#include "proxy/reports/recall_offer.hpp"
 #include "proxy_harness.hpp"
 
 using namespace td::proxy;
@@ -39,18 +39,20 @@ struct DirectorySource final : RecallSource {
 
 class AsTheDietWill final : public Filter {
  public:
-  explicit AsTheDietWill(const RecallSource* source) : source_(source) {}
+  AsTheDietWill(const RecallSource* source, RecallLimits limits) : source_(source), limits_(limits) {}
   std::string_view name() const override { return "test_recall_setup"; }
   FilterResult request_body_filter(RequestContext& ctx, const HeaderMap&, std::string& body) override {
     if (auto api = td::providers::api_for_target(ctx.target)) {
       td::providers::append_recall_tool(*api, body);
-      ctx.recall = source_;
+      ctx.objects.publish<RecallOffer>(
+          RecallOffer{std::shared_ptr<const RecallSource>(std::shared_ptr<void>(), source_), limits_});
     }
     return {};
   }
 
  private:
   const RecallSource* source_;
+  RecallLimits limits_;
 };
 
 volatile std::sig_atomic_t g_stop = 0;
@@ -65,9 +67,10 @@ int main(int argc, char** argv) {
   DirectorySource archive;
   archive.dir = argv[2];
   td::config::Config cfg;
-  archive.limits.max_body_bytes = cfg.limits.max_body_bytes;  // as the diet filter sets it
+  RecallLimits limits;
+  limits.max_body_bytes = cfg.limits.max_body_bytes;  // as the recall offer filter sets it
   std::vector<std::unique_ptr<Filter>> chain;
-  chain.push_back(std::make_unique<AsTheDietWill>(&archive));
+  chain.push_back(std::make_unique<AsTheDietWill>(&archive, limits));
   chain.push_back(std::make_unique<RecallFilter>());
   chain.push_back(std::make_unique<UsageFilter>(cfg));
   td::net_test::TestProxy proxy(std::move(chain), static_cast<unsigned short>(std::stoi(argv[1])));

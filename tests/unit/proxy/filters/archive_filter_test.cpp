@@ -22,7 +22,7 @@ RequestContext get(std::string target, std::string key_fp, std::string method = 
   ctx.method = std::move(method);
   ctx.target = std::move(target);
   ctx.key_fingerprint = std::move(key_fp);
-  ctx.provider = td::providers::Provider::openai;
+  ctx.provider = Provider::openai;
   return ctx;
 }
 
@@ -105,15 +105,26 @@ TEST_CASE("archive filter: other paths go on; other methods get 405; no archive 
   CHECK(answered(none.request_filter(ctx, headers)).status == 404);
 }
 
-TEST_CASE("archive filter: an archive path phase 1 did not answer (its read ran out of time) gets 503, never upstream") {
+TEST_CASE("archive filter: a read that does not come back in time answers 503, never upstream") {
   Fixture f;
-  ArchiveFilter filter([&] { return &f.store; }, nullptr);
+  // The archive's thread never gets to the read.
+  struct StuckQueue final : JobQueue {
+    std::vector<std::function<void()>> jobs;
+    void post(std::function<void()> job) override { jobs.push_back(std::move(job)); }
+  } stuck;
+  ArchiveFilter filter([&] { return &f.store; }, &stuck);
   SimpleHeaderMap headers;
-  std::string body;
   RequestContext ctx = get("/v1/tokendiet/archive/" + f.entry.id, "0123456789abcdef");
-  const LocalResponse r = answered(filter.request_body_filter(ctx, headers, body));
-  CHECK(r.status == 503);
-  CHECK(r.body.find("did not answer in time") != std::string::npos);
-  RequestContext chat = get("/v1/chat/completions", "0123456789abcdef", "POST");
-  CHECK(filter.request_body_filter(chat, headers, body).proceeds());
+  FilterResult r = filter.request_filter(ctx, headers);
+  REQUIRE(r.pauses());
+  CHECK(r.pause_for() == ArchiveFilter::kReadWait);
+  REQUIRE(r.handle()->cancel(PausedRequest{&ctx, nullptr}));  // what the session does when kReadWait passed
+  const std::optional<LocalResponse> answer = r.handle()->take_answer(PausedRequest{&ctx, nullptr});
+  REQUIRE(answer);
+  CHECK(answer->status == 503);
+  CHECK(answer->body.find("did not answer in time") != std::string::npos);
+  // The read, should the thread get to it now, runs no more.
+  REQUIRE(stuck.jobs.size() == 1);
+  stuck.jobs[0]();
+  CHECK_FALSE(r.handle()->take_answer());
 }

@@ -15,14 +15,17 @@
 #include <future>
 
 #include "archive/store.hpp"
-#include "proxy/filters/diet_filter.hpp"
+#include "diet_chain.hpp"
+#include "filter_reports.hpp"
 #include "proxy/phases/header_map.hpp"
-#include "proxy/phases/recall.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 #include "temp_dir.hpp"
 
 using namespace td::proxy;
 using namespace std::chrono_literals;
+using td::test::BodyPhase;
+using td::test::DietChain;
+using td::test::diet_report;
 using td::test::TempDir;
 
 namespace {
@@ -115,15 +118,6 @@ RequestContext chat_context() {
   return ctx;
 }
 
-// What the session does with a pause: wait for the wake, take the answer.
-void finish_phase(const FilterResult& r) {
-  if (!r.pauses()) return;
-  std::promise<void> woken;
-  if (r.handle()->arm([&] { woken.set_value(); })) REQUIRE(woken.get_future().wait_for(30s) == std::future_status::ready);
-  REQUIRE_FALSE(r.handle()->cancel());
-  CHECK_FALSE(r.handle()->take_answer().has_value());
-}
-
 bool holds(const std::string& body, const std::string& text) {
   // The outputs are plain ASCII lines: in JSON their newlines are \n.
   std::string escaped;
@@ -137,14 +131,25 @@ struct Run {
   bool paused = false;
 };
 
-Run diet(DietFilter& filter, const std::string& sent) {
+Run diet(DietChain& chain, const std::string& sent) {
   Run run;
   run.body = sent;
-  SimpleHeaderMap headers;
-  FilterResult r = filter.request_body_filter(run.ctx, headers, run.body);
-  run.paused = r.pauses();
-  finish_phase(r);
+  const BodyPhase phase = chain.body_phase(run.ctx, run.body);
+  CHECK_FALSE(phase.answer.has_value());
+  run.paused = phase.pauses > 0;
   return run;
+}
+
+// What the recall loop answers from: the request's offer.
+const RecallSource* recall(const RequestContext& ctx) {
+  const RecallOffer* offer = ctx.objects.find<RecallOffer>();
+  return offer ? offer->source.get() : nullptr;
+}
+
+const EvictionReport& eviction(const RequestContext& ctx) {
+  static const EvictionReport none;
+  const EvictionReport* r = ctx.objects.find<EvictionReport>();
+  return r ? *r : none;
 }
 
 }  // namespace
@@ -157,8 +162,9 @@ TEST_CASE("diet + archive: evicted outputs are archived on the archive's thread,
   WorkPool thread(1, [] {});
   std::atomic<int> failures{0};
   td::diet::DietCaches caches;
-  DietFilter filter(semantic_config(), nullptr, caches, nullptr, {},
-                    DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }});
+  DietChain filter(semantic_config(),
+                   DietServices{.caches = &caches,
+                                .archive = DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }}});
   Run run = diet(filter, sent);
   CHECK(run.paused);  // the write was not made on the request's thread
   CHECK(run.body != sent);
@@ -172,15 +178,15 @@ TEST_CASE("diet + archive: evicted outputs are archived on the archive's thread,
     CHECK(entry->text == text);  // byte for byte
     CHECK(entry->info.task == "Fix the parser");
   }
-  CHECK(run.ctx.evicted_tasks == std::vector<std::string>{"Fix the parser"});
+  CHECK(eviction(run.ctx).evicted_tasks == std::vector<std::string>{"Fix the parser"});
   CHECK(run.body.find(R"("name":"tokendiet_recall")") != std::string::npos);  // the model may read them back
-  CHECK(run.ctx.archive_error.empty());
+  CHECK(eviction(run.ctx).archive_error.empty());
   CHECK(failures == 0);
   CHECK_FALSE(run.ctx.fail_open);
   // The recall loop reads the entries back with the same key only.
-  REQUIRE(run.ctx.recall);
-  CHECK(run.ctx.recall->read(kKey, td::pruning::archive_id(evicted[0])) == evicted[0]);
-  CHECK_FALSE(run.ctx.recall->read("fedcba9876543210", td::pruning::archive_id(evicted[0])));
+  REQUIRE(recall(run.ctx));
+  CHECK(recall(run.ctx)->read(kKey, td::pruning::archive_id(evicted[0])) == evicted[0]);
+  CHECK_FALSE(recall(run.ctx)->read("fedcba9876543210", td::pruning::archive_id(evicted[0])));
 
   // The next request (the same history) evicts identically; the entries are
   // not written twice.
@@ -192,8 +198,8 @@ TEST_CASE("diet + archive: evicted outputs are archived on the archive's thread,
   // From the request's own copy: no file is read on the I/O thread (the
   // entries stay readable with the archive's files gone).
   std::filesystem::remove_all(tmp.path());
-  CHECK(run.ctx.recall->read(kKey, td::pruning::archive_id(evicted[1])) == evicted[1]);
-  CHECK_FALSE(run.ctx.recall->read(kKey, "td-00000000000000000000000000000000"));
+  CHECK(recall(run.ctx)->read(kKey, td::pruning::archive_id(evicted[1])) == evicted[1]);
+  CHECK_FALSE(recall(run.ctx)->read(kKey, "td-00000000000000000000000000000000"));
 }
 
 TEST_CASE("diet + archive: a failed write sends the request unpruned of those outputs, and counts it") {
@@ -205,25 +211,26 @@ TEST_CASE("diet + archive: a failed write sends the request unpruned of those ou
   WorkPool thread(1, [] {});
   std::atomic<int> failures{0};
   td::diet::DietCaches caches;
-  DietFilter filter(semantic_config(), nullptr, caches, nullptr, {},
-                    DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }});
+  DietChain filter(semantic_config(),
+                   DietServices{.caches = &caches,
+                                .archive = DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }}});
   Run run = diet(filter, sent);
   CHECK(run.body.find("tokendiet_recall can read it back") == std::string::npos);
   for (const std::string& text : evicted) CHECK(holds(run.body, text));
   CHECK(failures == 1);
-  CHECK(run.ctx.archive_error.find("file") != std::string::npos);
-  CHECK(run.ctx.evicted_tasks.empty());
-  CHECK(run.ctx.recall == nullptr);
+  CHECK(eviction(run.ctx).archive_error.find("file") != std::string::npos);
+  CHECK(eviction(run.ctx).evicted_tasks.empty());
+  CHECK(recall(run.ctx) == nullptr);
   CHECK(run.body.find(R"("name":"tokendiet_recall")") == std::string::npos);
-  CHECK(run.ctx.mode != td::pruning::Mode::Semantic);
+  CHECK(diet_report(run.ctx).mode != td::pruning::Mode::Semantic);
 
   // The same request with a working archive would have been pruned: the
   // failure is what kept the outputs.
   TempDir ok_dir;
   td::archive::Store ok(ok_dir.path());
   td::diet::DietCaches caches2;
-  DietFilter working(semantic_config(), nullptr, caches2, nullptr, {},
-                     DietArchive{[&] { return &ok; }, nullptr, {}});
+  DietChain working(semantic_config(),
+                    DietServices{.caches = &caches2, .archive = DietArchive{[&] { return &ok; }, nullptr, {}}});
   CHECK(diet(working, sent).body.find("tokendiet_recall can read it back") != std::string::npos);
 }
 
@@ -231,12 +238,12 @@ TEST_CASE("diet + archive: without an archive semantic eviction does not run, an
   std::vector<std::string> evicted;
   const std::string sent = session_body(evicted);
   td::diet::DietCaches caches;
-  DietFilter filter(semantic_config(), nullptr, caches);
+  DietChain filter(semantic_config(), DietServices{.caches = &caches});
   Run run = diet(filter, sent);
   CHECK_FALSE(run.paused);
   for (const std::string& text : evicted) CHECK(holds(run.body, text));
-  CHECK(run.ctx.recall == nullptr);
-  CHECK(run.ctx.evicted_tasks.empty());
+  CHECK(recall(run.ctx) == nullptr);
+  CHECK(eviction(run.ctx).evicted_tasks.empty());
 }
 
 TEST_CASE("diet + archive: a big body dieted on a diet thread is archived there, as the inline diet would be") {
@@ -245,21 +252,22 @@ TEST_CASE("diet + archive: a big body dieted on a diet thread is archived there,
   TempDir inline_dir, offload_dir;
   td::archive::Store inline_store(inline_dir.path()), offload_store(offload_dir.path());
   td::diet::DietCaches c1, c2;
-  DietFilter inline_filter(semantic_config(), nullptr, c1, nullptr, {},
-                           DietArchive{[&] { return &inline_store; }, nullptr, {}});
+  DietChain inline_filter(semantic_config(),
+                          DietServices{.caches = &c1, .archive = DietArchive{[&] { return &inline_store; }, nullptr, {}}});
   td::config::Config offload_cfg = semantic_config();
   offload_cfg.limits.diet_offload_bytes = 1;
   WorkPool pool(1, [] {});
-  DietFilter offload_filter(offload_cfg, nullptr, c2, &pool, {},
-                            DietArchive{[&] { return &offload_store; }, nullptr, {}});
+  DietChain offload_filter(offload_cfg, DietServices{.caches = &c2,
+                                                     .workers = &pool,
+                                                     .archive = DietArchive{[&] { return &offload_store; }, nullptr, {}}});
   Run a = diet(inline_filter, sent);
   Run b = diet(offload_filter, sent);
   CHECK(b.paused);
   CHECK(a.body == b.body);
   CHECK(a.body != sent);
   CHECK(offload_store.list().size() == 2);
-  CHECK(b.ctx.evicted_tasks == a.ctx.evicted_tasks);
-  CHECK(b.ctx.recall != nullptr);
+  CHECK(eviction(b.ctx).evicted_tasks == eviction(a.ctx).evicted_tasks);
+  CHECK(recall(b.ctx) != nullptr);
 }
 
 TEST_CASE("diet + archive: the request where tombstones are first placed restates the task; the next does not") {
@@ -270,10 +278,10 @@ TEST_CASE("diet + archive: the request where tombstones are first placed restate
   TempDir tmp;
   td::archive::Store store(tmp.path());
   td::diet::DietCaches caches;
-  DietFilter filter(semantic_config(), nullptr, caches, nullptr, {}, DietArchive{[&] { return &store; }});
+  DietChain filter(semantic_config(), DietServices{.caches = &caches, .archive = DietArchive{[&] { return &store; }}});
   const auto restated = [](const Run& run) {
-    return std::find(run.ctx.strategies.begin(), run.ctx.strategies.end(), std::string_view("reanchor")) !=
-           run.ctx.strategies.end();
+    return std::find(diet_report(run.ctx).strategies.begin(), diet_report(run.ctx).strategies.end(), std::string_view("reanchor")) !=
+           diet_report(run.ctx).strategies.end();
   };
   int seen = 0;  // requests with tombstones so far
   const auto& messages = full["messages"];
@@ -287,7 +295,7 @@ TEST_CASE("diet + archive: the request where tombstones are first placed restate
     d.Accept(w);
     const Run run = diet(filter, buf.GetString());
     CAPTURE(n);
-    if (run.ctx.evicted_tasks.empty()) {
+    if (eviction(run.ctx).evicted_tasks.empty()) {
       CHECK_FALSE(restated(run));
       continue;
     }

@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "proxy/filters/diet_filter.hpp"
+#include "proxy/filters/quota_filter.hpp"
 #include "proxy/phases/header_map.hpp"
 #include "trajectory_body.hpp"
 
@@ -28,20 +29,20 @@ TEST_CASE("diet filter: uses the caches it is handed, which a new filter (a relo
     ctx.target = "/v1/chat/completions";
     std::string body = history();
     SimpleHeaderMap headers;
-    CHECK_FALSE(filter.request_body_filter(ctx, headers, body).has_value());
+    CHECK(filter.request_body_filter(ctx, headers, body).proceeds());
     CHECK_FALSE(ctx.fail_open);
     CHECK(ctx.delay_upstream.count() == 0);  // today's decision sends every request now
     return body;
   };
   std::string sent;
   {
-    DietFilter before_reload(cfg, nullptr, caches);
+    DietFilter before_reload(cfg, DietServices{.caches = &caches});
     sent = through(before_reload);
   }
   CHECK(caches.pipeline.counts.stats().inserts > 0);
   const std::uint64_t plan_hits = caches.pipeline.plans.hits();
   const std::uint64_t parse_hits = caches.parsed.hits();
-  DietFilter after_reload(cfg, nullptr, caches);
+  DietFilter after_reload(cfg, DietServices{.caches = &caches});
   CHECK(through(after_reload) == sent);
   CHECK(caches.pipeline.plans.hits() > plan_hits);
   CHECK(caches.parsed.hits() > parse_hits);

@@ -5,9 +5,12 @@
 #include "proxy/phases/header_map.hpp"
 #include "providers/request.hpp"
 #include "pruning/tokenizer/calibration.hpp"
+#include "filter_reports.hpp"
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
+using td::test::billed;
+using td::test::diet_report;
 using td::test::fixture;
 using td::test::trajectory_body;
 
@@ -20,13 +23,13 @@ struct Run {
 
 Run run(const td::config::Config& cfg, std::string target, std::string body, SimpleHeaderMap headers = {}) {
   td::diet::DietCaches caches;
-  DietFilter diet(cfg, nullptr, caches);
+  DietFilter diet(cfg, DietServices{.caches = &caches});
   Run r;
   r.ctx.method = "POST";
   r.ctx.target = std::move(target);
   r.ctx.model = "peeked";
   r.body = std::move(body);
-  CHECK_FALSE(diet.request_body_filter(r.ctx, headers, r.body).has_value());
+  CHECK_FALSE(diet.request_body_filter(r.ctx, headers, r.body).answers());
   return r;
 }
 
@@ -42,11 +45,11 @@ TEST_CASE("diet filter: a chat request is parsed, its model and stream read exac
   CHECK_FALSE(r.ctx.fail_open);
   CHECK(r.ctx.model == "gpt-4o");
   CHECK(r.ctx.stream);
-  CHECK(r.ctx.profile == "default");
-  CHECK(r.ctx.mode == td::pruning::Mode::Standard);
-  CHECK(r.ctx.tokens_before > 0);
-  CHECK(r.ctx.tokens_after == r.ctx.tokens_before);  // two messages: nothing to cut
-  CHECK(r.ctx.strategies.empty());
+  CHECK(diet_report(r.ctx).profile == "default");
+  CHECK(diet_report(r.ctx).mode == td::pruning::Mode::Standard);
+  CHECK(diet_report(r.ctx).tokens_before > 0);
+  CHECK(diet_report(r.ctx).tokens_after == diet_report(r.ctx).tokens_before);  // two messages: nothing to cut
+  CHECK(diet_report(r.ctx).strategies.empty());
 }
 
 TEST_CASE("diet filter: Gemini takes its model from the path") {
@@ -91,13 +94,13 @@ TEST_CASE("diet filter: a disabled profile forwards untouched") {
   cfg.profiles.push_back(off);
   Run r = run(cfg, "/v1/chat/completions", kChat);
   CHECK(r.body == kChat);
-  CHECK(r.ctx.profile == "off");
-  CHECK(r.ctx.mode == td::pruning::Mode::None);
+  CHECK(diet_report(r.ctx).profile == "off");
+  CHECK(diet_report(r.ctx).mode == td::pruning::Mode::None);
   CHECK_FALSE(r.ctx.fail_open);
   // Not even parsed or counted: the model and stream flag come from a peek.
   CHECK(r.ctx.model == "gpt-4o");
   CHECK(r.ctx.stream);
-  CHECK(r.ctx.tokens_before == 0);
+  CHECK(diet_report(r.ctx).tokens_before == 0);
 }
 
 TEST_CASE("diet filter: a disabled profile is chosen by model; the others still diet") {
@@ -108,17 +111,17 @@ TEST_CASE("diet filter: a disabled profile is chosen by model; the others still 
   off.enabled = false;
   cfg.profiles.push_back(off);
   Run on = run(cfg, "/v1/chat/completions", kChat);
-  CHECK(on.ctx.profile != "off");
-  CHECK(on.ctx.tokens_before > 0);  // parsed and counted
+  CHECK(diet_report(on.ctx).profile != "off");
+  CHECK(diet_report(on.ctx).tokens_before > 0);  // parsed and counted
   std::string mini = kChat;
   mini.replace(mini.find("gpt-4o"), 6, "gpt-4o-mini");
   Run skipped = run(cfg, "/v1/chat/completions", mini);
-  CHECK(skipped.ctx.profile == "off");
-  CHECK(skipped.ctx.tokens_before == 0);
+  CHECK(diet_report(skipped.ctx).profile == "off");
+  CHECK(diet_report(skipped.ctx).tokens_before == 0);
   CHECK(skipped.body == mini);
   // Gemini names its model in the path.
   Run gemini = run(cfg, "/v1beta/models/gpt-4o-mini-x:generateContent", R"({"contents":[]})");
-  CHECK(gemini.ctx.profile == "off");
+  CHECK(diet_report(gemini.ctx).profile == "off");
   CHECK(gemini.ctx.model == "gpt-4o-mini-x");
 }
 
@@ -134,17 +137,17 @@ TEST_CASE("diet filter: a long agent history goes on a diet, and the result is a
   INFO(r.ctx.fail_open_reason);
   CHECK_FALSE(r.ctx.fail_open);
   CHECK(r.ctx.model == "deepseek/deepseek-chat");
-  CHECK(r.ctx.mode == td::pruning::Mode::Standard);
-  CHECK(r.ctx.tokens_before > 50000);
-  CHECK(r.ctx.tokens_after < r.ctx.tokens_before);
-  CHECK_FALSE(r.ctx.strategies.empty());
+  CHECK(diet_report(r.ctx).mode == td::pruning::Mode::Standard);
+  CHECK(diet_report(r.ctx).tokens_before > 50000);
+  CHECK(diet_report(r.ctx).tokens_after < diet_report(r.ctx).tokens_before);
+  CHECK_FALSE(diet_report(r.ctx).strategies.empty());
   CHECK(r.body.size() < body.size());
   auto back = td::providers::parse(td::providers::Api::openai_chat, r.body);
   REQUIRE(back.request.has_value());
   auto sent = td::providers::parse(td::providers::Api::openai_chat, body);
   REQUIRE(sent.request.has_value());
   CHECK(back.request->conversation.messages.size() == sent.request->conversation.messages.size());
-  CHECK(r.ctx.profile == "eager");
+  CHECK(diet_report(r.ctx).profile == "eager");
   // The same history diets to the same bytes (provider prefix caches keep hitting).
   Run again = run(cfg, "/v1/chat/completions", body);
   CHECK(again.body == r.body);
@@ -154,7 +157,7 @@ TEST_CASE("diet filter: the logging phase learns the bill ratio from billed usag
   td::config::Config cfg;
   td::tok::Calibration calibration;
   td::diet::DietCaches caches;
-  DietFilter diet(cfg, &calibration, caches);
+  DietFilter diet(cfg, DietServices{.caches = &caches, .calibration = &calibration});
   diet.logging(RequestContext{});  // no state, no usage: nothing to learn
   RequestContext ctx;
   ctx.method = "POST";
@@ -165,8 +168,8 @@ TEST_CASE("diet filter: the logging phase learns the bill ratio from billed usag
   REQUIRE(ctx.model == "gpt-4o");
   // An exact tokenizer learns a ratio too: the runway predicts bills in the
   // provider's tokens, however its quota counts them.
-  ctx.usage.present = true;
-  ctx.usage.prompt = ctx.tokens_after * 5 / 4;
+  billed(ctx).usage.present = true;
+  billed(ctx).usage.prompt = diet_report(ctx).tokens_after * 5 / 4;
   ctx.status = 200;
   diet.logging(ctx);
   CHECK(calibration.ratio("gpt-4o") == doctest::Approx(1.25).epsilon(0.01));
@@ -175,8 +178,8 @@ TEST_CASE("diet filter: the logging phase learns the bill ratio from billed usag
   failed.target = "/v1/chat/completions";
   diet.request_body_filter(failed, headers, body);
   failed.status = 500;
-  failed.usage = ctx.usage;
-  failed.usage.prompt = 1;
+  billed(failed).usage = billed(ctx).usage;
+  billed(failed).usage.prompt = 1;
   diet.logging(failed);
   CHECK(calibration.ratio("gpt-4o") == doctest::Approx(1.25).epsilon(0.01));
 
@@ -187,8 +190,8 @@ TEST_CASE("diet filter: the logging phase learns the bill ratio from billed usag
   est.status = 200;
   diet.request_body_filter(est, headers, anthropic);
   REQUIRE(est.model == "claude-sonnet-4-5");
-  est.usage.present = true;
-  est.usage.prompt = 2 * est.tokens_after;
+  billed(est).usage.present = true;
+  billed(est).usage.prompt = 2 * diet_report(est).tokens_after;
   diet.logging(est);
   CHECK(calibration.ratio("claude-sonnet-4-5") > 1.5);
 }
@@ -209,7 +212,7 @@ TEST_CASE("diet filter: an estimated model prunes to the same bytes whatever rat
     td::tok::Calibration calibration;
     calibration.set_state({{"deepseek/deepseek-chat", ratio, 100}});
     td::diet::DietCaches caches;
-    DietFilter diet(cfg, &calibration, caches);
+    DietFilter diet(cfg, DietServices{.caches = &caches, .calibration = &calibration});
     Run r;
     r.ctx.method = "POST";
     r.ctx.target = "/v1/chat/completions";
@@ -223,6 +226,6 @@ TEST_CASE("diet filter: an estimated model prunes to the same bytes whatever rat
   const Run learned_high = diet_with_ratio(4.0);
   CHECK(fresh.body == learned_low.body);
   CHECK(fresh.body == learned_high.body);
-  CHECK(fresh.ctx.tokens_before == learned_high.ctx.tokens_before);
-  CHECK(fresh.ctx.strategies == learned_high.ctx.strategies);
+  CHECK(diet_report(fresh.ctx).tokens_before == diet_report(learned_high.ctx).tokens_before);
+  CHECK(diet_report(fresh.ctx).strategies == diet_report(learned_high.ctx).strategies);
 }

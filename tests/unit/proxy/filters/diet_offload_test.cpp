@@ -12,10 +12,12 @@
 #include "proxy/filters/diet_filter.hpp"
 #include "proxy/phases/header_map.hpp"
 #include "proxy/telemetry/work_pool.hpp"
+#include "filter_reports.hpp"
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
 using namespace std::chrono_literals;
+using td::test::diet_report;
 using td::test::trajectory_body;
 
 namespace {
@@ -29,13 +31,13 @@ RequestContext chat_context() {
 
 // What the session does with a pause: wait for the wake, then take the
 // answer (which runs the filter's hand-over on this thread).
-std::optional<LocalResponse> wait_resumed(const FilterResult& r) {
+std::optional<LocalResponse> wait_resumed(const FilterResult& r, RequestContext& ctx, std::string& body) {
   REQUIRE(r.pauses());
   REQUIRE(r.handle());
   std::promise<void> woken;
   if (r.handle()->arm([&] { woken.set_value(); })) REQUIRE(woken.get_future().wait_for(30s) == std::future_status::ready);
-  REQUIRE_FALSE(r.handle()->cancel());  // resumed, not cancelled
-  return r.handle()->take_answer();
+  REQUIRE_FALSE(r.handle()->cancel(PausedRequest{&ctx, &body}));  // resumed, not cancelled
+  return r.handle()->take_answer(PausedRequest{&ctx, &body});
 }
 
 td::config::Config offload_everything() {
@@ -52,7 +54,7 @@ TEST_CASE("diet offload: a big body is dieted on the pool and comes back as the 
   SimpleHeaderMap headers;
 
   td::diet::DietCaches inline_caches;
-  DietFilter inline_diet(cfg, nullptr, inline_caches);
+  DietFilter inline_diet(cfg, DietServices{.caches = &inline_caches});
   RequestContext inline_ctx = chat_context();
   std::string inline_body = sent;
   REQUIRE(inline_diet.request_body_filter(inline_ctx, headers, inline_body).proceeds());
@@ -60,17 +62,17 @@ TEST_CASE("diet offload: a big body is dieted on the pool and comes back as the 
 
   WorkPool pool(1, [] {});
   td::diet::DietCaches caches;
-  DietFilter diet(cfg, nullptr, caches, &pool);
+  DietFilter diet(cfg, DietServices{.caches = &caches, .workers = &pool});
   RequestContext ctx = chat_context();
   std::string body = sent;
   FilterResult r = diet.request_body_filter(ctx, headers, body);
   CHECK(body.empty());  // the diet thread has it meanwhile
-  CHECK_FALSE(wait_resumed(r).has_value());
+  CHECK_FALSE(wait_resumed(r, ctx, body).has_value());
   CHECK(body == inline_body);
   CHECK(ctx.model == inline_ctx.model);
-  CHECK(ctx.tokens_before == inline_ctx.tokens_before);
-  CHECK(ctx.tokens_after == inline_ctx.tokens_after);
-  CHECK(ctx.strategies == inline_ctx.strategies);
+  CHECK(diet_report(ctx).tokens_before == diet_report(inline_ctx).tokens_before);
+  CHECK(diet_report(ctx).tokens_after == diet_report(inline_ctx).tokens_after);
+  CHECK(diet_report(ctx).strategies == diet_report(inline_ctx).strategies);
   CHECK(ctx.body_parsed);
   CHECK_FALSE(ctx.fail_open);
 }
@@ -79,14 +81,14 @@ TEST_CASE("diet offload: small bodies and a filter without a pool stay on the re
   td::config::Config cfg;  // offload from 256 KiB
   WorkPool pool(1, [] {});
   td::diet::DietCaches caches;
-  DietFilter diet(cfg, nullptr, caches, &pool);
+  DietFilter diet(cfg, DietServices{.caches = &caches, .workers = &pool});
   SimpleHeaderMap headers;
   RequestContext ctx = chat_context();
   std::string body = R"({"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]})";
   CHECK(diet.request_body_filter(ctx, headers, body).proceeds());
   CHECK(ctx.model == "gpt-4o");
 
-  DietFilter no_pool(offload_everything(), nullptr, caches);
+  DietFilter no_pool(offload_everything(), DietServices{.caches = &caches});
   RequestContext ctx2 = chat_context();
   CHECK(no_pool.request_body_filter(ctx2, headers, body).proceeds());
 }
@@ -99,14 +101,14 @@ TEST_CASE("diet offload: a wait that ends first sends the body as it came, whate
   std::shared_future<void> go = release_worker.get_future().share();
   pool.post([go] { go.wait(); });
   td::diet::DietCaches caches;
-  DietFilter diet(cfg, nullptr, caches, &pool);
+  DietFilter diet(cfg, DietServices{.caches = &caches, .workers = &pool});
   SimpleHeaderMap headers;
   RequestContext ctx = chat_context();
   const std::string sent = trajectory_body("mini-swe-agent-12.json");
   std::string body = sent;
   FilterResult r = diet.request_body_filter(ctx, headers, body);
   REQUIRE(r.pauses());
-  CHECK(r.handle()->cancel());  // the session gave up waiting (timeout, client gone)
+  CHECK(r.handle()->cancel(PausedRequest{&ctx, &body}));  // the session gave up waiting (timeout, client gone)
   CHECK(body == sent);
   // A job behind the diet's (one thread, in order): once it ran, the diet's
   // job is over. It saw the cancel and left the body and the context alone.

@@ -8,12 +8,15 @@
 #include <memory>
 
 #include "config/config.hpp"
-#include "proxy/filters/diet_filter.hpp"
+#include "diet_chain.hpp"
+#include "filter_reports.hpp"
 #include "proxy/phases/header_map.hpp"
-#include "proxy/phases/rate_limit_info.hpp"
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
+using td::test::billed;
+using td::test::diet_report;
+using td::test::DietChain;
 using td::test::trajectory_body;
 
 namespace {
@@ -24,18 +27,19 @@ struct Proxy {
   td::quota::SessionStore sessions;
   td::diet::DietCaches caches;
   td::config::Config cfg;
-  std::unique_ptr<DietFilter> diet;
+  std::unique_ptr<DietChain> diet;
 
   explicit Proxy(td::pruning::Profile p) {
     p.models = {"*"};
     cfg.profiles.push_back(std::move(p));
-    diet = std::make_unique<DietFilter>(cfg, nullptr, caches, nullptr, PolicyState(&runways, &sessions, nullptr));
+    diet = std::make_unique<DietChain>(
+        cfg, DietServices{.caches = &caches, .policy = PolicyState(&runways, &sessions, nullptr)});
   }
 
   struct Sent {
     RequestContext ctx;
     std::string body;
-    FilterResult result;
+    std::optional<LocalResponse> answer;  // the proxy's own answer (a 429), or none: it goes upstream
   };
   Sent send(std::string body, const char* key = "key-1") {
     Sent s;
@@ -44,8 +48,7 @@ struct Proxy {
     s.ctx.provider = Provider::openai;
     s.ctx.key_fingerprint = key;
     s.body = std::move(body);
-    SimpleHeaderMap headers;
-    s.result = diet->request_body_filter(s.ctx, headers, s.body);
+    s.answer = diet->body_phase(s.ctx, s.body).answer;
     return s;
   }
   td::pruning::Runway runway(const td::pruning::Profile& p, const std::string& model, const char* key = "key-1") {
@@ -55,10 +58,16 @@ struct Proxy {
   }
 };
 
+// The quota filter's report; empty when it published none.
+QuotaReport quota_of(const RequestContext& ctx) {
+  const QuotaReport* r = ctx.objects.find<QuotaReport>();
+  return r ? *r : QuotaReport{};
+}
+
 // The diet's tokens for the trajectory's last request, with no quota at all.
 std::uint64_t diet_tokens(const std::string& body) {
   Proxy plain{td::pruning::Profile{}};
-  return plain.send(body).ctx.tokens_after;
+  return diet_report(plain.send(body).ctx).tokens_after;
 }
 
 td::pruning::Profile quota(std::uint64_t tpm, std::uint64_t max_wait_ms = 20'000) {
@@ -77,14 +86,14 @@ TEST_CASE("diet policy: room in the runway: the diet as usual, its tokens taken 
   p.quota_window_ms = 86'400'000;  // a day: what refills while the test runs (slow under ASan) stays small
   Proxy proxy(p);
   Proxy::Sent s = proxy.send(body);
-  CHECK_FALSE(s.result.answers());
-  CHECK(s.ctx.mode == td::pruning::Mode::Standard);
-  CHECK(s.ctx.survival.empty());
-  CHECK(s.ctx.tokens_after == tokens);
-  REQUIRE(s.ctx.runway_tokens);
-  CHECK(*s.ctx.runway_tokens == std::int64_t(10'000'000 - tokens));
+  CHECK_FALSE(s.answer.has_value());
+  CHECK(diet_report(s.ctx).mode == td::pruning::Mode::Standard);
+  CHECK(quota_of(s.ctx).survival.empty());
+  CHECK(diet_report(s.ctx).tokens_after == tokens);
+  REQUIRE(quota_of(s.ctx).runway_tokens);
+  CHECK(*quota_of(s.ctx).runway_tokens == std::int64_t(10'000'000 - tokens));
   CHECK(proxy.runway(p, s.ctx.model).combined.level == doctest::Approx(10'000'000.0 - tokens).epsilon(1e-5));
-  CHECK(s.ctx.quota_group == s.ctx.model);
+  CHECK(quota_of(s.ctx).quota_group == s.ctx.model);
 }
 
 TEST_CASE("diet policy: a short runway compresses harder, then holds, then answers 429") {
@@ -95,22 +104,22 @@ TEST_CASE("diet policy: a short runway compresses harder, then holds, then answe
   const auto p = quota(tpm);
   Proxy proxy(p);
   Proxy::Sent first = proxy.send(body);
-  CHECK_FALSE(first.result.answers());
-  CHECK(first.ctx.mode == td::pruning::Mode::Survival);
-  CHECK(first.ctx.survival == "compressed");
-  CHECK(first.ctx.tokens_after * 12 / 10 <= tpm);
+  CHECK_FALSE(first.answer.has_value());
+  CHECK(diet_report(first.ctx).mode == td::pruning::Mode::Survival);
+  CHECK(quota_of(first.ctx).survival == "compressed");
+  CHECK(diet_report(first.ctx).tokens_after * 12 / 10 <= tpm);
   CHECK(first.ctx.delay_upstream.count() == 0);
 
   // The same history again at once, until the window is drained: held until
   // it holds the request, and always at the same level (the latch: a retry
   // goes byte for byte as before).
   Proxy::Sent again;
-  for (int i = 0; i < 20 && again.ctx.survival != "waited"; ++i) {
+  for (int i = 0; i < 20 && quota_of(again.ctx).survival != "waited"; ++i) {
     again = proxy.send(body);
-    CHECK_FALSE(again.result.answers());
+    CHECK_FALSE(again.answer.has_value());
     CHECK(again.body == first.body);
   }
-  CHECK(again.ctx.survival == "waited");
+  CHECK(quota_of(again.ctx).survival == "waited");
   CHECK(again.ctx.delay_upstream.count() > 0);
   CHECK(again.ctx.delay_upstream.count() <= 20'000);
 
@@ -119,24 +128,23 @@ TEST_CASE("diet policy: a short runway compresses harder, then holds, then answe
   Proxy strict(impatient);
   Proxy::Sent refused = strict.send(body);
   double level = 0;
-  for (int i = 0; i < 20 && !refused.result.answers(); ++i) {
+  for (int i = 0; i < 20 && !refused.answer.has_value(); ++i) {
     level = strict.runway(impatient, first.ctx.model).combined.level;
     refused = strict.send(body);
   }
-  REQUIRE(refused.result.answers());
-  const LocalResponse& answer = refused.result.answer();
+  REQUIRE(refused.answer.has_value());
+  const LocalResponse& answer = *refused.answer;
   CHECK(answer.status == 429);
   CHECK(answer.body.find("retry after") != std::string::npos);
-  bool retry_after = false, error = false, mode = false;
+  bool retry_after = false, error = false;
   for (const auto& [k, v] : answer.headers) {
     retry_after |= k == "retry-after" && std::stol(v) >= 1;
     error |= k == "x-tokendiet-error" && v == "runway_exhausted";
-    mode |= k == "x-tokendiet-mode" && v == "survival";
   }
   CHECK(retry_after);
   CHECK(error);
-  CHECK(mode);
-  CHECK(refused.ctx.survival == "rejected");
+  CHECK(diet_report(refused.ctx).mode == td::pruning::Mode::Survival);  // what the explain headers will say
+  CHECK(quota_of(refused.ctx).survival == "rejected");
   CHECK(strict.runway(impatient, first.ctx.model).combined.level >= level);  // refilled a little, nothing taken
 }
 
@@ -148,7 +156,7 @@ TEST_CASE("diet policy: two proxies with the same history and runway send the sa
     Proxy a(quota(tpm)), b(quota(tpm));
     Proxy::Sent sa = a.send(body), sb = b.send(body);
     CHECK(sa.body == sb.body);
-    CHECK(sa.ctx.survival == sb.ctx.survival);
+    CHECK(quota_of(sa.ctx).survival == quota_of(sb.ctx).survival);
   }
 }
 
@@ -160,7 +168,7 @@ TEST_CASE("diet policy: thinking lowered under pressure, only where the body set
   Proxy calm(roomy);
   Proxy::Sent s = calm.send(body);
   CHECK(s.body.find(R"("reasoning_effort":"high")") != std::string::npos);
-  CHECK(s.ctx.thinking.empty());
+  CHECK(diet_report(s.ctx).thinking.empty());
 
   auto tight = quota(100'000);
   tight.thinking_budget_runway_fraction = 0.99;  // lowered under 99,000 left
@@ -168,7 +176,7 @@ TEST_CASE("diet policy: thinking lowered under pressure, only where the body set
   pressed.send(plain);  // takes most of the window
   s = pressed.send(body, "key-1");
   CHECK(s.body.find(R"("reasoning_effort":"low")") != std::string::npos);
-  CHECK(s.ctx.thinking.find("reasoning_effort high -> low") != std::string::npos);
+  CHECK(diet_report(s.ctx).thinking.find("reasoning_effort high -> low") != std::string::npos);
   Proxy::Sent none = pressed.send(plain);
   CHECK(none.body.find("reasoning_effort") == std::string::npos);  // none added
 }
@@ -179,16 +187,16 @@ TEST_CASE("diet policy: the logging phase re-bases the runway on the headers and
   p.quota_window_ms = 86'400'000;  // a day: little refills while the test runs
   Proxy proxy(p);
   Proxy::Sent s = proxy.send(body);
-  REQUIRE(s.ctx.runway_tokens);
+  REQUIRE(quota_of(s.ctx).runway_tokens);
   s.ctx.status = 200;
-  s.ctx.usage.present = true;
-  s.ctx.usage.prompt = s.ctx.tokens_after + 5'000;  // the provider counted more than predicted
-  s.ctx.usage.completion = 100;
-  auto rl = std::make_shared<RateLimitInfo>();
-  rl->limits.tokens.limit = 2'000'000;
-  rl->limits.tokens.remaining = 1'500'000;
-  rl->received = std::chrono::system_clock::now();
-  s.ctx.rate_limit = rl;
+  billed(s.ctx).usage.present = true;
+  billed(s.ctx).usage.prompt = diet_report(s.ctx).tokens_after + 5'000;  // the provider counted more than predicted
+  billed(s.ctx).usage.completion = 100;
+  RateLimitInfo rl;
+  rl.limits.tokens.limit = 2'000'000;
+  rl.limits.tokens.remaining = 1'500'000;
+  rl.received = std::chrono::system_clock::now();
+  billed(s.ctx).rate_limit = rl;
   proxy.diet->logging(s.ctx);
   // The provider's limit and level, which hold its own count of the prompt;
   // then the bill's 100 completion tokens (no output cap was reserved).
@@ -200,8 +208,8 @@ TEST_CASE("diet policy: the logging phase re-bases the runway on the headers and
   Proxy::Sent g = proxy.send(body, "key-2");
   const double before = proxy.runway(p, g.ctx.model, "key-2").combined.level;
   g.ctx.status = 200;
-  g.ctx.usage.present = true;
-  g.ctx.usage.prompt = g.ctx.tokens_after + 5'000;
+  billed(g.ctx).usage.present = true;
+  billed(g.ctx).usage.prompt = diet_report(g.ctx).tokens_after + 5'000;
   proxy.diet->logging(g.ctx);
   CHECK(proxy.runway(p, g.ctx.model, "key-2").combined.level == doctest::Approx(before - 5'000).epsilon(1e-4));
 }
@@ -215,11 +223,11 @@ TEST_CASE("diet policy: survival's compression re-anchors the task after the new
     p.reanchor_after_compression = on;
     Proxy proxy(p);
     Proxy::Sent s = proxy.send(body);
-    REQUIRE(s.ctx.survival == "compressed");
+    REQUIRE(quota_of(s.ctx).survival == "compressed");
     const bool restated = s.body.find("[tokendiet: the task, restated]") != std::string::npos;
     CHECK(restated == on);
-    CHECK((std::find(s.ctx.strategies.begin(), s.ctx.strategies.end(), std::string_view("reanchor")) !=
-           s.ctx.strategies.end()) == on);
+    CHECK((std::find(diet_report(s.ctx).strategies.begin(), diet_report(s.ctx).strategies.end(), std::string_view("reanchor")) !=
+           diet_report(s.ctx).strategies.end()) == on);
     if (on) {  // the restatement is the last message; re-sent, the same bytes (never twice)
       CHECK(s.body.rfind("[tokendiet: the task, restated]") > s.body.rfind("\"role\":\"tool\""));
       CHECK(proxy.send(body).body == s.body);
@@ -247,18 +255,18 @@ TEST_CASE("diet policy: two anonymous conversations draw on two runways; anonymo
     const Proxy::Sent a2 = proxy.send(conversation("Task A."), "");
     // A keyed client is never an anonymous one.
     const Proxy::Sent keyed = proxy.send(conversation("Task B."), "0123456789abcdef");
-    REQUIRE(a.ctx.runway_tokens);
-    REQUIRE(b.ctx.runway_tokens);
-    REQUIRE(a2.ctx.runway_tokens);
-    REQUIRE(keyed.ctx.runway_tokens);
-    const std::int64_t ask_a = 1'000'000 - *a.ctx.runway_tokens;
+    REQUIRE(quota_of(a.ctx).runway_tokens);
+    REQUIRE(quota_of(b.ctx).runway_tokens);
+    REQUIRE(quota_of(a2.ctx).runway_tokens);
+    REQUIRE(quota_of(keyed.ctx).runway_tokens);
+    const std::int64_t ask_a = 1'000'000 - *quota_of(a.ctx).runway_tokens;
     CHECK(ask_a > 1000);
-    CHECK(*keyed.ctx.runway_tokens == std::int64_t(1'000'000 - b.ctx.tokens_after));
+    CHECK(*quota_of(keyed.ctx).runway_tokens == std::int64_t(1'000'000 - diet_report(b.ctx).tokens_after));
     if (shared) {
-      CHECK(*b.ctx.runway_tokens == *a.ctx.runway_tokens - std::int64_t(b.ctx.tokens_after));
+      CHECK(*quota_of(b.ctx).runway_tokens == *quota_of(a.ctx).runway_tokens - std::int64_t(diet_report(b.ctx).tokens_after));
     } else {
-      CHECK(*b.ctx.runway_tokens == std::int64_t(1'000'000 - b.ctx.tokens_after));
+      CHECK(*quota_of(b.ctx).runway_tokens == std::int64_t(1'000'000 - diet_report(b.ctx).tokens_after));
     }
-    CHECK(*a2.ctx.runway_tokens < *a.ctx.runway_tokens - ask_a / 2);
+    CHECK(*quota_of(a2.ctx).runway_tokens < *quota_of(a.ctx).runway_tokens - ask_a / 2);
   }
 }

@@ -2,6 +2,7 @@
 
 #include "config/config.hpp"
 #include "proxy/filters/ledger_filter.hpp"
+#include "proxy/reports/reports.hpp"
 #include "proxy/telemetry/telemetry.hpp"
 #include "temp_dir.hpp"
 
@@ -25,13 +26,13 @@ RequestContext finished_request() {
   ctx.bytes_out = 3'100;
   ctx.ttfb_ms = 812.6;
   ctx.total_ms = 4020.2;
-  ctx.tokens_before = 14'000;
-  ctx.tokens_after = 9'000;
-  ctx.mode = td::pruning::Mode::Standard;
-  ctx.profile = "claude";
-  ctx.strategies = {"identical_tool_outputs", "stale_tool_outputs"};
-  ctx.usage = {.prompt = 9'100, .completion = 400, .cached_read = 6'000, .cache_write = 1'000, .reasoning = 0,
-               .present = true};
+  ctx.objects.publish<DietReport>(DietReport{.mode = td::pruning::Mode::Standard,
+                                             .profile = "claude",
+                                             .tokens_before = 14'000,
+                                             .tokens_after = 9'000,
+                                             .strategies = {"identical_tool_outputs", "stale_tool_outputs"}});
+  ctx.objects.get<BilledUsage>().usage = {
+      .prompt = 9'100, .completion = 400, .cached_read = 6'000, .cache_write = 1'000, .reasoning = 0, .present = true};
   return ctx;
 }
 
@@ -72,18 +73,19 @@ TEST_CASE("a finished request becomes one ledger row with every field") {
   CHECK(a.provider == "local-llm");
   CHECK(a.strategies.empty());
   CHECK(a.mode.empty());  // the diet never decided: no mode, as before the enum
-  aborted.mode = td::pruning::Mode::None;
+  aborted.objects.publish<DietReport>(DietReport{.mode = td::pruning::Mode::None});
   CHECK(ledger_row(aborted).mode == "none");
   CHECK(a.recovery.empty());
-  aborted.recovery = "retried";  // context-overflow recovery, for /metrics
+  aborted.objects.publish<RecoveryReport>(RecoveryReport{"retried"});  // context-overflow recovery, for /metrics
   CHECK(ledger_row(aborted).recovery == "retried");
   // What the diet evicted and the recall loop read back (the ledger's
   // evicted_tasks and recalled columns).
-  aborted.evicted_tasks = {"Fix the parser"};
-  aborted.recalled = {"td-0123456789abcdef0123456789abcdef"};
+  aborted.objects.publish<EvictionReport>(EvictionReport{{"Fix the parser"}, {}});
+  aborted.objects.publish<RecallReport>(RecallReport{{"td-0123456789abcdef0123456789abcdef"}, 1});
   const LedgerRow tasks = ledger_row(aborted);
-  CHECK(tasks.evicted_tasks == aborted.evicted_tasks);
-  CHECK(tasks.recalled == aborted.recalled);
+  CHECK(tasks.evicted_tasks == std::vector<std::string>{"Fix the parser"});
+  CHECK(tasks.recalled == std::vector<std::string>{"td-0123456789abcdef0123456789abcdef"});
+  CHECK(tasks.recall_rounds == 1);
 }
 
 TEST_CASE("the filter counts in flight, records metrics and queues the row") {
@@ -99,7 +101,7 @@ TEST_CASE("the filter counts in flight, records metrics and queues the row") {
   RequestContext ctx = finished_request();
   {
     RequestContext live = finished_request();
-    CHECK_FALSE(filter.request_filter(live, headers));
+    CHECK(filter.request_filter(live, headers).proceeds());
     CHECK(t.metrics().in_flight() == 1);
     filter.logging(live);
     CHECK(t.metrics().in_flight() == 1);  // until the request's context is gone
@@ -108,7 +110,7 @@ TEST_CASE("the filter counts in flight, records metrics and queues the row") {
   {
     // Ended without a logging phase (client gone mid-body): still not in flight.
     RequestContext abandoned;
-    CHECK_FALSE(filter.request_filter(abandoned, headers));
+    CHECK(filter.request_filter(abandoned, headers).proceeds());
     CHECK(t.metrics().in_flight() == 1);
   }
   CHECK(t.metrics().in_flight() == 0);

@@ -11,7 +11,7 @@
 #include "config/config.hpp"
 #include "proxy/filters/recall_filter.hpp"
 #include "proxy/filters/usage_filter.hpp"
-#include "proxy/phases/recall.hpp"
+#include "filter_reports.hpp"
 #include "recall_rounds.hpp"
 #include "test_util.hpp"
 
@@ -23,6 +23,7 @@ namespace {
 // An archive of the tests' own: entries per key fingerprint.
 struct MapSource final : RecallSource {
   std::map<std::pair<std::string, std::string>, std::string> entries;
+  RecallLimits limits;
   std::optional<std::string> read(std::string_view key_fp, std::string_view id) const override {
     auto it = entries.find({std::string(key_fp), std::string(id)});
     if (it == entries.end()) return std::nullopt;
@@ -92,7 +93,7 @@ struct Chain {
   std::size_t run(const std::vector<std::string>& rounds) {
     ctx.status = 200;
     SimpleHeaderMap head{{"content-type", sse ? "text/event-stream" : "application/json"}};
-    for (auto& f : filters) f->upstream_response_filter(ctx, head);
+    for (auto& f : filters) f->response_head_filter(ctx, head);
     std::size_t i = 0;
     for (;;) {
       const std::string& r = rounds[i++];
@@ -118,7 +119,7 @@ TEST_CASE("recall filter: the call answered from the archive, the rounds one res
   MapSource archive;
   archive.entries[{"key1", "td-aaa"}] = "line 1\nline 2\nline 3\n";
   Chain c;
-  c.ctx.recall = &archive;
+  td::test::offer_recall(c.ctx, archive, archive.limits);
   CHECK(c.run({round(1, "Let me look.", "td-aaa"), round(2, "It says line 2.", "")}) == 2);
   REQUIRE(c.sent.size() == 2);
   CHECK(c.sent[1].find(R"("content":"line 1\nline 2\nline 3\n")") != std::string::npos);
@@ -126,18 +127,18 @@ TEST_CASE("recall filter: the call answered from the archive, the rounds one res
   CHECK(c.client.find("It says line 2.") != std::string::npos);
   CHECK(c.client.find("tokendiet_recall") == std::string::npos);
   CHECK(usage_test::occurrences(c.client, "event: message_start") == 1);
-  CHECK(c.ctx.recalled == std::vector<std::string>{"td-aaa"});
-  CHECK(c.ctx.recall_rounds == 1);
+  CHECK(td::test::recall_report(c.ctx).recalled == std::vector<std::string>{"td-aaa"});
+  CHECK(td::test::recall_report(c.ctx).rounds == 1);
   // The usage filter read the merged response: both rounds.
-  CHECK(c.ctx.usage.prompt == 300);
-  CHECK(c.ctx.usage.completion == 20);
+  CHECK(td::test::billed(c.ctx).usage.prompt == 300);
+  CHECK(td::test::billed(c.ctx).usage.completion == 20);
 }
 
 TEST_CASE("recall filter: an unknown id, another key's entry: a tool result saying so") {
   MapSource archive;
   archive.entries[{"key2", "td-bbb"}] = "not yours";
   Chain c;
-  c.ctx.recall = &archive;
+  td::test::offer_recall(c.ctx, archive, archive.limits);
   c.run({round(1, "a", "td-bbb"), round(2, "b", "")});
   REQUIRE(c.sent.size() == 2);
   CHECK(c.sent[1].find("not yours") == std::string::npos);
@@ -148,10 +149,10 @@ TEST_CASE("recall filter: at most 3 rounds; the fourth round's call never reache
   MapSource archive;
   archive.entries[{"key1", "td-aaa"}] = "x";
   Chain c;
-  c.ctx.recall = &archive;
+  td::test::offer_recall(c.ctx, archive, archive.limits);
   const std::string again = round(1, "again", "td-aaa");
   CHECK(c.run({again, again, again, again, round(5, "never", "")}) == 4);
-  CHECK(c.ctx.recall_rounds == RecallFilter::kMaxRounds);
+  CHECK(td::test::recall_report(c.ctx).rounds == RecallFilter::kMaxRounds);
   CHECK(c.sent.size() == 4);
   CHECK(c.client.find("tokendiet_recall") == std::string::npos);
   CHECK(c.client.find(R"("stop_reason":"end_turn")") != std::string::npos);
@@ -179,13 +180,13 @@ TEST_CASE("recall filter: a model that never stops calling recall: no format's a
     MapSource archive;
     archive.entries[{"key1", "td-aaa"}] = "x";
     Chain c(api, sse);
-    c.ctx.recall = &archive;
+    td::test::offer_recall(c.ctx, archive, archive.limits);
     recall_rounds::Round r;
     r.recalls = {R"({"id":"td-aaa"})"};
     r.client_call = client_call;
     const std::string again = recall_rounds::round(api, r, sse);
     CHECK(c.run({again, again, again, again, again}) == 4);
-    CHECK(c.ctx.recall_rounds == RecallFilter::kMaxRounds);
+    CHECK(td::test::recall_report(c.ctx).rounds == RecallFilter::kMaxRounds);
     CHECK(c.client.find("tokendiet_recall") == std::string::npos);
     // The last round's own call of the client's tool is the one left.
     CHECK((c.client.find("\"bash\"") != std::string::npos) == client_call);
@@ -196,13 +197,13 @@ TEST_CASE("recall filter: an answer that calls no recall reaches the client byte
   for_each_shape([](providers::Api api, bool sse, bool client_call) {
     MapSource archive;
     Chain c(api, sse);
-    c.ctx.recall = &archive;
+    td::test::offer_recall(c.ctx, archive, archive.limits);
     recall_rounds::Round r;
     r.client_call = client_call;
     const std::string upstream = recall_rounds::round(api, r, sse);
     CHECK(c.run({upstream}) == 1);
     CHECK(c.client == upstream);
-    CHECK(c.ctx.recall_rounds == 0);
+    CHECK(td::test::recall_report(c.ctx).rounds == 0);
   });
 }
 
@@ -213,7 +214,7 @@ TEST_CASE("recall filter: a round of 1,000 calls of one entry: answered once, wi
   archive.entries[{"key1", "td-big"}] = big;
   archive.limits.max_body_bytes = 1 << 20;
   Chain c(providers::Api::anthropic, true);
-  c.ctx.recall = &archive;
+  td::test::offer_recall(c.ctx, archive, archive.limits);
   recall_rounds::Round r;
   r.recalls.assign(1000, R"({"id":"td-big"})");
   CHECK(c.run({recall_rounds::round(providers::Api::anthropic, r, true), round(2, "done", "")}) == 2);
@@ -224,7 +225,7 @@ TEST_CASE("recall filter: a round of 1,000 calls of one entry: answered once, wi
   CHECK(usage_test::occurrences(body, "line 7 of a long archived output") == 1);
   CHECK(usage_test::occurrences(body, "the same call as an earlier one in this turn") == 999);
   CHECK(body.find("an answer holds at most 16384 bytes") != std::string::npos);
-  CHECK(c.ctx.recalled == std::vector<std::string>{"td-big"});
+  CHECK(td::test::recall_report(c.ctx).recalled == std::vector<std::string>{"td-big"});
   CHECK(c.client.find("tokendiet_recall") == std::string::npos);
 }
 
@@ -238,13 +239,13 @@ TEST_CASE("recall filter: at most recall_max_calls distinct calls answered a rou
   }
   archive.limits.max_calls = 4;
   Chain c;
-  c.ctx.recall = &archive;
+  td::test::offer_recall(c.ctx, archive, archive.limits);
   c.run({recall_rounds::round(providers::Api::anthropic, r, true), round(2, "done", "")});
   REQUIRE(c.sent.size() == 2);
   for (int i = 0; i < 4; ++i) CHECK(c.sent[1].find("entry " + std::to_string(i) + "\\n") != std::string::npos);
   CHECK(c.sent[1].find("entry 4") == std::string::npos);
   CHECK(usage_test::occurrences(c.sent[1], "not answered: at most 4 calls are answered per turn") == 2);
-  CHECK(c.ctx.recalled.size() == 4);
+  CHECK(td::test::recall_report(c.ctx).recalled.size() == 4);
 }
 
 TEST_CASE("recall filter: the continuation stays under limits.max_body_bytes") {
@@ -254,7 +255,7 @@ TEST_CASE("recall filter: the continuation stays under limits.max_body_bytes") {
   Chain c;
   archive.limits.max_body_bytes = c.body.size() + 6500;
   archive.limits.max_answer_bytes = 1 << 20;
-  c.ctx.recall = &archive;
+  td::test::offer_recall(c.ctx, archive, archive.limits);
   recall_rounds::Round r;
   r.recalls = {R"({"id":"td-bbb"})", R"({"id":"td-aaa"})"};
   c.run({recall_rounds::round(providers::Api::anthropic, r, true), round(2, "done", "")});
@@ -265,11 +266,11 @@ TEST_CASE("recall filter: the continuation stays under limits.max_body_bytes") {
   CHECK(c.sent[1].find("the request would exceed the proxy's body limit") != std::string::npos);
 }
 
-TEST_CASE("recall filter: without ctx.recall the response passes untouched and nothing continues") {
+TEST_CASE("recall filter: without a recall offer the response passes untouched and nothing continues") {
   Chain c;
   const std::string r = round(1, "Let me look.", "td-aaa");
   CHECK(c.run({r}) == 1);
   CHECK(c.client == r);
   CHECK(c.sent.size() == 1);
-  CHECK(c.ctx.recall_rounds == 0);
+  CHECK(td::test::recall_report(c.ctx).rounds == 0);
 }

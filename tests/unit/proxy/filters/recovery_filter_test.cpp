@@ -12,12 +12,23 @@
 #include "config/config.hpp"
 #include "providers/response_error.hpp"
 #include "proxy/filters/recovery_filter.hpp"
+#include "proxy/reports/reports.hpp"
 #include "proxy/phases/header_map.hpp"
 #include "pruning/reanchor.hpp"
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
 using td::test::trajectory_body;
+
+namespace {
+
+// What the recovery filter reported ("" nothing).
+std::string_view recovery_of(const RequestContext& ctx) {
+  const RecoveryReport* r = ctx.objects.find<RecoveryReport>();
+  return r ? r->outcome : std::string_view();
+}
+
+}  // namespace
 
 namespace {
 
@@ -187,11 +198,13 @@ TEST_CASE("recovery filter: retries a chat request's context-length error once c
   };
   {
     RequestContext ctx = chat();
+    ctx.objects.publish<DietReport>(DietReport{.tokens_before = sent, .tokens_after = sent});  // the diet cut nothing
     std::string body = history();
     CHECK(filter.upstream_failure_filter(ctx, outcome(400, error), body) == RetryDecision::retry);
-    CHECK(ctx.recovery == "retried");
+    CHECK(recovery_of(ctx) == "retried");
+    CHECK(ctx.objects.find<RecoveryReport>()->fit_tokens > 0);
     CHECK(body.size() < history().size());
-    CHECK(ctx.tokens_after <= sent / 2 * 0.9);
+    CHECK(ctx.objects.find<DietReport>()->tokens_after <= sent / 2 * 0.9);  // the retry is what went
   }
   {  // Another 400, a 429, a 5xx, a failed attempt: not recovery's.
     const td::proxy::UpstreamFailure failure{};
@@ -205,7 +218,7 @@ TEST_CASE("recovery filter: retries a chat request's context-length error once c
       std::string body = history();
       CHECK(filter.upstream_failure_filter(ctx, o, body) == RetryDecision::no_retry);
       CHECK(body == history());
-      CHECK(ctx.recovery.empty());
+      CHECK(recovery_of(ctx).empty());
     }
   }
   {  // Not a chat request.
@@ -221,7 +234,7 @@ TEST_CASE("recovery filter: retries a chat request's context-length error once c
     const std::string tiny = R"({"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}})";
     CHECK(filter.upstream_failure_filter(ctx, outcome(400, tiny), body) == RetryDecision::no_retry);
     CHECK(body == history());
-    CHECK(ctx.recovery == "no_fit");
+    CHECK(recovery_of(ctx) == "no_fit");
   }
 }
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "proxy/phases/rate_limit_info.hpp"
+#include "filter_reports.hpp"
 #include "proxy/filters/usage_filter.hpp"
 #include "test_util.hpp"
 
@@ -34,10 +34,10 @@ Run run(UsageFilter& f, std::string target, std::string request_body, unsigned s
   r.ctx.model = std::move(model);
   r.body = std::move(request_body);
   SimpleHeaderMap req;
-  CHECK_FALSE(f.request_body_filter(r.ctx, req, r.body));
+  CHECK(f.request_body_filter(r.ctx, req, r.body).proceeds());
   r.ctx.status = status;
   r.head = std::move(head);
-  f.upstream_response_filter(r.ctx, r.head);
+  f.response_head_filter(r.ctx, r.head);
   auto pieces = fixed_split(upstream_body, piece);
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     std::string chunk(pieces[i]);
@@ -75,14 +75,14 @@ TEST_CASE("filter: an OpenAI stream without include_usage is asked for it and sc
     CHECK(r.client.find("usage") == std::string::npos);
     CHECK(r.client.ends_with("data: [DONE]\n\n"));
     CHECK_FALSE(r.head.contains("content-length"));
-    CHECK(r.ctx.usage.present);
-    CHECK(r.ctx.usage.prompt == 33);
-    CHECK(r.ctx.usage.completion == 10);
-    CHECK(r.ctx.response_model == "gpt-5.1-2025-11-13");
-    REQUIRE(r.ctx.rate_limit);
-    CHECK(r.ctx.rate_limit->limits.tokens.remaining == 49999975);
-    CHECK(r.ctx.rate_limit->limits.tokens.reset ==
-          r.ctx.rate_limit->received + std::chrono::minutes{6});
+    CHECK(td::test::billed(r.ctx).usage.present);
+    CHECK(td::test::billed(r.ctx).usage.prompt == 33);
+    CHECK(td::test::billed(r.ctx).usage.completion == 10);
+    CHECK(td::test::billed(r.ctx).response_model == "gpt-5.1-2025-11-13");
+    REQUIRE(td::test::billed(r.ctx).rate_limit);
+    CHECK(td::test::billed(r.ctx).rate_limit->limits.tokens.remaining == 49999975);
+    CHECK(td::test::billed(r.ctx).rate_limit->limits.tokens.reset ==
+          td::test::billed(r.ctx).rate_limit->received + std::chrono::minutes{6});
     CHECK_FALSE(r.ctx.fail_open);
   }
 }
@@ -96,7 +96,7 @@ TEST_CASE("filter: a client that asked for usage gets the stream untouched") {
   Run r = run(f, "/v1/chat/completions", asked, 200, sse_head(), upstream, 13);
   CHECK(r.body == asked);
   CHECK(r.client == upstream);
-  CHECK(r.ctx.usage.prompt == 33);
+  CHECK(td::test::billed(r.ctx).usage.prompt == 33);
 }
 
 TEST_CASE("filter: stream_usage: false leaves request and stream alone (and records no usage)") {
@@ -110,7 +110,7 @@ TEST_CASE("filter: stream_usage: false leaves request and stream alone (and reco
   Run r = run(f, "/v1/chat/completions", kStreamBody, 200, sse_head(), upstream, 50);
   CHECK(r.body == kStreamBody);
   CHECK(r.client == upstream);
-  CHECK_FALSE(r.ctx.usage.present);
+  CHECK_FALSE(td::test::billed(r.ctx).usage.present);
 }
 
 TEST_CASE("filter: non-stream and other providers are teed, never changed") {
@@ -139,10 +139,10 @@ TEST_CASE("filter: non-stream and other providers are teed, never changed") {
     Run r = run(f, c.target, req, 200, {{"content-type", c.content_type}}, upstream, 11);
     CHECK(r.body == req);
     CHECK(r.client == upstream);
-    CHECK(r.ctx.usage.prompt == c.prompt);
-    CHECK(r.ctx.usage.completion == c.completion);
-    CHECK(r.ctx.usage.cached_read == c.cached_read);
-    CHECK(r.ctx.usage.cache_write == c.cache_write);
+    CHECK(td::test::billed(r.ctx).usage.prompt == c.prompt);
+    CHECK(td::test::billed(r.ctx).usage.completion == c.completion);
+    CHECK(td::test::billed(r.ctx).usage.cached_read == c.cached_read);
+    CHECK(td::test::billed(r.ctx).usage.cache_write == c.cache_write);
   }
 }
 
@@ -155,16 +155,16 @@ TEST_CASE("filter: an error answered to an injected request passes through and i
               err, 9);
   CHECK(r.client == err);
   CHECK(r.head.contains("content-length"));
-  CHECK(r.ctx.context_length_exceeded);
-  CHECK(r.ctx.upstream_error_code == "context_length_exceeded");
-  CHECK_FALSE(r.ctx.usage.present);
+  CHECK(td::test::billed(r.ctx).context_length_exceeded);
+  CHECK(td::test::billed(r.ctx).upstream_error_code == "context_length_exceeded");
+  CHECK_FALSE(td::test::billed(r.ctx).usage.present);
 
   std::string gem = read_fixture("wire/gemini-stream-error-not-found.json");
   Run g = run(f, "/v1beta/models/x:streamGenerateContent?alt=sse", "{}", 404,
               {{"content-type", "text/event-stream"}}, gem, 5);
   CHECK(g.client == gem);
-  CHECK_FALSE(g.ctx.context_length_exceeded);
-  CHECK(g.ctx.upstream_error_code == "NOT_FOUND");
+  CHECK_FALSE(td::test::billed(g.ctx).context_length_exceeded);
+  CHECK(td::test::billed(g.ctx).upstream_error_code == "NOT_FOUND");
 }
 
 TEST_CASE("filter: a stream that breaks off still reports the usage seen so far") {
@@ -178,12 +178,12 @@ TEST_CASE("filter: a stream that breaks off still reports the usage seen so far"
   f.request_body_filter(ctx, req, body);
   ctx.status = 200;
   SimpleHeaderMap head{{"content-type", "text/event-stream"}};
-  f.upstream_response_filter(ctx, head);
+  f.response_head_filter(ctx, head);
   std::string half = upstream.substr(0, upstream.size() / 2);
   f.response_body_filter(ctx, half, false);  // no end_of_stream: the upstream broke
-  CHECK(ctx.usage.present);
-  CHECK(ctx.usage.prompt == 34);
-  CHECK(ctx.usage.completion > 0);
+  CHECK(td::test::billed(ctx).usage.present);
+  CHECK(td::test::billed(ctx).usage.prompt == 34);
+  CHECK(td::test::billed(ctx).usage.completion > 0);
 }
 
 TEST_CASE("filter: a compressed body is relayed untouched and not read") {
@@ -193,6 +193,6 @@ TEST_CASE("filter: a compressed body is relayed untouched and not read") {
   Run r = run(f, "/v1/chat/completions", kStreamBody, 200,
               {{"content-type", "text/event-stream"}, {"content-encoding", "gzip"}}, gz, 64);
   CHECK(r.client == gz);
-  CHECK_FALSE(r.ctx.usage.present);
+  CHECK_FALSE(td::test::billed(r.ctx).usage.present);
   CHECK(r.ctx.fail_open);
 }

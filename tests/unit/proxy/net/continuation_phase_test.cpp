@@ -21,7 +21,7 @@ class ContinueFilter final : public Filter {
  public:
   explicit ContinueFilter(unsigned rounds) : rounds_(rounds) {}
   std::string_view name() const override { return "continue"; }
-  void upstream_response_filter(RequestContext&, HeaderMap& headers) override { headers.erase("content-length"); }
+  void response_head_filter(RequestContext&, HeaderMap& headers) override { headers.erase("content-length"); }
   void response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) override {
     if (!chunk.empty()) awaiting_ = false;  // the next round's bytes
     if (!end_of_stream) return;

@@ -86,7 +86,10 @@ class PausingFilter final : public Filter {
     auto handle = std::make_shared<ResumeHandle>();
     auto taken = std::make_shared<std::string>();
     if (body) *taken = std::move(*body);
-    handle->on_cancel([this] { ++cancelled; });
+    handle->on_cancel([this](PausedRequest) {
+      ++cancelled;
+      return std::optional<LocalResponse>();
+    });
     ++paused;
     if (pause != "never") {
       const auto after = std::chrono::milliseconds(number(pause));
@@ -95,8 +98,8 @@ class PausingFilter final : public Filter {
         timer->async_wait([this, timer, handle, answer, body, taken](auto) {
           ++resumed;
           if (answer) handle->resume(LocalResponse{answer, "application/json", R"({"from":"filter"})", {}});
-          else if (body) handle->resume_then([body, taken] {
-            *body = std::move(*taken);  // on the session's thread
+          else if (body) handle->resume_then([taken](PausedRequest request) {
+            *request.body = std::move(*taken);  // on the session's thread, into the request's body
             return std::optional<LocalResponse>();
           });
           else handle->resume();

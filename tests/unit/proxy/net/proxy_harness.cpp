@@ -153,6 +153,7 @@ ClientReply post(unsigned short port, const std::string& target, const std::stri
         }
         out.status = res.result_int();
         out.body = res.body();
+        for (const auto& field : res) out.headers.emplace_back(field.name_string(), field.value());
         finished = true;
       },
       asio::detached);

@@ -71,8 +71,21 @@ class TestProxy {
 struct ClientReply {
   unsigned status = 0;  // 0: no response (error says why)
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
   std::string error;
   std::chrono::milliseconds took{0};
+  // The first value of header `name` (as sent: lower case), "" if absent;
+  // count() of how many there are.
+  std::string header(std::string_view name) const {
+    for (const auto& [n, v] : headers)
+      if (n == name) return v;
+    return {};
+  }
+  std::size_t count(std::string_view name) const {
+    std::size_t c = 0;
+    for (const auto& [n, v] : headers) c += n == name;
+    return c;
+  }
 };
 
 // POSTs `body` to `target` on a new connection and reads the answer (at

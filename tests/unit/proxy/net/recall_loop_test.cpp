@@ -1,6 +1,6 @@
 // The recall loop (docs/design.md §Recall) through a real session: the recall
 // filter continues an answer that called tokendiet_recall, and the client gets
-// one response made of both rounds. ctx.recall is set by a filter of the
+// one response made of both rounds. the recall offer is published by a filter of the
 // test's (in the product, the diet sets it when it wrote tombstones).
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <map>
 
 #include "proxy/filters/recall_filter.hpp"
-#include "proxy/phases/recall.hpp"
+#include "proxy/reports/recall_offer.hpp"
 #include "proxy_harness.hpp"
 #include "test_util.hpp"
 
@@ -30,13 +30,15 @@ class SetRecall final : public Filter {
   explicit SetRecall(const RecallSource* source) : source_(source) {}
   std::string_view name() const override { return "set_recall"; }
   FilterResult request_body_filter(RequestContext& ctx, const HeaderMap&, std::string&) override {
-    ctx.recall = source_;
+    ctx.objects.publish<RecallOffer>(RecallOffer{std::shared_ptr<const RecallSource>(std::shared_ptr<void>(), source_), {}});
     return {};
   }
   void logging(const RequestContext& ctx) override {
     std::lock_guard lock(mutex_);
-    recalled_ = ctx.recalled;
-    rounds_ = ctx.recall_rounds;
+    if (const RecallReport* r = ctx.objects.find<RecallReport>()) {
+      recalled_ = r->recalled;
+      rounds_ = r->rounds;
+    }
     logged_ = true;
   }
   bool logged() const { std::lock_guard lock(mutex_); return logged_; }
@@ -113,7 +115,7 @@ TEST_CASE("recall loop: an OpenAI chat stream that calls tokendiet_recall is con
   CHECK(observer->recalled() == std::vector<std::string>{"td-aaa"});
   CHECK(observer->rounds() == 1);
 
-  // Without ctx.recall the same answer reaches the client as it came.
+  // Without a recall offer the same answer reaches the client as it came.
   FakeUpstream plain(answer);
   std::vector<std::unique_ptr<Filter>> bare;
   bare.push_back(std::make_unique<RecallFilter>());

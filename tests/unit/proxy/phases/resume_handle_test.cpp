@@ -14,11 +14,9 @@ TEST_CASE("FilterResult: proceed by default, respond, pause, hold") {
   CHECK(go.proceeds());
   CHECK_FALSE(go.answers());
   CHECK_FALSE(go.pauses());
-  CHECK_FALSE(go);  // as the std::optional<LocalResponse> the hooks returned before
 
   FilterResult answer = FilterResult::respond(LocalResponse{429, "application/json", "{}", {}});
   CHECK(answer.answers());
-  CHECK(answer.has_value());
   CHECK(answer.answer().status == 429);
 
   auto handle = std::make_shared<ResumeHandle>();
@@ -65,7 +63,7 @@ TEST_CASE("ResumeHandle: resumed before the wait starts, there is nothing to wai
 TEST_CASE("ResumeHandle: a cancel tells the filter once, and a later resume is ignored") {
   ResumeHandle h;
   int told = 0, woken = 0;
-  h.on_cancel([&] { ++told; });
+  h.on_cancel([&](PausedRequest) { ++told; return std::optional<LocalResponse>(); });
   REQUIRE(h.arm([&] { ++woken; }));
   CHECK(h.cancel());
   CHECK(h.cancel());  // already cancelled: still true, not told twice
@@ -76,18 +74,18 @@ TEST_CASE("ResumeHandle: a cancel tells the filter once, and a later resume is i
   CHECK_FALSE(h.take_answer());
   // Registering after the cancel runs the function at once.
   int late = 0;
-  h.on_cancel([&] { ++late; });
+  h.on_cancel([&](PausedRequest) { ++late; return std::optional<LocalResponse>(); });
   CHECK(late == 1);
 }
 
 TEST_CASE("ResumeHandle: a resumed request is never reported cancelled") {
   ResumeHandle h;
   int told = 0;
-  h.on_cancel([&] { ++told; });
+  h.on_cancel([&](PausedRequest) { ++told; return std::optional<LocalResponse>(); });
   h.resume();
   CHECK_FALSE(h.cancel());
   CHECK(told == 0);
-  h.on_cancel([&] { ++told; });
+  h.on_cancel([&](PausedRequest) { ++told; return std::optional<LocalResponse>(); });
   CHECK(told == 0);
 }
 
@@ -97,7 +95,7 @@ TEST_CASE("ResumeHandle: resume_then hands over on the waiter's thread, at take_
   REQUIRE(h.arm([&] { ++wakes; }));
   std::thread::id ran_on;
   std::thread t([&] {
-    h.resume_then([&] {
+    h.resume_then([&](PausedRequest) {
       ran_on = std::this_thread::get_id();
       return std::optional<LocalResponse>(LocalResponse{429, "application/json", "{}", {}});
     });
@@ -114,10 +112,34 @@ TEST_CASE("ResumeHandle: resume_then hands over on the waiter's thread, at take_
   ResumeHandle late;
   CHECK(late.cancel());
   bool ran = false;
-  late.resume_then([&] {
+  late.resume_then([&](PausedRequest) {
     ran = true;
     return std::optional<LocalResponse>();
   });
   CHECK_FALSE(late.take_answer());
   CHECK_FALSE(ran);
+}
+
+TEST_CASE("ResumeHandle: the request reaches the hand-over and the cancel; a time-out may answer") {
+  RequestContext ctx;
+  std::string body = "as it came";
+  ResumeHandle h;
+  h.on_cancel([](PausedRequest r) {
+    *r.body = "given back";
+    return std::optional<LocalResponse>(LocalResponse{503, "text/plain", "late", {}});
+  });
+  CHECK(h.cancel(PausedRequest{&ctx, &body}));
+  CHECK(body == "given back");
+  auto answer = h.take_answer(PausedRequest{&ctx, &body});
+  REQUIRE(answer);
+  CHECK(answer->status == 503);
+
+  ResumeHandle resumed;
+  resumed.resume_then([](PausedRequest r) {
+    r.ctx->model = "handed over";
+    return std::optional<LocalResponse>();
+  });
+  CHECK_FALSE(resumed.cancel(PausedRequest{&ctx, &body}));
+  CHECK_FALSE(resumed.take_answer(PausedRequest{&ctx, &body}));
+  CHECK(ctx.model == "handed over");
 }

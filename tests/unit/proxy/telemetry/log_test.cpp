@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "proxy/reports/reports.hpp"
 #include "proxy/telemetry/log.hpp"
 
 using namespace td::proxy;
@@ -42,17 +43,18 @@ TEST_CASE("the access line: the diet's mode, the strategies joined with commas, 
   ctx.provider = Provider::openai;
   CHECK(access_line(ctx).text().find("mode") == std::string::npos);  // the diet never decided
   CHECK(access_line(ctx).text().find("strategies") == std::string::npos);
-  ctx.mode = td::pruning::Mode::Standard;
-  ctx.profile = "default";
-  ctx.tokens_before = 900;
-  ctx.tokens_after = 500;
-  ctx.strategies = {"identical_tool_outputs", "low_entropy", "stale_tool_outputs"};
-  ctx.usage = {.prompt = 510, .completion = 20, .cached_read = 256, .present = true};
+  DietReport& diet = ctx.objects.publish<DietReport>(
+      DietReport{.mode = td::pruning::Mode::Standard,
+                 .profile = "default",
+                 .tokens_before = 900,
+                 .tokens_after = 500,
+                 .strategies = {"identical_tool_outputs", "low_entropy", "stale_tool_outputs"}});
+  ctx.objects.get<BilledUsage>().usage = {.prompt = 510, .completion = 20, .cached_read = 256, .present = true};
   const std::string text = access_line(ctx).text();
   CHECK(text.find(R"("profile":"default","mode":"standard","tokens_before":900,"tokens_after":500,)"
                   R"("strategies":"identical_tool_outputs,low_entropy,stale_tool_outputs",)"
                   R"("usage_prompt":510,"usage_completion":20,"usage_cached_read":256})") != std::string::npos);
-  ctx.mode = td::pruning::Mode::None;
+  diet.mode = td::pruning::Mode::None;
   CHECK(access_line(ctx).text().find(R"("mode":"none")") != std::string::npos);
 }
 
@@ -63,10 +65,9 @@ TEST_CASE("the access line: why an enabled diet left a request alone, and contex
   ctx.provider = Provider::anthropic;
   CHECK(access_line(ctx).text().find("mode_reason") == std::string::npos);
   CHECK(access_line(ctx).text().find("recovery") == std::string::npos);
-  ctx.mode = td::pruning::Mode::None;
-  ctx.mode_reason = "client_compaction";
+  ctx.objects.publish<DietReport>(DietReport{.mode = td::pruning::Mode::None, .reason = "client_compaction"});
   CHECK(access_line(ctx).text().find(R"("mode":"none","mode_reason":"client_compaction")") != std::string::npos);
-  ctx.recovery = "retried";
+  ctx.objects.publish<RecoveryReport>(RecoveryReport{"retried"});
   CHECK(access_line(ctx).text().find(R"("recovery":"retried")") != std::string::npos);
 }
 
@@ -75,8 +76,7 @@ TEST_CASE("the access line names the entries the recall loop read back, and its 
   ctx.method = "POST";
   ctx.target = "/v1/messages";
   CHECK(access_line(ctx).text().find("recalled") == std::string::npos);
-  ctx.recalled = {"td-aa", "td-bb"};
-  ctx.recall_rounds = 2;
+  ctx.objects.publish<RecallReport>(RecallReport{{"td-aa", "td-bb"}, 2});
   CHECK(access_line(ctx).text().find(R"("recalled":"td-aa,td-bb","recall_rounds":2)") != std::string::npos);
 }
 
@@ -84,8 +84,8 @@ TEST_CASE("the access line: the tasks semantic eviction took outputs of, and an 
   RequestContext ctx;
   ctx.target = "/v1/chat/completions";
   CHECK(access_line(ctx).text().find("evicted_tasks") == std::string::npos);
-  ctx.evicted_tasks = {"Fix the parser", "say \"hi\""};
-  ctx.archive_error = "create /x/td-1.tmp: No space left on device";
+  ctx.objects.publish<EvictionReport>(
+      EvictionReport{{"Fix the parser", "say \"hi\""}, "create /x/td-1.tmp: No space left on device"});
   const std::string line = access_line(ctx).text();
   CHECK(line.find(R"("evicted_tasks":["Fix the parser","say \"hi\""])") != std::string::npos);
   CHECK(line.find(R"("archive_error":"create /x/td-1.tmp: No space left on device")") != std::string::npos);

@@ -1,0 +1,50 @@
+#include "proxy/filters/diet_result.hpp"
+
+#include "config/match.hpp"
+#include "proxy/reports/diet_report.hpp"
+
+namespace td::proxy {
+
+void DietRun::run(const config::Config& config, const DietServices& services, bool semantic_eviction) {
+  const PolicyIdentity who{provider, key_fingerprint, session_id};
+  const diet::PolicyFactsFn facts = services.policy.enabled() ? services.policy.facts_for(who) : diet::PolicyFactsFn{};
+  rewritten.clear();
+  outcome = diet::diet_body(route, body, rewritten, config, *services.caches,
+                            diet::DietOptions{.calibration = services.calibration,
+                                              .policy = facts ? &facts : nullptr,
+                                              .semantic_eviction = semantic_eviction});
+}
+
+void fail_open(RequestContext& ctx, std::string reason) {
+  ctx.fail_open = true;
+  ctx.fail_open_reason = std::move(reason);
+}
+
+void publish_diet(RequestContext& ctx, const config::Config& config, providers::ChatRoute route,
+                  diet::DietOutcome outcome, std::string& body, std::string& rewritten) {
+  if (!outcome.parsed) {
+    fail_open(ctx, outcome.error);
+    return;
+  }
+  if (!outcome.model.empty()) ctx.model = outcome.model;
+  ctx.stream = outcome.stream;
+  ctx.body_parsed = true;
+  ctx.objects.publish<DietReport>(DietReport{
+      .mode = outcome.decision.mode,
+      .reason = outcome.reason,
+      .profile = outcome.profile,
+      .tokens_before = outcome.result.tokens_before,
+      .tokens_after = outcome.result.tokens_after,
+      .strategies = outcome.result.fired,
+      .thinking = outcome.fail_open ? std::string() : outcome.thinking,
+  });
+  if (outcome.fail_open) fail_open(ctx, outcome.error);
+  DietResult& result = ctx.objects.publish<DietResult>();
+  result.route = std::move(route);
+  result.profile = config::profile_named(config, outcome.profile);
+  if (outcome.tombstoned()) result.original = std::move(body);
+  if (outcome.rewritten) body = std::move(rewritten);
+  result.outcome = std::move(outcome);
+}
+
+}  // namespace td::proxy

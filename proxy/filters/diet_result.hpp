@@ -1,0 +1,55 @@
+// The diet's outcome as the filters after the diet filter read it (the
+// archive write, the quota, the recall offer), and one diet run with the
+// request's identity copied, so it can run on any thread
+// (docs/design.md §Request flow).
+#pragma once
+
+#include <string>
+
+#include "config/config.hpp"
+#include "diet/diet.hpp"
+#include "providers/route.hpp"
+#include "proxy/filters/diet_services.hpp"
+#include "proxy/phases/request_context.hpp"
+
+namespace td::proxy {
+
+struct DietResult {
+  providers::ChatRoute route;
+  diet::DietOutcome outcome;
+  // The profile the diet used: the filter's configuration's, which lives as
+  // long as the request's filters.
+  const pruning::Profile* profile = nullptr;
+  // The body as the client sent it while the written request holds
+  // tombstones its archive write has not kept yet (archive_write_filter.hpp).
+  std::string original;
+  bool offloaded = false;  // dieted on a diet thread: a big body was freed
+};
+
+// One diet of `body`, with the request's identity its own: the request may be
+// gone while it runs.
+struct DietRun {
+  providers::ChatRoute route;
+  Provider provider = Provider::other;
+  std::string key_fingerprint, session_id;
+  std::string body;       // as the client sent it
+  std::string rewritten;  // the pruned request, when outcome.rewritten
+  diet::DietOutcome outcome;
+
+  DietRun(const RequestContext& ctx, providers::ChatRoute r)
+      : route(std::move(r)), provider(ctx.provider), key_fingerprint(ctx.key_fingerprint), session_id(ctx.session_id) {}
+  void run(const config::Config& config, const DietServices& services, bool semantic_eviction);
+};
+
+// The outcome into the request, on its thread: the model and stream flag, the
+// diet's report (proxy/reports/diet_report.hpp) and its result; `body`
+// becomes the pruned request, and the client's bytes move to
+// DietResult::original while tombstones wait for the archive. A body the
+// diet could not read is a fail-open with nothing published.
+void publish_diet(RequestContext& ctx, const config::Config& config, providers::ChatRoute route,
+                  diet::DietOutcome outcome, std::string& body, std::string& rewritten);
+
+// Records a fail-open: the original bytes go upstream.
+void fail_open(RequestContext& ctx, std::string reason);
+
+}  // namespace td::proxy

@@ -1,0 +1,36 @@
+// The recall offer (docs/design.md §Recall): a request that goes out with
+// tombstones, their outputs archived (EvictionReport), gets the
+// tokendiet_recall tool appended (providers/recall_tool.hpp) and publishes a
+// RecallOffer (proxy/reports/recall_offer.hpp): the entries its tombstones
+// name and the profile's bounds, from which the recall filter answers the
+// model's recall calls. A big body's tool is appended on a diet thread
+// (proxy/phases/off_thread.hpp).
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "config/config.hpp"
+#include "proxy/phases/filter.hpp"
+#include "proxy/telemetry/work_pool.hpp"
+
+namespace td::proxy {
+
+class RecallOfferFilter final : public Filter {
+ public:
+  // `workers`: the diet threads (null: every body on the request's thread).
+  RecallOfferFilter(const config::Config& config, WorkPool* workers)
+      : max_body_bytes_(config.limits.max_body_bytes),
+        offload_bytes_(config.limits.diet_offload_bytes),
+        workers_(workers) {}
+  static constexpr std::chrono::milliseconds kAppendWait{30'000};
+  std::string_view name() const override { return "recall_offer"; }
+  FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers, std::string& body) override;
+
+ private:
+  std::uint64_t max_body_bytes_;
+  std::uint64_t offload_bytes_;
+  WorkPool* workers_;
+};
+
+}  // namespace td::proxy
