@@ -86,15 +86,15 @@ struct DietWithout {
 
 // Decides on `conv` as the client sent it (`tokens`: count_tokens()'s per
 // message) which parts become tombstones. Pure.
-std::vector<Tombstone> completed_tasks(const Conversation& conv, const CompletedTasksOptions& opt,
-                                       const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
-                                       const DietWithout& without, const TokenCounter& counter);
+std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const CompletedTasksOptions& opt,
+                                            const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
+                                            const DietWithout& without, const TokenCounter& counter);
 
 // Puts the tombstones into `conv` (its messages may be pruned forms by now:
 // a part is found by its kind and call id), reports them, and appends what
 // they replaced to `archived`.
-StrategyStats place_tombstones(Conversation& conv, std::vector<Tombstone> tombstones,
-                               std::vector<ArchivedOutput>* archived);
+StrategyStats completed_tasks(Conversation& conv, std::vector<Tombstone> tombstones,
+                              std::vector<ArchivedOutput>* archived);
 
 // The tombstone of `text` for the task `title`.
 std::string tombstone_text(std::string_view title, std::string_view id, std::uint64_t tokens);
