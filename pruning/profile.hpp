@@ -128,6 +128,7 @@ struct Profile {
       " chars truncated\u2026"};
 
   // --- Stale assistant text (prose and tool-call arguments) ---
+  bool stale_assistant_text = true;  // the switch; the two below choose what it cuts
   bool stale_assistant_text_prose = true;
   bool stale_assistant_text_tool_arguments = true;
   std::uint64_t stale_assistant_text_threshold_bytes = 192;
@@ -318,6 +319,7 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
     v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
     v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
+    v("stale_assistant_text", stale_assistant_text);
     v("stale_assistant_text_prose", stale_assistant_text_prose);
     v("stale_assistant_text_tool_arguments", stale_assistant_text_tool_arguments);
     v("stale_assistant_text_threshold_bytes", stale_assistant_text_threshold_bytes);
