@@ -47,7 +47,7 @@ namespace td::diet {
 struct DietCaches;
 }
 
-namespace td::replay {
+namespace td::cli {
 
 enum class Pricing : std::uint8_t { OpenAI, Anthropic };
 
@@ -125,4 +125,4 @@ std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
                                        const pruning::Profile* profile);
 
-}  // namespace td::replay
+}  // namespace td::cli

@@ -44,7 +44,7 @@
 #include "ledger/ledger_row.hpp"
 #include "ledger/ledger_store.hpp"
 
-namespace td::proxy {
+namespace td::ledger {
 
 struct LedgerOptions {
   std::string path;
@@ -150,4 +150,4 @@ class Ledger {
   std::atomic<std::uint64_t> dropped_{0}, written_{0}, write_errors_{0}, transactions_{0};
 };
 
-}  // namespace td::proxy
+}  // namespace td::ledger
