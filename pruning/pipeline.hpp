@@ -12,7 +12,7 @@
 // pruning/strategies/, and each takes its own options cut from the profile,
 // docs/design.md §Strategies).
 //
-// Stability (DESIGN principle 4): every decision is a pure function of the
+// Stability (docs/design.md §Principles (4)): every decision is a pure function of the
 // history (message positions and content). Strategies 2-7 only edit messages
 // before the stale frontier, which moves in steps of `frontier_step_turns`
 // turns and only when the tokens it saves pay for the prompt-cache rewrite it
