@@ -39,7 +39,9 @@ struct Step {
 constexpr Step kOrder[] = {
     // 2. the reasoning of stale assistant messages dropped or blanked
     {"old_thinking", Stage::BeforeFrontier,
-     [](Conversation& c, Run& r) { return old_thinking(c, r.before().options.old_thinking, r.before().thinking_limit); }},
+     [](Conversation& c, Run& r) {
+       return old_thinking(c, r.before().options.old_thinking, r.before().thinking_limit);
+     }},
     // 3. repeated tool calls collapsed (off by default)
     {"identical_tool_calls", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {
@@ -52,7 +54,9 @@ constexpr Step kOrder[] = {
      }},
     // 5. repeated lines, progress bars, base64/hex blobs folded
     {"low_entropy", Stage::BeforeFrontier,
-     [](Conversation& c, Run& r) { return low_entropy(c, r.before().options.low_entropy, r.before().limit, r.folds()); }},
+     [](Conversation& c, Run& r) {
+       return low_entropy(c, r.before().options.low_entropy, r.before().limit, r.folds());
+     }},
     // 6. head + tail (+ error lines, names) of large stale tool outputs
     {"stale_tool_outputs", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {
@@ -100,7 +104,8 @@ std::vector<StrategyStats> run_strategies(Stage stage, Conversation& conv, Stage
   CopiedLines copied;
   if (stage == Stage::BeforeFrontier) {
     // The lines the agent copied from tool outputs, read before any step edits them.
-    copied = CopiedLines(conv, in.before->limit, in.before->options.stale_assistant_text.stale_assistant_text_copied_line_bytes);
+    const StaleAssistantTextOptions& o = in.before->options.stale_assistant_text;
+    copied = CopiedLines(conv, in.before->limit, o.stale_assistant_text_copied_line_bytes);
     run.copied = &copied;
   }
   std::vector<StrategyStats> reports;
