@@ -19,7 +19,7 @@
 #include "pruning/tokenizer/hash.hpp"
 #include "pruning/tokenizer/message_count.hpp"
 
-namespace td::replay {
+namespace td::cli {
 
 namespace {
 
@@ -359,4 +359,4 @@ std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config
   return out;
 }
 
-}  // namespace td::replay
+}  // namespace td::cli

@@ -1,36 +1,10 @@
 // `tokendiet replay`: recorded agent trajectories, request by request,
-// through exactly the proxy's code path (diet/diet.hpp: parse ->
-// count -> decide -> prune -> write), measured.
-//
-// Request t is the trajectory's messages before its t-th assistant message,
-// sent as an OpenAI chat completions body {"model": ..., "messages": [...]}.
-// For each request (docs/benchmarks.md §Compression (replay)):
-//   tokens      o200k_base, billed as OpenAI bills a chat request
-//               (td::tok::count_conversation), of the original body and of
-//               the body tokendiet sent (parsed back by the same adapter);
-//   cost        input cost in units of the uncached input price, with prefix
-//               caching: a request's cached part is its longest prefix shared
-//               with an earlier request of the trajectory, in tokens:
-//                 openai     whole messages, plus the shared start of the first
-//                            differing one; cached only from 1024 tokens on,
-//                            in 128-token steps (1024 + 128k), at 0.1x; no
-//                            write premium;
-//                 anthropic  whole messages only (cache hits land on block
-//                            boundaries); read 0.1x, everything else written at
-//                            1.25x (one breakpoint at the end of each request);
-//   stability   request t (t >= 2) is prefix-stable when the messages it sends
-//               begin with every message request t-1 sent, byte for byte
-//               (element by element of the JSON "messages" array);
-//   time        parse + pipeline + write, this thread's CPU time, with the
-//               diet's caches as warm as the proxy's would be for this
-//               conversation (its previous requests went through them; the
-//               caches are replay's own, diet/diet_caches.hpp);
-//   retention   cli/replay_retention.hpp: references, and copied lines;
-//   worst ratio the largest cumulative cost ratio over the request boundaries:
-//               for a session that stopped after request k, the cost of
-//               requests 1..k with tokendiet over their cost without (what
-//               a user who stops at any point is billed; docs/design.md F30);
-//               `losing` counts the boundaries where it is above 1.
+// through exactly the proxy's code path (diet/diet.hpp: parse -> count ->
+// decide -> prune -> write), measured: tokens, cost under prefix caching,
+// prefix stability, time, retention (cli/replay_retention.hpp) and the worst
+// cumulative cost ratio, each defined in docs/benchmarks.md §Compression
+// (replay), "How it is measured". Request t is the trajectory's messages
+// before its t-th assistant message, as an OpenAI chat completions body.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +21,7 @@ namespace td::diet {
 struct DietCaches;
 }
 
-namespace td::replay {
+namespace td::cli {
 
 enum class Pricing : std::uint8_t { OpenAI, Anthropic };
 
@@ -125,4 +99,4 @@ std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
                                        const pruning::Profile* profile);
 
-}  // namespace td::replay
+}  // namespace td::cli

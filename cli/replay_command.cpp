@@ -90,7 +90,7 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string json_fields(const replay::Report& r) {
+std::string json_fields(const Report& r) {
   char buf[640];
   std::snprintf(buf, sizeof buf,
                 "\"tokens_without\":%llu,\"tokens_with\":%llu,\"reduction\":%.6f,\"retention\":%.6f,"
@@ -107,10 +107,10 @@ std::string json_fields(const replay::Report& r) {
 // Semantic mode's effect: the same trajectory with the profile's
 // completed_tasks off (strategies only) beside it as configured.
 struct SemanticPair {
-  replay::Report only, with;
+  Report only, with;
 };
 
-std::uint64_t fired(const replay::Report& r, const std::string& name) {
+std::uint64_t fired(const Report& r, const std::string& name) {
   auto it = r.fired.find(name);
   return it == r.fired.end() ? 0 : it->second;
 }
@@ -135,7 +135,7 @@ void print_semantic(std::vector<SemanticPair> pairs) {
   std::printf("(tombstone: requests in which completed_tasks placed tombstones; ret: retention of references)\n");
 }
 
-void print_row(const replay::Report& r) {
+void print_row(const Report& r) {
   std::printf("%-22s %5llu %12llu %12llu %7.1f%% %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %6.3f %6llu %10.1f%% %7.3f %7.3f\n",
               terminal_text(r.id).c_str(), static_cast<unsigned long long>(r.requests),
               static_cast<unsigned long long>(r.tokens_without), static_cast<unsigned long long>(r.tokens_with),
@@ -157,7 +157,7 @@ Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
   app->add_option_function<std::string>(
          "--pricing",
          [&o](const std::string& name) {
-           o.pricing = name == "anthropic" ? replay::Pricing::Anthropic : replay::Pricing::OpenAI;
+           o.pricing = name == "anthropic" ? Pricing::Anthropic : Pricing::OpenAI;
          },
          "openai (default): cached input 0.1x from 1024 tokens on, in\n"
          "128-token steps, no write premium; anthropic: reads 0.1x,\n"
@@ -208,9 +208,9 @@ int replay(int argc, char** argv) {
 
   std::vector<std::string> files;
   if (!expand_inputs(o.inputs, files)) return 1;
-  std::vector<replay::Report> reports;
+  std::vector<Report> reports;
   std::vector<SemanticPair> semantic;
-  replay::Report total;
+  Report total;
   total.id = "total";
   for (const auto& file : files) {
     std::string text, error;
@@ -222,18 +222,18 @@ int replay(int argc, char** argv) {
       std::fprintf(stderr, "replay: cannot read %s\n", terminal_text(file).c_str());
       return 1;
     }
-    auto t = replay::parse_trajectory(text, error);
+    auto t = parse_trajectory(text, error);
     if (!t) {
       std::fprintf(stderr, "replay: %s: %s\n", terminal_text(file).c_str(), terminal_text(error).c_str());
       return 1;
     }
     if (t->id.empty()) t->id = std::filesystem::path(file).stem().string();
-    reports.push_back(replay::replay_trajectory(*t, cfg, profile, o.pricing));
+    reports.push_back(replay_trajectory(*t, cfg, profile, o.pricing));
     total.add(reports.back());
     if (o.semantic) {
       pruning::Profile off = profile ? *profile : config::profile_for(cfg, t->model);
       off.completed_tasks = false;
-      semantic.push_back({replay::replay_trajectory(*t, cfg, &off, o.pricing), reports.back()});
+      semantic.push_back({replay_trajectory(*t, cfg, &off, o.pricing), reports.back()});
     }
   }
 
@@ -265,7 +265,7 @@ int replay(int argc, char** argv) {
     print_row(total);
     std::printf("\npricing: %s; cost in units of the uncached input price; worst: the largest cumulative cost\n"
                 "ratio with / without at a request boundary, losing: boundaries where it is above 1%s\n",
-                o.pricing == replay::Pricing::OpenAI ? "openai" : "anthropic",
+                o.pricing == Pricing::OpenAI ? "openai" : "anthropic",
                 total.fail_open ? "; WARNING: some requests failed open" : "");
     if (total.fail_open) std::printf("failed open: %llu requests\n", static_cast<unsigned long long>(total.fail_open));
     std::printf("strategies (requests changed):");

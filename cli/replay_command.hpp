@@ -15,7 +15,7 @@ namespace td::cli {
 struct ReplayOptions {
   std::vector<std::string> inputs;  // FILE... or DIR, in command-line order
   std::string profile, config_file;
-  replay::Pricing pricing = replay::Pricing::OpenAI;
+  Pricing pricing = Pricing::OpenAI;
   bool json = false;
   bool requests = false;
   std::optional<std::uint64_t> token_threshold;  // --token-threshold: every profile's recap threshold

@@ -2,7 +2,7 @@
 
 #include <unordered_set>
 
-namespace td::replay {
+namespace td::cli {
 
 namespace {
 
@@ -106,4 +106,4 @@ RetentionCount retained(const std::vector<std::string>& refs, std::string_view s
   return r;
 }
 
-}  // namespace td::replay
+}  // namespace td::cli

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace td::replay {
+namespace td::cli {
 
 // The references of `text`, in order of first appearance, without repeats.
 std::vector<std::string> extract_references(std::string_view text);
@@ -73,4 +73,4 @@ std::vector<std::string> counted_references(const std::vector<MessageText>& mess
 // How many of `refs` the sent request (all its texts, concatenated) retains.
 RetentionCount retained(const std::vector<std::string>& refs, std::string_view sent_text);
 
-}  // namespace td::replay
+}  // namespace td::cli

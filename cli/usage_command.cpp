@@ -71,16 +71,16 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
   std::int64_t since_ms = 0;
   if (o.since) {
     std::string why;
-    auto since = proxy::parse_since(*o.since, now_ms, &why);
+    auto since = ledger::parse_since(*o.since, now_ms, &why);
     if (!since) {
       err << "usage: " << why << "\n";
       return 2;
     }
     since_ms = *since;
   }
-  proxy::GroupBy by = proxy::GroupBy::Model;
+  ledger::GroupBy by = ledger::GroupBy::Model;
   if (o.by) {
-    auto parsed = proxy::parse_group_by(*o.by);
+    auto parsed = ledger::parse_group_by(*o.by);
     if (!parsed) {
       err << "usage: --by '" << terminal_text(*o.by) << "': expected model, day, session, provider or key\n";
       return 2;
@@ -106,27 +106,27 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
     err << "usage: no ledger at " << problem << "\n";
     return 1;
   }
-  auto opened = proxy::LedgerStore::open(path, proxy::LedgerStore::Access::ReadOnly);
+  auto opened = ledger::LedgerStore::open(path, ledger::LedgerStore::Access::ReadOnly);
   if (!opened.store) {
     err << "usage: " << terminal_text(opened.error) << "\n";
     return 1;
   }
-  proxy::UsageReport report = proxy::build_usage_report(
+  ledger::UsageReport report = ledger::build_usage_report(
       opened.store->sums(by, since_ms), by,
       [&cfg](std::string_view model) { return config::price_for(cfg, model); });
   report.ledger_path = path;
   report.since_ms = since_ms;
   report.now_ms = now_ms;
   if (o.json) {
-    out << terminal_json(proxy::render_usage_json(report));
+    out << terminal_json(ledger::render_usage_json(report));
     return 0;
   }
   // Model names, session ids and the rest came from clients: shown with
   // their control characters visible (the table's widths count what is shown).
-  for (proxy::UsageGroup& g : report.groups) g.key = terminal_text(g.key);
+  for (ledger::UsageGroup& g : report.groups) g.key = terminal_text(g.key);
   for (std::string& m : report.total.unpriced_models) m = terminal_text(m);
   report.ledger_path = terminal_text(report.ledger_path);
-  out << proxy::render_usage_table(report);
+  out << ledger::render_usage_table(report);
   return 0;
 }
 

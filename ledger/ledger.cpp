@@ -8,7 +8,7 @@
 #include <span>
 
 
-namespace td::proxy {
+namespace td::ledger {
 
 Ledger::Opened Ledger::open(const LedgerOptions& options) {
   auto opened = LedgerStore::open(options.path, LedgerStore::Access::ReadWrite);
@@ -222,4 +222,4 @@ void Ledger::write(std::vector<LedgerRow>& batch, State& state) {
   }
 }
 
-}  // namespace td::proxy
+}  // namespace td::ledger

@@ -1,32 +1,10 @@
-// The usage ledger as `serve` uses it: I/O threads hand rows to submit(),
-// which never waits for the disk; one writer thread commits them to the
-// LedgerStore in batched transactions.
-//
-// Why a bounded queue that drops: an I/O thread must never block on SQLite
-// (a slow disk would stall every stream on that thread). When the writer
-// falls behind by `queue_capacity` rows, new rows are dropped and counted
-// (tokendiet_ledger_dropped_total) rather than growing memory without bound.
-//
-// Batching: the writer wakes on the first queued row and commits everything
-// queued by `flush_interval` after the oldest queued row arrived (or as soon
-// as `batch_rows` are queued), so a busy proxy does one fsync-free commit per
-// batch of rows rather than per request. The deadline counts from the oldest
-// row, not from the writer's wake-up: rows queued while the last batch was
-// being committed have waited already. A committed row survives kill -9 (WAL):
-// what a kill -9 loses is the rows of requests answered in the last
-// flush_interval plus one commit (docs/design.md §Ledger and metrics).
-//
-// Short bursts: the writer shares the machine's cores with the I/O threads,
-// and a request whose thread wakes on the writer's core waits for the
-// writer's time slice to end. Hence short batches, and at most `commit_rows`
-// per transaction with a yield between them when a burst of load queues more.
-//
-// Priority: the writer runs at the I/O threads' priority (writer_nice 0). A
-// niced writer (it was nice 10, for throughput) is left waiting for a core
-// whenever the machine is busy: its rows then waited tens of milliseconds
-// (what a kill -9 loses), and at saturation it fell behind until the queue
-// dropped rows. What each choice measured: docs/benchmarks.md §Usage ledger
-// and scripts/bench/ledger/record-2026-11-24.md.
+// The usage ledger as `serve` uses it (docs/design.md §Ledger and metrics):
+// I/O threads hand rows to submit(), which never waits for the disk (a full
+// queue drops and counts the row); one writer thread, at the I/O threads'
+// priority, commits them to the LedgerStore in short batched transactions
+// (at most `commit_rows` each, with a yield between them), each started by
+// `flush_interval` after its oldest row was queued. Why each constant is
+// what it is: the records that section links.
 #pragma once
 
 #include <atomic>
@@ -44,7 +22,7 @@
 #include "ledger/ledger_row.hpp"
 #include "ledger/ledger_store.hpp"
 
-namespace td::proxy {
+namespace td::ledger {
 
 struct LedgerOptions {
   std::string path;
@@ -150,4 +128,4 @@ class Ledger {
   std::atomic<std::uint64_t> dropped_{0}, written_{0}, write_errors_{0}, transactions_{0};
 };
 
-}  // namespace td::proxy
+}  // namespace td::ledger

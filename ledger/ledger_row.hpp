@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace td::proxy {
+namespace td::ledger {
 
 struct LedgerRow {
   std::int64_t time_ms = 0;        // unix epoch ms when the request arrived
@@ -65,4 +65,4 @@ struct LedgerRow {
   bool operator==(const LedgerRow&) const = default;
 };
 
-}  // namespace td::proxy
+}  // namespace td::ledger

@@ -9,7 +9,7 @@
 #include "ledger/ledger_store.hpp"
 #include "ledger/sqlite_util.hpp"
 
-namespace td::proxy {
+namespace td::ledger {
 using namespace sql;
 
 namespace {
@@ -96,4 +96,4 @@ std::string LedgerStore::save_recap_summaries(const std::vector<RecapSummaryRow>
   return step_once(trim.get()) ? std::string() : errmsg(db_, "trim recap summaries");
 }
 
-}  // namespace td::proxy
+}  // namespace td::ledger

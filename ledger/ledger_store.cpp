@@ -13,7 +13,7 @@
 
 #include "ledger/sqlite_util.hpp"
 
-namespace td::proxy {
+namespace td::ledger {
 using namespace sql;
 namespace {
 
@@ -402,4 +402,4 @@ std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms) {
   return out;
 }
 
-}  // namespace td::proxy
+}  // namespace td::ledger

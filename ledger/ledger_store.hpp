@@ -22,7 +22,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace td::proxy {
+namespace td::ledger {
 
 // PRAGMA user_version of the schema this build writes. Bump it with a
 // migration step in ledger_store.cpp whenever a table changes.
@@ -123,4 +123,4 @@ class LedgerStore {
 // "" on success, else why not.
 std::string make_private_dirs(const std::string& dir);
 
-}  // namespace td::proxy
+}  // namespace td::ledger

@@ -9,7 +9,7 @@
 #include <ctime>
 #include <string>
 
-namespace td::proxy::sql {
+namespace td::ledger::sql {
 
 inline std::string errmsg(sqlite3* db, const char* what) {
   return std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
@@ -54,4 +54,4 @@ inline std::int64_t now_ms() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
 }
 
-}  // namespace td::proxy::sql
+}  // namespace td::ledger::sql

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-namespace td::proxy {
+namespace td::ledger {
 namespace {
 
 constexpr double kPerMillion = 1e-6;
@@ -323,4 +323,4 @@ std::optional<std::int64_t> parse_since(std::string_view s, std::int64_t now_ms,
   return ((days * 24 + h) * 60 + mi) * 60'000LL + sec * 1000LL;
 }
 
-}  // namespace td::proxy
+}  // namespace td::ledger

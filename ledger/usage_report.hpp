@@ -24,7 +24,7 @@
 #include "config/config.hpp"
 #include "ledger/ledger_store.hpp"
 
-namespace td::proxy {
+namespace td::ledger {
 
 struct UsageGroup {
   std::string key;
@@ -67,4 +67,4 @@ std::string_view group_by_name(GroupBy by);
 // Returns unix ms, or nullopt with `error` set.
 std::optional<std::int64_t> parse_since(std::string_view s, std::int64_t now_ms, std::string* error);
 
-}  // namespace td::proxy
+}  // namespace td::ledger

@@ -1,32 +1,11 @@
-// The loss cap (F30, docs/design.md §The stale frontier): a frontier step is
-// taken only if the session's cumulative effective input cost with tokendiet,
-// the request that takes it included, stays within (1 + max_loss) of what
-// the same requests cost without it.
-//
-// Why a cap and not only a bet: a step rewrites the cached suffix once (paid
-// at the cache-write price) and saves at the cached-read price on every later
-// request. Whether it pays back depends on how long the session still runs,
-// which no request knows; a user who stops right after a step pays for the
-// rewrite and never gets the saving. Between two steps every request costs
-// less with tokendiet than without (its cached prefix is shorter, its new
-// part the same), so the cumulative ratio only falls between steps: bounding
-// it at each step's request bounds it at every request boundary.
-//
-// Both costs are pure functions of the history and the profile's prices: the
-// client resent prefixes of this history, one request ended before each
-// assistant message that follows a non-assistant one (that produced it),
-// plus this request; a stale message's pruned form depends only on itself
-// and earlier messages, so what tokendiet sent for each earlier request is
-// the pruned forms before the frontier then in effect (which earlier steps
-// decided, replayed in order), the rest as sent. Each request's cached part
-// is the prefix it shares with the one before it (whole messages); the rest
-// is written at `cache_write_price` (1 for providers without a write premium).
-// Every replica, and the same process after a restart, computes the same.
-//
-// Not modelled, on purpose: the fixed overhead (tool definitions, the reply
-// primer) that both costs share, which only lowers the true ratio, and the
-// provider's cache expiring between requests (the history carries no times,
-// so a step "free on a cold cache" could not be decided reproducibly).
+// The loss cap (F30, docs/design.md §The stale frontier, (d)): a frontier
+// step is taken only if the session's cumulative effective input cost with
+// tokendiet, the request that takes it included, stays within
+// (1 + max_loss) of what the same requests cost without it. Both costs are
+// pure functions of the history and the profile's prices (the session's
+// requests reconstructed from it), so every replica computes the same; what
+// is not modelled, and why bounding each step's request bounds every
+// request boundary: that section.
 #pragma once
 
 #include <cstdint>

@@ -91,7 +91,8 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
     copy.messages.push_back(prunable(m) ? m : role_only(m));
   }
   auto plan = std::make_shared<LossyPlan>();
-  plan->stats = run_lossy_strategies(copy, options, limit, thinking_limit, caches);
+  StageInputs::Before before{.options = options, .limit = limit, .thinking_limit = thinking_limit, .caches = caches};
+  plan->stats = run_strategies(Stage::BeforeFrontier, copy, {.before = &before});
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = copy.messages[i];
     if (!m.changed) continue;
@@ -139,14 +140,6 @@ std::uint64_t options_fingerprint(const LossyOptions& options) {
   FingerprintVisitor v;
   options.visit(v);
   return v.words.hash64();
-}
-
-std::vector<StrategyStats> lossy_names() {
-  static const std::vector<StrategyStats> names = [] {
-    Conversation none;
-    return run_lossy_strategies(none, LossyOptions(Profile{}), 0, 0, nullptr);
-  }();
-  return names;
 }
 
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,

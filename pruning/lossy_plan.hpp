@@ -55,9 +55,6 @@ std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Loss
                                             std::uint32_t thinking_end, const Tally& tally,
                                             PipelineCaches* caches);
 
-// The strategies' names and empty reports, in pipeline order (no plan ran).
-std::vector<StrategyStats> lossy_names();
-
 // Every field of `options`, hashed through its visit() (which lists, by
 // construction, every field the steps read).
 std::uint64_t options_fingerprint(const LossyOptions& options);

@@ -174,7 +174,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     without.planned = planned;
     without.changed = plan->changed;
     without.pruned = &plan->pruned;
-    tombstones = completed_tasks(conv, profile, orig, wm, without, counter);
+    tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter);
     for (std::size_t k = 0; k < plan->changed.size() && plan->changed[k] < f.messages; ++k) {
       const std::uint32_t i = plan->changed[k];
       const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise
@@ -185,9 +185,9 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     lossy.reserve(plan->stats.size());
     for (const auto& s : plan->stats) lossy.push_back(s.before(f.messages));
   } else {
-    lossy = lossy_names();  // their names, with nothing done
+    lossy = strategy_names(Stage::BeforeFrontier);  // their names, with nothing done
     without.frontier.assign(without.ends.size(), 0);
-    tombstones = completed_tasks(conv, profile, orig, wm, without, counter);
+    tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter);
   }
   r.stale_turns = f.turns;
   r.stale_messages = f.messages;
@@ -196,8 +196,18 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
 
   r.semantic_stepped = std::any_of(tombstones.begin(), tombstones.end(), [](const Tombstone& t) { return t.placed_now; });
   const TrimMiddleOptions trim_options(trim);
-  const std::uint64_t total = run_after_frontier(
-      conv, {std::move(tombstones), trim_options, wm, recap_at, settings.recap_summaries, orig, now, tally}, r);
+  StageInputs::After after{.tombstones = std::move(tombstones),
+                           .trim_middle = trim_options,
+                           .wm = wm,
+                           .recap = recap_at,
+                           .summaries = settings.recap_summaries,
+                           .orig = orig,
+                           .now = now,
+                           .tally = tally,
+                           .result = r};
+  for (StrategyStats& s : run_strategies(Stage::AfterFrontier, conv, {.after = &after}))
+    r.strategies.push_back(std::move(s));
+  const std::uint64_t total = after.total;
   const bool recapped = fired(r.strategies, "recap");
   r.recap_stepped = recapped && recap_at.stepped;
   if (recapped) {

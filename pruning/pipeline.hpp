@@ -7,11 +7,12 @@
 // removal and new messages (origin == kNewOrigin), which the adapters'
 // writers render.
 //
-// Order: pruning/strategy_order.hpp, the one place it is written (each
-// step's doc comment is in pruning/strategies/, and each takes its own
-// options cut from the profile, docs/design.md §Strategies).
+// Order: the table in pruning/strategy_order.cpp, the one place it is
+// written, run by run_strategies() (each step's doc comment is in
+// pruning/strategies/, and each takes its own options cut from the profile,
+// docs/design.md §Strategies).
 //
-// Stability (DESIGN principle 4): every decision is a pure function of the
+// Stability (docs/design.md §Principles (4)): every decision is a pure function of the
 // history (message positions and content). Strategies 2-7 only edit messages
 // before the stale frontier, which moves in steps of `frontier_step_turns`
 // turns and only when the tokens it saves pay for the prompt-cache rewrite it

@@ -1,6 +1,6 @@
 // A pruning profile: every constant a strategy uses, with defaults taken from
-// the seed systems (docs/design.md §The diet) unless replay
-// measured better ones. config/ parses a YAML profile by visiting the fields
+// prior art (docs/design.md §Strategies, Prior art) unless replay measured
+// better ones. config/ parses a YAML profile by visiting the fields
 // by name, so a field added here is configurable at once, and a key that is
 // not a field is an error.
 //
@@ -28,8 +28,8 @@ struct Profile {
 
   // --- Working memory and the stale frontier (F6, docs/design.md §Principles (4)) ---
   // The last `window_turns` turns are never touched (a turn: see
-  // strategies/working_memory.hpp). omni-dev-fusion keeps 4 (x2 messages);
-  // replay measured 3 (docs/benchmarks.md §Compression (replay)).
+  // strategies/working_memory.hpp); replay measured 3 (docs/benchmarks.md
+  // §Compression (replay)).
   std::uint32_t window_turns = 3;
   // Anthropic context editing's `keep`: the last N tool results stay intact.
   std::uint32_t keep_tool_uses = 3;
@@ -60,21 +60,21 @@ struct Profile {
   // Tools whose calls and results are never pruned (Anthropic exclude_tools).
   std::vector<std::string> exclude_tools;
 
-  // --- Old thinking (F10; codetether thinking_prune) ---
+  // --- Old thinking (F10) ---
   bool old_thinking = true;
   std::uint32_t old_thinking_keep_last_messages = 4;
 
-  // --- Identical tool calls (F9; codetether tool_call_dedup, off there too) ---
+  // --- Identical tool calls (F9) ---
   bool identical_tool_calls = false;
   std::uint64_t identical_tool_calls_min_bytes = 64;
 
-  // --- Identical tool outputs (F8; codetether dedup) ---
+  // --- Identical tool outputs (F8) ---
   bool identical_tool_outputs = true;
   std::uint64_t identical_tool_outputs_min_bytes = 256;
   // What agents wrap around an output, left out when outputs are compared
   // (and kept, around the reference, in the later copy). Plain text, no
   // patterns. Lines at the start or end of an output beginning with one of
-  // these: Codex's headers (unified exec and shell tool, codex-rs 0.169) and
+  // these: Codex's headers (unified exec and shell tool, Codex 0.169) and
   // Gemini CLI's shell wrapper (0.61: a new process group id every call).
   std::vector<std::string> identical_tool_outputs_wrapper_lines = {
       "Chunk ID: ",           "Wall time: ",  "Process exited with code ", "Process running with session ID ",
@@ -89,8 +89,7 @@ struct Profile {
   std::uint64_t low_entropy_blob_min_bytes = 256;  // base64 / hex runs at least this long
   std::uint32_t low_entropy_names = 16;            // paths a similar-lines fold may hide (it names them all)
 
-  // --- Stale tool outputs (F7; codetether snippet: 1 KiB + 1 KiB over 4 KiB;
-  // replay measured 96 + 96 over 384, with error lines and names kept) ---
+  // --- Stale tool outputs (F7; the defaults: docs/benchmarks.md §Compression (replay)) ---
   bool stale_tool_outputs = true;
   std::uint64_t stale_tool_outputs_threshold_bytes = 384;
   std::uint64_t stale_tool_outputs_head_bytes = 80;  // informative lines (snip.hpp)
@@ -128,6 +127,7 @@ struct Profile {
       " chars truncated\u2026"};
 
   // --- Stale assistant text (prose and tool-call arguments) ---
+  bool stale_assistant_text = true;  // the switch; the two below choose what it cuts
   bool stale_assistant_text_prose = true;
   bool stale_assistant_text_tool_arguments = true;
   std::uint64_t stale_assistant_text_threshold_bytes = 192;
@@ -141,7 +141,7 @@ struct Profile {
   // copied once, it copies again. 0: off.
   std::uint64_t stale_assistant_text_copied_line_bytes = 20;
 
-  // --- Trim-middle (F12; codetether streaming_llm, off there too) ---
+  // --- Trim-middle (F12) ---
   bool trim_middle = false;
   std::uint32_t trim_middle_sink_messages = 2;        // first non-system messages kept (attention sinks)
   std::uint32_t trim_middle_recent_messages = 16;     // at least this many last messages kept
@@ -318,6 +318,7 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
     v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
     v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
+    v("stale_assistant_text", stale_assistant_text);
     v("stale_assistant_text_prose", stale_assistant_text_prose);
     v("stale_assistant_text_tool_arguments", stale_assistant_text_tool_arguments);
     v("stale_assistant_text_threshold_bytes", stale_assistant_text_threshold_bytes);

@@ -8,36 +8,118 @@
 
 namespace td::pruning {
 
-std::vector<StrategyStats> run_lossy_strategies(Conversation& conv, const LossyOptions& o, std::uint32_t limit,
-                                                std::uint32_t thinking_limit, PipelineCaches* caches) {
-  // The lines the agent copied from tool outputs, read before any strategy edits them.
-  const CopiedLines copied(conv, limit, o.stale_assistant_text.stale_assistant_text_copied_line_bytes);
-  Memo<std::string>* folds = caches ? &caches->folds : nullptr;
-  Memo<Snipped>* snips = caches ? &caches->snips : nullptr;
-  return {
-      old_thinking_before(conv, o.old_thinking, thinking_limit),
-      identical_tool_calls(conv, o.identical_tool_calls, limit),
-      identical_tool_outputs(conv, o.identical_tool_outputs, limit),
-      low_entropy(conv, o.low_entropy, limit, folds),
-      stale_tool_outputs(conv, o.stale_tool_outputs, limit, snips),
-      stale_assistant_text(conv, o.stale_assistant_text, limit, snips, copied),
-  };
+namespace {
+
+// A stage's inputs, and what run_strategies() reads for its steps before the first one.
+struct Run {
+  StageInputs in;
+  const CopiedLines* copied = nullptr;  // BeforeFrontier: read before any step edits the messages
+
+  StageInputs::Before& before() const { return *in.before; }
+  StageInputs::After& after() const { return *in.after; }
+  Memo<std::string>* folds() const { return in.before->caches ? &in.before->caches->folds : nullptr; }
+  Memo<Snipped>* snips() const { return in.before->caches ? &in.before->caches->snips : nullptr; }
+};
+
+// The request's tokens as pruned so far.
+std::uint64_t tokens_now(const StageInputs::After& a) {
+  std::uint64_t total = a.result.tokens_before;
+  for (std::size_t i = 0; i < a.now.size(); ++i) total = total - a.orig[i] + a.now[i];
+  return total;
 }
 
-std::uint64_t run_after_frontier(Conversation& conv, AfterFrontier in, PipelineResult& r) {
-  auto& s = r.strategies;
-  s.push_back(place_tombstones(conv, std::move(in.tombstones), &r.archived));
-  // Trim-middle cuts on the tokens as pruned so far, tombstones included.
-  for (const StrategyStats::Edit& e : s.back().edits) in.now[e.message] = in.tally.message(conv.messages[e.message]);
-  std::uint64_t total = r.tokens_before;
-  for (std::size_t i = 0; i < in.now.size(); ++i) total = total - in.orig[i] + in.now[i];
-  s.push_back(trim_middle(conv, in.trim_middle, in.wm, r.stale_turns, in.now, total, &r.trimmed_until));
-  // Trim-middle, when it cut (survival's hardest level), dropped the turns a
-  // recap would replace, and more.
-  s.push_back(r.trimmed_until ? StrategyStats{.name = "recap"}
-                              : recap(conv, in.recap, in.summaries, &r.recap_summary_missing));
-  s.push_back(pairing_repair(conv));
-  return total;
+struct Step {
+  const char* name;  // the strategy's file, function, stat and switch (docs/design.md §Strategies)
+  Stage stage;
+  StrategyStats (*run)(Conversation& conv, Run& run);
+};
+
+// The order, one line a step. Step 1, working_memory, decides which turns are
+// stale and edits nothing: the pipeline runs it before both stages.
+constexpr Step kOrder[] = {
+    // 2. the reasoning of stale assistant messages dropped or blanked
+    {"old_thinking", Stage::BeforeFrontier,
+     [](Conversation& c, Run& r) {
+       return old_thinking(c, r.before().options.old_thinking, r.before().thinking_limit);
+     }},
+    // 3. repeated tool calls collapsed (off by default)
+    {"identical_tool_calls", Stage::BeforeFrontier,
+     [](Conversation& c, Run& r) {
+       return identical_tool_calls(c, r.before().options.identical_tool_calls, r.before().limit);
+     }},
+    // 4. a later identical tool output -> a reference to the first
+    {"identical_tool_outputs", Stage::BeforeFrontier,
+     [](Conversation& c, Run& r) {
+       return identical_tool_outputs(c, r.before().options.identical_tool_outputs, r.before().limit);
+     }},
+    // 5. repeated lines, progress bars, base64/hex blobs folded
+    {"low_entropy", Stage::BeforeFrontier,
+     [](Conversation& c, Run& r) {
+       return low_entropy(c, r.before().options.low_entropy, r.before().limit, r.folds());
+     }},
+    // 6. head + tail (+ error lines, names) of large stale tool outputs
+    {"stale_tool_outputs", Stage::BeforeFrontier,
+     [](Conversation& c, Run& r) {
+       return stale_tool_outputs(c, r.before().options.stale_tool_outputs, r.before().limit, r.snips());
+     }},
+    // 7. head + tail (+ names) of long stale assistant prose and tool-call argument strings
+    {"stale_assistant_text", Stage::BeforeFrontier,
+     [](Conversation& c, Run& r) {
+       return stale_assistant_text(c, r.before().options.stale_assistant_text, r.before().limit, r.snips(), *r.copied);
+     }},
+    // 8. semantic mode: a completed task's outputs -> tombstones (decided on
+    //    the history as sent, placed on the pruned forms)
+    {"completed_tasks", Stage::AfterFrontier,
+     [](Conversation& c, Run& r) {
+       StageInputs::After& a = r.after();
+       StrategyStats s = completed_tasks(c, std::move(a.tombstones), &a.result.archived);
+       // Trim-middle cuts on the tokens as pruned so far, tombstones included.
+       for (const StrategyStats::Edit& e : s.edits) a.now[e.message] = a.tally.message(c.messages[e.message]);
+       return s;
+     }},
+    // 9. whole middle turns dropped over a budget (off by default)
+    {"trim_middle", Stage::AfterFrontier,
+     [](Conversation& c, Run& r) {
+       StageInputs::After& a = r.after();
+       return trim_middle(c, a.trim_middle, a.wm, a.result.stale_turns, a.now, tokens_now(a), &a.result.trimmed_until);
+     }},
+    // 9b. over token_threshold, the turns between the task and a grid point
+    //     before the window become one recap message; trim-middle, when it
+    //     cut (survival's hardest level), dropped the turns a recap would
+    //     replace, and more
+    {"recap", Stage::AfterFrontier,
+     [](Conversation& c, Run& r) {
+       StageInputs::After& a = r.after();
+       return a.result.trimmed_until ? StrategyStats{.name = "recap"}
+                                     : recap(c, a.recap, a.summaries, &a.result.recap_summary_missing);
+     }},
+    // 10. no tool call without a result and no result without a call: always last
+    {"pairing_repair", Stage::AfterFrontier, [](Conversation& c, Run&) { return pairing_repair(c); }},
+};
+
+}  // namespace
+
+std::vector<StrategyStats> run_strategies(Stage stage, Conversation& conv, StageInputs in) {
+  Run run{in};
+  CopiedLines copied;
+  if (stage == Stage::BeforeFrontier) {
+    // The lines the agent copied from tool outputs, read before any step edits them.
+    const StaleAssistantTextOptions& o = in.before->options.stale_assistant_text;
+    copied = CopiedLines(conv, in.before->limit, o.stale_assistant_text_copied_line_bytes);
+    run.copied = &copied;
+  }
+  std::vector<StrategyStats> reports;
+  for (const Step& step : kOrder)
+    if (step.stage == stage) reports.push_back(step.run(conv, run));
+  if (stage == Stage::AfterFrontier) in.after->total = tokens_now(*in.after);
+  return reports;
+}
+
+std::vector<StrategyStats> strategy_names(Stage stage) {
+  std::vector<StrategyStats> names;
+  for (const Step& step : kOrder)
+    if (step.stage == stage) names.push_back(StrategyStats{.name = step.name});
+  return names;
 }
 
 }  // namespace td::pruning

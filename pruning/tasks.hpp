@@ -25,12 +25,8 @@
 //                      is the run of non-blank characters after this text in
 //                      its tool result ("Task #3 created successfully": TaskCreate).
 //
-// Attribution: a tool call, and the output answering it, belong to the tasks
-// in progress when the call was made (task-tool calls earlier in the same
-// message count as made before it). Several in progress: it belongs to all,
-// and is evicted only once all of them are completed. None in progress
-// (before any task, between tasks): it belongs to no task and semantic mode
-// never evicts it. The task tools' own calls and results belong to no task.
+// Which task owns a call and its output: docs/design.md §Policy, Semantic
+// ("What belongs to a task").
 #pragma once
 
 #include <cstdint>

@@ -26,8 +26,8 @@ std::int64_t to_i64(std::uint64_t v) {
 
 }  // namespace
 
-LedgerRow ledger_row(const RequestContext& ctx) {
-  LedgerRow r;
+ledger::LedgerRow ledger_row(const RequestContext& ctx) {
+  ledger::LedgerRow r;
   r.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                   ctx.wall_start.time_since_epoch())
                   .count();
@@ -82,9 +82,9 @@ FilterResult LedgerFilter::request_filter(RequestContext& ctx, HeaderMap&) {
 }
 
 void LedgerFilter::logging(const RequestContext& ctx) {
-  LedgerRow row = ledger_row(ctx);
+  ledger::LedgerRow row = ledger_row(ctx);
   telemetry_.metrics().record(row);
-  if (Ledger* ledger = telemetry_.ledger()) {
+  if (ledger::Ledger* ledger = telemetry_.ledger()) {
     ledger->submit(std::move(row));
     telemetry_.maybe_save_calibration(std::chrono::steady_clock::now());
   }

@@ -27,6 +27,6 @@ class LedgerFilter : public Filter {
 };
 
 // The ledger row for a finished request.
-LedgerRow ledger_row(const RequestContext& ctx);
+ledger::LedgerRow ledger_row(const RequestContext& ctx);
 
 }  // namespace td::proxy

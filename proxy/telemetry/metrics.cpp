@@ -141,7 +141,7 @@ struct Metrics::ModelSeries {
 Metrics::Metrics() : models_(kMaxModelSeries), modes_(kMaxModeSeries), runways_(kMaxModelSeries) {}
 Metrics::~Metrics() = default;
 
-void Metrics::record(const LedgerRow& row) {
+void Metrics::record(const ledger::LedgerRow& row) {
   std::string key;
   key.reserve(row.provider.size() + 1 + row.model.size());
   key += row.provider;

@@ -117,7 +117,7 @@ class Metrics {
   Metrics& operator=(const Metrics&) = delete;
 
   // Everything the logging phase knows about a finished request.
-  void record(const LedgerRow& row);
+  void record(const ledger::LedgerRow& row);
 
   // The in-flight gauge: the request phase calls started(), the logging
   // phase finished() (InFlight does both for a scope).

@@ -9,8 +9,8 @@
 namespace td::proxy {
 namespace {
 
-std::vector<CalibrationEntry> to_entries(const std::vector<tok::ModelCalibration>& state) {
-  std::vector<CalibrationEntry> out;
+std::vector<ledger::CalibrationEntry> to_entries(const std::vector<tok::ModelCalibration>& state) {
+  std::vector<ledger::CalibrationEntry> out;
   out.reserve(state.size());
   for (const auto& m : state)
     out.push_back({m.model, m.ratio, static_cast<std::int64_t>(m.samples)});
@@ -90,11 +90,11 @@ std::string Telemetry::open_ledger(const config::Config& config) {
   auto path = config::ledger_file(config.ledger);
   if (!path)
     return "no ledger path: set ledger.path, or STATE_DIRECTORY, XDG_STATE_HOME or HOME";
-  LedgerOptions options;
+  ledger::LedgerOptions options;
   options.path = *path;
   options.queue_capacity = config.ledger.queue_size;
   options.report_error = [](std::string_view message) { log_error("ledger", message); };
-  auto opened = Ledger::open(options);
+  auto opened = ledger::Ledger::open(options);
   if (!opened.ledger) return opened.error;
   ledger_ = std::move(opened.ledger);
   std::vector<tok::ModelCalibration> restored;
@@ -111,14 +111,14 @@ std::string Telemetry::open_ledger(const config::Config& config) {
 }
 
 void Telemetry::close_ledger() {
-  if (Ledger* l = ledger()) {
+  if (ledger::Ledger* l = ledger()) {
     if (auto state = calibration_.state(); !state.empty()) l->save_calibration(to_entries(state));
     l->close();
   }
 }
 
 bool Telemetry::maybe_save_calibration(std::chrono::steady_clock::time_point now) {
-  Ledger* l = ledger();
+  ledger::Ledger* l = ledger();
   if (!l) return false;
   std::int64_t ticks = now.time_since_epoch().count();
   std::int64_t due = next_calibration_save_.load(std::memory_order_relaxed);

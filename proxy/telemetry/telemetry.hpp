@@ -53,7 +53,7 @@ class Telemetry {
   Metrics& metrics() { return metrics_; }
 
   // The open ledger, or null (disabled, not opened yet, or failed to open).
-  Ledger* ledger() const { return ledger_ptr_.load(std::memory_order_acquire); }
+  ledger::Ledger* ledger() const { return ledger_ptr_.load(std::memory_order_acquire); }
 
   // Opens the ledger config.ledger describes (path resolved by
   // config::ledger_file, queue_size), unless ledger.enabled is false. Call
@@ -113,8 +113,8 @@ class Telemetry {
   quota::RunwayStore runways_;
   quota::SessionStore sessions_;
   std::atomic<std::int64_t> next_calibration_save_{0};  // steady_clock ticks
-  std::unique_ptr<Ledger> ledger_;  // kept until exit: I/O threads may still hold the pointer
-  std::atomic<Ledger*> ledger_ptr_{nullptr};
+  std::unique_ptr<ledger::Ledger> ledger_;  // kept until exit: I/O threads may still hold the pointer
+  std::atomic<ledger::Ledger*> ledger_ptr_{nullptr};
   bool opened_ = false;
   std::unique_ptr<archive::Store> archive_;  // kept until exit, like the ledger
   std::atomic<archive::Store*> archive_ptr_{nullptr};

@@ -179,9 +179,9 @@ std::string tombstone_text(std::string_view title, std::string_view id, std::uin
   return t;
 }
 
-std::vector<Tombstone> completed_tasks(const Conversation& conv, const CompletedTasksOptions& opt,
-                                       const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
-                                       const DietWithout& without, const TokenCounter& counter) {
+std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const CompletedTasksOptions& opt,
+                                            const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
+                                            const DietWithout& without, const TokenCounter& counter) {
   std::vector<Tombstone> out;
   if (!opt.completed_tasks || opt.completed_tasks_tools.empty()) return out;
   const auto& msgs = conv.messages;
@@ -302,8 +302,8 @@ std::vector<Tombstone> completed_tasks(const Conversation& conv, const Completed
   return out;
 }
 
-StrategyStats place_tombstones(Conversation& conv, std::vector<Tombstone> tombstones,
-                               std::vector<ArchivedOutput>* archived) {
+StrategyStats completed_tasks(Conversation& conv, std::vector<Tombstone> tombstones,
+                              std::vector<ArchivedOutput>* archived) {
   StrategyStats st{.name = "completed_tasks"};
   for (Tombstone& s : tombstones) {
     if (s.message >= conv.messages.size()) continue;

@@ -1,41 +1,13 @@
-// Semantic mode's eviction (F14; the seed's "surgical log eviction";
-// docs/design.md §Policy, Semantic): once a task the agent tracks with its
-// task tool is completed, that task's tool outputs, and its tool-call
-// arguments of at least `completed_tasks_arguments_bytes`, are replaced by a
-// tombstone each:
+// Completed tasks, semantic mode's eviction (F14; docs/design.md §Policy,
+// Semantic): once every task a tool output (or tool-call arguments of at
+// least `completed_tasks_arguments_bytes`) belongs to is completed, it is
+// replaced by a tombstone naming its archive entry:
 //   [task "fix the parser" completed: output archived as td-3f9c…, 14,210 tokens; tokendiet_recall can read it back]
 // (arguments: {"tombstone":"<that text>"}, so they stay a JSON object).
-//
-// Which task owns what: pruning/tasks.hpp (the tasks in progress when the
-// call was made; several: all must be completed; none: never evicted).
-// Kept: outputs under `completed_tasks_min_output_bytes`, results of
-// `exclude_tools`, parts the adapter cannot re-render, everything in the
-// working-memory window, and everything from the completion on.
-//
-// When (a pure function of the history, so a tombstone renders identically
-// in every later request): the session's requests are replayed in order (as
-// the stale frontier's are, pipeline.cpp), beside what the diet without
-// semantic mode sent at each (the frontier then in effect). At each, the
-// outputs whose tasks were all completed and are still completed then, and
-// that lie before the working-memory window's grid point (multiples of
-// `frontier_step_turns` turns, the last `keep_tool_uses` tool results kept),
-// are evicted together, in one step, when: the history is over
-// `semantic_threshold` tokens and holds `min_turns` turns; the step saves at
-// least `clear_at_least_tokens`; what it saves at the cached-read price over
-// the requests it may count on (the frontier's payback rule) pays for the
-// cache rewrite it causes; and the session's cumulative input cost, with its
-// tombstones, stays within (1 + max_loss) of the diet's without them. What a
-// tombstone saves is measured on the form the diet would send (a stale output
-// the frontier already cut saves less). A step refused is asked again at the
-// next request, with whatever else became evictable. A tombstone placed
-// stays, even if the task is reopened later (what was archived stays
-// archived); a reopened task's outputs not yet evicted wait until it is
-// completed again.
-//
-// Why it is safe: the agent itself said the work is done; the output is
-// archived byte for byte before the request leaves (the diet filter writes
-// PipelineResult.archived to the archive first) and the tombstone names it,
-// so the model can read it back through tokendiet_recall.
+// completed_tasks_plan() decides which, on the history as sent and as a pure
+// function of it (the session's requests replayed, under the frontier's
+// payback rule and the loss cap); completed_tasks() places them on the
+// pruned forms. Which task owns what: pruning/tasks.hpp.
 // Reports: hits = tombstones, bytes_saved = text bytes removed net of them;
 // the evicted texts, for the archive.
 #pragma once
@@ -86,15 +58,15 @@ struct DietWithout {
 
 // Decides on `conv` as the client sent it (`tokens`: count_tokens()'s per
 // message) which parts become tombstones. Pure.
-std::vector<Tombstone> completed_tasks(const Conversation& conv, const CompletedTasksOptions& opt,
-                                       const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
-                                       const DietWithout& without, const TokenCounter& counter);
+std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const CompletedTasksOptions& opt,
+                                            const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
+                                            const DietWithout& without, const TokenCounter& counter);
 
 // Puts the tombstones into `conv` (its messages may be pruned forms by now:
 // a part is found by its kind and call id), reports them, and appends what
 // they replaced to `archived`.
-StrategyStats place_tombstones(Conversation& conv, std::vector<Tombstone> tombstones,
-                               std::vector<ArchivedOutput>* archived);
+StrategyStats completed_tasks(Conversation& conv, std::vector<Tombstone> tombstones,
+                              std::vector<ArchivedOutput>* archived);
 
 // The tombstone of `text` for the task `title`.
 std::string tombstone_text(std::string_view title, std::string_view id, std::uint64_t tokens);

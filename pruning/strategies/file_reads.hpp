@@ -1,33 +1,12 @@
-// Which stale tool outputs are file reads the agent may still copy from
-// (docs/design.md §Strategies, the stale frontier): stale_tool_outputs leaves
-// them whole until they are superseded.
-//
-// A file read is the output of a call that reads a file and names a path
-// (pruning/snip.hpp is_path_name): a Read tool (Claude Code's Read, Gemini
-// CLI's read_file, an editor's view), or a shell command that starts with a
-// reading word: cat, head, tail, sed -n, nl, less, SWE-agent's open, or grep
-// with context (-A, -B, -C). The word must start a command (the start of the
-// arguments, or after `;`, `&&`, `||`, a newline), not follow a pipe:
-// `pytest 2>&1 | tail -30` and `grep -r x . | head` print what a run or a
-// search found, not a file. A `cat` that writes (`cat > f`, a heredoc
-// `cat <<EOF`) reads nothing, and the lines of a heredoc's body are not
-// commands.
-//
-// With `stale_tool_outputs_keep_reads_revisited`, only a read of a path that
-// an earlier call already named counts: a file the agent comes back to (it
-// listed, searched or read it before) is one it works on; a file read once
-// in passing is snipped like any other output. Whether a call reads, and
-// whether it revisits, depend only on that call and the ones before it.
-//
-// A read is superseded when a later call of the same frontier block (the
-// turns up to the next grid point of `frontier_step_turns`) names one of
-// its paths again: a newer read or a write, so what the agent copies next
-// comes from there. A newer read whose output shows line numbers (`grep -n`,
-// `cat -n`, `nl`) supersedes an older numbered one only if it shows every
-// line that one showed: a read of another function of the file does not
-// hold what the agent saw in the first. Judged within the block only, so the answer is a
-// function of the block's messages: a block is stale only once whole, and
-// then never changes (docs/design.md §Principles (4)).
+// Which stale tool outputs are file reads the agent may still copy from, and
+// not yet superseded (docs/design.md §Strategies, stale_tool_outputs):
+// stale_tool_outputs keeps them whole. A read is a Read-like tool's output or
+// a shell command starting with a reading word (never after a pipe; a
+// heredoc is no read); with `stale_tool_outputs_keep_reads_revisited`, only
+// of a path an earlier call named. It is superseded when a later call of
+// its frontier block names its path again (a numbered read only by one
+// showing every line it showed). Judged within the block, which is stale
+// only once whole, so the answer never changes (§Principles (4)).
 #pragma once
 
 #include <cstdint>

@@ -1,14 +1,14 @@
-// Identical tool calls collapsed (F9; codetether tool_call_dedup.rs). Off by
-// default, as in codetether: replay showed the arguments it hides (paths,
-// commands) are what later turns refer to.
+// Identical tool calls collapsed (F9; docs/design.md §Strategies). Off by
+// default: replay showed the arguments it hides (paths, commands) are what
+// later turns refer to.
 //
 // Removes: the arguments of a stale tool call (before the frontier) whose
 // name and arguments (at least `identical_tool_calls_min_bytes` bytes) equal those of
 // an earlier call. They become a JSON object that names the first call:
 //   {"same_arguments_as_call":"<first id>"}
 // so the arguments stay valid JSON for every provider (OpenAI parses the
-// string, Anthropic and Gemini require an object), unlike codetether's
-// "[REPEAT of ...]" string. The call's id and name, and its result, stay.
+// string, Anthropic and Gemini require an object). The call's id and name,
+// and its result, stay.
 // Why it is safe: the first call, with the full arguments, is still there.
 // Calls of `exclude_tools` and non-editable parts are kept.
 // Reports: hits = calls collapsed, bytes_saved = argument bytes net.

@@ -1,4 +1,4 @@
-// Identical tool outputs (F8; codetether dedup.rs).
+// Identical tool outputs (F8; docs/design.md §Strategies).
 //
 // Removes: a stale tool output (before the frontier) whose body, of at least
 // `identical_tool_outputs_min_bytes` bytes, is byte-identical to the body of an

@@ -1,4 +1,4 @@
-// Low-entropy folding (F11; codetether lingua.rs, for tool output).
+// Low-entropy folding of stale tool output (F11; docs/design.md §Strategies).
 //
 // Removes, from stale tool outputs (before the frontier):
 //   - carriage-return redraws: of a line drawn over itself with '\r'
@@ -18,8 +18,7 @@
 //     first 16 characters are kept, then "[... 4096-byte base64 blob folded ...]".
 // Why it is safe: what is dropped repeats what is kept, or is encoded data a
 // model cannot read; every fold says how much it hid. Assistant, user and
-// system text are never touched (codetether's lingua changes markdown rules
-// and indentation there), nor results of `exclude_tools`.
+// system text are never touched, nor results of `exclude_tools`.
 // Reports: hits = outputs folded, bytes_saved = bytes removed net of notices.
 #pragma once
 

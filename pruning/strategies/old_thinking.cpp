@@ -21,10 +21,6 @@ std::uint32_t old_thinking_end(const Conversation& conv, const OldThinkingOption
 }
 
 StrategyStats old_thinking(Conversation& conv, const OldThinkingOptions& opt, std::uint32_t limit) {
-  return old_thinking_before(conv, opt, std::min(limit, old_thinking_end(conv, opt)));
-}
-
-StrategyStats old_thinking_before(Conversation& conv, const OldThinkingOptions& opt, std::uint32_t limit) {
   StrategyStats st{.name = "old_thinking"};
   if (!opt.old_thinking) return st;
   auto& msgs = conv.messages;

@@ -35,9 +35,6 @@ namespace td::pruning {
 #define TD_OLD_THINKING_OPTIONS(X) X(old_thinking) X(old_thinking_keep_last_messages)
 TD_STRATEGY_OPTIONS(OldThinkingOptions, TD_OLD_THINKING_OPTIONS);
 
-// Prunes the thinking of messages before `limit` and before old_thinking_end().
-StrategyStats old_thinking(Conversation& conv, const OldThinkingOptions& opt, std::uint32_t limit);
-
 // Where old thinking stops whatever the frontier: the last assistant message
 // and the last `old_thinking_keep_last_messages` messages of the request. It is
 // the one fact a lossy strategy reads past the frontier, so the pipeline
@@ -45,8 +42,9 @@ StrategyStats old_thinking(Conversation& conv, const OldThinkingOptions& opt, st
 // only the messages it may prune (pruning/lossy_plan.hpp).
 std::uint32_t old_thinking_end(const Conversation& conv, const OldThinkingOptions& opt);
 
-// old_thinking with `limit` already clipped to old_thinking_end() of
-// the whole request.
-StrategyStats old_thinking_before(Conversation& conv, const OldThinkingOptions& opt, std::uint32_t limit);
+// Prunes the thinking of messages before `limit`, which the caller clips to
+// old_thinking_end() of the whole request (the plan's copy holds only the
+// messages it may prune, so the strategy cannot find that end itself).
+StrategyStats old_thinking(Conversation& conv, const OldThinkingOptions& opt, std::uint32_t limit);
 
 }  // namespace td::pruning

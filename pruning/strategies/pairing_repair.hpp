@@ -1,4 +1,4 @@
-// Pairing repair (F13; codetether pairing.rs), always the last step.
+// Pairing repair (F13; docs/design.md §Strategies), always the last step.
 //
 // Guarantees every provider's pairing rule on the request as sent:
 //   - a tool call of an assistant message is answered by a tool result with

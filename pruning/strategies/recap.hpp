@@ -1,40 +1,17 @@
-// Recap (F15's standard-mode recap; docs/design.md §Policy, seeds 002 and
-// 003: the "Summary" priority layer over the 200k safety limit).
-//
-// Replaces: the turns between the attention sinks (system messages and the
-// first user message, the task, kept verbatim) and a cut on the frontier's
-// grid (multiples of `frontier_step_turns` turns, before the working-memory
-// window) with one user message, placed where they were:
+// Recap (F15's standard-mode recap; docs/design.md §Policy, Standard's
+// recap): the turns between the attention sinks (system messages and the
+// task, kept verbatim) and a cut on the frontier's grid become one user
+// message, placed where they were:
 //
 //   [tokendiet recap: turns 1-24 (messages 2-97) were replaced by this summary; ...]
 //   turn 2: asked: ... | concluded: ... | read: src/a.py | wrote: src/b.py
 //     ran: `pytest -x` (exit 1) | errors: E AssertionError: ...
 //
-// Extractive and deterministic: per turn, what the user asked, what the
-// assistant concluded (its last prose), the files its calls read and wrote,
-// the commands it ran with their exit status, and the error lines its tool
-// results held; within `recap_budget_tokens` (the oldest turns' lines go
-// first, and the header says how many). The text is a function of the
-// replaced messages only, so a recap renders byte-identically on every later
-// request until its cut moves.
-//
-// When: the cut is decided by replaying the session's requests in order
-// (LossCap::request_ends()): at a request whose history, as it was sent
-// with the recap then in force, is over `token_threshold`, the cut moves to
-// the furthest grid point that request allowed, if the step saves at least
-// `clear_at_least_tokens`, pays for the cache rewrite (pays_back()) and
-// stays under the loss cap; or, whatever the cost, if that request would
-// not fit `context_window` (the model's window) without it. Every input is a
-// function of the history, so every replica decides the same, and a recap
-// stays put (the same bytes) while the history grows by a turn.
-//
-// A model's recap (the profile's `summarizer:`, docs/design.md §Policy): the
-// caller passes a lookup from the prefix hash (a hash of every message up to
-// the cut, as sent) to the text a summarizer wrote for it. Found, the recap is
-// the header and that text; not found, or found empty (the summarizer failed
-// and that choice was cached), the extractive lines. The lookup is the
-// caller's (the proxy's summary cache); this file only reads it.
-//
+// recap_plan() decides the cut, a pure function of the history as sent (the
+// session's requests replayed over `token_threshold`, under the payback rule
+// and the loss cap, or whatever it costs to fit `context_window`), and writes
+// the extractive text, a function of the replaced messages only; recap()
+// applies it, with a model's summary where the caller's lookup holds one.
 // Reports: hits = messages replaced, bytes_saved = their text bytes net.
 #pragma once
 

@@ -95,7 +95,8 @@ std::string snip_arguments(std::string_view args, const StaleAssistantTextOption
 StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextOptions& opt, std::uint32_t limit,
                                    Memo<Snipped>* snips, const CopiedLines& copied) {
   StrategyStats st{.name = "stale_assistant_text"};
-  if (!opt.stale_assistant_text_prose && !opt.stale_assistant_text_tool_arguments) return st;
+  if (!opt.stale_assistant_text || (!opt.stale_assistant_text_prose && !opt.stale_assistant_text_tool_arguments))
+    return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests

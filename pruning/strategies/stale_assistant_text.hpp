@@ -1,31 +1,14 @@
-// Stale assistant text: what the model itself wrote turns ago, its prose and
-// the arguments of its tool calls, when long.
-//
-// Removes: the middle of a Text part of a stale assistant message (before the
-// frontier) of at least `stale_assistant_text_threshold_bytes` bytes (with
-// `stale_assistant_text_prose`), and the middle of every string value of at least
-// that size inside a stale tool call's arguments (with `stale_assistant_text_tool_arguments`:
-// heredocs, scripts, file contents the agent wrote). Kept: whole lines from
-// the start up to `stale_assistant_text_head_bytes`, from the end up to
-// `stale_assistant_text_tail_bytes`, and the names the hidden part mentions (up to
-// `stale_assistant_text_names`; a name an earlier stale assistant message already listed
-// is not listed again), as in stale tool outputs (pruning/snip.hpp), and
-// every line the message is the first to copy word for word from an earlier
-// tool output (strategies/copied_lines.hpp; lines of at least
-// `stale_assistant_text_copied_line_bytes`): the code an agent quoted in an
-// edit is what it quotes again. A line
-// (a paragraph of prose) longer than the budget is cut at a space, never
-// inside a word, and the notice counts a piece of a line as bytes, never as
-// "1 line". A cut saving fewer than `stale_assistant_text_min_saving_bytes`
-// bytes, notice and names counted, is not made. Arguments
-// are re-serialised compactly and stay a valid JSON object, as every
-// provider requires; they are changed only when that makes them shorter.
-// Never touched: thinking (old_thinking's job), the call's id and name, calls
-// of `exclude_tools`, non-editable parts, any message that is not stale
-// (the last assistant turn never is).
-// Why it is safe: the agent acted on this long ago, and the results of its
-// calls, its later messages and the recent turns carry on what followed; the
-// head keeps the intent, the tail the conclusion, the names the specifics.
+// Stale assistant text (docs/design.md §Strategies): the middle of long
+// stale assistant prose (`stale_assistant_text_prose`) and of long string
+// values in stale tool-call arguments (`stale_assistant_text_tool_arguments`)
+// is cut as stale tool outputs are (pruning/snip.hpp: whole lines of head
+// and tail, the names the hidden part mentions), prose between words; the
+// lines the message is the first to copy from an earlier tool output are
+// kept (strategies/copied_lines.hpp). Arguments stay a valid JSON object and
+// change only when that makes them shorter. Never touched: thinking, a
+// call's id and name, calls of `exclude_tools`, non-editable parts, any
+// message that is not stale. A cut saving less than
+// `stale_assistant_text_min_saving_bytes` is not made.
 // Reports: hits = parts shortened, bytes_saved = bytes removed net.
 #pragma once
 
@@ -44,7 +27,7 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_STALE_ASSISTANT_TEXT_OPTIONS(X) X(stale_assistant_text_prose) X(stale_assistant_text_tool_arguments) \
+#define TD_STALE_ASSISTANT_TEXT_OPTIONS(X) X(stale_assistant_text) X(stale_assistant_text_prose) X(stale_assistant_text_tool_arguments) \
   X(stale_assistant_text_threshold_bytes) X(stale_assistant_text_head_bytes) X(stale_assistant_text_tail_bytes) \
   X(stale_assistant_text_names) X(stale_assistant_text_min_saving_bytes) \
   X(stale_assistant_text_copied_line_bytes) X(exclude_tools)

@@ -1,6 +1,6 @@
-// Trim-middle (docs/design.md §Features F12; codetether streaming_llm.rs, StreamingLLM's attention
-// sinks). Off by default, as in codetether: replay shows what it drops is
-// referred to later (docs/benchmarks.md §Compression (replay)).
+// Trim-middle (F12; docs/design.md §Strategies). Off by default: replay
+// shows what it drops is referred to later (docs/benchmarks.md §Compression
+// (replay)).
 //
 // Removes: whole stale turns between the attention sinks and the recent
 // part, while the request is still over `trim_middle_budget_tokens` after every
@@ -12,8 +12,8 @@
 // the budget, or the frontier itself: it moves in whole steps, never turn by
 // turn. The dropped range becomes one user message
 //   [... 57 earlier messages (123456 bytes) omitted to fit the context window ...]
-// which states a fact and asks nothing (OpenHands#6634: markers must not read
-// like instructions). The cut never separates a call from its results (it
+// which states a fact and asks nothing (a notice worded as an instruction is
+// followed as one: docs/design.md §Strategies, Prior art). The cut never separates a call from its results (it
 // starts after the sinks' results and ends on a turn boundary); pairing
 // repair runs afterwards anyway. A cut whose messages hold no more tokens
 // than the notice has bytes is not made: it would grow the request.

@@ -4,7 +4,7 @@
 #include "cli/replay_command.hpp"
 
 using namespace td::cli;
-using td::replay::Pricing;
+using td::cli::Pricing;
 
 namespace {
 

@@ -35,9 +35,9 @@ struct Fixture {
   std::int64_t now = day1 + 2 * 86'400'000;
 
   Fixture() {
-    auto opened = proxy::LedgerStore::open(ledger, proxy::LedgerStore::Access::ReadWrite);
+    auto opened = ledger::LedgerStore::open(ledger, ledger::LedgerStore::Access::ReadWrite);
     REQUIRE(opened.store);
-    std::vector<proxy::LedgerRow> rows = {sample_row(0), sample_row(1), sample_row(2, "claude-x")};
+    std::vector<ledger::LedgerRow> rows = {sample_row(0), sample_row(1), sample_row(2, "claude-x")};
     rows[2].time_ms = day1 + 86'400'000;
     rows[2].provider = "anthropic";
     REQUIRE(opened.store->insert(rows).empty());
@@ -118,9 +118,9 @@ TEST_CASE("usage: model names and sessions from clients show their control chara
   TempDir tmp;
   const std::string ledger = tmp.file("usage.db");
   {
-    auto opened = proxy::LedgerStore::open(ledger, proxy::LedgerStore::Access::ReadWrite);
+    auto opened = ledger::LedgerStore::open(ledger, ledger::LedgerStore::Access::ReadWrite);
     REQUIRE(opened.store);
-    std::vector<proxy::LedgerRow> rows = {sample_row(0, "gpt\x1b]0;owned\x07"), sample_row(1, "m\xc2\x9b" "2J")};
+    std::vector<ledger::LedgerRow> rows = {sample_row(0, "gpt\x1b]0;owned\x07"), sample_row(1, "m\xc2\x9b" "2J")};
     rows[0].session = "s\x1b[2J";
     REQUIRE(opened.store->insert(rows).empty());
   }

@@ -10,7 +10,7 @@
 #include "rows.hpp"
 #include "temp_dir.hpp"
 
-using namespace td::proxy;
+using namespace td::ledger;
 using td::test::sample_row;
 using td::test::TempDir;
 

@@ -10,7 +10,7 @@
 #include "ledger/ledger_store.hpp"
 #include "temp_dir.hpp"
 
-using namespace td::proxy;
+using namespace td::ledger;
 using td::test::TempDir;
 
 TEST_CASE("recap summaries: stored and read back oldest first; a key keeps its first text; the newest kept") {

@@ -3,7 +3,7 @@
 
 #include "ledger/usage_report.hpp"
 
-using namespace td::proxy;
+using namespace td::ledger;
 using td::config::Price;
 
 namespace {

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "pruning/strategies/old_thinking.hpp"
 #include "pruning_support.hpp"
 
@@ -7,6 +9,11 @@ using namespace td::pruning;
 using namespace td::pruning::test;
 
 namespace {
+// As the pipeline runs it: `limit` clipped to where old thinking stops in the whole request.
+StrategyStats prune_old_thinking(Conversation& c, const OldThinkingOptions& opt, std::uint32_t limit) {
+  return old_thinking(c, opt, std::min(limit, old_thinking_end(c, opt)));
+}
+
 Conversation with_thinking() {
   Conversation c;
   c.messages = {
@@ -29,7 +36,7 @@ Conversation with_thinking() {
 
 TEST_CASE("old thinking: unsigned reasoning is blanked, its field kept") {
   auto c = with_thinking();
-  auto st = old_thinking(c, Profile{}, 8);
+  auto st = prune_old_thinking(c, Profile{}, 8);
   Part& p = c.messages[2].parts[0];
   CHECK(p.kind == PartKind::Thinking);
   CHECK(p.text.empty());
@@ -42,7 +49,7 @@ TEST_CASE("old thinking: unsigned reasoning is blanked, its field kept") {
 
 TEST_CASE("old thinking: signed thinking is dropped whole, never edited") {
   auto c = with_thinking();
-  old_thinking(c, Profile{}, 8);
+  prune_old_thinking(c, Profile{}, 8);
   REQUIRE(c.messages[4].parts.size() == 1);
   CHECK(c.messages[4].parts[0].kind == PartKind::ToolCall);
   CHECK(c.messages[4].changed);
@@ -55,7 +62,7 @@ TEST_CASE("old thinking: signed thinking is dropped whole, never edited") {
 
 TEST_CASE("old thinking: never the last assistant turn nor the last messages, whatever the limit") {
   auto c = with_thinking();
-  old_thinking(c, Profile{}, 12);
+  prune_old_thinking(c, Profile{}, 12);
   CHECK(c.messages[10].parts[0].text == "last turn");     // last assistant
   CHECK(c.messages[8].parts[0].text == "recent");         // within the last 4 messages
   CHECK(c.messages[8].parts[0].signature == "SIG3");
@@ -63,7 +70,7 @@ TEST_CASE("old thinking: never the last assistant turn nor the last messages, wh
 
 TEST_CASE("old thinking: beyond the limit, opaque parts, user messages and a disabled profile are untouched") {
   auto c = with_thinking();
-  old_thinking(c, Profile{}, 4);
+  prune_old_thinking(c, Profile{}, 4);
   CHECK(c.messages[4].parts.size() == 2);  // past the limit
   Conversation o;
   Part opaque;
@@ -72,20 +79,20 @@ TEST_CASE("old thinking: beyond the limit, opaque parts, user messages and a dis
   o.messages = {user_msg("q"), msg(Role::Assistant, {opaque, text_part("hi")}), user_msg("q"),
                 msg(Role::User, {thinking_part("user-side thinking?")}), user_msg("q"), user_msg("q"),
                 user_msg("q"), user_msg("q"), assistant_msg("a")};
-  auto st = old_thinking(o, Profile{}, 9);
+  auto st = prune_old_thinking(o, Profile{}, 9);
   CHECK(st.hits == 0);
   CHECK(o.messages[1].parts.size() == 2);
   CHECK(o.messages[3].parts[0].text == "user-side thinking?");
   Profile off;
   off.old_thinking = false;
   auto d = with_thinking();
-  CHECK(old_thinking(d, off, 12).hits == 0);
+  CHECK(prune_old_thinking(d, off, 12).hits == 0);
   CHECK(d.messages[2].parts[0].text == "long unsigned reasoning");
 }
 
 TEST_CASE("old thinking: a non-editable unsigned part is left alone") {
   auto c = with_thinking();
   c.messages[2].parts[0].editable = false;
-  old_thinking(c, Profile{}, 8);
+  prune_old_thinking(c, Profile{}, 8);
   CHECK(c.messages[2].parts[0].text == "long unsigned reasoning");
 }

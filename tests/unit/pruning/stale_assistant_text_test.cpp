@@ -102,6 +102,13 @@ TEST_CASE("stale assistant text: never past the limit, never other roles, thinki
   Conversation d;
   d.messages = {user_msg("q"), assistant_msg(prose()), user_msg("q")};
   CHECK(stale_assistant_text(d, off, 3).hits == 0);
+  // The strategy's own switch, named as it is, turns both off.
+  Profile named_off;
+  named_off.stale_assistant_text = false;
+  Conversation e;
+  e.messages = {user_msg("q"), assistant_msg(prose()), user_msg("q")};
+  CHECK(stale_assistant_text(e, named_off, 3).hits == 0);
+  CHECK(e.messages[1].parts[0].text == prose());
 }
 
 // One paragraph of prose, one line (docs/design.md §Strategies): the cut

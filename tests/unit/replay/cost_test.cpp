@@ -2,7 +2,7 @@
 
 #include "cli/replay.hpp"
 
-using namespace td::replay;
+using namespace td::cli;
 
 TEST_CASE("openai pricing: cached only from 1024 shared tokens on, in 128-token steps, at 0.1x") {
   CHECK(request_cost(Pricing::OpenAI, 5000, 0) == doctest::Approx(5000));

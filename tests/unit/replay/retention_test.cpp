@@ -2,7 +2,7 @@
 
 #include "cli/replay_retention.hpp"
 
-using namespace td::replay;
+using namespace td::cli;
 
 TEST_CASE("references: maximal runs of 6+ characters with a digit or _ . / :") {
   auto refs = extract_references("open src/foo.py:12 then run_tests, E1234 (too short: E12), 3.14159 and words; "

@@ -22,7 +22,7 @@
 #include "pruning/strategies/working_memory.hpp"
 
 using namespace td;
-using namespace td::replay;
+using namespace td::cli;
 
 namespace {
 

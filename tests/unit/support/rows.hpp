@@ -7,8 +7,8 @@
 
 namespace td::test {
 
-inline proxy::LedgerRow sample_row(int i, std::string model = "gpt-4o") {
-  proxy::LedgerRow r;
+inline ledger::LedgerRow sample_row(int i, std::string model = "gpt-4o") {
+  ledger::LedgerRow r;
   r.time_ms = 1'790'000'000'000 + i * 1000;
   r.request_id = "req-" + std::to_string(i);
   r.session = "sess-" + std::to_string(i % 3);

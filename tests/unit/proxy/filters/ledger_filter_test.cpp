@@ -7,6 +7,8 @@
 #include "temp_dir.hpp"
 
 using namespace td::proxy;
+using td::ledger::LedgerRow;
+using td::ledger::LedgerStore;
 using td::test::TempDir;
 
 namespace {

@@ -14,6 +14,7 @@
 #include "proxy/telemetry/metrics.hpp"
 
 using namespace td::proxy;
+using td::ledger::LedgerRow;
 
 namespace {
 
