@@ -132,7 +132,7 @@ class Filter {
   // 3. The request head going upstream.
   virtual void upstream_request_filter(RequestContext& ctx, HeaderMap& headers) {}
 
-  // Failure phase (Pingora's fail_to_connect / error_while_proxy): the
+  // Failure phase (docs/design.md §The failure phase and retries): the
   // attempt failed before any byte reached the client (`outcome` says how;
   // an error response's body is read up to UpstreamOutcome::kMaxBufferedBody
   // first). Return retry to send the request once more, after changing

@@ -1,10 +1,10 @@
 // A paused request's handle (FilterResult::pause in filter.hpp), shared by
-// the filter that paused it and the session holding it. Envoy's
-// StopIteration / continueDecoding() is the model: the filter returns at
-// once, does its waiting elsewhere (a timer, a look-up on another thread),
-// and resumes the request later from any thread; the I/O thread serves other
-// requests meanwhile. No Beast/Asio here: the session gives the handle a
-// `wake` function that posts back to its own thread.
+// the filter that paused it and the session holding it (docs/design.md
+// §Answering and pausing): the filter returns at once, does its waiting
+// elsewhere (a timer, a look-up on another thread), and resumes the request
+// later from any thread; the I/O thread serves other requests meanwhile. No
+// Beast/Asio here: the session gives the handle a `wake` function that posts
+// back to its own thread.
 #pragma once
 
 #include <functional>
