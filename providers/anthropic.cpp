@@ -19,7 +19,7 @@
 
 #include "providers/formats.hpp"
 #include "providers/parsed_message_memo.hpp"
-#include "providers/splice.hpp"
+#include "providers/part_splice.hpp"
 
 namespace td::providers::detail {
 namespace {
@@ -293,9 +293,9 @@ bool content_value(const ParsedRequest& r, std::string_view body, std::uint32_t 
     }
     return true;
   }
-  std::vector<splice::Item> items;
+  std::vector<json::Item> items;
   for (const Piece& pc : pieces) {
-    splice::Item it;
+    json::Item it;
     const PartSource* src = splice::source_of(r, *pc.m, *pc.p);
     if (src && src->elem != json::kNone) {
       if (!splice::element_bytes(r, body, *pc.m, *pc.p, it.bytes, err)) return false;
@@ -305,7 +305,7 @@ bool content_value(const ParsedRequest& r, std::string_view body, std::uint32_t 
     }
     items.push_back(std::move(it));
   }
-  splice::rebuild(r.doc, orig_array ? orig : json::kNone, items, out);
+  json::rebuild(r.doc, orig_array ? orig : json::kNone, items, out);
   return true;
 }
 
@@ -321,9 +321,9 @@ bool render_changed(const ParsedRequest& r, std::string_view body, const Message
   const auto& d = r.doc;
   const std::uint32_t obj = r.messages[m.origin].node;
   const std::uint32_t content = d.find(obj, "content");
-  splice::Edit e{d.node(content).begin, d.node(content).end, {}};
+  json::Edit e{d.node(content).begin, d.node(content).end, {}};
   if (!content_value(r, body, content, pieces_of(m), e.text, err)) return false;
-  splice::append_with_edits(out, body, d.node(obj).begin, d.node(obj).end, {e});
+  json::append_with_edits(out, body, d.node(obj).begin, d.node(obj).end, {e});
   return true;
 }
 

@@ -16,7 +16,7 @@
 
 #include "providers/formats.hpp"
 #include "providers/parsed_message_memo.hpp"
-#include "providers/splice.hpp"
+#include "providers/part_splice.hpp"
 
 namespace td::providers::detail {
 namespace {
@@ -220,9 +220,9 @@ bool fresh_part(const Part& p, std::string& out, std::string& err) {
 // The value of a `parts` array holding `pieces`; `orig` is the original parts node or kNone.
 bool parts_value(const ParsedRequest& r, std::string_view body, std::uint32_t orig, const std::vector<Piece>& pieces,
                  std::string& out, std::string& err) {
-  std::vector<splice::Item> items;
+  std::vector<json::Item> items;
   for (const Piece& pc : pieces) {
-    splice::Item it;
+    json::Item it;
     const PartSource* src = splice::source_of(r, *pc.m, *pc.p);
     if (src && src->elem != json::kNone) {
       if (!splice::element_bytes(r, body, *pc.m, *pc.p, it.bytes, err)) return false;
@@ -232,7 +232,7 @@ bool parts_value(const ParsedRequest& r, std::string_view body, std::uint32_t or
     }
     items.push_back(std::move(it));
   }
-  splice::rebuild(r.doc, orig, items, out);
+  json::rebuild(r.doc, orig, items, out);
   return true;
 }
 
@@ -240,9 +240,9 @@ bool parts_value(const ParsedRequest& r, std::string_view body, std::uint32_t or
 bool with_parts(const ParsedRequest& r, std::string_view body, std::uint32_t obj, const std::vector<Piece>& pieces,
                 std::string& out, std::string& err) {
   const std::uint32_t parts = r.doc.find(obj, "parts");
-  splice::Edit e{r.doc.node(parts).begin, r.doc.node(parts).end, {}};
+  json::Edit e{r.doc.node(parts).begin, r.doc.node(parts).end, {}};
   if (!parts_value(r, body, parts, pieces, e.text, err)) return false;
-  splice::append_with_edits(out, body, r.doc.node(obj).begin, r.doc.node(obj).end, {e});
+  json::append_with_edits(out, body, r.doc.node(obj).begin, r.doc.node(obj).end, {e});
   return true;
 }
 

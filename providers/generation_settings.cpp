@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "providers/generation_settings_fields.hpp"
-#include "providers/splice.hpp"
+#include "providers/part_splice.hpp"
 
 namespace td::providers {
 namespace {
@@ -196,7 +196,7 @@ class Placer {
         return;
       }
       if (i + 1 == f.depth) {
-        edits_.push_back(splice::Edit{d_.node(m).begin, d_.node(m).end, value, {}});
+        edits_.push_back(json::Edit{d_.node(m).begin, d_.node(m).end, value, {}});
         return;
       }
       if (d_.node(m).type == Type::Null) {  // becomes an object
@@ -216,18 +216,18 @@ class Placer {
       member(d_, obj, f.path[i], parent, why);
       obj = parent;
     }
-    edits_.push_back(splice::cut_member(d_, obj, m));
+    edits_.push_back(json::cut_member(d_, obj, m));
     removed_.push_back(m);
   }
 
-  std::vector<splice::Edit> edits() {
+  std::vector<json::Edit> edits() {
     for (const Group& g : inserts_) {
       // After the last member that stays; first in an object left empty.
       std::uint32_t last = kNone;
       for (std::uint32_t c = d_.node(g.node).first; c != kNone; c = d_.node(c).next)
         if (std::find(removed_.begin(), removed_.end(), c) == removed_.end()) last = c;
       const std::string sep = separator(d_, g.node);
-      splice::Edit e;
+      json::Edit e;
       e.begin = e.end = last == kNone ? d_.node(g.node).begin + 1 : d_.node(last).end;
       if (last != kNone) e.text = sep;
       render(e.text, g.members, sep, inline_separator(sep), colon_of(d_, g.node));
@@ -235,7 +235,7 @@ class Placer {
     }
     for (const Group& g : fills_) {
       const std::string sep = inline_separator(separator(d_, g.parent));
-      splice::Edit e{d_.node(g.node).begin, d_.node(g.node).end, "{", {}};
+      json::Edit e{d_.node(g.node).begin, d_.node(g.node).end, "{", {}};
       render(e.text, g.members, sep, sep, colon_of(d_, g.parent));
       e.text += '}';
       edits_.push_back(std::move(e));
@@ -258,7 +258,7 @@ class Placer {
   const json::Document& d_;
   std::vector<Group> inserts_;  // members to add to existing objects
   std::vector<Group> fills_;    // null values that become objects
-  std::vector<splice::Edit> edits_;
+  std::vector<json::Edit> edits_;
   std::vector<std::uint32_t> removed_;
 };
 
@@ -312,7 +312,7 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
   if (drop != fs.size()) place.remove(fs[drop], found[drop].leaf);
   out.ok = true;
   if (targets.empty()) return out;
-  if (!splice::apply(d.text(), place.edits(), out.body)) {
+  if (!json::apply(d.text(), place.edits(), out.body)) {
     out = SettingsWrite{};
     out.error = "overlapping edits";
     return out;

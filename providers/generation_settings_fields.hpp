@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "providers/generation_settings.hpp"
-#include "providers/json_spans.hpp"
+#include "json/json_spans.hpp"
 
 namespace td::providers::generation {
 

@@ -12,7 +12,7 @@
 
 #include "providers/formats.hpp"
 #include "providers/parsed_message_memo.hpp"
-#include "providers/splice.hpp"
+#include "providers/part_splice.hpp"
 
 namespace td::providers::detail {
 namespace {
@@ -261,9 +261,9 @@ bool content_value(const ParsedRequest& r, std::string_view body, const Message&
       return true;
     }
   }
-  std::vector<splice::Item> items;
+  std::vector<json::Item> items;
   for (const Part* p : parts) {
-    splice::Item it;
+    json::Item it;
     const PartSource* src = splice::source_of(r, m, *p);
     if (src && src->elem != json::kNone) {
       if (!splice::element_bytes(r, body, m, *p, it.bytes, err)) return false;
@@ -276,15 +276,15 @@ bool content_value(const ParsedRequest& r, std::string_view body, const Message&
     }
     items.push_back(std::move(it));
   }
-  splice::rebuild(r.doc, is(r.doc, content_node, json::Type::Array) ? content_node : json::kNone, items, out);
+  json::rebuild(r.doc, is(r.doc, content_node, json::Type::Array) ? content_node : json::kNone, items, out);
   return true;
 }
 
 bool tool_calls_value(const ParsedRequest& r, std::string_view body, const Message& m, std::uint32_t calls_node,
                       const std::vector<const Part*>& calls, std::string& out, std::string& err) {
-  std::vector<splice::Item> items;
+  std::vector<json::Item> items;
   for (const Part* p : calls) {
-    splice::Item it;
+    json::Item it;
     const PartSource* src = splice::source_of(r, m, *p);
     if (src && src->elem != json::kNone) {
       if (!splice::element_bytes(r, body, m, *p, it.bytes, err)) return false;
@@ -297,7 +297,7 @@ bool tool_calls_value(const ParsedRequest& r, std::string_view body, const Messa
     }
     items.push_back(std::move(it));
   }
-  splice::rebuild(r.doc, is(r.doc, calls_node, json::Type::Array) ? calls_node : json::kNone, items, out);
+  json::rebuild(r.doc, is(r.doc, calls_node, json::Type::Array) ? calls_node : json::kNone, items, out);
   return true;
 }
 
@@ -345,13 +345,13 @@ bool render_changed(const ParsedRequest& r, std::string_view body, const Message
   const auto& d = r.doc;
   const std::uint32_t obj = r.messages[m.origin].node;
   const Groups g = group(r, m);
-  std::vector<splice::Item> items;
+  std::vector<json::Item> items;
   bool have_content = false, have_calls = false, have_rc = false;
   int pos = 0;
   for (std::uint32_t c = d.node(obj).first; c != json::kNone; c = d.node(c).next, ++pos) {
-    splice::Item it;
+    json::Item it;
     it.pos = pos;
-    auto head = [&] { it.bytes = splice::member_head(d, c); };
+    auto head = [&] { it.bytes = json::member_head(d, c); };
     if (d.key_is(c, "content")) {
       have_content = true;
       head();
@@ -384,21 +384,21 @@ bool render_changed(const ParsedRequest& r, std::string_view body, const Message
     items.push_back(std::move(it));
   }
   if (!have_rc && !g.reasoning_content.empty()) {
-    splice::Item it{-1, "\"reasoning_content\":"};
+    json::Item it{-1, "\"reasoning_content\":"};
     thinking_value(body, r, m, g.reasoning_content, it.bytes);
     items.push_back(std::move(it));
   }
   if (!have_content && (!g.content.empty() || m.role == Role::Tool)) {
-    splice::Item it{-1, "\"content\":"};
+    json::Item it{-1, "\"content\":"};
     if (!content_value(r, body, m, json::kNone, g.content, it.bytes, err)) return false;
     items.push_back(std::move(it));
   }
   if (!have_calls && !g.calls.empty()) {
-    splice::Item it{-1, "\"tool_calls\":"};
+    json::Item it{-1, "\"tool_calls\":"};
     if (!tool_calls_value(r, body, m, json::kNone, g.calls, it.bytes, err)) return false;
     items.push_back(std::move(it));
   }
-  splice::rebuild(d, obj, items, out);
+  json::rebuild(d, obj, items, out);
   return true;
 }
 

@@ -2,13 +2,13 @@
 
 #include <cstring>
 
-#include "providers/json_scan.hpp"
+#include "json/json_scan.hpp"
 
 namespace td::providers {
 namespace {
 
-const JsonMemberView* last_member(const std::vector<JsonMemberView>& ms, std::string_view key) {
-  const JsonMemberView* found = nullptr;
+const json::JsonMemberView* last_member(const std::vector<json::JsonMemberView>& ms, std::string_view key) {
+  const json::JsonMemberView* found = nullptr;
   for (const auto& m : ms)
     if (m.key == key) found = &m;
   return found;
@@ -36,7 +36,7 @@ std::string splice(std::string_view s, std::size_t pos, std::size_t len, std::st
 // The byte range to cut to remove member `i` of `ms` from its object, keeping
 // the object valid: a later member takes its separator with it; the first one
 // takes the separator after it.
-std::pair<std::size_t, std::size_t> member_cut(const std::vector<JsonMemberView>& ms,
+std::pair<std::size_t, std::size_t> member_cut(const std::vector<json::JsonMemberView>& ms,
                                                std::size_t i) {
   const auto& m = ms[i];
   if (i > 0) return {m.sep_pos, m.value_end - m.sep_pos};
@@ -48,14 +48,14 @@ std::pair<std::size_t, std::size_t> member_cut(const std::vector<JsonMemberView>
 
 IncludeUsageSplice inject_include_usage(std::string_view body) {
   IncludeUsageSplice r;
-  auto ms = top_level_members(body);
+  auto ms = json::top_level_members(body);
   if (ms.empty()) return r;  // not an object (or "{}": not a chat request either)
-  const JsonMemberView* stream = last_member(ms, "stream");
+  const json::JsonMemberView* stream = last_member(ms, "stream");
   if (!stream || stream->value != "true") {
     r.outcome = IncludeUsage::not_streaming;
     return r;
   }
-  const JsonMemberView* opts = last_member(ms, "stream_options");
+  const json::JsonMemberView* opts = last_member(ms, "stream_options");
   if (!opts) {
     // Appended as the last member, right after the last value, so every
     // existing byte keeps its place.
@@ -63,13 +63,13 @@ IncludeUsageSplice inject_include_usage(std::string_view body) {
     r.outcome = IncludeUsage::injected;
     return r;
   }
-  if (is_json_null(opts->value)) {
+  if (json::is_json_null(opts->value)) {
     r.body = splice(body, opts->value_pos, opts->value.size(), R"({"include_usage":true})");
     r.outcome = IncludeUsage::injected;
     return r;
   }
   if (opts->value.empty() || opts->value.front() != '{') return r;  // unsupported
-  auto os = top_level_members(opts->value);
+  auto os = json::top_level_members(opts->value);
   if (os.empty()) {
     // "{}" or "{ }": not listed as members; anything else is malformed.
     std::string_view inner = opts->value.substr(1, opts->value.size() - 2);
@@ -79,12 +79,12 @@ IncludeUsageSplice inject_include_usage(std::string_view body) {
     r.outcome = IncludeUsage::injected;
     return r;
   }
-  if (const JsonMemberView* inc = last_member(os, "include_usage")) {
+  if (const json::JsonMemberView* inc = last_member(os, "include_usage")) {
     if (inc->value == "true") {
       r.outcome = IncludeUsage::client_asked;
       return r;
     }
-    if (inc->value == "false" || is_json_null(inc->value)) {
+    if (inc->value == "false" || json::is_json_null(inc->value)) {
       r.body = splice(body, opts->value_pos + inc->value_pos, inc->value.size(), "true");
       r.outcome = IncludeUsage::injected;
     }
@@ -95,7 +95,7 @@ IncludeUsageSplice inject_include_usage(std::string_view body) {
   return r;
 }
 
-void OpenAiUsageScrubber::on_event(const SseEvent& ev, std::string& out) {
+void OpenAiUsageScrubber::on_event(const json::SseEvent& ev, std::string& out) {
   if (ev.continuation) {  // the "\n" of a "\r\n" that ended the previous event
     if (!last_dropped_) out.append(ev.raw);
     return;
@@ -118,7 +118,7 @@ void OpenAiUsageScrubber::on_event(const SseEvent& ev, std::string& out) {
     out.append(ev.raw);
     return;
   }
-  auto ms = top_level_members(d);
+  auto ms = json::top_level_members(d);
   std::size_t usage_i = ms.size();
   for (std::size_t i = 0; i < ms.size(); ++i)
     if (ms[i].key == "usage") usage_i = i;
@@ -127,12 +127,12 @@ void OpenAiUsageScrubber::on_event(const SseEvent& ev, std::string& out) {
     return;
   }
   const auto& usage = ms[usage_i];
-  if (!is_json_null(usage.value)) {
+  if (!json::is_json_null(usage.value)) {
     // The usage-only chunk exists only because we asked: choices [] (or, from
     // some compatible servers, null or absent). A chunk that also carries
     // choices would have been sent anyway and is relayed as it is.
-    const JsonMemberView* choices = last_member(ms, "choices");
-    if (!choices || is_json_null(choices->value) || is_empty_array(choices->value)) {
+    const json::JsonMemberView* choices = last_member(ms, "choices");
+    if (!choices || json::is_json_null(choices->value) || is_empty_array(choices->value)) {
       last_dropped_ = true;
       removed_usage_chunk_ = true;
       return;
@@ -160,7 +160,7 @@ void OpenAiUsageScrubber::feed(std::string_view in, std::string& out) {
   }
   // Undecided (only blanks so far) is split as SSE too: blank lines are empty
   // events and go straight through.
-  splitter_.feed(in, [&](const SseEvent& ev) { on_event(ev, out); });
+  splitter_.feed(in, [&](const json::SseEvent& ev) { on_event(ev, out); });
 }
 
 void OpenAiUsageScrubber::finish(std::string& out) {
@@ -168,7 +168,7 @@ void OpenAiUsageScrubber::finish(std::string& out) {
     json_.finish();
     return;
   }
-  splitter_.finish([&](const SseEvent& ev) { on_event(ev, out); });
+  splitter_.finish([&](const json::SseEvent& ev) { on_event(ev, out); });
 }
 
 }  // namespace td::providers

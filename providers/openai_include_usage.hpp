@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "providers/sse.hpp"
+#include "json/sse.hpp"
 #include "providers/usage_reader.hpp"
 
 namespace td::providers {
@@ -61,10 +61,10 @@ class OpenAiUsageScrubber {
   bool removed_usage_chunk() const { return removed_usage_chunk_; }
 
  private:
-  void on_event(const SseEvent& ev, std::string& out);
+  void on_event(const json::SseEvent& ev, std::string& out);
 
   enum class Mode { undecided, sse, passthrough } mode_ = Mode::undecided;
-  SseSplitter splitter_{1u << 20};
+  json::SseSplitter splitter_{1u << 20};
   SseUsageReader reader_;
   JsonUsageReader json_;  // a body that turned out not to be SSE
   bool last_dropped_ = false;

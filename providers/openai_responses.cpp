@@ -13,7 +13,7 @@
 
 #include "providers/formats.hpp"
 #include "providers/parsed_message_memo.hpp"
-#include "providers/splice.hpp"
+#include "providers/part_splice.hpp"
 
 namespace td::providers::detail {
 namespace {
@@ -217,9 +217,9 @@ bool content_value(const ParsedRequest& r, std::string_view body, const Message&
     }
     return true;
   }
-  std::vector<splice::Item> items;
+  std::vector<json::Item> items;
   for (const Part* p : parts) {
-    splice::Item it;
+    json::Item it;
     const PartSource* src = splice::source_of(r, m, *p);
     if (src && src->elem != json::kNone) {
       if (!splice::element_bytes(r, body, m, *p, it.bytes, err)) return false;
@@ -232,7 +232,7 @@ bool content_value(const ParsedRequest& r, std::string_view body, const Message&
     }
     items.push_back(std::move(it));
   }
-  splice::rebuild(r.doc, orig_array ? orig : json::kNone, items, out);
+  json::rebuild(r.doc, orig_array ? orig : json::kNone, items, out);
   return true;
 }
 
@@ -243,9 +243,9 @@ bool message_item(const ParsedRequest& r, std::string_view body, const Message& 
   const std::uint32_t node = m.origin == pruning::kNewOrigin ? json::kNone : r.messages[m.origin].node;
   const std::uint32_t content = is(r.doc, node, Type::Object) ? r.doc.find(node, "content") : json::kNone;
   if (content != json::kNone) {
-    splice::Edit e{r.doc.node(content).begin, r.doc.node(content).end, {}};
+    json::Edit e{r.doc.node(content).begin, r.doc.node(content).end, {}};
     if (!content_value(r, body, m, content, parts, e.text, err)) return false;
-    splice::append_with_edits(out, body, r.doc.node(node).begin, r.doc.node(node).end, {e});
+    json::append_with_edits(out, body, r.doc.node(node).begin, r.doc.node(node).end, {e});
     return true;
   }
   out += "{\"role\":\"";

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "providers/json_append.hpp"
+#include "json/json_append.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_merge_common.hpp"
 #include "providers/recall_tool.hpp"
@@ -42,11 +42,11 @@ bool worth_carrying(const Value& block) { return !(str(block, "type") == "text" 
 class AnthropicSseMerge final : public RecallMerge {
  public:
   void feed(std::string_view bytes, std::string& out) override {
-    splitter_.feed(bytes, [&](const SseEvent& ev) { on_event(ev, out); });
+    splitter_.feed(bytes, [&](const json::SseEvent& ev) { on_event(ev, out); });
   }
 
   const std::vector<RecallCall>& end_round(std::string& out) override {
-    splitter_.finish([&](const SseEvent& ev) { on_event(ev, out); });
+    splitter_.finish([&](const json::SseEvent& ev) { on_event(ev, out); });
     calls_.clear();
     for (auto& [i, b] : blocks_)
       if (b.kind == Kind::recall) calls_.push_back({std::string(str(b.content, "id")), b.input});
@@ -59,7 +59,7 @@ class AnthropicSseMerge final : public RecallMerge {
     std::vector<std::string> turn;
     for (auto& [i, b] : blocks_)
       if (b.kind != Kind::held && worth_carrying(b.content)) turn.push_back(to_json(b.content));
-    if (!append_to_array_member(body, "messages", continuation_messages(turn, calls_, results))) return false;
+    if (!json::append_to_array_member(body, "messages", continuation_messages(turn, calls_, results))) return false;
     ++round_;
     blocks_.clear();
     calls_.clear();  // the round's end stays held: a continuation that fails ends with it
@@ -156,7 +156,7 @@ class AnthropicSseMerge final : public RecallMerge {
     }
   }
 
-  void on_event(const SseEvent& ev, std::string& out) {
+  void on_event(const json::SseEvent& ev, std::string& out) {
     Document d;
     if (ev.continuation || ev.overflow || !ev.has_data || !parse(ev.data, d) || !d.IsObject()) {
       out.append(ev.raw);
@@ -201,7 +201,7 @@ class AnthropicSseMerge final : public RecallMerge {
     }
   }
 
-  void route(Block& b, const SseEvent& ev, Document& d, std::string& out) {
+  void route(Block& b, const json::SseEvent& ev, Document& d, std::string& out) {
     if (b.kind == Kind::pass) {
       emit(b, ev.name, d, ev.raw, out);
     } else {
@@ -210,7 +210,7 @@ class AnthropicSseMerge final : public RecallMerge {
     }
   }
 
-  SseSplitter splitter_;
+  json::SseSplitter splitter_;
   std::map<int, Block> blocks_;  // this round's, by upstream index
   std::vector<RecallCall> calls_;
   int next_index_ = 0;  // the client's next block index
@@ -232,7 +232,7 @@ class AnthropicJsonMerge final : public JsonRoundsMerge {
       if (worth_carrying(b)) turn.push_back(to_json(b));
       if (!is_tool_use(b)) content_.PushBack(Value(b, content_.GetAllocator()), content_.GetAllocator());
     }
-    if (!append_to_array_member(body, "messages", continuation_messages(turn, calls_, results))) return false;
+    if (!json::append_to_array_member(body, "messages", continuation_messages(turn, calls_, results))) return false;
     keep_round();
     return true;
   }

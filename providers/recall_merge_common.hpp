@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "providers/json_strings.hpp"
+#include "json/json_strings.hpp"
 #include "providers/recall_merge.hpp"
-#include "providers/sse.hpp"
+#include "json/sse.hpp"
 #include "pruning/json_nesting.hpp"
 
 namespace td::providers::recall_merge {
@@ -64,7 +64,7 @@ inline void set(Value& obj, const char* key, Value v, Document::AllocatorType& a
   else obj.AddMember(Value(key, a), v, a);
 }
 
-// The data of an event as an SseSplitter handed it over (its raw bytes): the
+// The data of an event as an json::SseSplitter handed it over (its raw bytes): the
 // one "data:" line the providers send.
 inline std::string_view event_data(std::string_view raw) {
   auto p = raw.find("data:");

@@ -4,7 +4,7 @@
 // later chunk carries the rounds before it, so the last one counts all), the
 // finishReason of the last round. A JSON body (one response, or the stream's
 // array of them) is merged whole: its chunks' parts, in order.
-#include "providers/json_append.hpp"
+#include "json/json_append.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_merge_common.hpp"
 #include "providers/recall_tool.hpp"
@@ -101,7 +101,7 @@ class GeminiRounds {
       s.append("}}}");
     }
     s.append("]}");
-    if (!append_to_array_member(body, "contents", s)) return false;
+    if (!json::append_to_array_member(body, "contents", s)) return false;
     add_counts(total_, round_usage_, total_.GetAllocator());
     round_usage_.SetObject();
     turn_.clear();
@@ -128,10 +128,10 @@ class GeminiRounds {
 class GeminiSseMerge final : public RecallMerge {
  public:
   void feed(std::string_view bytes, std::string& out) override {
-    splitter_.feed(bytes, [&](const SseEvent& ev) { on_event(ev, out); });
+    splitter_.feed(bytes, [&](const json::SseEvent& ev) { on_event(ev, out); });
   }
   const std::vector<RecallCall>& end_round(std::string& out) override {
-    splitter_.finish([&](const SseEvent& ev) { on_event(ev, out); });
+    splitter_.finish([&](const json::SseEvent& ev) { on_event(ev, out); });
     if (rounds_.calls().empty()) finish(out);
     return rounds_.calls();
   }
@@ -150,7 +150,7 @@ class GeminiSseMerge final : public RecallMerge {
   }
 
  private:
-  void on_event(const SseEvent& ev, std::string& out) {
+  void on_event(const json::SseEvent& ev, std::string& out) {
     Document d;
     if (ev.continuation || ev.overflow || !ev.has_data || !parse(ev.data, d) || !d.IsObject()) {
       out.append(ev.raw);
@@ -171,7 +171,7 @@ class GeminiSseMerge final : public RecallMerge {
     last_.clear();
   }
 
-  SseSplitter splitter_;
+  json::SseSplitter splitter_;
   GeminiRounds rounds_;
   std::string last_, last_raw_;  // the newest chunk, held: it may be the round's end
   bool last_is_raw_ = false;

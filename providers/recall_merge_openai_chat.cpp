@@ -3,7 +3,7 @@
 // [DONE]. Chunks carrying tool calls are held until their round ends.
 #include <algorithm>
 
-#include "providers/json_append.hpp"
+#include "json/json_append.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_merge_common.hpp"
 #include "providers/recall_tool.hpp"
@@ -71,11 +71,11 @@ void add_tool_deltas(const Value& delta, std::vector<ToolCall>& calls) {
 class OpenAiChatSseMerge final : public RecallMerge {
  public:
   void feed(std::string_view bytes, std::string& out) override {
-    splitter_.feed(bytes, [&](const SseEvent& ev) { on_event(ev, out); });
+    splitter_.feed(bytes, [&](const json::SseEvent& ev) { on_event(ev, out); });
   }
 
   const std::vector<RecallCall>& end_round(std::string& out) override {
-    splitter_.finish([&](const SseEvent& ev) { on_event(ev, out); });
+    splitter_.finish([&](const json::SseEvent& ev) { on_event(ev, out); });
     recall_calls_.clear();
     for (const auto& c : calls_)
       if (c.name == kRecallToolName) recall_calls_.push_back({c.id, c.arguments});
@@ -84,7 +84,7 @@ class OpenAiChatSseMerge final : public RecallMerge {
   }
 
   bool continue_with(std::string& body, const std::vector<std::string>& results) override {
-    if (!append_to_array_member(body, "messages", continuation_messages(content_, reasoning_, recall_calls_, results)))
+    if (!json::append_to_array_member(body, "messages", continuation_messages(content_, reasoning_, recall_calls_, results)))
       return false;
     ++round_;
     content_.clear();
@@ -179,7 +179,7 @@ class OpenAiChatSseMerge final : public RecallMerge {
     end_.emplace_back(raw);
   }
 
-  void on_event(const SseEvent& ev, std::string& out) {
+  void on_event(const json::SseEvent& ev, std::string& out) {
     Document d;
     if (ev.has_data && ev.data == "[DONE]") {
       hold_end(ev.raw);
@@ -216,7 +216,7 @@ class OpenAiChatSseMerge final : public RecallMerge {
     else out.append(ev.raw);
   }
 
-  SseSplitter splitter_;
+  json::SseSplitter splitter_;
   unsigned round_ = 0;
   std::string first_id_;
   std::string content_, reasoning_;     // this round's, for its assistant turn
@@ -235,7 +235,7 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
  public:
   bool continue_with(std::string& body, const std::vector<std::string>& results) override {
     const std::string content(str(*message(), "content"));
-    if (!append_to_array_member(body, "messages",
+    if (!json::append_to_array_member(body, "messages",
                                 continuation_messages(content, std::string(str(*message(), "reasoning_content")),
                                                       calls_, results)))
       return false;

@@ -5,8 +5,8 @@
 // until their round ends.
 #include <map>
 
-#include "providers/json_append.hpp"
-#include "providers/json_scan.hpp"
+#include "json/json_append.hpp"
+#include "json/json_scan.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_merge_common.hpp"
 #include "providers/recall_tool.hpp"
@@ -32,23 +32,23 @@ bool append_input(std::string& body, const std::vector<std::string>& items, cons
     json::append_json_string(s, i < results.size() ? results[i] : std::string());
     s.append("}");
   }
-  for (const auto& m : top_level_members(body)) {
+  for (const auto& m : json::top_level_members(body)) {
     if (m.key != "input" || m.value.empty() || m.value.front() != '"') continue;
     const std::string first = R"({"role":"user","content":)" + std::string(m.value) + "}";
     body.replace(m.value_pos, m.value.size(), "[" + first + "," + s + "]");
     return true;
   }
-  return append_to_array_member(body, "input", s);
+  return json::append_to_array_member(body, "input", s);
 }
 
 class ResponsesSseMerge final : public RecallMerge {
  public:
   void feed(std::string_view bytes, std::string& out) override {
-    splitter_.feed(bytes, [&](const SseEvent& ev) { on_event(ev, out); });
+    splitter_.feed(bytes, [&](const json::SseEvent& ev) { on_event(ev, out); });
   }
 
   const std::vector<RecallCall>& end_round(std::string& out) override {
-    splitter_.finish([&](const SseEvent& ev) { on_event(ev, out); });
+    splitter_.finish([&](const json::SseEvent& ev) { on_event(ev, out); });
     calls_.clear();
     for (auto& [i, it] : items_)
       if (it.recall) calls_.push_back({std::string(str(it.done, "call_id")), std::string(str(it.done, "arguments"))});
@@ -142,7 +142,7 @@ class ResponsesSseMerge final : public RecallMerge {
 
   void add_output(const Value& item) { output_.PushBack(Value(item, output_.GetAllocator()), output_.GetAllocator()); }
 
-  void on_event(const SseEvent& ev, std::string& out) {
+  void on_event(const json::SseEvent& ev, std::string& out) {
     Document d;
     if (ev.continuation || ev.overflow || !ev.has_data || !parse(ev.data, d) || !d.IsObject()) {
       out.append(ev.raw);
@@ -185,7 +185,7 @@ class ResponsesSseMerge final : public RecallMerge {
     write(ev.name, d, out, same ? ev.raw : std::string_view{});
   }
 
-  SseSplitter splitter_;
+  json::SseSplitter splitter_;
   unsigned round_ = 0;
   std::int64_t seq_ = 0;     // the client's next sequence number
   bool seq_known_ = false;   // seq_ starts at the upstream's first

@@ -7,9 +7,9 @@
 #include <vector>
 #include <string.h>  // memmem
 
-#include "providers/json_append.hpp"
-#include "providers/json_scan.hpp"
-#include "providers/json_strings.hpp"
+#include "json/json_append.hpp"
+#include "json/json_scan.hpp"
+#include "json/json_strings.hpp"
 #include "pruning/json_nesting.hpp"
 
 namespace td::providers {
@@ -52,10 +52,10 @@ bool parse_line(std::string_view s, std::uint32_t& out) {
 }  // namespace
 
 bool append_recall_tool(Api api, std::string& body) {
-  const std::string_view tools = top_level_value(body, "tools");
+  const std::string_view tools = json::top_level_value(body, "tools");
   const std::string quoted = "\"" + std::string(kRecallToolName) + "\"";
   if (!tools.empty() && memmem(tools.data(), tools.size(), quoted.data(), quoted.size())) return false;
-  return append_to_array_member(body, "tools", definition(api));
+  return json::append_to_array_member(body, "tools", definition(api));
 }
 
 std::optional<RecallArgs> parse_recall_arguments(std::string_view json) {

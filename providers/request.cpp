@@ -6,7 +6,7 @@
 
 #include "providers/formats.hpp"
 #include "providers/parsed_message_memo.hpp"
-#include "providers/splice.hpp"
+#include "providers/part_splice.hpp"
 
 namespace td::providers {
 
@@ -57,11 +57,11 @@ int child_pos(const json::Document& d, std::uint32_t container, std::uint32_t no
 
 bool render_in_place(const ParsedRequest& r, std::string_view body, const Message& m, std::string& out,
                      std::string& err) {
-  std::vector<splice::Edit> edits;
+  std::vector<json::Edit> edits;
   if (!splice::part_edits(r, m, edits, err)) return false;
   std::stable_sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
   const json::Node& n = r.doc.node(r.messages[m.origin].node);
-  splice::append_with_edits(out, body, n.begin, n.end, edits);
+  json::append_with_edits(out, body, n.begin, n.end, edits);
   return true;
 }
 
@@ -171,16 +171,16 @@ bool make_plan(const ParsedRequest& r, Plan& plan, std::string& err) {
 }
 
 bool write_system(const ParsedRequest& r, std::string_view body, const Plan& plan,
-                  std::vector<splice::Edit>& edits, std::string& err) {
+                  std::vector<json::Edit>& edits, std::string& err) {
   const detail::FormatOps& fmt = detail::ops(r.format);
   if (plan.system.empty()) {
     if (r.system == json::kNone) return true;
-    edits.push_back(splice::cut_member(r.doc, r.doc.root(), r.system));
+    edits.push_back(json::cut_member(r.doc, r.doc.root(), r.system));
     return true;
   }
   if (plan.system.size() == 1 && plan.system[0]->origin != kNewOrigin && splice::same_structure(r, *plan.system[0]))
     return splice::part_edits(r, *plan.system[0], edits, err);
-  splice::Edit e;
+  json::Edit e;
   if (!fmt.render_system(r, body, plan.system, e.text, err)) return false;
   if (r.system != json::kNone) {
     e.begin = r.doc.node(r.system).begin;
@@ -196,7 +196,7 @@ bool write_system(const ParsedRequest& r, std::string_view body, const Plan& pla
 }
 
 bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan,
-                 std::vector<splice::Edit>& edits, std::deque<std::string>& store, std::string& err) {
+                 std::vector<json::Edit>& edits, std::deque<std::string>& store, std::string& err) {
   const detail::FormatOps& fmt = detail::ops(r.format);
   if (plan.array_in_place) {
     for (const Message* m : plan.array)
@@ -206,7 +206,7 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
   // Map message origins to their position among the array's children.
   std::vector<int> pos_of(r.messages.size(), -1);
   {
-    const auto kids = splice::children(r.doc, r.array);
+    const auto kids = json::children(r.doc, r.array);
     std::size_t k = 0;
     for (std::uint32_t i = 0; i < r.messages.size() && k < kids.size(); ++i) {
       if (r.messages[i].system_field) continue;
@@ -214,10 +214,10 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
       if (k < kids.size()) pos_of[i] = static_cast<int>(k);
     }
   }
-  std::vector<splice::Item> items;
+  std::vector<json::Item> items;
   items.reserve(plan.array.size());
   for (const Message* m : plan.array) {
-    splice::Item it;
+    json::Item it;
     if (m->origin == kNewOrigin) {
       if (!fmt.render_new(r, *m, it.bytes, err)) return false;
     } else {
@@ -232,10 +232,10 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
     }
     items.push_back(std::move(it));
   }
-  splice::Edit e;
+  json::Edit e;
   e.begin = r.doc.node(r.array).begin;
   e.end = r.doc.node(r.array).end;
-  splice::rebuild(r.doc, r.array, items, e.pieces, store);
+  json::rebuild(r.doc, r.array, items, e.pieces, store);
   edits.push_back(std::move(e));
   return true;
 }
@@ -255,11 +255,11 @@ WriteOutcome write(const ParsedRequest& r, std::string_view original) {
       out.ok = true;
       return out;
     }
-    std::vector<splice::Edit> edits;
+    std::vector<json::Edit> edits;
     std::deque<std::string> store;  // bytes the edits' pieces point into
     if (!plan.system_untouched && !write_system(r, original, plan, edits, out.error)) return out;
     if (!plan.array_untouched && !write_array(r, original, plan, edits, store, out.error)) return out;
-    if (!splice::apply(original, std::move(edits), out.body)) {
+    if (!json::apply(original, std::move(edits), out.body)) {
       out.error = "overlapping edits";
       out.body.clear();
       return out;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "providers/api.hpp"
-#include "providers/json_spans.hpp"
+#include "json/json_spans.hpp"
 #include "pruning/conversation.hpp"
 
 namespace td::providers {

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "providers/usage_object_scan.hpp"
+#include "json/usage_object_scan.hpp"
 #include "pruning/json_nesting.hpp"
 
 namespace td::providers {
@@ -96,7 +96,7 @@ struct DocumentSource {
 
 std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
   // The common case without a document (see usage_object_scan.hpp).
-  if (UsageObjectScan scan(json); scan.ok()) {
+  if (json::UsageObjectScan scan(json); scan.ok()) {
     RawUsage r = map_counts(api, scan);
     if (!r.any()) return std::nullopt;
     return r;

@@ -24,7 +24,7 @@ std::string json_string(std::string_view literal) {
   return std::string(d.GetString(), d.GetStringLength());
 }
 
-std::string_view member(const std::vector<JsonMemberView>& ms, std::string_view key) {
+std::string_view member(const std::vector<json::JsonMemberView>& ms, std::string_view key) {
   std::string_view v;
   for (const auto& m : ms)
     if (m.key == key) v = m.value;
@@ -37,7 +37,7 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; 
 
 // ---------------------------------------------------------------- SSE
 
-void SseUsageReader::on_event(const SseEvent& ev) {
+void SseUsageReader::on_event(const json::SseEvent& ev) {
   if (ev.continuation || ev.overflow || !ev.has_data) return;
   std::string_view d = ev.data;
   if (d.empty() || d == "[DONE]") return;
@@ -52,9 +52,9 @@ void SseUsageReader::on_event(const SseEvent& ev) {
 void SseUsageReader::on_openai_chat(std::string_view d) {
   bool want_model = model_.empty() && contains(d, "\"model\"");
   if (!want_model && !contains(d, "\"usage\"") && !contains(d, "\"error\"")) return;
-  auto ms = top_level_members(d);
+  auto ms = json::top_level_members(d);
   for (const auto& m : ms) {
-    if (m.key == "usage" && !is_json_null(m.value)) {
+    if (m.key == "usage" && !json::is_json_null(m.value)) {
       if (auto r = read_usage_object(api_, m.value)) raw_ = *r;
     } else if (m.key == "model" && want_model) {
       model_ = json_string(m.value);
@@ -67,21 +67,21 @@ void SseUsageReader::on_openai_chat(std::string_view d) {
 void SseUsageReader::on_responses(std::string_view d) {
   bool want_model = model_.empty() && contains(d, "\"model\"");
   if (!want_model && !contains(d, "\"usage\"") && !contains(d, "\"error\"")) return;
-  auto ms = top_level_members(d);
-  if (auto e = member(ms, "error"); !e.empty() && !is_json_null(e)) error_.assign(e.substr(0, kMaxCapture));
+  auto ms = json::top_level_members(d);
+  if (auto e = member(ms, "error"); !e.empty() && !json::is_json_null(e)) error_.assign(e.substr(0, kMaxCapture));
   std::string_view resp = member(ms, "response");
   if (resp.empty()) return;
-  auto rs = top_level_members(resp);
-  if (auto u = member(rs, "usage"); !u.empty() && !is_json_null(u))
+  auto rs = json::top_level_members(resp);
+  if (auto u = member(rs, "usage"); !u.empty() && !json::is_json_null(u))
     if (auto r = read_usage_object(api_, u)) raw_ = *r;
   if (auto m = member(rs, "model"); !m.empty()) model_ = json_string(m);
-  if (auto e = member(rs, "error"); !e.empty() && !is_json_null(e)) error_.assign(e.substr(0, kMaxCapture));
+  if (auto e = member(rs, "error"); !e.empty() && !json::is_json_null(e)) error_.assign(e.substr(0, kMaxCapture));
 }
 
 void SseUsageReader::on_gemini(std::string_view d) {
   bool want_model = model_.empty() && contains(d, "\"modelVersion\"");
   if (!want_model && !contains(d, "\"usageMetadata\"") && !contains(d, "\"error\"")) return;
-  auto ms = top_level_members(d);
+  auto ms = json::top_level_members(d);
   for (const auto& m : ms) {
     if (m.key == "usageMetadata") {
       // Every chunk repeats the running totals; a chunk with no counts at all
@@ -105,19 +105,19 @@ void SseUsageReader::on_anthropic(std::string_view name, std::string_view d) {
     else return;
   }
   if (name == "message_start") {
-    auto ms = top_level_members(d);
+    auto ms = json::top_level_members(d);
     std::string_view msg = member(ms, "message");
     if (msg.empty()) return;
-    auto mm = top_level_members(msg);
+    auto mm = json::top_level_members(msg);
     if (auto u = member(mm, "usage"); !u.empty())
       if (auto r = read_usage_object(api_, u)) raw_ = *r;
     if (auto m = member(mm, "model"); !m.empty()) model_ = json_string(m);
   } else if (name == "message_delta") {
-    std::string_view u = top_level_value(d, "usage");
+    std::string_view u = json::top_level_value(d, "usage");
     if (u.empty()) return;
     if (auto r = read_usage_object(api_, u)) merge_into(raw_, *r);
   } else if (name == "error") {
-    if (auto e = top_level_value(d, "error"); !e.empty()) error_.assign(e.substr(0, kMaxCapture));
+    if (auto e = json::top_level_value(d, "error"); !e.empty()) error_.assign(e.substr(0, kMaxCapture));
   }
 }
 
@@ -126,22 +126,22 @@ void SseUsageReader::on_anthropic(std::string_view name, std::string_view d) {
 JsonUsageReader::JsonUsageReader(Api api) : ResponseFacts(api) {}
 
 namespace {
-std::unique_ptr<JsonTopLevelScanner> new_scanner() {
-  return std::make_unique<JsonTopLevelScanner>(
+std::unique_ptr<json::JsonTopLevelScanner> new_scanner() {
+  return std::make_unique<json::JsonTopLevelScanner>(
       std::initializer_list<std::string_view>{"usage", "usageMetadata", "model", "modelVersion",
                                               "error"},
       false, kMaxCapture);
 }
 }  // namespace
 
-void JsonUsageReader::harvest(const JsonTopLevelScanner& scan) {
+void JsonUsageReader::harvest(const json::JsonTopLevelScanner& scan) {
   std::string_view usage_key = api_ == Api::gemini ? "usageMetadata" : "usage";
   std::string_view model_key = api_ == Api::gemini ? "modelVersion" : "model";
-  if (const auto* u = scan.find(usage_key); u && !u->truncated && !is_json_null(u->value))
+  if (const auto* u = scan.find(usage_key); u && !u->truncated && !json::is_json_null(u->value))
     if (auto r = read_usage_object(api_, u->value)) raw_ = *r;
   if (const auto* m = scan.find(model_key); m && !m->truncated && model_.empty())
     model_ = json_string(m->value);
-  if (const auto* e = scan.find("error"); e && !e->truncated && !is_json_null(e->value))
+  if (const auto* e = scan.find("error"); e && !e->truncated && !json::is_json_null(e->value))
     error_ = e->value;
 }
 
@@ -225,14 +225,14 @@ void ResponseUsageTee::feed(std::string_view bytes) {
   }
   switch (mode_) {
     case Mode::json: json_.feed(bytes); break;
-    case Mode::sse: splitter_.feed(bytes, [this](const SseEvent& ev) { sse_.on_event(ev); }); break;
+    case Mode::sse: splitter_.feed(bytes, [this](const json::SseEvent& ev) { sse_.on_event(ev); }); break;
     default: break;
   }
 }
 
 void ResponseUsageTee::finish() {
   if (mode_ == Mode::json) json_.finish();
-  if (mode_ == Mode::sse) splitter_.finish([this](const SseEvent& ev) { sse_.on_event(ev); });
+  if (mode_ == Mode::sse) splitter_.finish([this](const json::SseEvent& ev) { sse_.on_event(ev); });
 }
 
 Usage ResponseUsageTee::usage() const { return mode_ == Mode::sse ? sse_.usage() : json_.usage(); }

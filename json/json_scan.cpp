@@ -1,11 +1,11 @@
-#include "providers/json_scan.hpp"
+#include "json/json_scan.hpp"
 
 #include <algorithm>
 #include <array>
 
-#include "providers/json_simd.hpp"
+#include "json/json_simd.hpp"
 
-namespace td::providers {
+namespace td::json {
 namespace {
 
 constexpr std::size_t kMaxKey = 64;
@@ -270,4 +270,4 @@ std::string_view top_level_value(std::string_view json, std::string_view key) {
   return found;
 }
 
-}  // namespace td::providers
+}  // namespace td::json

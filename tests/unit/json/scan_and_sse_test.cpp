@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "providers/json_scan.hpp"
-#include "providers/sse.hpp"
+#include "json/json_scan.hpp"
+#include "json/sse.hpp"
 #include "test_util.hpp"
 
-using namespace td::providers;
+using namespace td::json;
 using td::usage_test::for_each_split;
 using td::usage_test::read_fixture;
 

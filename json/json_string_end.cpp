@@ -1,4 +1,4 @@
-#include "providers/json_string_end.hpp"
+#include "json/json_string_end.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace td::providers::json {
+namespace td::json {
 namespace {
 
 struct Masks {
@@ -151,4 +151,4 @@ StringEnd find_string_end(std::string_view text, std::size_t body) {
   return out;
 }
 
-}  // namespace td::providers::json
+}  // namespace td::json

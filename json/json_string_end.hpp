@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace td::providers::json {
+namespace td::json {
 
 struct StringEnd {
   std::size_t quote = 0;        // index of the closing quote (when error is null)
@@ -26,4 +26,4 @@ struct StringEnd {
 // The string whose body starts at text[body] (just after its opening quote).
 StringEnd find_string_end(std::string_view text, std::size_t body);
 
-}  // namespace td::providers::json
+}  // namespace td::json

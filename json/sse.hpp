@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace td::providers {
+namespace td::json {
 
 struct SseEvent {
   std::string_view raw;   // every byte of the event, through its blank line
@@ -61,4 +61,4 @@ class SseSplitter {
   std::string data_joined_;     // only when an event has several data lines
 };
 
-}  // namespace td::providers
+}  // namespace td::json

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace td::providers::json {
+namespace td::json {
 
 // Decodes a JSON string body (between the quotes, escapes validated) into UTF-8.
 void decode_string(std::string_view body, std::string& out);
@@ -15,4 +15,4 @@ void decode_string(std::string_view body, std::string& out);
 void append_json_string(std::string& out, std::string_view text);
 std::string json_string(std::string_view text);
 
-}  // namespace td::providers::json
+}  // namespace td::json

@@ -3,9 +3,9 @@
 
 #include <random>
 
-#include "providers/json_spans.hpp"
+#include "json/json_spans.hpp"
 
-using namespace td::providers::json;
+using namespace td::json;
 
 namespace {
 

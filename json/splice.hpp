@@ -1,5 +1,5 @@
-// Byte-splicing helpers shared by the four request formats (internal to
-// providers/). Everything here copies original bytes wherever it can: an edit
+// Byte splicing over a span-keeping json::Document (docs/design.md
+// §Splicing). Everything here copies original bytes wherever it can: an edit
 // replaces one span, a rebuilt container reuses the original separators and
 // whitespace between the elements it keeps.
 #pragma once
@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "providers/request.hpp"
+#include "json/json_spans.hpp"
 
-namespace td::providers::splice {
+namespace td::json {
 
 struct Edit {
   std::uint32_t begin = 0, end = 0;  // replaced span of the original body
@@ -23,36 +23,12 @@ struct Edit {
   std::vector<std::string_view> pieces;
 };
 
-// The JSON that writes part `p`'s text into its slot; false (with *err) if
-// the slot cannot take an edit or the text does not fit it.
-bool slot_edit(const TextSlot& slot, const pruning::Part& p, Edit& out, std::string& err);
-
 // body[begin, end) with `edits` (sorted, inside the range, not overlapping) applied.
 void append_with_edits(std::string& out, std::string_view body, std::uint32_t begin, std::uint32_t end,
                        const std::vector<Edit>& edits);
 
 // The whole body with `edits` applied (sorts them; false if two overlap).
 bool apply(std::string_view body, std::vector<Edit> edits, std::string& out);
-
-// Is the message's part list exactly the parsed one (same parts, same order)?
-bool same_structure(const ParsedRequest& r, const pruning::Message& m);
-
-// The edit that gives part `p`'s block a cache breakpoint
-// (`"cache_control":{"type":"ephemeral"}`), if the format takes one there
-// (Part::cache_anchor, ParsedRequest::takes_cache_anchor) and the block has none.
-bool anchor_edit(const ParsedRequest& r, const pruning::Message& m, const pruning::Part& p, Edit& out);
-
-// Edits for the edited parts of a message whose structure is unchanged, and
-// its cache breakpoint (anchor_edit).
-bool part_edits(const ParsedRequest& r, const pruning::Message& m, std::vector<Edit>& out,
-                std::string& err);
-
-// The original JSON element of part `p` (origin valid, elem set) with its
-// text edit applied.
-bool element_bytes(const ParsedRequest& r, std::string_view body, const pruning::Message& m,
-                   const pruning::Part& p, std::string& out, std::string& err);
-
-const PartSource* source_of(const ParsedRequest& r, const pruning::Message& m, const pruning::Part& p);
 
 // One element of a rebuilt array or object: the original child at `pos` (its
 // position among the container's children) or a new one (pos < 0), and the
@@ -67,20 +43,19 @@ struct Item {
 // Writes `container` (an array or object node) holding `items`, reusing the
 // original's opening/closing whitespace and the separator that preceded each
 // kept element. Empty items are skipped. container == kNone: a fresh array.
-void rebuild(const json::Document& doc, std::uint32_t container, const std::vector<Item>& items,
-             std::string& out);
+void rebuild(const Document& doc, std::uint32_t container, const std::vector<Item>& items, std::string& out);
 // The same as pieces: `store` keeps the items' own bytes alive.
-void rebuild(const json::Document& doc, std::uint32_t container, std::vector<Item>& items,
+void rebuild(const Document& doc, std::uint32_t container, std::vector<Item>& items,
              std::vector<std::string_view>& out, std::deque<std::string>& store);
 
 // Children of a container node, in order.
-std::vector<std::uint32_t> children(const json::Document& doc, std::uint32_t container);
+std::vector<std::uint32_t> children(const Document& doc, std::uint32_t container);
 
 // A member's bytes up to its value: `"key":` with the original spacing.
-std::string_view member_head(const json::Document& doc, std::uint32_t member);
+std::string_view member_head(const Document& doc, std::uint32_t member);
 
 // The edit that deletes member `member` of object `obj` together with one
 // separator, so the object stays valid JSON.
-Edit cut_member(const json::Document& doc, std::uint32_t obj, std::uint32_t member);
+Edit cut_member(const Document& doc, std::uint32_t obj, std::uint32_t member);
 
-}  // namespace td::providers::splice
+}  // namespace td::json

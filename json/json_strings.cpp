@@ -1,12 +1,12 @@
 // JSON string bodies decoded to UTF-8 and text encoded as JSON strings: the
 // two directions the request writer needs (declared in json_strings.hpp).
-#include "providers/json_strings.hpp"
+#include "json/json_strings.hpp"
 
 #include <array>
 
-#include "providers/json_simd.hpp"
+#include "json/json_simd.hpp"
 
-namespace td::providers::json {
+namespace td::json {
 
 namespace {
 
@@ -234,4 +234,4 @@ std::string json_string(std::string_view text) {
   return out;
 }
 
-}  // namespace td::providers::json
+}  // namespace td::json

@@ -1,8 +1,8 @@
-#include "providers/json_append.hpp"
+#include "json/json_append.hpp"
 
-#include "providers/json_scan.hpp"
+#include "json/json_scan.hpp"
 
-namespace td::providers {
+namespace td::json {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
@@ -42,4 +42,4 @@ bool append_to_array_member(std::string& body, std::string_view key, std::string
   return true;
 }
 
-}  // namespace td::providers
+}  // namespace td::json

@@ -1,6 +1,6 @@
-#include "providers/sse.hpp"
+#include "json/sse.hpp"
 
-namespace td::providers {
+namespace td::json {
 
 void SseSplitter::reset_event() {
   buf_.clear();
@@ -159,4 +159,4 @@ void SseSplitter::finish(const Sink& sink) {
   overflow_ = false;
 }
 
-}  // namespace td::providers
+}  // namespace td::json

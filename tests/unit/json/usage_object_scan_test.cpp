@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "providers/json_scan.hpp"
-#include "providers/usage_object_scan.hpp"
+#include "json/json_scan.hpp"
+#include "json/usage_object_scan.hpp"
 #include "test_util.hpp"
 
-using td::providers::UsageObjectScan;
+using td::json::UsageObjectScan;
 using td::usage_test::read_fixture;
 
 namespace {
@@ -74,7 +74,7 @@ TEST_CASE("usage scan: every recorded usage object reads as RapidJSON reads it")
     CAPTURE(f);
     std::string body = read_fixture(f);
     for (const char* key : {"usage", "usageMetadata"}) {
-      std::string u(td::providers::top_level_value(body, key));
+      std::string u(td::json::top_level_value(body, key));
       if (u.empty()) continue;
       CHECK(UsageObjectScan(u).ok());
       check_same_as_rapidjson(u);

@@ -21,7 +21,7 @@
 #include <optional>
 #include <string_view>
 
-namespace td::providers {
+namespace td::json {
 
 class UsageObjectScan {
  public:
@@ -65,4 +65,4 @@ class UsageObjectScan {
   bool ok_ = false;
 };
 
-}  // namespace td::providers
+}  // namespace td::json

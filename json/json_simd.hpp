@@ -9,7 +9,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace td::providers::json {
+namespace td::json {
 
 namespace detail {
 // Index of the first byte at or after `i` that is '"', '\\', a control
@@ -75,4 +75,4 @@ inline unsigned nesting_mask(const char* s, std::size_t n) {
   return mask;
 }
 
-}  // namespace td::providers::json
+}  // namespace td::json

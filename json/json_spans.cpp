@@ -1,8 +1,8 @@
-#include "providers/json_spans.hpp"
+#include "json/json_spans.hpp"
 
-#include "providers/json_string_end.hpp"
+#include "json/json_string_end.hpp"
 
-namespace td::providers::json {
+namespace td::json {
 
 namespace {
 
@@ -313,4 +313,4 @@ std::uint32_t Document::find(std::uint32_t obj, std::string_view key) const {
   return kNone;
 }
 
-}  // namespace td::providers::json
+}  // namespace td::json

@@ -7,10 +7,10 @@
 #include <random>
 #include <string>
 
-#include "providers/json_string_end.hpp"
+#include "json/json_string_end.hpp"
 
-using td::providers::json::find_string_end;
-using td::providers::json::StringEnd;
+using td::json::find_string_end;
+using td::json::StringEnd;
 
 namespace {
 

@@ -12,7 +12,7 @@
 // refusing them would change nothing for the client: bytes we never touch
 // are copied as they came (the upstream judges them, as it would without
 // tokendiet), and text we re-render is made valid by append_json_string()
-// (U+FFFD for each invalid byte). tests/unit/providers/json_spans_test.cpp
+// (U+FFFD for each invalid byte). tests/unit/json/json_spans_test.cpp
 // pins both.
 #pragma once
 
@@ -22,9 +22,9 @@
 #include <string_view>
 #include <vector>
 
-#include "providers/json_strings.hpp"
+#include "json/json_strings.hpp"
 
-namespace td::providers::json {
+namespace td::json {
 
 enum class Type : std::uint8_t { Null, False, True, Number, String, Array, Object };
 
@@ -125,4 +125,4 @@ class Document {
   KnownValues* known_ = nullptr;
 };
 
-}  // namespace td::providers::json
+}  // namespace td::json

@@ -1,11 +1,11 @@
-#include "providers/usage_object_scan.hpp"
+#include "json/usage_object_scan.hpp"
 
 #include <charconv>
 #include <cmath>
 
-#include "providers/json_simd.hpp"
+#include "json/json_simd.hpp"
 
-namespace td::providers {
+namespace td::json {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -194,4 +194,4 @@ std::optional<std::int64_t> UsageObjectScan::nested_count(std::string_view paren
   return e && e->kind == Kind::number ? e->number : std::nullopt;
 }
 
-}  // namespace td::providers
+}  // namespace td::json

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace td::providers {
+namespace td::json {
 
 // One top-level member. Offsets are absolute positions in the bytes fed so far.
 struct JsonMember {
@@ -89,4 +89,4 @@ std::string_view top_level_value(std::string_view json, std::string_view key);
 // The JSON literal `null` (the way OpenAI marks "no usage on this chunk").
 inline bool is_json_null(std::string_view v) { return v == "null"; }
 
-}  // namespace td::providers
+}  // namespace td::json

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace td::providers {
+namespace td::json {
 
 // Inserts `elements` (one or more JSON values separated by commas) at the end
 // of the array that is the value of top-level member `key` of the object in
@@ -15,4 +15,4 @@ namespace td::providers {
 // or the member is neither an array nor null.
 bool append_to_array_member(std::string& body, std::string_view key, std::string_view elements);
 
-}  // namespace td::providers
+}  // namespace td::json
