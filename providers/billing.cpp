@@ -1,6 +1,6 @@
 #include "providers/billing.hpp"
 
-#include "providers/openai_tools_text.hpp"
+#include "providers/openai_chat/tools_text.hpp"
 
 namespace td::providers {
 

@@ -1,4 +1,4 @@
-#include "providers/openai_tools_text.hpp"
+#include "providers/openai_chat/tools_text.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

@@ -1,4 +1,4 @@
-#include "providers/openai_include_usage.hpp"
+#include "providers/openai_chat/include_usage.hpp"
 
 #include <cstring>
 
