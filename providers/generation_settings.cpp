@@ -5,6 +5,7 @@
 #include <span>
 #include <type_traits>
 
+#include "providers/format_adapter.hpp"
 #include "providers/generation_settings_fields.hpp"
 #include "providers/part_splice.hpp"
 
@@ -13,7 +14,6 @@ namespace {
 
 using generation::copy;
 using generation::Field;
-using generation::fields;
 using generation::Found;
 using generation::has;
 using generation::index_of;
@@ -32,7 +32,7 @@ SettingsRead read_doc(Api api, const json::Document& d) {
     out.problems.emplace_back("body is not a JSON object");
     return out;
   }
-  for (const Field& f : fields(api)) {
+  for (const Field& f : adapter(api).settings) {
     Found r = look(d, f);
     // Fields under one unreadable parent share its problem: reported once.
     if (r.state == Found::State::problem &&
@@ -55,50 +55,8 @@ bool check_values(Api api, const GenerationSettings& want, std::string& err) {
     if (empty) err = std::string(name(s)) + " is empty";
   }
   if (want.max_output_tokens && *want.max_output_tokens < 1) err = "max_output_tokens below 1";
-  if (api == Api::anthropic && want.thinking_budget && *want.thinking_budget < 1024)
-    err = "thinking.budget_tokens below Anthropic's minimum of 1024";
-  if (api == Api::gemini && want.thinking_budget && *want.thinking_budget < -1)
-    err = "thinkingBudget below -1";
-  if (api == Api::anthropic && want.thinking_type && *want.thinking_type != "enabled" &&
-      *want.thinking_type != "disabled" && *want.thinking_type != "adaptive")
-    err = "thinking.type must be enabled, disabled or adaptive";
+  if (const auto format_rule = adapter(api).settings_values) format_rule(want, err);
   return err.empty();
-}
-
-// The pairing rules between fields (see the header), for the values that
-// change (`want`). `drop`: the index of a member to remove with the write.
-bool check_shape(Api api, std::span<const Field> fs, const std::vector<Found>& found, const GenerationSettings& now,
-                 const GenerationSettings& want, std::size_t& drop, std::string& err) {
-  auto present = [&](Setting s) { return found[index_of(fs, s)].state != Found::State::absent; };
-  if (api == Api::anthropic) {
-    const bool type_written = want.thinking_type.has_value();
-    const auto type = want.thinking_type ? want.thinking_type : now.thinking_type;
-    const std::size_t budget = index_of(fs, Setting::thinking_budget);
-    if (type_written && *type != "enabled") {
-      // The budget goes with the "enabled" variant; one we cannot locate
-      // (a duplicated key) cannot be removed, so nothing is written.
-      if (found[budget].state == Found::State::problem && found[budget].leaf == kNone) {
-        err = found[budget].problem;
-        return false;
-      }
-      if (found[budget].leaf != kNone) drop = budget;
-    }
-    if (want.thinking_budget && type != "enabled") {
-      err = "thinking.budget_tokens needs thinking.type \"enabled\"";
-      return false;
-    }
-    if (type_written && *type == "enabled" && !want.thinking_budget && !now.thinking_budget) {
-      err = "thinking.type \"enabled\" needs thinking.budget_tokens";
-      return false;
-    }
-  }
-  if (api == Api::gemini && (want.thinking_level || want.thinking_budget) &&
-      (want.thinking_level || present(Setting::thinking_level)) &&
-      (want.thinking_budget || present(Setting::thinking_budget))) {
-    err = "thinkingLevel and thinkingBudget cannot be sent together";
-    return false;
-  }
-  return true;
 }
 
 // A member to add: a value, or (value empty) an object of members.
@@ -268,7 +226,8 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
     out.error = "body is not a JSON object";
     return out;
   }
-  const std::span<const Field> fs = fields(api);
+  const FormatAdapter& format = adapter(api);
+  const std::span<const Field> fs = format.settings;
   for (Setting s : kAllSettings) {
     if (has(want, s) && index_of(fs, s) == fs.size()) {
       out.error = std::string(name(api)) + " has no " + std::string(name(s));
@@ -299,7 +258,8 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
   }
   std::size_t drop = fs.size();
   if (!targets.empty() &&
-      (!check_values(api, delta, out.error) || !check_shape(api, fs, found, now, delta, drop, out.error)))
+      (!check_values(api, delta, out.error) ||
+       (format.settings_shape && !format.settings_shape(fs, found, now, delta, drop, out.error))))
     return out;
   Placer place(d);
   for (std::size_t i : targets) {
@@ -336,7 +296,7 @@ std::string_view name(Setting s) {
 }
 
 std::string_view wire_field(Api api, Setting s) {
-  const auto fs = fields(api);
+  const auto fs = adapter(api).settings;
   const std::size_t i = index_of(fs, s);
   return i < fs.size() ? fs[i].wire : std::string_view{};
 }

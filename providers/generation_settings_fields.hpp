@@ -33,8 +33,7 @@ struct Field {
                              // written where present, never inserted
 };
 
-// The fields of a format, in the order new members are written.
-std::span<const Field> fields(Api api);
+// A format's fields are its FormatAdapter's `settings` (providers/format_adapter.hpp).
 // The field of setting `s` (its twin when `twin`), fields(api).size() if none.
 std::size_t index_of(std::span<const Field> fs, Setting s, bool twin = false);
 

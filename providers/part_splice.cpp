@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "providers/format_adapter.hpp"
+
 namespace td::providers::splice {
 
 using pruning::kNewOrigin;
@@ -64,15 +66,9 @@ bool same_structure(const ParsedRequest& r, const Message& m) {
 }
 
 namespace {
-// Anthropic's cache breakpoint on part `p`'s block (moves to the format adapter).
+// The format's cache breakpoint on part `p`'s block, if it takes one there.
 bool anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, json::Edit& out) {
-  if (!p.cache_anchor || !r.takes_cache_anchor()) return false;
-  const PartSource* src = source_of(r, m, p);
-  if (!src || src->elem == json::kNone || r.doc.node(src->elem).type != json::Type::Object) return false;
-  if (r.doc.raw(src->elem).find("\"cache_control\"") != std::string_view::npos) return false;  // marked already
-  const std::uint32_t close = r.doc.node(src->elem).end - 1;  // the block's '}'
-  out = json::Edit{close, close, ",\"cache_control\":{\"type\":\"ephemeral\"}", {}};
-  return true;
+  return p.cache_anchor && takes_cache_anchor(r) && adapter(r.format).cache_anchor_edit(r, m, p, out);
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <rapidjson/writer.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,16 @@
 #include "providers/recall_merge.hpp"
 #include "json/sse.hpp"
 #include "pruning/json_nesting.hpp"
+
+namespace td::providers {
+
+// Each format's merge, in its folder's recall_merge.cpp (its FormatAdapter's recall_merge).
+std::unique_ptr<RecallMerge> make_anthropic_merge(bool sse);
+std::unique_ptr<RecallMerge> make_openai_chat_merge(bool sse);
+std::unique_ptr<RecallMerge> make_responses_merge(bool sse);
+std::unique_ptr<RecallMerge> make_gemini_merge(bool sse);
+
+}  // namespace td::providers
 
 namespace td::providers::recall_merge {
 

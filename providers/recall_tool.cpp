@@ -10,6 +10,7 @@
 #include "json/json_append.hpp"
 #include "json/json_scan.hpp"
 #include "json/json_strings.hpp"
+#include "providers/format_adapter.hpp"
 #include "pruning/json_nesting.hpp"
 
 namespace td::providers {
@@ -28,17 +29,7 @@ std::string definition(Api api) {
   std::string name_desc = "\"name\":\"";
   name_desc.append(kRecallToolName).append("\",\"description\":");
   json::append_json_string(name_desc, kDescription);
-  switch (api) {
-    case Api::openai_chat:
-      return R"({"type":"function","function":{)" + name_desc + ",\"parameters\":" + std::string(kSchema) + "}}";
-    case Api::openai_responses:
-      return R"({"type":"function",)" + name_desc + ",\"parameters\":" + std::string(kSchema) + "}";
-    case Api::anthropic:
-      return "{" + name_desc + ",\"input_schema\":" + std::string(kSchema) + "}";
-    case Api::gemini:
-      return R"({"functionDeclarations":[{)" + name_desc + ",\"parameters\":" + std::string(kSchema) + "}]}";
-  }
-  return {};
+  return adapter(api).recall_tool(name_desc, kSchema);
 }
 
 bool parse_line(std::string_view s, std::uint32_t& out) {

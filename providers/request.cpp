@@ -4,7 +4,7 @@
 #include <deque>
 #include <exception>
 
-#include "providers/formats.hpp"
+#include "providers/format_adapter.hpp"
 #include "providers/parsed_message_memo.hpp"
 #include "providers/part_splice.hpp"
 
@@ -15,16 +15,6 @@ using pruning::Message;
 using pruning::Part;
 
 namespace detail {
-
-const FormatOps& ops(Api f) {
-  switch (f) {
-    case Api::openai_chat: return kOpenAIChatOps;
-    case Api::openai_responses: return kOpenAIResponsesOps;
-    case Api::gemini: return kGeminiOps;
-    case Api::anthropic: return kAnthropicOps;
-  }
-  return kOpenAIChatOps;
-}
 
 Part& add_part(ParsedRequest& r, Message& m, pruning::PartKind kind, std::uint32_t elem, Field field,
                TextSlot slot) {
@@ -75,13 +65,13 @@ ParseOutcome parse(Api format, std::string_view body, ParsedMessageMemo* memo) {
     r.memo = memo;
     // Resent message elements are spliced in from the memo, not parsed.
     KnownMessages known(r);
-    if (!r.doc.parse(body, &out.error, 512, memo ? detail::ops(format).array_key : "", memo ? &known : nullptr))
+    if (!r.doc.parse(body, &out.error, 512, memo ? adapter(format).request.array_key : "", memo ? &known : nullptr))
       return out;
     if (r.doc.node(r.doc.root()).type != json::Type::Object) {
       out.error = "body is not a JSON object";
       return out;
     }
-    if (!detail::ops(format).parse(r, out.error)) return out;
+    if (!adapter(format).request.parse(r, out.error)) return out;
     r.conversation.model = r.model;
     out.request = std::move(r);
   } catch (const std::exception& e) {
@@ -108,7 +98,7 @@ bool make_plan(const ParsedRequest& r, Plan& plan, std::string& err) {
     (r.messages[i].system_field ? orig_system : orig_array).push_back(i);
   std::vector<bool> seen(r.messages.size(), false);
   for (const Message& m : msgs) {
-    bool system_field = m.system_field && *detail::ops(r.format).system_key;
+    bool system_field = m.system_field && *adapter(r.format).request.system_key;
     if (m.origin != kNewOrigin) {
       if (m.origin >= r.messages.size()) {
         err = "message origin out of range";
@@ -172,7 +162,7 @@ bool make_plan(const ParsedRequest& r, Plan& plan, std::string& err) {
 
 bool write_system(const ParsedRequest& r, std::string_view body, const Plan& plan,
                   std::vector<json::Edit>& edits, std::string& err) {
-  const detail::FormatOps& fmt = detail::ops(r.format);
+  const detail::FormatOps& fmt = adapter(r.format).request;
   if (plan.system.empty()) {
     if (r.system == json::kNone) return true;
     edits.push_back(json::cut_member(r.doc, r.doc.root(), r.system));
@@ -197,7 +187,7 @@ bool write_system(const ParsedRequest& r, std::string_view body, const Plan& pla
 
 bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan,
                  std::vector<json::Edit>& edits, std::deque<std::string>& store, std::string& err) {
-  const detail::FormatOps& fmt = detail::ops(r.format);
+  const detail::FormatOps& fmt = adapter(r.format).request;
   if (plan.array_in_place) {
     for (const Message* m : plan.array)
       if (!splice::part_edits(r, *m, edits, err)) return false;
@@ -223,7 +213,7 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
     } else {
       it.pos = pos_of[m->origin];
       bool touched = m->changed;
-      for (const Part& p : m->parts) touched = touched || p.edited || (r.cache_anchor_rule && p.cache_anchor);
+      for (const Part& p : m->parts) touched = touched || p.edited || (adapter(r.format).takes_cache_anchor && p.cache_anchor);
       if (!touched && it.pos >= 0) {
         it.ref = r.doc.raw(r.messages[m->origin].node);
       } else if (!fmt.render_changed(r, body, *m, it.bytes, err)) {
@@ -241,6 +231,11 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
 }
 
 }  // namespace
+
+bool takes_cache_anchor(const ParsedRequest& r) {
+  const auto rule = adapter(r.format).takes_cache_anchor;
+  return rule && rule(r.doc.text());
+}
 
 WriteOutcome write(const ParsedRequest& r, std::string_view original) {
   WriteOutcome out;

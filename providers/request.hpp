@@ -92,12 +92,6 @@ struct ParsedRequest {
   std::uint32_t array = json::kNone;   // messages / contents / input (Responses: maybe a string)
   std::vector<SplicedMessage> spliced;  // ascending by `begin`
   std::uint32_t system = json::kNone;  // the system field's value node, if any
-  // Whether this body takes a cache breakpoint on a part marked
-  // cache_anchor: the format's rule (Anthropic's: the client caches and
-  // leaves a breakpoint free), null for formats without breakpoints. Asked
-  // only when an anchored part is written, as it scans the body.
-  bool (*cache_anchor_rule)(std::string_view body) = nullptr;
-  bool takes_cache_anchor() const { return cache_anchor_rule && cache_anchor_rule(doc.text()); }
 };
 
 struct ParseOutcome {
@@ -116,6 +110,10 @@ struct WriteOutcome {
 // from the body where the format carries them there (Gemini: from the path).
 // `memo`: see ParsedRequest::memo (the result is the same either way).
 ParseOutcome parse(Api format, std::string_view body, ParsedMessageMemo* memo = nullptr);
+
+// Whether the body takes a cache breakpoint of tokendiet's on a part marked
+// cache_anchor (the format's cache rule, providers/format_adapter.hpp).
+bool takes_cache_anchor(const ParsedRequest& request);
 
 // Writes the conversation's edits back into `original` (the bytes parse() saw).
 WriteOutcome write(const ParsedRequest& request, std::string_view original);

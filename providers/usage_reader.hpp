@@ -50,13 +50,8 @@ class ResponseFacts {
 class SseUsageReader : public ResponseFacts {
  public:
   explicit SseUsageReader(Api api) : ResponseFacts(api) {}
+  // Each format's reading of an event is its FormatAdapter's usage_event.
   void on_event(const json::SseEvent& ev);
-
- private:
-  void on_openai_chat(std::string_view data);
-  void on_responses(std::string_view data);
-  void on_gemini(std::string_view data);
-  void on_anthropic(std::string_view name, std::string_view data);
 };
 
 // Reads a JSON body fed in pieces: one object, or (Gemini streamGenerateContent

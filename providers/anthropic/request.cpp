@@ -37,21 +37,6 @@ bool has_cache_control(const json::Document& d, std::uint32_t n) {
   return n != json::kNone && d.node(n).type != Type::Null;
 }
 
-// Whether tokendiet may add a breakpoint of its own at the stale frontier
-// (pruning::Part::cache_anchor): only for a client that caches (one
-// `cache_control` at least: without, adding one would start billing cache
-// writes it never asked for), with one of Anthropic's four breakpoints
-// free, and no `ttl` (a 5-minute mark before a client's 1-hour one is
-// rejected). The key is counted in the body's bytes: inside a string it is
-// written \"cache_control\" and does not match; a value that happens to
-// equal it only makes the count larger, so the anchor is left out.
-bool takes_cache_anchor(std::string_view body) {
-  constexpr std::string_view kKey = "\"cache_control\"";
-  std::size_t count = 0;
-  for (std::size_t at = body.find(kKey); at != std::string_view::npos; at = body.find(kKey, at + kKey.size())) ++count;
-  return count >= 1 && count <= 3 && body.find("\"ttl\"") == std::string_view::npos;
-}
-
 // tool_result content given as blocks: its text, and how an edit is written.
 TextSlot tool_result_blocks(const json::Document& d, std::uint32_t arr, std::string& text, bool& marked) {
   bool all_text = true;
@@ -218,7 +203,6 @@ bool parse(ParsedRequest& r, std::string& err) {
   std::vector<std::uint32_t> tools;
   if (f[kTools] != json::kNone) tools.push_back(f[kTools]);
   fill_overhead(r, tools);
-  r.cache_anchor_rule = takes_cache_anchor;
   return true;
 }
 
@@ -350,5 +334,29 @@ bool render_system(const ParsedRequest& r, std::string_view body, const std::vec
 }  // namespace
 
 const FormatOps kAnthropicOps{parse, render_changed, render_new, render_system, "system", "messages"};
+
+// Whether tokendiet may add a breakpoint of its own at the stale frontier
+// (pruning::Part::cache_anchor): only for a client that caches (one
+// `cache_control` at least: without, adding one would start billing cache
+// writes it never asked for), with one of Anthropic's four breakpoints
+// free, and no `ttl` (a 5-minute mark before a client's 1-hour one is
+// rejected). The key is counted in the body's bytes: inside a string it is
+// written \"cache_control\" and does not match; a value that happens to
+// equal it only makes the count larger, so the anchor is left out.
+bool anthropic_takes_cache_anchor(std::string_view body) {
+  constexpr std::string_view kKey = "\"cache_control\"";
+  std::size_t count = 0;
+  for (std::size_t at = body.find(kKey); at != std::string_view::npos; at = body.find(kKey, at + kKey.size())) ++count;
+  return count >= 1 && count <= 3 && body.find("\"ttl\"") == std::string_view::npos;
+}
+
+bool anthropic_cache_anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, json::Edit& out) {
+  const PartSource* src = splice::source_of(r, m, p);
+  if (!src || src->elem == json::kNone || r.doc.node(src->elem).type != Type::Object) return false;
+  if (r.doc.raw(src->elem).find("\"cache_control\"") != std::string_view::npos) return false;  // marked already
+  const std::uint32_t close = r.doc.node(src->elem).end - 1;  // the block's '}'
+  out = json::Edit{close, close, ",\"cache_control\":{\"type\":\"ephemeral\"}", {}};
+  return true;
+}
 
 }  // namespace td::providers::detail

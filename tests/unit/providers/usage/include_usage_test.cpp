@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "json/json_scan.hpp"
-#include "providers/openai_include_usage.hpp"
+#include "providers/openai_chat/include_usage.hpp"
 #include "test_util.hpp"
 
 using namespace td::providers;
