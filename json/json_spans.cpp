@@ -209,8 +209,15 @@ bool Document::parse_value(unsigned depth, std::uint32_t& out, bool known_elemen
   }
 }
 
+namespace {
+thread_local std::uint64_t parses = 0;
+}  // namespace
+
+std::uint64_t Document::parses_on_this_thread() { return parses; }
+
 bool Document::parse(std::string_view text, std::string* error, unsigned max_depth, std::string_view known_array,
                      KnownValues* known) {
+  ++parses;
   text_ = text;
   pos_ = 0;
   error_ = nullptr;

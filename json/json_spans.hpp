@@ -77,6 +77,9 @@ class Document {
   // (the caller keeps `max_depth` the same for the parses it remembers).
   bool parse(std::string_view text, std::string* error = nullptr, unsigned max_depth = 512,
              std::string_view known_array = {}, KnownValues* known = nullptr);
+  // How many times this thread has called parse(): what tests read to see
+  // that a request body is parsed once (docs/design.md §Thinking budget).
+  static std::uint64_t parses_on_this_thread();
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const Node& node(std::uint32_t i) const { return nodes_[i]; }

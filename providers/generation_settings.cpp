@@ -220,8 +220,8 @@ class Placer {
   std::vector<std::uint32_t> removed_;
 };
 
-SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettings& want) {
-  SettingsWrite out;
+SettingsEdits edits_doc(Api api, const json::Document& d, const GenerationSettings& want) {
+  SettingsEdits out;
   if (d.nodes().empty() || d.node(d.root()).type != Type::Object) {
     out.error = "body is not a JSON object";
     return out;
@@ -271,8 +271,15 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
   }
   if (drop != fs.size()) place.remove(fs[drop], found[drop].leaf);
   out.ok = true;
-  if (targets.empty()) return out;
-  if (!json::apply(d.text(), place.edits(), out.body)) {
+  if (!targets.empty()) out.edits = place.edits();
+  return out;
+}
+
+SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettings& want) {
+  SettingsEdits e = edits_doc(api, d, want);
+  SettingsWrite out{e.ok, false, {}, std::move(e.error)};
+  if (!out.ok || e.edits.empty()) return out;
+  if (!json::apply(d.text(), std::move(e.edits), out.body)) {
     out = SettingsWrite{};
     out.error = "overlapping edits";
     return out;
@@ -332,6 +339,15 @@ SettingsWrite write_generation_settings(Api api, std::string_view body, const Ge
     return write_doc(api, d, want);
   } catch (const std::exception& e) {
     return SettingsWrite{false, false, {}, std::string("write failed: ") + e.what()};
+  }
+}
+
+SettingsEdits generation_settings_edits(const ParsedRequest& request, const GenerationSettings& want) {
+  try {
+    if (want == GenerationSettings{}) return SettingsEdits{true, {}, {}};
+    return edits_doc(request.format, request.doc, want);
+  } catch (const std::exception& e) {
+    return SettingsEdits{false, {}, std::string("write failed: ") + e.what()};
   }
 }
 

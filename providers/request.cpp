@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <exception>
+#include <iterator>
 
 #include "providers/format_adapter.hpp"
 #include "providers/parsed_message_memo.hpp"
@@ -237,7 +238,9 @@ bool takes_cache_anchor(const ParsedRequest& r) {
   return rule && rule(r.doc.text());
 }
 
-WriteOutcome write(const ParsedRequest& r, std::string_view original) {
+WriteOutcome write(const ParsedRequest& r, std::string_view original) { return write(r, original, {}); }
+
+WriteOutcome write(const ParsedRequest& r, std::string_view original, std::vector<json::Edit> extra) {
   WriteOutcome out;
   try {
     if (original.size() != r.doc.text().size()) {
@@ -246,7 +249,7 @@ WriteOutcome write(const ParsedRequest& r, std::string_view original) {
     }
     Plan plan;
     if (!make_plan(r, plan, out.error)) return out;
-    if (plan.system_untouched && plan.array_untouched) {
+    if (plan.system_untouched && plan.array_untouched && extra.empty()) {
       out.ok = true;
       return out;
     }
@@ -254,6 +257,9 @@ WriteOutcome write(const ParsedRequest& r, std::string_view original) {
     std::deque<std::string> store;  // bytes the edits' pieces point into
     if (!plan.system_untouched && !write_system(r, original, plan, edits, out.error)) return out;
     if (!plan.array_untouched && !write_array(r, original, plan, edits, store, out.error)) return out;
+    // After the messages' edits: where one ends where an extra begins, the
+    // message's bytes come first (apply() sorts stably).
+    edits.insert(edits.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));
     if (!json::apply(original, std::move(edits), out.body)) {
       out.error = "overlapping edits";
       out.body.clear();

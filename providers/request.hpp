@@ -20,6 +20,7 @@
 
 #include "providers/api.hpp"
 #include "json/json_spans.hpp"
+#include "json/splice.hpp"
 #include "pruning/conversation.hpp"
 
 namespace td::providers {
@@ -117,5 +118,9 @@ bool takes_cache_anchor(const ParsedRequest& request);
 
 // Writes the conversation's edits back into `original` (the bytes parse() saw).
 WriteOutcome write(const ParsedRequest& request, std::string_view original);
+// The same with `extra` edits of `original` (outside the message array and
+// system field: generation_settings_edits()) spliced in the same pass; with
+// no message edits, `extra` alone.
+WriteOutcome write(const ParsedRequest& request, std::string_view original, std::vector<json::Edit> extra);
 
 }  // namespace td::providers

@@ -102,6 +102,13 @@ SettingsWrite apply_thinking_change(Api api, std::string_view body, const Thinki
   return write_generation_settings(api, body, change.want);
 }
 
+ThinkingEdits lower_thinking_edits(const ParsedRequest& request, const LowerThinking& limits) {
+  ThinkingEdits out;
+  out.change = lower_thinking(request.format, request.model, read_generation_settings(request).settings, limits);
+  out.edits = out.change.empty() ? SettingsEdits{true, {}, {}} : generation_settings_edits(request, out.change.want);
+  return out;
+}
+
 SettingsWrite lower_thinking_in(const ParsedRequest& request, const LowerThinking& limits, ThinkingChange* change) {
   ThinkingChange c = lower_thinking(request.format, request.model, read_generation_settings(request).settings, limits);
   SettingsWrite w = c.empty() ? nothing_written() : write_generation_settings(request, c.want);
