@@ -4,11 +4,24 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "providers/format_adapter.hpp"
 
 namespace td::providers {
+
+namespace detail::openai_chat {
+
+// The writing half of the format's FormatOps (render.cpp; request.cpp parses).
+bool render_changed(const ParsedRequest& r, std::string_view body, const Message& m, std::string& out,
+                    std::string& err);
+bool render_new(const ParsedRequest& r, const Message& m, std::string& out, std::string& err);
+bool render_system(const ParsedRequest& r, std::string_view body, const std::vector<const Message*>& system,
+                   std::string& out, std::string& err);
+
+}  // namespace detail::openai_chat
 
 namespace openai {
 
