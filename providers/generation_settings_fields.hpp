@@ -1,5 +1,6 @@
 // The wire fields behind GenerationSettings, per format, and how one is
-// found in a parsed body (internal to providers/generation_settings.cpp).
+// found in a parsed body (internal to providers/: generation_settings.cpp, and
+// the formats' adapters, whose `settings` list each format's fields).
 #pragma once
 
 #include <array>
