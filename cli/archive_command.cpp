@@ -13,7 +13,7 @@
 #include "cli/terminal_text.hpp"
 #include "config/load.hpp"
 #include "config/state_paths.hpp"
-#include "providers/json_strings.hpp"
+#include "json/json_strings.hpp"
 
 namespace td::cli {
 namespace {
@@ -56,9 +56,9 @@ void list_entries(const std::vector<archive::EntryInfo>& entries, bool json, std
     for (std::size_t i = 0; i < entries.size(); ++i) {
       const auto& e = entries[i];
       text += (i ? ",\n " : "");
-      text += "{\"created\":\"" + utc_time(e.created) + "\",\"key\":" + providers::json::json_string(e.key_fp) +
-              ",\"id\":" + providers::json::json_string(e.id) + ",\"tokens\":" + std::to_string(e.tokens) +
-              ",\"bytes\":" + std::to_string(e.bytes) + ",\"task\":" + providers::json::json_string(e.task) + "}";
+      text += "{\"created\":\"" + utc_time(e.created) + "\",\"key\":" + json::json_string(e.key_fp) +
+              ",\"id\":" + json::json_string(e.id) + ",\"tokens\":" + std::to_string(e.tokens) +
+              ",\"bytes\":" + std::to_string(e.bytes) + ",\"task\":" + json::json_string(e.task) + "}";
     }
     out << terminal_json(text + "]\n");
     return;

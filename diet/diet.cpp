@@ -49,10 +49,24 @@ pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::C
 }
 
 Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
-                   const pruning::Decision& decision, std::string_view body, std::string& rewritten) {
+                   const pruning::Decision& decision, std::string_view body, std::string& rewritten,
+                   std::vector<json::Edit> extra) {
   Written out;
-  if (!result.changed() || !decision.settings.write) return out;
-  providers::WriteOutcome written = providers::write(request, body);
+  const bool messages = result.changed() && decision.settings.write;
+  if (!messages && extra.empty()) return out;
+  providers::WriteOutcome written;
+  if (messages) {
+    written = providers::write(request, body, extra);
+    if (!written.ok && !extra.empty()) {  // without the extra edits, as if they had not been asked for
+      written = providers::write(request, body);
+      out.extra_dropped = true;
+    }
+  } else {
+    written.ok = json::apply(body, std::move(extra), written.body);
+    written.changed = written.ok && written.body != body;
+    out.extra_dropped = !written.ok;
+    if (!written.ok) return out;
+  }
   if (!written.ok) {
     out.ok = false;
     out.error = std::move(written.error);
@@ -93,18 +107,15 @@ void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& pr
   result.fired.push_back(kReanchorStat);
 }
 
-std::optional<std::string> thinking_step(providers::Api api, std::string_view model, std::string_view bytes,
-                                         const pruning::Profile& profile, std::string& reason) {
-  const providers::SettingsRead read = providers::read_generation_settings(api, bytes);
+std::vector<json::Edit> thinking_step(const providers::ParsedRequest& request, const pruning::Profile& profile,
+                                      std::string& reason) {
   const providers::LowerThinking limits{profile.thinking_budget_effort,
                                         std::int64_t(profile.thinking_budget_gemini_tokens),
                                         std::int64_t(profile.thinking_budget_anthropic_tokens)};
-  const providers::ThinkingChange change = providers::lower_thinking(api, model, read.settings, limits);
-  if (change.empty()) return std::nullopt;
-  providers::SettingsWrite w = providers::apply_thinking_change(api, bytes, change);
-  if (!w.ok || !w.changed) return std::nullopt;
-  reason = change.reason;
-  return std::move(w.body);
+  providers::ThinkingEdits lowered = providers::lower_thinking_edits(request, limits);
+  if (!lowered.edits.ok || lowered.edits.edits.empty()) return {};
+  reason = std::move(lowered.change.reason);
+  return std::move(lowered.edits.edits);
 }
 
 DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
@@ -170,7 +181,10 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     }
     out.decision.mode = pruning::reported_mode(out.decision.mode, !out.result.archived.empty());
     reanchor_step(*pruned, profile, out.decision, turns, counter, out.result);
-    Written written = write_step(*pruned, out.result, out.decision, body, rewritten);
+    std::string thinking;
+    std::vector<json::Edit> lowered;
+    if (out.decision.lower_thinking) lowered = thinking_step(*pruned, profile, thinking);
+    Written written = write_step(*pruned, out.result, out.decision, body, rewritten, std::move(lowered));
     if (!written.ok) {
       out.fail_open = true;
       out.error = "write: " + written.error;
@@ -178,15 +192,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       return out;
     }
     out.rewritten = written.rewritten;
-    if (out.decision.lower_thinking) {
-      std::optional<std::string> lowered =
-          thinking_step(request.format, out.model, out.rewritten ? std::string_view(rewritten) : body, profile,
-                        out.thinking);
-      if (lowered) {
-        rewritten = std::move(*lowered);
-        out.rewritten = true;
-      }
-    }
+    if (!written.extra_dropped) out.thinking = std::move(thinking);
     if (options.calibration) {
       // Not written (shadow): the view is the request as sent, otherwise its
       // diet. A model with its own tokenizer learns a ratio too: the bill it

@@ -9,11 +9,14 @@
 //                the tri-modal policy, which may prune at harder levels
 //                (diet/diet_policy.hpp)
 //   prune_step   pruning::run_pipeline, as decided (the memos)
-//   write_step   the edits spliced into the body, when the decision writes
 //   thinking_step  the thinking settings lowered, when the decision says so
-//                (providers/thinking_budget.hpp)
+//                (providers/thinking_budget.hpp): edits, from the request's
+//                own parse
+//   write_step   the edits spliced into the body, when the decision writes,
+//                with thinking_step's in the same pass
 //
-// diet_body() runs them in that order. DietFilter (the proxy's request body
+// diet_body() runs them in that order, and parses the body once (parse_step;
+// the policy's harder levels prune second parses of it). DietFilter (the proxy's request body
 // filter) and `tokendiet replay` both call it, so replay measures exactly
 // what the proxy sends. The caches every step uses are passed in
 // (diet/diet_caches.hpp): the proxy's, or replay's own.
@@ -23,8 +26,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.hpp"
+#include "json/splice.hpp"
 #include "providers/route.hpp"
 #include "diet/diet_policy.hpp"
 #include "diet/diet_caches.hpp"
@@ -94,14 +99,20 @@ pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::C
                                    DietCaches& caches);
 
 // 5. Write: when the decision writes and the pipeline changed something,
-// `rewritten` receives the spliced request (`body` is the bytes parse_step saw).
+// `rewritten` receives the spliced request (`body` is the bytes parse_step saw),
+// with `extra` (thinking_step's edits of `body`) spliced in the same pass;
+// `extra` is written whatever the decision says of the messages. An `extra`
+// that cannot be written is left out, the messages' edits written without it
+// (`extra_dropped`).
 struct Written {
   bool ok = true;          // false: nothing written (error says why); forward `body` as it came
   bool rewritten = false;  // `rewritten` holds the pruned request
+  bool extra_dropped = false;
   std::string error;
 };
 Written write_step(const providers::ParsedRequest& request, const pruning::PipelineResult& result,
-                   const pruning::Decision& decision, std::string_view body, std::string& rewritten);
+                   const pruning::Decision& decision, std::string_view body, std::string& rewritten,
+                   std::vector<json::Edit> extra = {});
 
 // 4b. Re-anchor (pruning/reanchor.hpp): the task restated after the newest
 // message when the decision compressed harder than the diet (survival's
@@ -116,12 +127,14 @@ void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& pr
                    const pruning::Decision& decision, std::uint32_t turns, const pruning::TokenCounter& counter,
                    pruning::PipelineResult& result);
 
-// 6. Thinking: when the decision lowers thinking, the thinking fields of
-// `bytes` (the request as it will go) lowered for `model` within the
-// profile's targets. The new body, or nothing (no such field, already low,
-// or a write that cannot be done); `reason` says what changed.
-std::optional<std::string> thinking_step(providers::Api api, std::string_view model, std::string_view bytes,
-                                         const pruning::Profile& profile, std::string& reason);
+// 6. Thinking: when the decision lowers thinking, the edits that lower the
+// thinking fields of the request for its model within the profile's targets,
+// read from and written against the request's own parse (it parses nothing:
+// it has no bytes to parse), for write_step to splice in. Empty: no such
+// field, already low, or a write that cannot be done; otherwise `reason`
+// says what changes.
+std::vector<json::Edit> thinking_step(const providers::ParsedRequest& request, const pruning::Profile& profile,
+                                      std::string& reason);
 
 // Puts `body` on the diet of its profile: steps 1 to 6. `body` is replaced
 // only when the pipeline changed something, the decision writes and the

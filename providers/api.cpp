@@ -1,26 +1,21 @@
 #include "providers/api.hpp"
 
+#include "providers/format_adapter.hpp"
+
 namespace td::providers {
 
-std::string_view name(Api api) {
-  switch (api) {
-    case Api::openai_chat: return "openai_chat";
-    case Api::openai_responses: return "openai_responses";
-    case Api::gemini: return "gemini";
-    case Api::anthropic: return "anthropic";
-  }
-  return "unknown";
+std::string_view name(Api api) { return adapter(api).name; }
+
+std::string_view request_path(std::string_view target) {
+  std::string_view path = target.substr(0, target.find('?'));
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  return path;
 }
 
 std::optional<Api> api_for_target(std::string_view target) {
-  std::string_view path = target.substr(0, target.find('?'));
-  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-  if (path.ends_with("/chat/completions")) return Api::openai_chat;
-  if (path.ends_with("/responses")) return Api::openai_responses;
-  // "/v1/messages", not any ".../messages" (OpenAI threads have one too).
-  if (path.ends_with("/v1/messages")) return Api::anthropic;
-  if (path.ends_with(":generateContent") || path.ends_with(":streamGenerateContent"))
-    return Api::gemini;
+  const std::string_view path = request_path(target);
+  for (Api api : kApis)
+    if (adapter(api).serves_path(path)) return api;
   return std::nullopt;
 }
 

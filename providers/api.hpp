@@ -13,6 +13,8 @@ enum class Api {
   gemini,            // POST /v1beta/models/{model}:generateContent | :streamGenerateContent
   anthropic,         // POST /v1/messages
 };
+// Every Api, in the enum's order.
+inline constexpr Api kApis[] = {Api::openai_chat, Api::openai_responses, Api::gemini, Api::anthropic};
 
 std::string_view name(Api api);
 
@@ -20,5 +22,8 @@ std::string_view name(Api api);
 // no adapter handles (those are relayed untouched). Matches on the path's
 // ending so a prefix (e.g. "/openai/v1/chat/completions") still routes.
 std::optional<Api> api_for_target(std::string_view target);
+
+// A request target's path: no query, no trailing '/'.
+std::string_view request_path(std::string_view target);
 
 }  // namespace td::providers

@@ -1,12 +1,12 @@
 #include "providers/billing.hpp"
 
-#include "providers/openai_tools_text.hpp"
+#include "providers/format_adapter.hpp"
 
 namespace td::providers {
 
 tok::BillingRules billing_rules_for(Api api) {
   tok::BillingRules rules;
-  if (api == Api::openai_chat || api == Api::openai_responses) rules.render_tools = &render_openai_tools_json;
+  rules.render_tools = adapter(api).render_tools;
   return rules;
 }
 

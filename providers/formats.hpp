@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/splice.hpp"
 #include "providers/request.hpp"
 
 namespace td::providers::detail {
@@ -33,12 +34,15 @@ struct FormatOps {
   const char* array_key;   // the root member holding the message elements
 };
 
-const FormatOps& ops(Api f);
-
+// Each format's, in its folder's request.cpp (and in its FormatAdapter,
+// providers/format_adapter.hpp).
 extern const FormatOps kOpenAIChatOps;
 extern const FormatOps kAnthropicOps;
 extern const FormatOps kGeminiOps;
 extern const FormatOps kOpenAIResponsesOps;
+// Anthropic's cache breakpoint at the stale frontier (FormatAdapter's cache rule).
+bool anthropic_takes_cache_anchor(std::string_view body);
+bool anthropic_cache_anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, json::Edit& out);
 
 // Shared parse helpers.
 // Finds the members named `keys` of object `obj` in one pass (kNone where

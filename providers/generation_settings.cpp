@@ -5,15 +5,15 @@
 #include <span>
 #include <type_traits>
 
+#include "providers/format_adapter.hpp"
 #include "providers/generation_settings_fields.hpp"
-#include "providers/splice.hpp"
+#include "providers/part_splice.hpp"
 
 namespace td::providers {
 namespace {
 
 using generation::copy;
 using generation::Field;
-using generation::fields;
 using generation::Found;
 using generation::has;
 using generation::index_of;
@@ -32,7 +32,7 @@ SettingsRead read_doc(Api api, const json::Document& d) {
     out.problems.emplace_back("body is not a JSON object");
     return out;
   }
-  for (const Field& f : fields(api)) {
+  for (const Field& f : adapter(api).settings) {
     Found r = look(d, f);
     // Fields under one unreadable parent share its problem: reported once.
     if (r.state == Found::State::problem &&
@@ -55,50 +55,8 @@ bool check_values(Api api, const GenerationSettings& want, std::string& err) {
     if (empty) err = std::string(name(s)) + " is empty";
   }
   if (want.max_output_tokens && *want.max_output_tokens < 1) err = "max_output_tokens below 1";
-  if (api == Api::anthropic && want.thinking_budget && *want.thinking_budget < 1024)
-    err = "thinking.budget_tokens below Anthropic's minimum of 1024";
-  if (api == Api::gemini && want.thinking_budget && *want.thinking_budget < -1)
-    err = "thinkingBudget below -1";
-  if (api == Api::anthropic && want.thinking_type && *want.thinking_type != "enabled" &&
-      *want.thinking_type != "disabled" && *want.thinking_type != "adaptive")
-    err = "thinking.type must be enabled, disabled or adaptive";
+  if (const auto format_rule = adapter(api).settings_values) format_rule(want, err);
   return err.empty();
-}
-
-// The pairing rules between fields (see the header), for the values that
-// change (`want`). `drop`: the index of a member to remove with the write.
-bool check_shape(Api api, std::span<const Field> fs, const std::vector<Found>& found, const GenerationSettings& now,
-                 const GenerationSettings& want, std::size_t& drop, std::string& err) {
-  auto present = [&](Setting s) { return found[index_of(fs, s)].state != Found::State::absent; };
-  if (api == Api::anthropic) {
-    const bool type_written = want.thinking_type.has_value();
-    const auto type = want.thinking_type ? want.thinking_type : now.thinking_type;
-    const std::size_t budget = index_of(fs, Setting::thinking_budget);
-    if (type_written && *type != "enabled") {
-      // The budget goes with the "enabled" variant; one we cannot locate
-      // (a duplicated key) cannot be removed, so nothing is written.
-      if (found[budget].state == Found::State::problem && found[budget].leaf == kNone) {
-        err = found[budget].problem;
-        return false;
-      }
-      if (found[budget].leaf != kNone) drop = budget;
-    }
-    if (want.thinking_budget && type != "enabled") {
-      err = "thinking.budget_tokens needs thinking.type \"enabled\"";
-      return false;
-    }
-    if (type_written && *type == "enabled" && !want.thinking_budget && !now.thinking_budget) {
-      err = "thinking.type \"enabled\" needs thinking.budget_tokens";
-      return false;
-    }
-  }
-  if (api == Api::gemini && (want.thinking_level || want.thinking_budget) &&
-      (want.thinking_level || present(Setting::thinking_level)) &&
-      (want.thinking_budget || present(Setting::thinking_budget))) {
-    err = "thinkingLevel and thinkingBudget cannot be sent together";
-    return false;
-  }
-  return true;
 }
 
 // A member to add: a value, or (value empty) an object of members.
@@ -196,7 +154,7 @@ class Placer {
         return;
       }
       if (i + 1 == f.depth) {
-        edits_.push_back(splice::Edit{d_.node(m).begin, d_.node(m).end, value, {}});
+        edits_.push_back(json::Edit{d_.node(m).begin, d_.node(m).end, value, {}});
         return;
       }
       if (d_.node(m).type == Type::Null) {  // becomes an object
@@ -216,18 +174,18 @@ class Placer {
       member(d_, obj, f.path[i], parent, why);
       obj = parent;
     }
-    edits_.push_back(splice::cut_member(d_, obj, m));
+    edits_.push_back(json::cut_member(d_, obj, m));
     removed_.push_back(m);
   }
 
-  std::vector<splice::Edit> edits() {
+  std::vector<json::Edit> edits() {
     for (const Group& g : inserts_) {
       // After the last member that stays; first in an object left empty.
       std::uint32_t last = kNone;
       for (std::uint32_t c = d_.node(g.node).first; c != kNone; c = d_.node(c).next)
         if (std::find(removed_.begin(), removed_.end(), c) == removed_.end()) last = c;
       const std::string sep = separator(d_, g.node);
-      splice::Edit e;
+      json::Edit e;
       e.begin = e.end = last == kNone ? d_.node(g.node).begin + 1 : d_.node(last).end;
       if (last != kNone) e.text = sep;
       render(e.text, g.members, sep, inline_separator(sep), colon_of(d_, g.node));
@@ -235,7 +193,7 @@ class Placer {
     }
     for (const Group& g : fills_) {
       const std::string sep = inline_separator(separator(d_, g.parent));
-      splice::Edit e{d_.node(g.node).begin, d_.node(g.node).end, "{", {}};
+      json::Edit e{d_.node(g.node).begin, d_.node(g.node).end, "{", {}};
       render(e.text, g.members, sep, sep, colon_of(d_, g.parent));
       e.text += '}';
       edits_.push_back(std::move(e));
@@ -258,17 +216,18 @@ class Placer {
   const json::Document& d_;
   std::vector<Group> inserts_;  // members to add to existing objects
   std::vector<Group> fills_;    // null values that become objects
-  std::vector<splice::Edit> edits_;
+  std::vector<json::Edit> edits_;
   std::vector<std::uint32_t> removed_;
 };
 
-SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettings& want) {
-  SettingsWrite out;
+SettingsEdits edits_doc(Api api, const json::Document& d, const GenerationSettings& want) {
+  SettingsEdits out;
   if (d.nodes().empty() || d.node(d.root()).type != Type::Object) {
     out.error = "body is not a JSON object";
     return out;
   }
-  const std::span<const Field> fs = fields(api);
+  const FormatAdapter& format = adapter(api);
+  const std::span<const Field> fs = format.settings;
   for (Setting s : kAllSettings) {
     if (has(want, s) && index_of(fs, s) == fs.size()) {
       out.error = std::string(name(api)) + " has no " + std::string(name(s));
@@ -299,7 +258,8 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
   }
   std::size_t drop = fs.size();
   if (!targets.empty() &&
-      (!check_values(api, delta, out.error) || !check_shape(api, fs, found, now, delta, drop, out.error)))
+      (!check_values(api, delta, out.error) ||
+       (format.settings_shape && !format.settings_shape(fs, found, now, delta, drop, out.error))))
     return out;
   Placer place(d);
   for (std::size_t i : targets) {
@@ -311,8 +271,15 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
   }
   if (drop != fs.size()) place.remove(fs[drop], found[drop].leaf);
   out.ok = true;
-  if (targets.empty()) return out;
-  if (!splice::apply(d.text(), place.edits(), out.body)) {
+  if (!targets.empty()) out.edits = place.edits();
+  return out;
+}
+
+SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettings& want) {
+  SettingsEdits e = edits_doc(api, d, want);
+  SettingsWrite out{e.ok, false, {}, std::move(e.error)};
+  if (!out.ok || e.edits.empty()) return out;
+  if (!json::apply(d.text(), std::move(e.edits), out.body)) {
     out = SettingsWrite{};
     out.error = "overlapping edits";
     return out;
@@ -336,7 +303,7 @@ std::string_view name(Setting s) {
 }
 
 std::string_view wire_field(Api api, Setting s) {
-  const auto fs = fields(api);
+  const auto fs = adapter(api).settings;
   const std::size_t i = index_of(fs, s);
   return i < fs.size() ? fs[i].wire : std::string_view{};
 }
@@ -372,6 +339,15 @@ SettingsWrite write_generation_settings(Api api, std::string_view body, const Ge
     return write_doc(api, d, want);
   } catch (const std::exception& e) {
     return SettingsWrite{false, false, {}, std::string("write failed: ") + e.what()};
+  }
+}
+
+SettingsEdits generation_settings_edits(const ParsedRequest& request, const GenerationSettings& want) {
+  try {
+    if (want == GenerationSettings{}) return SettingsEdits{true, {}, {}};
+    return edits_doc(request.format, request.doc, want);
+  } catch (const std::exception& e) {
+    return SettingsEdits{false, {}, std::string("write failed: ") + e.what()};
   }
 }
 

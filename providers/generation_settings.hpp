@@ -58,6 +58,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/splice.hpp"
 #include "providers/api.hpp"
 #include "providers/request.hpp"
 
@@ -120,5 +121,16 @@ SettingsWrite write_generation_settings(Api api, std::string_view body, const Ge
 // The same on the bytes `request` was parsed from (they must still be alive),
 // reusing its document.
 SettingsWrite write_generation_settings(const ParsedRequest& request, const GenerationSettings& want);
+
+// What write_generation_settings(request, want) would splice, not applied:
+// edits of the bytes `request` was parsed from, never inside its message
+// array or system field, for a caller that writes them in the same pass as
+// the messages (providers::write()'s `extra`), so the body is parsed once.
+struct SettingsEdits {
+  bool ok = false;                // false: nothing to write (error says why)
+  std::vector<json::Edit> edits;  // empty: the body already has these settings
+  std::string error;
+};
+SettingsEdits generation_settings_edits(const ParsedRequest& request, const GenerationSettings& want);
 
 }  // namespace td::providers

@@ -8,36 +8,6 @@ namespace {
 
 using json::Type;
 
-// Order within a format: the order new members are written in.
-constexpr Key kGen{"generationConfig", "generation_config"};
-constexpr Key kThink{"thinkingConfig", "thinking_config"};
-
-constexpr Field kChat[] = {
-    {Setting::reasoning_effort, Kind::String, 1, {Key{"reasoning_effort"}}, "reasoning_effort"},
-    {Setting::max_output_tokens, Kind::Integer, 1, {Key{"max_completion_tokens"}}, "max_completion_tokens"},
-    {Setting::max_output_tokens, Kind::Integer, 1, {Key{"max_tokens"}}, "max_tokens", true},
-};
-constexpr Field kResponses[] = {
-    {Setting::reasoning_effort, Kind::String, 2, {Key{"reasoning"}, Key{"effort"}}, "reasoning.effort"},
-    {Setting::max_output_tokens, Kind::Integer, 1, {Key{"max_output_tokens"}}, "max_output_tokens"},
-};
-constexpr Field kAnthropic[] = {
-    {Setting::thinking_type, Kind::String, 2, {Key{"thinking"}, Key{"type"}}, "thinking.type"},
-    {Setting::thinking_budget, Kind::Integer, 2, {Key{"thinking"}, Key{"budget_tokens"}}, "thinking.budget_tokens"},
-    {Setting::reasoning_effort, Kind::String, 2, {Key{"output_config"}, Key{"effort"}}, "output_config.effort"},
-    {Setting::max_output_tokens, Kind::Integer, 1, {Key{"max_tokens"}}, "max_tokens"},
-};
-constexpr Field kGemini[] = {
-    {Setting::max_output_tokens, Kind::Integer, 2, {kGen, Key{"maxOutputTokens", "max_output_tokens"}},
-     "generationConfig.maxOutputTokens"},
-    {Setting::include_thoughts, Kind::Bool, 3, {kGen, kThink, Key{"includeThoughts", "include_thoughts"}},
-     "generationConfig.thinkingConfig.includeThoughts"},
-    {Setting::thinking_budget, Kind::Integer, 3, {kGen, kThink, Key{"thinkingBudget", "thinking_budget"}},
-     "generationConfig.thinkingConfig.thinkingBudget"},
-    {Setting::thinking_level, Kind::String, 3, {kGen, kThink, Key{"thinkingLevel", "thinking_level"}},
-     "generationConfig.thinkingConfig.thinkingLevel"},
-};
-
 // The first `levels` members of the field's dotted path ("thinking" of "thinking.type").
 std::string_view wire_prefix(const Field& f, std::size_t levels) {
   std::size_t end = 0;
@@ -53,16 +23,6 @@ bool parse_int(std::string_view raw, std::int64_t& v) {
 }
 
 }  // namespace
-
-std::span<const Field> fields(Api api) {
-  switch (api) {
-    case Api::openai_chat: return kChat;
-    case Api::openai_responses: return kResponses;
-    case Api::anthropic: return kAnthropic;
-    case Api::gemini: return kGemini;
-  }
-  return {};
-}
 
 std::size_t index_of(std::span<const Field> fs, Setting s, bool twin) {
   for (std::size_t i = 0; i < fs.size(); ++i)

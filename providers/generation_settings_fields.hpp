@@ -1,5 +1,6 @@
 // The wire fields behind GenerationSettings, per format, and how one is
-// found in a parsed body (internal to providers/generation_settings.cpp).
+// found in a parsed body (internal to providers/: generation_settings.cpp, and
+// the formats' adapters, whose `settings` list each format's fields).
 #pragma once
 
 #include <array>
@@ -9,7 +10,7 @@
 #include <string_view>
 
 #include "providers/generation_settings.hpp"
-#include "providers/json_spans.hpp"
+#include "json/json_spans.hpp"
 
 namespace td::providers::generation {
 
@@ -33,8 +34,7 @@ struct Field {
                              // written where present, never inserted
 };
 
-// The fields of a format, in the order new members are written.
-std::span<const Field> fields(Api api);
+// A format's fields are its FormatAdapter's `settings` (providers/format_adapter.hpp).
 // The field of setting `s` (its twin when `twin`), fields(api).size() if none.
 std::size_t index_of(std::span<const Field> fs, Setting s, bool twin = false);
 

@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "providers/json_spans.hpp"
+#include "json/json_spans.hpp"
 #include "providers/request.hpp"
 #include "pruning/memo.hpp"
 

@@ -6,14 +6,25 @@
 #include <rapidjson/writer.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "providers/json_strings.hpp"
+#include "json/json_strings.hpp"
 #include "providers/recall_merge.hpp"
-#include "providers/sse.hpp"
+#include "json/sse.hpp"
 #include "pruning/json_nesting.hpp"
+
+namespace td::providers {
+
+// Each format's merge, in its folder's recall_merge.cpp (its FormatAdapter's recall_merge).
+std::unique_ptr<RecallMerge> make_anthropic_merge(bool sse);
+std::unique_ptr<RecallMerge> make_openai_chat_merge(bool sse);
+std::unique_ptr<RecallMerge> make_responses_merge(bool sse);
+std::unique_ptr<RecallMerge> make_gemini_merge(bool sse);
+
+}  // namespace td::providers
 
 namespace td::providers::recall_merge {
 
@@ -64,7 +75,7 @@ inline void set(Value& obj, const char* key, Value v, Document::AllocatorType& a
   else obj.AddMember(Value(key, a), v, a);
 }
 
-// The data of an event as an SseSplitter handed it over (its raw bytes): the
+// The data of an event as an json::SseSplitter handed it over (its raw bytes): the
 // one "data:" line the providers send.
 inline std::string_view event_data(std::string_view raw) {
   auto p = raw.find("data:");

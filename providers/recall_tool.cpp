@@ -7,9 +7,10 @@
 #include <vector>
 #include <string.h>  // memmem
 
-#include "providers/json_append.hpp"
-#include "providers/json_scan.hpp"
-#include "providers/json_strings.hpp"
+#include "json/json_append.hpp"
+#include "json/json_scan.hpp"
+#include "json/json_strings.hpp"
+#include "providers/format_adapter.hpp"
 #include "pruning/json_nesting.hpp"
 
 namespace td::providers {
@@ -28,17 +29,7 @@ std::string definition(Api api) {
   std::string name_desc = "\"name\":\"";
   name_desc.append(kRecallToolName).append("\",\"description\":");
   json::append_json_string(name_desc, kDescription);
-  switch (api) {
-    case Api::openai_chat:
-      return R"({"type":"function","function":{)" + name_desc + ",\"parameters\":" + std::string(kSchema) + "}}";
-    case Api::openai_responses:
-      return R"({"type":"function",)" + name_desc + ",\"parameters\":" + std::string(kSchema) + "}";
-    case Api::anthropic:
-      return "{" + name_desc + ",\"input_schema\":" + std::string(kSchema) + "}";
-    case Api::gemini:
-      return R"({"functionDeclarations":[{)" + name_desc + ",\"parameters\":" + std::string(kSchema) + "}]}";
-  }
-  return {};
+  return adapter(api).recall_tool(name_desc, kSchema);
 }
 
 bool parse_line(std::string_view s, std::uint32_t& out) {
@@ -52,10 +43,10 @@ bool parse_line(std::string_view s, std::uint32_t& out) {
 }  // namespace
 
 bool append_recall_tool(Api api, std::string& body) {
-  const std::string_view tools = top_level_value(body, "tools");
+  const std::string_view tools = json::top_level_value(body, "tools");
   const std::string quoted = "\"" + std::string(kRecallToolName) + "\"";
   if (!tools.empty() && memmem(tools.data(), tools.size(), quoted.data(), quoted.size())) return false;
-  return append_to_array_member(body, "tools", definition(api));
+  return json::append_to_array_member(body, "tools", definition(api));
 }
 
 std::optional<RecallArgs> parse_recall_arguments(std::string_view json) {

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <deque>
 #include <exception>
+#include <iterator>
 
-#include "providers/formats.hpp"
+#include "providers/format_adapter.hpp"
 #include "providers/parsed_message_memo.hpp"
-#include "providers/splice.hpp"
+#include "providers/part_splice.hpp"
 
 namespace td::providers {
 
@@ -15,16 +16,6 @@ using pruning::Message;
 using pruning::Part;
 
 namespace detail {
-
-const FormatOps& ops(Api f) {
-  switch (f) {
-    case Api::openai_chat: return kOpenAIChatOps;
-    case Api::openai_responses: return kOpenAIResponsesOps;
-    case Api::gemini: return kGeminiOps;
-    case Api::anthropic: return kAnthropicOps;
-  }
-  return kOpenAIChatOps;
-}
 
 Part& add_part(ParsedRequest& r, Message& m, pruning::PartKind kind, std::uint32_t elem, Field field,
                TextSlot slot) {
@@ -57,11 +48,11 @@ int child_pos(const json::Document& d, std::uint32_t container, std::uint32_t no
 
 bool render_in_place(const ParsedRequest& r, std::string_view body, const Message& m, std::string& out,
                      std::string& err) {
-  std::vector<splice::Edit> edits;
+  std::vector<json::Edit> edits;
   if (!splice::part_edits(r, m, edits, err)) return false;
   std::stable_sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
   const json::Node& n = r.doc.node(r.messages[m.origin].node);
-  splice::append_with_edits(out, body, n.begin, n.end, edits);
+  json::append_with_edits(out, body, n.begin, n.end, edits);
   return true;
 }
 
@@ -75,13 +66,13 @@ ParseOutcome parse(Api format, std::string_view body, ParsedMessageMemo* memo) {
     r.memo = memo;
     // Resent message elements are spliced in from the memo, not parsed.
     KnownMessages known(r);
-    if (!r.doc.parse(body, &out.error, 512, memo ? detail::ops(format).array_key : "", memo ? &known : nullptr))
+    if (!r.doc.parse(body, &out.error, 512, memo ? adapter(format).request.array_key : "", memo ? &known : nullptr))
       return out;
     if (r.doc.node(r.doc.root()).type != json::Type::Object) {
       out.error = "body is not a JSON object";
       return out;
     }
-    if (!detail::ops(format).parse(r, out.error)) return out;
+    if (!adapter(format).request.parse(r, out.error)) return out;
     r.conversation.model = r.model;
     out.request = std::move(r);
   } catch (const std::exception& e) {
@@ -108,7 +99,7 @@ bool make_plan(const ParsedRequest& r, Plan& plan, std::string& err) {
     (r.messages[i].system_field ? orig_system : orig_array).push_back(i);
   std::vector<bool> seen(r.messages.size(), false);
   for (const Message& m : msgs) {
-    bool system_field = m.system_field && *detail::ops(r.format).system_key;
+    bool system_field = m.system_field && *adapter(r.format).request.system_key;
     if (m.origin != kNewOrigin) {
       if (m.origin >= r.messages.size()) {
         err = "message origin out of range";
@@ -171,16 +162,16 @@ bool make_plan(const ParsedRequest& r, Plan& plan, std::string& err) {
 }
 
 bool write_system(const ParsedRequest& r, std::string_view body, const Plan& plan,
-                  std::vector<splice::Edit>& edits, std::string& err) {
-  const detail::FormatOps& fmt = detail::ops(r.format);
+                  std::vector<json::Edit>& edits, std::string& err) {
+  const detail::FormatOps& fmt = adapter(r.format).request;
   if (plan.system.empty()) {
     if (r.system == json::kNone) return true;
-    edits.push_back(splice::cut_member(r.doc, r.doc.root(), r.system));
+    edits.push_back(json::cut_member(r.doc, r.doc.root(), r.system));
     return true;
   }
   if (plan.system.size() == 1 && plan.system[0]->origin != kNewOrigin && splice::same_structure(r, *plan.system[0]))
     return splice::part_edits(r, *plan.system[0], edits, err);
-  splice::Edit e;
+  json::Edit e;
   if (!fmt.render_system(r, body, plan.system, e.text, err)) return false;
   if (r.system != json::kNone) {
     e.begin = r.doc.node(r.system).begin;
@@ -196,8 +187,8 @@ bool write_system(const ParsedRequest& r, std::string_view body, const Plan& pla
 }
 
 bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan,
-                 std::vector<splice::Edit>& edits, std::deque<std::string>& store, std::string& err) {
-  const detail::FormatOps& fmt = detail::ops(r.format);
+                 std::vector<json::Edit>& edits, std::deque<std::string>& store, std::string& err) {
+  const detail::FormatOps& fmt = adapter(r.format).request;
   if (plan.array_in_place) {
     for (const Message* m : plan.array)
       if (!splice::part_edits(r, *m, edits, err)) return false;
@@ -206,7 +197,7 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
   // Map message origins to their position among the array's children.
   std::vector<int> pos_of(r.messages.size(), -1);
   {
-    const auto kids = splice::children(r.doc, r.array);
+    const auto kids = json::children(r.doc, r.array);
     std::size_t k = 0;
     for (std::uint32_t i = 0; i < r.messages.size() && k < kids.size(); ++i) {
       if (r.messages[i].system_field) continue;
@@ -214,16 +205,16 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
       if (k < kids.size()) pos_of[i] = static_cast<int>(k);
     }
   }
-  std::vector<splice::Item> items;
+  std::vector<json::Item> items;
   items.reserve(plan.array.size());
   for (const Message* m : plan.array) {
-    splice::Item it;
+    json::Item it;
     if (m->origin == kNewOrigin) {
       if (!fmt.render_new(r, *m, it.bytes, err)) return false;
     } else {
       it.pos = pos_of[m->origin];
       bool touched = m->changed;
-      for (const Part& p : m->parts) touched = touched || p.edited || (r.cache_anchor_rule && p.cache_anchor);
+      for (const Part& p : m->parts) touched = touched || p.edited || (adapter(r.format).takes_cache_anchor && p.cache_anchor);
       if (!touched && it.pos >= 0) {
         it.ref = r.doc.raw(r.messages[m->origin].node);
       } else if (!fmt.render_changed(r, body, *m, it.bytes, err)) {
@@ -232,17 +223,24 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
     }
     items.push_back(std::move(it));
   }
-  splice::Edit e;
+  json::Edit e;
   e.begin = r.doc.node(r.array).begin;
   e.end = r.doc.node(r.array).end;
-  splice::rebuild(r.doc, r.array, items, e.pieces, store);
+  json::rebuild(r.doc, r.array, items, e.pieces, store);
   edits.push_back(std::move(e));
   return true;
 }
 
 }  // namespace
 
-WriteOutcome write(const ParsedRequest& r, std::string_view original) {
+bool takes_cache_anchor(const ParsedRequest& r) {
+  const auto rule = adapter(r.format).takes_cache_anchor;
+  return rule && rule(r.doc.text());
+}
+
+WriteOutcome write(const ParsedRequest& r, std::string_view original) { return write(r, original, {}); }
+
+WriteOutcome write(const ParsedRequest& r, std::string_view original, std::vector<json::Edit> extra) {
   WriteOutcome out;
   try {
     if (original.size() != r.doc.text().size()) {
@@ -251,15 +249,18 @@ WriteOutcome write(const ParsedRequest& r, std::string_view original) {
     }
     Plan plan;
     if (!make_plan(r, plan, out.error)) return out;
-    if (plan.system_untouched && plan.array_untouched) {
+    if (plan.system_untouched && plan.array_untouched && extra.empty()) {
       out.ok = true;
       return out;
     }
-    std::vector<splice::Edit> edits;
+    std::vector<json::Edit> edits;
     std::deque<std::string> store;  // bytes the edits' pieces point into
     if (!plan.system_untouched && !write_system(r, original, plan, edits, out.error)) return out;
     if (!plan.array_untouched && !write_array(r, original, plan, edits, store, out.error)) return out;
-    if (!splice::apply(original, std::move(edits), out.body)) {
+    // After the messages' edits: where one ends where an extra begins, the
+    // message's bytes come first (apply() sorts stably).
+    edits.insert(edits.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));
+    if (!json::apply(original, std::move(edits), out.body)) {
       out.error = "overlapping edits";
       out.body.clear();
       return out;

@@ -19,7 +19,8 @@
 #include <vector>
 
 #include "providers/api.hpp"
-#include "providers/json_spans.hpp"
+#include "json/json_spans.hpp"
+#include "json/splice.hpp"
 #include "pruning/conversation.hpp"
 
 namespace td::providers {
@@ -92,12 +93,6 @@ struct ParsedRequest {
   std::uint32_t array = json::kNone;   // messages / contents / input (Responses: maybe a string)
   std::vector<SplicedMessage> spliced;  // ascending by `begin`
   std::uint32_t system = json::kNone;  // the system field's value node, if any
-  // Whether this body takes a cache breakpoint on a part marked
-  // cache_anchor: the format's rule (Anthropic's: the client caches and
-  // leaves a breakpoint free), null for formats without breakpoints. Asked
-  // only when an anchored part is written, as it scans the body.
-  bool (*cache_anchor_rule)(std::string_view body) = nullptr;
-  bool takes_cache_anchor() const { return cache_anchor_rule && cache_anchor_rule(doc.text()); }
 };
 
 struct ParseOutcome {
@@ -117,7 +112,15 @@ struct WriteOutcome {
 // `memo`: see ParsedRequest::memo (the result is the same either way).
 ParseOutcome parse(Api format, std::string_view body, ParsedMessageMemo* memo = nullptr);
 
+// Whether the body takes a cache breakpoint of tokendiet's on a part marked
+// cache_anchor (the format's cache rule, providers/format_adapter.hpp).
+bool takes_cache_anchor(const ParsedRequest& request);
+
 // Writes the conversation's edits back into `original` (the bytes parse() saw).
 WriteOutcome write(const ParsedRequest& request, std::string_view original);
+// The same with `extra` edits of `original` (outside the message array and
+// system field: generation_settings_edits()) spliced in the same pass; with
+// no message edits, `extra` alone.
+WriteOutcome write(const ParsedRequest& request, std::string_view original, std::vector<json::Edit> extra);
 
 }  // namespace td::providers

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "providers/json_scan.hpp"
+#include "json/json_scan.hpp"
 #include "providers/rate_limits.hpp"
 #include "pruning/json_nesting.hpp"
 
@@ -107,7 +107,7 @@ ResponseError classify_error(int status, std::string_view error_json) {
 }
 
 ResponseError classify_error_body(int status, std::string_view body) {
-  auto v = top_level_value(body, "error");
+  auto v = json::top_level_value(body, "error");
   if (v.empty()) {
     // Gemini's non-SSE stream answers errors as an array: [{"error": {...}}].
     std::size_t i = body.find_first_not_of(" \t\r\n");
@@ -115,7 +115,7 @@ ResponseError classify_error_body(int status, std::string_view body) {
       std::size_t j = body.find('{', i);
       std::size_t k = body.find_last_of('}');
       if (j != std::string_view::npos && k != std::string_view::npos && k > j)
-        v = top_level_value(body.substr(j, k - j + 1), "error");
+        v = json::top_level_value(body.substr(j, k - j + 1), "error");
     }
   }
   return classify_error(status, v);

@@ -1,5 +1,7 @@
 #include "providers/route.hpp"
 
+#include "providers/format_adapter.hpp"
+
 namespace td::providers {
 
 std::optional<ChatRoute> chat_route(std::string_view method, std::string_view target) {
@@ -8,21 +10,13 @@ std::optional<ChatRoute> chat_route(std::string_view method, std::string_view ta
   if (!api) return std::nullopt;
   ChatRoute r;
   r.api = *api;
-  if (r.api == Api::gemini) {
-    // .../models/{model}:generateContent or :streamGenerateContent
-    std::string_view path = target.substr(0, target.find('?'));
-    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-    std::string_view last = path.substr(path.rfind('/') + 1);  // npos + 1 == 0
-    const std::size_t colon = last.rfind(':');
-    r.model = std::string(last.substr(0, colon));
-    r.stream = last.substr(colon + 1) == "streamGenerateContent";
-  }
+  if (const auto from_path = adapter(r.api).route_from_path) from_path(request_path(target), r);
   return r;
 }
 
 ParseOutcome parse_request(const ChatRoute& route, std::string_view body, ParsedMessageMemo* memo) {
   ParseOutcome out = parse(route.api, body, memo);
-  if (out.request && route.api == Api::gemini) {
+  if (out.request && adapter(route.api).route_from_path) {  // the path names the model
     out.request->model = route.model;
     out.request->stream = route.stream;
     out.request->conversation.model = route.model;

@@ -64,4 +64,13 @@ SettingsWrite apply_thinking_change(Api api, std::string_view body, const Thinki
 SettingsWrite lower_thinking_in(const ParsedRequest& request, const LowerThinking& limits = {},
                                 ThinkingChange* change = nullptr);
 
+// The same from the request's own parse, as edits not yet applied
+// (generation_settings_edits()): what the diet splices in with its message
+// edits, so a request's body is parsed once (docs/design.md §Thinking budget).
+struct ThinkingEdits {
+  ThinkingChange change;
+  SettingsEdits edits;  // ok with no edits: nothing to write
+};
+ThinkingEdits lower_thinking_edits(const ParsedRequest& request, const LowerThinking& limits = {});
+
 }  // namespace td::providers

@@ -4,7 +4,8 @@
 
 #include <cstdio>
 
-#include "providers/usage_object_scan.hpp"
+#include "json/usage_object_scan.hpp"
+#include "providers/format_adapter.hpp"
 #include "pruning/json_nesting.hpp"
 
 namespace td::providers {
@@ -42,53 +43,25 @@ std::string to_string(const Usage& u) {
 
 namespace {
 
-// The counts each API names, read from any source with count(key) and
-// nested_count(parent, key).
-template <class Source>
-RawUsage map_counts(Api api, const Source& src) {
-  RawUsage r;
-  switch (api) {
-    case Api::openai_chat:
-      r.input = src.count("prompt_tokens");
-      r.output = src.count("completion_tokens");
-      r.cache_read = src.nested_count("prompt_tokens_details", "cached_tokens");
-      r.reasoning = src.nested_count("completion_tokens_details", "reasoning_tokens");
-      // Some OpenAI-compatible servers answer chat requests in the Responses
-      // spelling; accept it rather than report nothing.
-      if (!r.input && !r.output) {
-        r.input = src.count("input_tokens");
-        r.output = src.count("output_tokens");
-      }
-      break;
-    case Api::openai_responses:
-      r.input = src.count("input_tokens");
-      r.output = src.count("output_tokens");
-      r.cache_read = src.nested_count("input_tokens_details", "cached_tokens");
-      r.reasoning = src.nested_count("output_tokens_details", "reasoning_tokens");
-      break;
-    case Api::gemini:
-      r.input = src.count("promptTokenCount");
-      r.output = src.count("candidatesTokenCount");
-      r.cache_read = src.count("cachedContentTokenCount");
-      r.reasoning = src.count("thoughtsTokenCount");
-      r.tool_prompt = src.count("toolUsePromptTokenCount");
-      break;
-    case Api::anthropic:
-      r.input = src.count("input_tokens");
-      r.output = src.count("output_tokens");
-      r.cache_read = src.count("cache_read_input_tokens");
-      r.cache_write = src.count("cache_creation_input_tokens");
-      break;
-  }
-  return r;
-}
-
-// A RapidJSON document as a Source.
-struct DocumentSource {
+// A RapidJSON object as the format's adapter reads it.
+struct DocumentCounts final : UsageCounts {
+  explicit DocumentCounts(const Value& d) : doc(d) {}
   const Value& doc;
-  std::optional<std::int64_t> count(const char* key) const { return providers::count(doc, key); }
-  std::optional<std::int64_t> nested_count(const char* parent, const char* key) const {
-    return providers::nested_count(doc, parent, key);
+  std::optional<std::int64_t> count(std::string_view key) const override {
+    return providers::count(doc, std::string(key).c_str());
+  }
+  std::optional<std::int64_t> nested_count(std::string_view parent, std::string_view key) const override {
+    return providers::nested_count(doc, std::string(parent).c_str(), std::string(key).c_str());
+  }
+};
+
+// The scan of a usage object's bytes, the same way.
+struct ScanCounts final : UsageCounts {
+  explicit ScanCounts(const json::UsageObjectScan& s) : scan(s) {}
+  const json::UsageObjectScan& scan;
+  std::optional<std::int64_t> count(std::string_view key) const override { return scan.count(key); }
+  std::optional<std::int64_t> nested_count(std::string_view parent, std::string_view key) const override {
+    return scan.nested_count(parent, key);
   }
 };
 
@@ -96,8 +69,8 @@ struct DocumentSource {
 
 std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
   // The common case without a document (see usage_object_scan.hpp).
-  if (UsageObjectScan scan(json); scan.ok()) {
-    RawUsage r = map_counts(api, scan);
+  if (json::UsageObjectScan scan(json); scan.ok()) {
+    RawUsage r = adapter(api).usage_counts(ScanCounts(scan));
     if (!r.any()) return std::nullopt;
     return r;
   }
@@ -113,7 +86,7 @@ std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
       doc(&values, sizeof stack_buffer, &stack);
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
-  RawUsage r = map_counts(api, DocumentSource{doc});
+  RawUsage r = adapter(api).usage_counts(DocumentCounts(doc));
   if (!r.any()) return std::nullopt;
   return r;
 }
@@ -128,34 +101,9 @@ void merge_into(RawUsage& base, const RawUsage& update) {
 }
 
 Usage normalise(Api api, const RawUsage& r) {
-  Usage u;
-  u.present = r.any();
-  if (!u.present) return u;
-  auto v = [](const std::optional<std::int64_t>& o) { return o.value_or(0); };
-  // Sums are taken over the provider's signed counts; a negative result (a
-  // broken upstream) is read as 0.
-  auto n = [](std::int64_t x) { return static_cast<std::uint64_t>(x < 0 ? 0 : x); };
-  switch (api) {
-    case Api::openai_chat:
-    case Api::openai_responses:
-      u.prompt = n(v(r.input));
-      u.completion = n(v(r.output));
-      u.cached_read = n(v(r.cache_read));
-      u.reasoning = n(v(r.reasoning));
-      break;
-    case Api::gemini:
-      u.prompt = n(v(r.input) + v(r.tool_prompt));
-      u.completion = n(v(r.output) + v(r.reasoning));
-      u.cached_read = n(v(r.cache_read));
-      u.reasoning = n(v(r.reasoning));
-      break;
-    case Api::anthropic:
-      u.prompt = n(v(r.input) + v(r.cache_read) + v(r.cache_write));
-      u.completion = n(v(r.output));
-      u.cached_read = n(v(r.cache_read));
-      u.cache_write = n(v(r.cache_write));
-      break;
-  }
+  if (!r.any()) return Usage{};
+  Usage u = adapter(api).normalise_usage(r);
+  u.present = true;
   return u;
 }
 

@@ -22,8 +22,8 @@
 #include <string_view>
 
 #include "providers/api.hpp"
-#include "providers/json_scan.hpp"
-#include "providers/sse.hpp"
+#include "json/json_scan.hpp"
+#include "json/sse.hpp"
 #include "providers/usage.hpp"
 #include "providers/usage_fields.hpp"
 
@@ -46,17 +46,12 @@ class ResponseFacts {
   std::string error_;
 };
 
-// Reads SSE events handed over by an SseSplitter (its own, or a scrubber's).
+// Reads SSE events handed over by an json::SseSplitter (its own, or a scrubber's).
 class SseUsageReader : public ResponseFacts {
  public:
   explicit SseUsageReader(Api api) : ResponseFacts(api) {}
-  void on_event(const SseEvent& ev);
-
- private:
-  void on_openai_chat(std::string_view data);
-  void on_responses(std::string_view data);
-  void on_gemini(std::string_view data);
-  void on_anthropic(std::string_view name, std::string_view data);
+  // Each format's reading of an event is its FormatAdapter's usage_event.
+  void on_event(const json::SseEvent& ev);
 };
 
 // Reads a JSON body fed in pieces: one object, or (Gemini streamGenerateContent
@@ -68,9 +63,9 @@ class JsonUsageReader : public ResponseFacts {
   void finish();
 
  private:
-  void harvest(const JsonTopLevelScanner& scan);
+  void harvest(const json::JsonTopLevelScanner& scan);
   enum class Shape { unknown, object, array, other } shape_ = Shape::unknown;
-  std::unique_ptr<JsonTopLevelScanner> scan_;
+  std::unique_ptr<json::JsonTopLevelScanner> scan_;
   // Array shape: position between elements.
   bool array_open_ = false;
 };
@@ -94,7 +89,7 @@ class ResponseUsageTee {
   Mode mode_ = Mode::undecided;
   bool declared_sse_;
   std::string lead_;  // whitespace seen before the first meaningful byte
-  SseSplitter splitter_;
+  json::SseSplitter splitter_;
   SseUsageReader sse_;
   JsonUsageReader json_;
 };

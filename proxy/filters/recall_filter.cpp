@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "providers/api.hpp"
-#include "providers/json_strings.hpp"
+#include "json/json_strings.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_tool.hpp"
 #include "proxy/reports/recall_offer.hpp"
@@ -99,10 +99,10 @@ Answers answer_calls(const std::vector<providers::RecallCall>& calls, const Reca
     const std::optional<std::string> text = offer.source->read(key_fp, args->id);
     std::string result = providers::recall_result_text(*args, text, std::min(lim.max_answer_bytes, room));
     // What it takes in the body is its JSON string: escapes may make it up to 6 times longer.
-    std::size_t cost = providers::json::json_string(result).size();
+    std::size_t cost = json::json_string(result).size();
     if (cost > room) {
       result = providers::recall_result_text(*args, text, room / 6);
-      cost = providers::json::json_string(result).size();
+      cost = json::json_string(result).size();
     }
     room -= std::min(room, cost);
     answered.push_back(key);

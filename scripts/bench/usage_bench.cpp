@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "providers/openai_include_usage.hpp"
+#include "providers/openai_chat/include_usage.hpp"
 #include "providers/usage_reader.hpp"
 
 using namespace td::providers;

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "providers/context_window.hpp"
-#include "providers/openai_include_usage.hpp"
+#include "providers/openai_chat/include_usage.hpp"
 #include "providers/response_error.hpp"
 #include "providers/usage_fields.hpp"
 #include "providers/usage_reader.hpp"

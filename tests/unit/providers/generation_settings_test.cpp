@@ -13,6 +13,7 @@
 #include "generation_settings_oracle.hpp"
 
 using namespace td::providers;
+namespace json = td::json;
 using namespace td::providers::test;
 using namespace td::providers::gen_test;
 

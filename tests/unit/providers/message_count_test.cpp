@@ -3,7 +3,7 @@
 #include <rapidjson/document.h>
 
 #include "providers/billing.hpp"
-#include "providers/openai_tools_text.hpp"
+#include "providers/openai_chat/tools_text.hpp"
 #include "providers/request.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"

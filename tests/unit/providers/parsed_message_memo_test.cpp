@@ -18,6 +18,7 @@
 #include "roundtrip.hpp"
 
 using namespace td::providers;
+namespace json = td::json;
 using namespace td::providers::test;
 
 namespace {

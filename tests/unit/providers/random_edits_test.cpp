@@ -11,6 +11,7 @@
 #include "roundtrip.hpp"
 
 using namespace td::providers;
+namespace json = td::json;
 using namespace td::providers::test;
 using td::pruning::Conversation;
 using td::pruning::Message;

@@ -12,6 +12,7 @@
 #include "thinking_settings.hpp"
 
 using namespace td::providers;
+namespace json = td::json;
 using namespace td::providers::thinking_test;
 using namespace td::providers::test;
 using namespace td::providers::gen_test;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "providers/openai_tools_text.hpp"
+#include "providers/openai_chat/tools_text.hpp"
 #include "providers/response_error.hpp"
 #include "providers/usage_reader.hpp"
 

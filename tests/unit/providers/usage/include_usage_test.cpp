@@ -10,11 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "providers/json_scan.hpp"
-#include "providers/openai_include_usage.hpp"
+#include "json/json_scan.hpp"
+#include "providers/openai_chat/include_usage.hpp"
 #include "test_util.hpp"
 
 using namespace td::providers;
+namespace json = td::json;
 using td::usage_test::for_each_split;
 using td::usage_test::read_fixture;
 
@@ -133,7 +134,7 @@ TEST_CASE("inject: an existing stream_options object is extended, not replaced")
 
 TEST_CASE("inject: the recorded request without include_usage becomes the recorded one with it") {
   std::string rec = read_fixture("wire/openai-chat-stream.request.json");
-  std::string body(top_level_value(rec, "body"));
+  std::string body(json::top_level_value(rec, "body"));
   REQUIRE_FALSE(body.empty());
   auto r = inject_include_usage(body);
   REQUIRE(r.outcome == IncludeUsage::injected);
@@ -148,7 +149,7 @@ TEST_CASE("inject: the recorded request without include_usage becomes the record
   CHECK(back == body);
 
   std::string asked = read_fixture("wire/openai-chat-stream-include-usage.request.json");
-  CHECK(inject_include_usage(top_level_value(asked, "body")).outcome == IncludeUsage::client_asked);
+  CHECK(inject_include_usage(json::top_level_value(asked, "body")).outcome == IncludeUsage::client_asked);
 }
 
 // ------------------------------------------------------------ response side
