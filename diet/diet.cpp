@@ -98,7 +98,7 @@ void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& pr
   // stays verbatim at the top, and a restatement on every request is paid
   // uncached every time).
   const bool compressed =
-      (decision.settings.level != pruning::Level::Diet && result.changed()) || result.recap_stepped ||
+      (decision.settings.level != pruning::Level::Standard && result.changed()) || result.recap_stepped ||
       result.semantic_stepped;
   if (!pruning::reanchor_due(profile, turns, compressed)) return;
   const std::string restated = pruning::reanchor(request.conversation, profile);
@@ -147,7 +147,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       without_eviction->completed_tasks = false;
     }
     const pruning::Profile& profile = without_eviction ? *without_eviction : chosen;
-    out.profile = profile.name;
+    out.profile = &chosen;  // the config's: `profile` may be a copy local to this call
 
     // Counted with a pure function of the bytes: the model's tokenizer, or the
     // estimator uncalibrated. The learned ratio predicts bills, never what is cut

@@ -60,7 +60,10 @@ struct DietOutcome {
   std::string error;
   std::string model;       // from the body (or the Gemini path)
   bool stream = false;
-  std::string profile;     // the profile that applied
+  // The profile that applied: the config's (or the built-in one when none
+  // matches the model), which outlives the outcome.
+  const pruning::Profile* profile = nullptr;
+  std::string_view profile_name() const { return profile ? std::string_view(profile->name) : std::string_view(); }
   pruning::Decision decision;  // what the diet decided (once parsed)
   pruning::PipelineResult result;
   bool rewritten = false;  // the pruned request replaced `body` (or went to `rewritten`)

@@ -6,7 +6,7 @@ namespace td::pruning {
 
 namespace {
 
-Level harder(Level l) { return l == Level::Diet ? Level::Window : Level::DropMiddle; }
+Level harder(Level l) { return l == Level::Standard ? Level::Window : Level::DropMiddle; }
 
 // The runway left under which thinking is lowered: the profile's tokens, at
 // most half the limit (at or above the limit it would always be lowered,
@@ -40,7 +40,7 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
   const Runway& rw = in.runway;
   if (d.mode == Mode::None || !d.settings.write) return d;
   // A session that overflowed: the first level under what its retry fitted in.
-  Level floor = Level::Diet;
+  Level floor = Level::Standard;
   if (in.memory.fit_tokens)
     while (floor != kHardestLevel && tokens_at(floor).tokens > in.memory.fit_tokens) floor = harder(floor);
   d.settings.level = floor;
@@ -63,20 +63,20 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
   };
   const double margin = p.quota_margin;
   // A retry of the history that set the level is decided at that level.
-  const bool latched = in.memory.level != Level::Diet && in.messages <= in.memory.latched_messages;
-  if (!p.survival || tokens_at(latched ? in.memory.level : Level::Diet).turns < p.min_turns) {
+  const bool latched = in.memory.level != Level::Standard && in.messages <= in.memory.latched_messages;
+  if (!p.survival || tokens_at(latched ? in.memory.level : Level::Standard).turns < p.min_turns) {
     d.ask = ask_at(floor);
     d.left = rw.left_after(d.ask);
-    d.memory.level = Level::Diet;
+    d.memory.level = Level::Standard;
     return d;
   }
 
   // Where to start: the latched level, or the session's level while the
   // pressure lasts.
-  Level level = Level::Diet;
+  Level level = Level::Standard;
   if (latched) {
     level = in.memory.level;
-  } else if (in.memory.level != Level::Diet && !rw.holds(scaled(ask_at(Level::Diet), 2), margin)) {
+  } else if (in.memory.level != Level::Standard && !rw.holds(scaled(ask_at(Level::Standard), 2), margin)) {
     level = in.memory.level;
   }
   level = std::max(level, floor);
@@ -92,7 +92,7 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
   d.memory.level = level;
   if (level != in.memory.level) d.memory.latched_messages = in.messages;
   if (rw.holds(ask, margin)) {
-    d.outcome = level == Level::Diet ? SurvivalOutcome::None : SurvivalOutcome::Compressed;
+    d.outcome = level == Level::Standard ? SurvivalOutcome::None : SurvivalOutcome::Compressed;
     d.ask = ask;
     d.left = rw.left_after(ask);
   } else if (rw.exceeds_limits(ask)) {
@@ -101,7 +101,7 @@ Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
     // when it comes.
     d.outcome = SurvivalOutcome::TooLarge;
     d.settings.level = floor;
-    d.memory.level = Level::Diet;
+    d.memory.level = Level::Standard;
     d.left = rw.left_after({});
   } else {
     const std::chrono::milliseconds wait = rw.wait_for(ask, margin);

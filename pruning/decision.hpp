@@ -36,7 +36,7 @@ struct Counted {
 // How hard the pipeline cuts (pipeline.hpp): each level renders stably (the
 // same history at the same level gives the same bytes).
 enum class Level : std::uint8_t {
-  Diet = 0,        // the profile as it is: today's diet
+  Standard = 0,    // the profile as it is: the standard diet (Mode::Standard's level)
   Window = 1,      // the stale frontier moved up to the working-memory window
   DropMiddle = 2,  // and whole middle turns dropped (sinks and recent turns kept)
 };
@@ -47,7 +47,7 @@ struct PipelineSettings {
   const Profile* profile = nullptr;  // the strategies' constants (set whenever the pipeline runs)
   bool write = false;  // the pruned conversation replaces the request; false (shadow, or
                        // nothing to do): savings are computed on a copy and reported only
-  Level level = Level::Diet;
+  Level level = Level::Standard;
   // The model's context window (the profile's context_window, else the
   // model's known one; 0: unknown): a recap is taken, whatever it costs,
   // when the request would not fit it otherwise (strategies/recap.hpp).
@@ -90,7 +90,7 @@ constexpr const char* outcome_name(SurvivalOutcome o) {
 // What the proxy remembers of a session between its requests (bounded, and
 // rebuildable: lost, the next request decides afresh from the runway).
 struct SessionMemory {
-  Level level = Level::Diet;         // survival's level in force while the pressure lasts
+  Level level = Level::Standard;         // survival's level in force while the pressure lasts
   std::uint32_t latched_messages = 0;  // the history's length when the level last changed
   bool thinking_lowered = false;     // thinking is lowered (hysteresis, below)
   // The session overflowed the model's window and recovery's retry fitted

@@ -256,7 +256,7 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
   // trim-middle dropping every whole turn
   // it may, on the profile's own grid of turns so the cut moves in steps.
   std::optional<Profile> eager, trim;
-  if (level != Level::Diet) {
+  if (level != Level::Standard) {
     eager = *profile;
     eager->frontier_step_turns = 1;
     eager->trigger_tokens = 0;

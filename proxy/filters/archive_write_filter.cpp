@@ -50,7 +50,7 @@ FilterResult ArchiveWriteFilter::request_body_filter(RequestContext& ctx, const 
                 job.run.run(*config, services, false);
               },
           .finish =
-              [config = config_, count_failure = services_.archive.count_failure](
+              [count_failure = services_.archive.count_failure](
                   PausedRequest request, ArchiveWrite& job) -> std::optional<LocalResponse> {
                 RequestContext& ctx = *request.ctx;
                 EvictionReport& report = ctx.objects.publish<EvictionReport>();
@@ -65,7 +65,7 @@ FilterResult ArchiveWriteFilter::request_body_filter(RequestContext& ctx, const 
                 if (count_failure) count_failure();
                 const bool offloaded = ctx.objects.get<DietResult>().offloaded;
                 *request.body = std::move(job.run.body);
-                publish_diet(ctx, *config, job.run.route, std::move(job.run.outcome), *request.body,
+                publish_diet(ctx, job.run.route, std::move(job.run.outcome), *request.body,
                              job.run.rewritten);
                 ctx.objects.get<DietResult>().offloaded = offloaded;
                 return std::nullopt;

@@ -34,10 +34,8 @@ std::vector<std::pair<std::string, std::string>> summary_credentials(const Heade
   return out;
 }
 
-bool wants_summary(const DietServices& services, const config::Config& config, const diet::DietOutcome& outcome) {
-  if (!services.summarizer) return false;
-  const pruning::Profile* profile = config::profile_named(config, outcome.profile);
-  return profile && diet::wants_summary(outcome, *profile);
+bool wants_summary(const DietServices& services, const diet::DietOutcome& outcome) {
+  return services.summarizer && outcome.profile && diet::wants_summary(outcome, *outcome.profile);
 }
 
 }  // namespace
@@ -93,8 +91,8 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
                                           .policy = facts ? &facts : nullptr,
                                           .semantic_eviction = services_.archive.on()});
     // A recap to summarize first: on a diet thread, the request paused.
-    if (wants_summary(services_, *config_, outcome)) return offload(ctx, headers, *route, body);
-    publish_diet(ctx, *config_, std::move(*route), std::move(outcome), body, run.rewritten);
+    if (wants_summary(services_, outcome)) return offload(ctx, headers, *route, body);
+    publish_diet(ctx, std::move(*route), std::move(outcome), body, run.rewritten);
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
   } catch (...) {
@@ -118,16 +116,15 @@ FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, 
                 // A recap to summarize: the model asked once, its text cached,
                 // the diet run again with it (or with the extractive choice
                 // cached on failure).
-                if (!wants_summary(services, *config, job.run.outcome)) return;
-                const pruning::Profile* profile = config::profile_named(*config, job.run.outcome.profile);
-                diet::summarize_recap(*services.summarizer, job.run.outcome, *profile, job.run.provider,
+                if (!wants_summary(services, job.run.outcome)) return;
+                diet::summarize_recap(*services.summarizer, job.run.outcome, *job.run.outcome.profile, job.run.provider,
                                       std::move(job.credentials), services.caches->summaries);
                 if (!stopped()) job.run.run(*config, services, eviction);
               },
           .finish =
-              [config = config_](PausedRequest request, OffloadedDiet& job) -> std::optional<LocalResponse> {
+              [](PausedRequest request, OffloadedDiet& job) -> std::optional<LocalResponse> {
                 *request.body = std::move(job.run.body);
-                publish_diet(*request.ctx, *config, job.run.route, std::move(job.run.outcome), *request.body,
+                publish_diet(*request.ctx, job.run.route, std::move(job.run.outcome), *request.body,
                              job.run.rewritten);
                 request.ctx->objects.get<DietResult>().offloaded = true;
                 return std::nullopt;

@@ -1,6 +1,5 @@
 #include "proxy/filters/diet_result.hpp"
 
-#include "config/match.hpp"
 #include "proxy/reports/diet_report.hpp"
 
 namespace td::proxy {
@@ -20,7 +19,7 @@ void fail_open(RequestContext& ctx, std::string reason) {
   ctx.fail_open_reason = std::move(reason);
 }
 
-void publish_diet(RequestContext& ctx, const config::Config& config, providers::ChatRoute route,
+void publish_diet(RequestContext& ctx, providers::ChatRoute route,
                   diet::DietOutcome outcome, std::string& body, std::string& rewritten) {
   if (!outcome.parsed) {
     fail_open(ctx, outcome.error);
@@ -32,7 +31,7 @@ void publish_diet(RequestContext& ctx, const config::Config& config, providers::
   ctx.objects.publish<DietReport>(DietReport{
       .mode = outcome.decision.mode,
       .reason = outcome.reason,
-      .profile = outcome.profile,
+      .profile = std::string(outcome.profile_name()),
       .tokens_before = outcome.result.tokens_before,
       .tokens_after = outcome.result.tokens_after,
       .strategies = outcome.result.fired,
@@ -41,7 +40,6 @@ void publish_diet(RequestContext& ctx, const config::Config& config, providers::
   if (outcome.fail_open) fail_open(ctx, outcome.error);
   DietResult& result = ctx.objects.publish<DietResult>();
   result.route = std::move(route);
-  result.profile = config::profile_named(config, outcome.profile);
   if (outcome.tombstoned()) result.original = std::move(body);
   if (outcome.rewritten) body = std::move(rewritten);
   result.outcome = std::move(outcome);

@@ -16,10 +16,7 @@ namespace td::proxy {
 
 struct DietResult {
   providers::ChatRoute route;
-  diet::DietOutcome outcome;
-  // The profile the diet used: the filter's configuration's, which lives as
-  // long as the request's filters.
-  const pruning::Profile* profile = nullptr;
+  diet::DietOutcome outcome;  // outcome.profile: the profile it used
   // The body as the client sent it while the written request holds
   // tombstones its archive write has not kept yet (archive_write_filter.hpp).
   std::string original;
@@ -46,7 +43,7 @@ struct DietRun {
 // becomes the pruned request, and the client's bytes move to
 // DietResult::original while tombstones wait for the archive. A body the
 // diet could not read is a fail-open with nothing published.
-void publish_diet(RequestContext& ctx, const config::Config& config, providers::ChatRoute route,
+void publish_diet(RequestContext& ctx, providers::ChatRoute route,
                   diet::DietOutcome outcome, std::string& body, std::string& rewritten);
 
 // Records a fail-open: the original bytes go upstream.

@@ -20,8 +20,8 @@ FilterResult QuotaFilter::request_body_filter(RequestContext& ctx, const HeaderM
   const DietResult* result = ctx.objects.find<DietResult>();
   if (!result) return {};
   const diet::DietOutcome& outcome = result->outcome;
-  if (!outcome.fail_open && policy_.enabled() && result->profile)
-    ctx.objects.get<QuotaState>().runway = policy_.admit(ctx, *result->profile, outcome);
+  if (!outcome.fail_open && policy_.enabled() && outcome.profile)
+    ctx.objects.get<QuotaState>().runway = policy_.admit(ctx, *outcome.profile, outcome);
   if (auto answer = admit(ctx, outcome.decision.admission)) return FilterResult::respond(std::move(*answer));
   return {};
 }

@@ -23,7 +23,7 @@ void publish_offer(RequestContext& ctx, std::uint64_t max_body_bytes) {
   DietResult& result = ctx.objects.get<DietResult>();
   RecallOffer& offer = ctx.objects.publish<RecallOffer>();
   offer.source = std::make_shared<RequestRecall>(ctx.key_fingerprint, std::move(result.outcome.result.archived));
-  if (const pruning::Profile* p = result.profile) {
+  if (const pruning::Profile* p = result.outcome.profile) {
     offer.limits.max_calls = p->recall_max_calls;
     offer.limits.max_answer_bytes = p->recall_max_answer_bytes;
   }

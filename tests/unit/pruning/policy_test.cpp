@@ -19,7 +19,7 @@ std::uint32_t turns_in_history = 10;
 
 LevelCut table_tokens(Level l) {
   switch (l) {
-    case Level::Diet: return {kDiet, turns_in_history};
+    case Level::Standard: return {kDiet, turns_in_history};
     case Level::Window: return {kWindow, turns_in_history};
     case Level::DropMiddle: return {kMiddle, turns_in_history};
   }
@@ -57,10 +57,10 @@ TEST_CASE("policy: runway and counts -> mode, level, admission") {
   const Counted counted{.total = 12'000, .fixed = 0, .messages = {}};
   const Profile p;  // margin 1.2, max_wait 20 s
   const Case table[] = {
-      {"unknown runway: the profile alone", Runway{}, Mode::Standard, Level::Diet, SurvivalOutcome::None,
+      {"unknown runway: the profile alone", Runway{}, Mode::Standard, Level::Standard, SurvivalOutcome::None,
        Admission::Kind::Send},
-      {"room to spare", combined(1e6, 1e6), Mode::Standard, Level::Diet, SurvivalOutcome::None, Admission::Kind::Send},
-      {"the diet fits exactly with the margin", combined(1e6, 12'000), Mode::Standard, Level::Diet,
+      {"room to spare", combined(1e6, 1e6), Mode::Standard, Level::Standard, SurvivalOutcome::None, Admission::Kind::Send},
+      {"the diet fits exactly with the margin", combined(1e6, 12'000), Mode::Standard, Level::Standard,
        SurvivalOutcome::None, Admission::Kind::Send},
       {"the diet does not fit: the window does", combined(1e6, 11'999), Mode::Survival, Level::Window,
        SurvivalOutcome::Compressed, Admission::Kind::Send},
@@ -70,7 +70,7 @@ TEST_CASE("policy: runway and counts -> mode, level, admission") {
        Admission::Kind::Wait},
       {"nothing fits within max_wait: 429", combined(200'000, -200'000), Mode::Survival, Level::DropMiddle,
        SurvivalOutcome::Rejected, Admission::Kind::Reject},
-      {"over a whole window even at the hardest level", combined(2'000, 2'000), Mode::Survival, Level::Diet,
+      {"over a whole window even at the hardest level", combined(2'000, 2'000), Mode::Survival, Level::Standard,
        SurvivalOutcome::TooLarge, Admission::Kind::Send},
   };
   for (const Case& c : table) {
@@ -138,9 +138,9 @@ TEST_CASE("policy: survival's level stays while the pressure lasts, and a retry 
 
   in.runway = combined(1e6, 30'000);  // twice over: the pressure is gone
   d = decide(in, table_tokens);
-  CHECK(d.settings.level == Level::Diet);
+  CHECK(d.settings.level == Level::Standard);
   CHECK(d.mode == Mode::Standard);
-  CHECK(d.memory.level == Level::Diet);
+  CHECK(d.memory.level == Level::Standard);
 
   // The latch: the same history again (a retry) goes at the level it set,
   // even with room for a lighter one.
@@ -199,7 +199,7 @@ TEST_CASE("policy: Anthropic's buckets: cache reads are not asked for, reserved 
   in.reserved_output = 4'000;
   in.cached_prefix = 8'000;  // read from the cache at the session's level (the diet's)
   Decision d = decide(in, table_tokens);
-  CHECK(d.settings.level == Level::Diet);
+  CHECK(d.settings.level == Level::Standard);
   CHECK(d.ask.input == doctest::Approx(2'000));
   CHECK(d.ask.output == doctest::Approx(4'000));
 
@@ -252,8 +252,8 @@ TEST_CASE("policy: a session that overflowed goes at the first level under what 
     Level level;
   };
   const Row rows[] = {
-      {0, Runway{}, Level::Diet},                    // never overflowed
-      {kDiet, Runway{}, Level::Diet},                // the diet fits
+      {0, Runway{}, Level::Standard},                    // never overflowed
+      {kDiet, Runway{}, Level::Standard},                // the diet fits
       {kWindow + 1, Runway{}, Level::Window},        // unknown runway: the window level fits
       {kMiddle, Runway{}, Level::DropMiddle},
       {kMiddle - 1, Runway{}, Level::DropMiddle},    // none fits: the hardest

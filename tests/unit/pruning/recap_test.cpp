@@ -237,7 +237,7 @@ TEST_CASE("recap: the same bytes at every survival level that does not trim the 
   const Profile p = recap_profile(30000);
   const QuarterCounter counter;
   const Counted counted = count_tokens(diet, counter);
-  run_pipeline(diet, counted, Decision{Mode::Standard, {&p, true, Level::Diet}, {}}, counter);
+  run_pipeline(diet, counted, Decision{Mode::Standard, {&p, true, Level::Standard}, {}}, counter);
   run_pipeline(window, counted, Decision{Mode::Survival, {&p, true, Level::Window}, {}}, counter);
   auto recap_of = [](const Conversation& c) {
     for (const std::string& m : render(c))
@@ -254,7 +254,7 @@ TEST_CASE("recap: a summary found for the prefix hash is used, else the extracti
   const QuarterCounter counter;
   auto run = [&](const Conversation& sent, const RecapSummaries* summaries, PipelineResult* out = nullptr) {
     Conversation c = sent;
-    Decision d{Mode::Standard, {&p, true, Level::Diet}, {}};
+    Decision d{Mode::Standard, {&p, true, Level::Standard}, {}};
     d.settings.recap_summaries = summaries;
     const PipelineResult r = run_pipeline(c, count_tokens(c, counter), d, counter);
     if (out) *out = r;

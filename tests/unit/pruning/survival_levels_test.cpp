@@ -49,7 +49,7 @@ TEST_CASE("survival levels: each cuts at least as much as the one before") {
   const Profile p;
   for (int steps : {4, 12, 30, 60}) {
     CAPTURE(steps);
-    const Run diet = at(Level::Diet, steps, p), window = at(Level::Window, steps, p),
+    const Run diet = at(Level::Standard, steps, p), window = at(Level::Window, steps, p),
               middle = at(Level::DropMiddle, steps, p);
     CHECK(window.result.tokens_after <= diet.result.tokens_after);
     CHECK(middle.result.tokens_after <= window.result.tokens_after);

@@ -73,7 +73,7 @@ TEST_CASE("recovery: compressed to fit the window the error names, the note last
     REQUIRE(r.outcome == "retried");
     CHECK(r.tokens_before == sent);
     CHECK(r.tokens_after <= window * 0.9);
-    CHECK(r.level != td::pruning::Level::Diet);
+    CHECK(r.level != td::pruning::Level::Standard);
     CHECK_FALSE(r.fired.empty());
     const rapidjson::Document before = parse(history()), after = parse(r.body);
     const auto& bm = before["messages"];
