@@ -205,8 +205,9 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
                            .now = now,
                            .tally = tally,
                            .result = r};
-  for (StrategyStats& s : run_strategies(Stage::AfterFrontier, conv, {.after = &after}))
-    r.strategies.push_back(std::move(s));
+  std::vector<StrategyStats> after_frontier = run_strategies(Stage::AfterFrontier, conv, {.after = &after});
+  r.strategies.reserve(r.strategies.size() + after_frontier.size());
+  for (StrategyStats& s : after_frontier) r.strategies.push_back(std::move(s));
   const std::uint64_t total = after.total;
   const bool recapped = fired(r.strategies, "recap");
   r.recap_stepped = recapped && recap_at.stepped;

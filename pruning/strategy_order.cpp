@@ -1,5 +1,6 @@
 #include "pruning/strategy_order.hpp"
 
+#include <iterator>
 #include <utility>
 
 #include "pruning/pipeline_caches.hpp"
@@ -109,6 +110,7 @@ std::vector<StrategyStats> run_strategies(Stage stage, Conversation& conv, Stage
     run.copied = &copied;
   }
   std::vector<StrategyStats> reports;
+  reports.reserve(std::size(kOrder));
   for (const Step& step : kOrder)
     if (step.stage == stage) reports.push_back(step.run(conv, run));
   if (stage == Stage::AfterFrontier) in.after->total = tokens_now(*in.after);
@@ -117,6 +119,7 @@ std::vector<StrategyStats> run_strategies(Stage stage, Conversation& conv, Stage
 
 std::vector<StrategyStats> strategy_names(Stage stage) {
   std::vector<StrategyStats> names;
+  names.reserve(std::size(kOrder));
   for (const Step& step : kOrder)
     if (step.stage == stage) names.push_back(StrategyStats{.name = step.name});
   return names;

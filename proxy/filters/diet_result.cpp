@@ -31,10 +31,10 @@ void publish_diet(RequestContext& ctx, providers::ChatRoute route,
   ctx.objects.publish<DietReport>(DietReport{
       .mode = outcome.decision.mode,
       .reason = outcome.reason,
-      .profile = std::string(outcome.profile_name()),
+      .profile = outcome.profile_name(),
       .tokens_before = outcome.result.tokens_before,
       .tokens_after = outcome.result.tokens_after,
-      .strategies = outcome.result.fired,
+      .strategies = std::move(outcome.result.fired),  // the report is where they are read
       .thinking = outcome.fail_open ? std::string() : outcome.thinking,
   });
   if (outcome.fail_open) fail_open(ctx, outcome.error);

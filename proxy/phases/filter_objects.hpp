@@ -42,6 +42,7 @@ class FilterObjects {
         e.object = std::move(object);
         return value;
       }
+    if (entries_.empty()) entries_.reserve(kTypical);  // one allocation for a request's objects
     entries_.push_back(Entry{key<T>(), std::move(object)});
     return value;
   }
@@ -84,6 +85,7 @@ class FilterObjects {
     const void* key;
     std::unique_ptr<Object> object;
   };
+  static constexpr std::size_t kTypical = 12;  // a chat request's state and reports
   std::vector<Entry> entries_;
 };
 
