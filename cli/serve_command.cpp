@@ -12,7 +12,7 @@
 #include "cli/serve_command.hpp"
 #include "proxy/telemetry/log.hpp"
 #include "proxy/net/server.hpp"
-#include "proxy/telemetry/telemetry.hpp"
+#include "proxy/telemetry/process_state.hpp"
 
 namespace td::cli {
 
@@ -81,17 +81,17 @@ int serve(int argc, char** argv) {
   proxy::raise_open_file_limit();
   // The usage ledger (and the calibration it holds) before the first request;
   // an unusable ledger file is a config error like a bad listen address.
-  if (auto why = proxy::telemetry().open_ledger(loaded.config); !why.empty()) {
+  if (auto why = proxy::process_state().open_ledger(loaded.config); !why.empty()) {
     proxy::log_error("ledger", why + " (set ledger.path, or ledger.enabled: false)");
     return 1;
   }
-  if (auto* ledger = proxy::telemetry().ledger()) proxy::log_info("ledger", "writing " + ledger->path());
+  if (auto* ledger = proxy::process_state().ledger()) proxy::log_info("ledger", "writing " + ledger->path());
   // The archive of evicted outputs; without one, semantic eviction is off.
-  if (auto why = proxy::telemetry().open_archive(loaded.config); !why.empty()) {
+  if (auto why = proxy::process_state().open_archive(loaded.config); !why.empty()) {
     proxy::log_error("archive", why + " (set archive.path, or archive.enabled: false)");
     return 1;
   }
-  if (auto* archive = proxy::telemetry().archive()) proxy::log_info("archive", "keeping evicted outputs in " + archive->dir());
+  if (auto* archive = proxy::process_state().archive()) proxy::log_info("archive", "keeping evicted outputs in " + archive->dir());
 
   proxy::Server* server_ptr = nullptr;
   proxy::ServerHooks hooks;
@@ -110,7 +110,7 @@ int serve(int argc, char** argv) {
   proxy::Server server(runtime, std::move(hooks));
   server_ptr = &server;
   int status = server.run();
-  proxy::telemetry().close_ledger();  // commits the queued rows and the calibration
+  proxy::process_state().close_ledger();  // commits the queued rows and the calibration
   return status;
 }
 

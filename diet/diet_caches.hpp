@@ -4,7 +4,7 @@
 // it becomes.
 //
 // One object per owner, passed by reference, none process-wide: the proxy's
-// lives in Telemetry (it outlives config reloads, as the statics it replaces
+// lives in ProcessState (it outlives config reloads, as the statics it replaces
 // did), `tokendiet replay` makes its own, and a test can make two that never
 // warm each other.
 #pragma once

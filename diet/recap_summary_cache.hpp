@@ -5,7 +5,7 @@
 // stands for it and renders the same bytes on every later request. Bounded:
 // past kCapacity prefixes the oldest go first (a prefix evicted and seen again
 // is summarized again). Kept across restarts where the ledger is on: each new
-// text goes to `persist` (Telemetry hands it to the ledger's writer) and the
+// text goes to `persist` (ProcessState hands it to the ledger's writer) and the
 // ledger's texts come back through restore() at startup.
 #pragma once
 

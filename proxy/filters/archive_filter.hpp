@@ -11,7 +11,7 @@
 //   405  another method than GET or HEAD
 //   503  the archive's thread did not answer within kReadWait (never upstream)
 //
-// The file is read on the archive's thread (telemetry().archive_thread())
+// The file is read on the archive's thread (process_state().archive_thread())
 // while the request is paused (proxy/phases/off_thread.hpp): no file I/O on
 // an I/O thread.
 #pragma once

@@ -1,5 +1,5 @@
 // What the diet's filters (diet, archive write, quota, recall offer) are built
-// with: the process's state (telemetry()), which outlives them and every
+// with: the process's state (process_state()), which outlives them and every
 // configuration (docs/design.md §Request flow).
 #pragma once
 

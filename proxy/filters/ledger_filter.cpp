@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "proxy/reports/reports.hpp"
-#include "proxy/telemetry/telemetry.hpp"
+#include "proxy/telemetry/process_state.hpp"
 #include "pruning/mode.hpp"
 
 namespace td::proxy {
@@ -77,16 +77,16 @@ ledger::LedgerRow ledger_row(const RequestContext& ctx) {
 }
 
 FilterResult LedgerFilter::request_filter(RequestContext& ctx, HeaderMap&) {
-  if (!ctx.objects.find<InFlightMark>()) ctx.objects.publish<InFlightMark>(telemetry_.metrics());
+  if (!ctx.objects.find<InFlightMark>()) ctx.objects.publish<InFlightMark>(process_.metrics());
   return {};
 }
 
 void LedgerFilter::logging(const RequestContext& ctx) {
   ledger::LedgerRow row = ledger_row(ctx);
-  telemetry_.metrics().record(row);
-  if (ledger::Ledger* ledger = telemetry_.ledger()) {
+  process_.metrics().record(row);
+  if (ledger::Ledger* ledger = process_.ledger()) {
     ledger->submit(std::move(row));
-    telemetry_.maybe_save_calibration(std::chrono::steady_clock::now());
+    process_.maybe_save_calibration(std::chrono::steady_clock::now());
   }
 }
 

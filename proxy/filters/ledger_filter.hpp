@@ -11,19 +11,19 @@
 
 namespace td::proxy {
 
-class Telemetry;
+class ProcessState;
 
 class LedgerFilter : public Filter {
  public:
   // Rows go to telemetry.ledger() when one is open; metrics are always kept.
-  explicit LedgerFilter(Telemetry& telemetry) : telemetry_(telemetry) {}
+  explicit LedgerFilter(ProcessState& process) : process_(process) {}
   std::string_view name() const override { return "ledger"; }
 
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
   void logging(const RequestContext& ctx) override;
 
  private:
-  Telemetry& telemetry_;
+  ProcessState& process_;
 };
 
 // The ledger row for a finished request.

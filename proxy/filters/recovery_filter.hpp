@@ -61,7 +61,7 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
 
 class RecoveryFilter final : public Filter {
  public:
-  // `caches`: the process's (telemetry().diet_caches()), which outlive the filter.
+  // `caches`: the process's (process_state().diet_caches()), which outlive the filter.
   RecoveryFilter(const config::Config& config, diet::DietCaches& caches)
       : config_(std::make_shared<const config::Config>(config)), caches_(caches) {}
   std::string_view name() const override { return "recovery"; }

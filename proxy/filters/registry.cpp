@@ -16,7 +16,7 @@
 #include "proxy/filters/recall_offer_filter.hpp"
 #include "proxy/filters/recall_filter.hpp"
 #include "proxy/filters/recovery_filter.hpp"
-#include "proxy/telemetry/telemetry.hpp"
+#include "proxy/telemetry/process_state.hpp"
 #include "proxy/filters/usage_filter.hpp"
 
 namespace td::proxy {
@@ -29,19 +29,19 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // Usage ledger row + /metrics in the logging phase. Before the diet so its
   // request phase (the in-flight gauge) sees every request; it has no body
   // hooks, so the diet still sees the request body first.
-  filters.push_back(std::make_unique<LedgerFilter>(telemetry()));
+  filters.push_back(std::make_unique<LedgerFilter>(process_state()));
   // GET /v1/tokendiet/archive/<id>: answered here, read on the archive's thread.
-  filters.push_back(std::make_unique<ArchiveFilter>([] { return telemetry().archive(); },
-                                                    &telemetry().archive_thread()));
+  filters.push_back(std::make_unique<ArchiveFilter>([] { return process_state().archive(); },
+                                                    &process_state().archive_thread()));
   // Request body: the diet, with the process's caches, stores and threads
   // (they outlive reloads), then what follows from its decision.
   const DietServices services{
-      .caches = &telemetry().diet_caches(),
-      .calibration = &telemetry().calibration(),
-      .workers = &telemetry().diet_workers(config.diet_threads),
-      .policy = PolicyState(&telemetry().runways(), &telemetry().sessions(), &telemetry().calibration()),
-      .archive = DietArchive{[] { return telemetry().archive(); }, &telemetry().archive_thread(),
-                             [] { telemetry().count_archive_failure(); }},
+      .caches = &process_state().diet_caches(),
+      .calibration = &process_state().calibration(),
+      .workers = &process_state().diet_workers(config.diet_threads),
+      .policy = PolicyState(&process_state().runways(), &process_state().sessions(), &process_state().calibration()),
+      .archive = DietArchive{[] { return process_state().archive(); }, &process_state().archive_thread(),
+                             [] { process_state().count_archive_failure(); }},
       .summarizer = std::move(summarizer),
   };
   filters.push_back(std::make_unique<DietFilter>(config, services));
@@ -52,7 +52,7 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // tokendiet_recall offered to a request that went out with tombstones.
   filters.push_back(std::make_unique<RecallOfferFilter>(config, services.workers));
   // The failure phase: a context-length error retried once, compressed to fit.
-  filters.push_back(std::make_unique<RecoveryFilter>(config, telemetry().diet_caches()));
+  filters.push_back(std::make_unique<RecoveryFilter>(config, process_state().diet_caches()));
   // The recall loop: a round that called tokendiet_recall continued upstream,
   // the rounds merged into one response. Before usage, which reads the merge.
   filters.push_back(std::make_unique<RecallFilter>());

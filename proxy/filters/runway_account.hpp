@@ -2,7 +2,7 @@
 // (docs/design.md §Policy): what the policy is told before it decides, what
 // a request takes from its runway when it is admitted, and how its runway is
 // corrected when the answer ends (the provider's rate-limit headers, then the
-// billed usage). The state is the process's (telemetry().runways() and
+// billed usage). The state is the process's (process_state().runways() and
 // sessions()); the clock is read here, at the edge, never in pruning/.
 #pragma once
 

@@ -18,7 +18,7 @@
 #include "proxy/net/filter_chain.hpp"
 #include "proxy/phases/routing.hpp"
 #include "proxy/telemetry/log.hpp"
-#include "proxy/telemetry/telemetry.hpp"
+#include "proxy/telemetry/process_state.hpp"
 
 namespace td::proxy {
 
@@ -228,7 +228,7 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_own_path(RequestContex
                                                                    bool keep_alive, bool head_request) {
   const bool own_keep_alive = keep_alive && parser.is_done();
   const bool healthz = ctx.path() == "/healthz";
-  const std::string page = healthz ? std::string() : telemetry().metrics().render();
+  const std::string page = healthz ? std::string() : process_state().metrics().render();
   LocalReply reply;
   reply.content_type = healthz ? std::string_view("text/plain") : Metrics::kContentType;
   reply.body = healthz ? std::string_view("ok") : std::string_view(page);
@@ -310,7 +310,7 @@ asio::awaitable<bool> ClientSession::claim_big_body(const RequestParser& parser,
   if (parser.chunked() || !parser.content_length() || limits.big_bodies_in_flight_bytes == 0) co_return true;
   const std::uint64_t bytes = *parser.content_length();
   if (bytes < limits.diet_offload_bytes || bytes == 0) co_return true;
-  BodyBudget& budget = telemetry().body_budget();
+  BodyBudget& budget = process_state().body_budget();
   auto waiter = std::make_shared<ResumeHandle>();
   if (!budget.take(bytes, limits.big_bodies_in_flight_bytes, waiter)) {
     const PauseOutcome o = co_await wait_for_resume(io_, waiter, milliseconds(limits.big_body_wait_ms));

@@ -3,7 +3,7 @@
 #include "config/config.hpp"
 #include "proxy/filters/ledger_filter.hpp"
 #include "proxy/reports/reports.hpp"
-#include "proxy/telemetry/telemetry.hpp"
+#include "proxy/telemetry/process_state.hpp"
 #include "temp_dir.hpp"
 
 using namespace td::proxy;
@@ -94,7 +94,7 @@ TEST_CASE("the filter counts in flight, records metrics and queues the row") {
   TempDir tmp;
   td::config::Config cfg;
   cfg.ledger.path = tmp.file("usage.db");
-  Telemetry t;
+  ProcessState t;
   REQUIRE(t.open_ledger(cfg).empty());
   REQUIRE(t.ledger());
   LedgerFilter filter(t);
@@ -146,7 +146,7 @@ TEST_CASE("the filter counts in flight, records metrics and queues the row") {
 TEST_CASE("ledger disabled: metrics only; a bad path is reported") {
   td::config::Config off;
   off.ledger.enabled = false;
-  Telemetry t;
+  ProcessState t;
   CHECK(t.open_ledger(off).empty());
   CHECK(t.ledger() == nullptr);
   LedgerFilter filter(t);
@@ -155,7 +155,7 @@ TEST_CASE("ledger disabled: metrics only; a bad path is reported") {
 
   td::config::Config bad;
   bad.ledger.path = "/proc/no/such/dir/usage.db";
-  Telemetry t2;
+  ProcessState t2;
   CHECK_FALSE(t2.open_ledger(bad).empty());
   CHECK(t2.ledger() == nullptr);
 }
@@ -166,12 +166,12 @@ TEST_CASE("the estimator calibration is saved in the ledger and restored on the 
   cfg.ledger.path = tmp.file("usage.db");
   auto t0 = std::chrono::steady_clock::time_point(std::chrono::hours(1000));
   {
-    Telemetry t;
+    ProcessState t;
     REQUIRE(t.open_ledger(cfg).empty());
     CHECK_FALSE(t.maybe_save_calibration(t0));  // nothing learnt yet (and the interval starts)
     t.calibration().observe("gemini-2.5-pro", 1000, 1200);
     CHECK_FALSE(t.maybe_save_calibration(t0 + std::chrono::seconds(1)));  // not due yet
-    CHECK(t.maybe_save_calibration(t0 + Telemetry::kCalibrationSaveInterval));
+    CHECK(t.maybe_save_calibration(t0 + ProcessState::kCalibrationSaveInterval));
     REQUIRE(t.ledger()->flush());
     auto ro = LedgerStore::open(cfg.ledger.path, LedgerStore::Access::ReadOnly);
     REQUIRE(ro.store);
@@ -183,7 +183,7 @@ TEST_CASE("the estimator calibration is saved in the ledger and restored on the 
     t.calibration().observe("claude-x", 1000, 900);
     t.close_ledger();  // saves the latest state
   }
-  Telemetry restarted;
+  ProcessState restarted;
   REQUIRE(restarted.open_ledger(cfg).empty());
   CHECK(restarted.calibration().ratio("gemini-2.5-pro") == doctest::Approx(1.2));
   CHECK(restarted.calibration().ratio("claude-x") == doctest::Approx(0.9));
@@ -195,7 +195,7 @@ TEST_CASE("the recaps a model wrote are kept in the ledger and restored on the n
   td::config::Config cfg;
   cfg.ledger.path = tmp.file("usage.db");
   {
-    Telemetry t;
+    ProcessState t;
     t.diet_caches().summaries.put(1, "before the ledger: memory only");
     REQUIRE(t.open_ledger(cfg).empty());
     t.diet_caches().summaries.put(2, "a model's recap");
@@ -204,7 +204,7 @@ TEST_CASE("the recaps a model wrote are kept in the ledger and restored on the n
     REQUIRE(t.ledger()->flush());
     t.close_ledger();
   }
-  Telemetry restarted;
+  ProcessState restarted;
   CHECK_FALSE(restarted.diet_caches().summaries.get(2));
   REQUIRE(restarted.open_ledger(cfg).empty());
   CHECK(restarted.diet_caches().summaries.get(2) == std::optional<std::string>("a model's recap"));

@@ -1,4 +1,4 @@
-#include "proxy/telemetry/telemetry.hpp"
+#include "proxy/telemetry/process_state.hpp"
 
 #include "config/config.hpp"
 #include "config/state_paths.hpp"
@@ -19,7 +19,7 @@ std::vector<ledger::CalibrationEntry> to_entries(const std::vector<tok::ModelCal
 
 }  // namespace
 
-Telemetry::Telemetry() {
+ProcessState::ProcessState() {
   auto workers = [this] { return workers_ptr_.load(std::memory_order_acquire); };
   metrics_.add_gauge("tokendiet_diet_jobs", "Big request bodies on a diet thread or waiting for one.",
                      [workers] { return workers() ? static_cast<std::int64_t>(workers()->pending()) : 0; });
@@ -55,7 +55,7 @@ Telemetry::Telemetry() {
                      [this] { return ledger() ? static_cast<std::int64_t>(ledger()->queued()) : 0; });
 }
 
-WorkPool& Telemetry::diet_workers(unsigned configured) {
+WorkPool& ProcessState::diet_workers(unsigned configured) {
   std::call_once(workers_started_, [&] {
     diet_workers_ = std::make_unique<WorkPool>(diet_thread_count(configured), nullptr, kDietThreadNice);
     workers_ptr_.store(diet_workers_.get(), std::memory_order_release);
@@ -63,7 +63,7 @@ WorkPool& Telemetry::diet_workers(unsigned configured) {
   return *diet_workers_;
 }
 
-std::string Telemetry::open_archive(const config::Config& config) {
+std::string ProcessState::open_archive(const config::Config& config) {
   if (archive_opened_) return {};
   archive_opened_ = true;
   if (!config.archive.enabled) return {};
@@ -78,12 +78,12 @@ std::string Telemetry::open_archive(const config::Config& config) {
   return {};
 }
 
-WorkPool& Telemetry::archive_thread() {
+WorkPool& ProcessState::archive_thread() {
   std::call_once(archive_thread_started_, [&] { archive_thread_ = std::make_unique<WorkPool>(1); });
   return *archive_thread_;
 }
 
-std::string Telemetry::open_ledger(const config::Config& config) {
+std::string ProcessState::open_ledger(const config::Config& config) {
   if (opened_) return {};
   opened_ = true;
   if (!config.ledger.enabled) return {};
@@ -110,14 +110,14 @@ std::string Telemetry::open_ledger(const config::Config& config) {
   return {};
 }
 
-void Telemetry::close_ledger() {
+void ProcessState::close_ledger() {
   if (ledger::Ledger* l = ledger()) {
     if (auto state = calibration_.state(); !state.empty()) l->save_calibration(to_entries(state));
     l->close();
   }
 }
 
-bool Telemetry::maybe_save_calibration(std::chrono::steady_clock::time_point now) {
+bool ProcessState::maybe_save_calibration(std::chrono::steady_clock::time_point now) {
   ledger::Ledger* l = ledger();
   if (!l) return false;
   std::int64_t ticks = now.time_since_epoch().count();
@@ -134,8 +134,8 @@ bool Telemetry::maybe_save_calibration(std::chrono::steady_clock::time_point now
   return true;
 }
 
-Telemetry& telemetry() {
-  static Telemetry instance;
+ProcessState& process_state() {
+  static ProcessState instance;
   return instance;
 }
 

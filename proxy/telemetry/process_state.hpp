@@ -4,23 +4,23 @@
 // filters, not the counters or the caches), so they live here rather than in
 // any filter.
 //
-// Startup:  telemetry().open_ledger(config)   before accepting connections;
+// Startup:  process_state().open_ledger(config)   before accepting connections;
 //                                             also restores the calibration and
 //                                             the recap summaries, and sends new
 //                                             summaries to the ledger
-// /metrics: telemetry().metrics().render()    (Content-Type Metrics::kContentType)
-// Counting: tok::counter_for_model(model, &telemetry().calibration()), and
+// /metrics: process_state().metrics().render()    (Content-Type Metrics::kContentType)
+// Counting: tok::counter_for_model(model, &process_state().calibration()), and
 //           calibration().observe(model, raw_estimate, billed_prompt) when
 //           the upstream's usage is known
-// Diet:     telemetry().diet_caches()          handed to the diet filter, with
-//           telemetry().diet_workers(n)        the threads big bodies are dieted on;
-//           telemetry().body_budget()          the bytes of big bodies in flight
-// Policy:   telemetry().runways(), sessions()  the TPM runway per key and quota
+// Diet:     process_state().diet_caches()          handed to the diet filter, with
+//           process_state().diet_workers(n)        the threads big bodies are dieted on;
+//           process_state().body_budget()          the bytes of big bodies in flight
+// Policy:   process_state().runways(), sessions()  the TPM runway per key and quota
 //                                             group, and each session's memory
-// Archive:  telemetry().open_archive(config)  before serving; archive() the
+// Archive:  process_state().open_archive(config)  before serving; archive() the
 //                                             store (null: disabled), archive_thread()
 //                                             where its files are read and written
-// Shutdown: telemetry().close_ledger()        after the last request's logging
+// Shutdown: process_state().close_ledger()        after the last request's logging
 //                                             phase; saves the calibration
 #pragma once
 
@@ -44,11 +44,11 @@ namespace td::config { struct Config; }
 
 namespace td::proxy {
 
-class Telemetry {
+class ProcessState {
  public:
-  Telemetry();  // registers the ledger's counters with the metrics
-  Telemetry(const Telemetry&) = delete;
-  Telemetry& operator=(const Telemetry&) = delete;
+  ProcessState();  // registers the ledger's counters with the metrics
+  ProcessState(const ProcessState&) = delete;
+  ProcessState& operator=(const ProcessState&) = delete;
 
   Metrics& metrics() { return metrics_; }
 
@@ -128,6 +128,6 @@ class Telemetry {
 };
 
 // The one instance of this process.
-Telemetry& telemetry();
+ProcessState& process_state();
 
 }  // namespace td::proxy
