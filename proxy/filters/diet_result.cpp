@@ -31,7 +31,7 @@ void publish_diet(RequestContext& ctx, providers::ChatRoute route,
   ctx.objects.publish<DietReport>(DietReport{
       .mode = outcome.decision.mode,
       .reason = outcome.reason,
-      .profile = outcome.profile_name(),
+      .profile = std::string(outcome.profile_name()),
       .tokens_before = outcome.result.tokens_before,
       .tokens_after = outcome.result.tokens_after,
       .strategies = std::move(outcome.result.fired),  // the report is where they are read
