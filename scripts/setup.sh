@@ -3,7 +3,7 @@
 # Idempotent: packages already present are not fetched again.
 #   scripts/setup.sh          build dependencies
 #   scripts/setup.sh --test   also the test tools (node SDKs)
-#   scripts/setup.sh --sanitize  also clang and its sanitizer + libFuzzer runtime (scripts/sanitize.sh)
+#   scripts/setup.sh --sanitize  also clang, its sanitizer + libFuzzer runtime (scripts/sanitize.sh) and clang-format (scripts/format.sh)
 #   scripts/setup.sh --bench  the benchmark tools (scripts/bench/proxy/setup.sh: nginx + Lua, wrk, valgrind, Portkey)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev
   libxxhash-dev libgoogle-perftools-dev libcli11-dev doctest-dev ca-certificates)
 TEST_PKGS=(sqlite3 openssl curl)
-SANITIZE_PKGS=(clang libclang-rt-14-dev)
+SANITIZE_PKGS=(clang libclang-rt-14-dev clang-format)
 
 want=("${BUILD_PKGS[@]}")
 [[ "${1:-}" == "--sanitize" ]] && want+=("${SANITIZE_PKGS[@]}")

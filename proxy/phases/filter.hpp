@@ -1,5 +1,5 @@
 // A Filter hooks into the fixed phases of the request lifecycle
-// (docs/design.md "life of a request", modelled on Pingora's). The network
+// (docs/design.md §Request phases). The network
 // code runs the phases in this order for every proxied request, calling each
 // filter of the registry (proxy/filters/registry.cpp) in registry order:
 //
