@@ -39,9 +39,12 @@ std::optional<IndexLine> parse_line(std::string_view text) {
       continue;
     }
     if (++i == rest.size()) return std::nullopt;
-    if (rest[i] == 'n') line.task.push_back('\n');
-    else if (rest[i] == '\\') line.task.push_back('\\');
-    else return std::nullopt;
+    if (rest[i] == 'n')
+      line.task.push_back('\n');
+    else if (rest[i] == '\\')
+      line.task.push_back('\\');
+    else
+      return std::nullopt;
   }
   return line;
 }
@@ -52,9 +55,12 @@ std::string render_index_line(const IndexLine& line) {
   std::string out = std::to_string(line.created) + ' ' + line.id + ' ' + std::to_string(line.tokens) + ' ' +
                     std::to_string(line.bytes) + ' ';
   for (char c : line.task) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out.push_back(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out.push_back(c);
   }
   out.push_back('\n');
   return out;
@@ -71,9 +77,7 @@ std::vector<IndexLine> parse_index(std::string_view text) {
   return out;
 }
 
-bool valid_id(std::string_view id) {
-  return id.size() == 3 + 32 && id.starts_with("td-") && lower_hex(id.substr(3));
-}
+bool valid_id(std::string_view id) { return id.size() == 3 + 32 && id.starts_with("td-") && lower_hex(id.substr(3)); }
 
 bool valid_key_fp(std::string_view key_fp) { return key_fp.empty() || (key_fp.size() == 16 && lower_hex(key_fp)); }
 

@@ -21,8 +21,7 @@ constexpr std::string_view kIndexFile = "index";
 constexpr std::int64_t kTouchEvery = 60;
 
 std::int64_t system_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -43,8 +42,10 @@ void Store::load() {
   for (const auto& item : std::filesystem::directory_iterator(dir_, ec)) {
     if (!item.is_directory(ec)) continue;
     const std::string name = item.path().filename().string();
-    if (name == kNoKeyDir) load_key_dir("");
-    else if (name.size() == 16 && valid_key_fp(name)) load_key_dir(name);
+    if (name == kNoKeyDir)
+      load_key_dir("");
+    else if (name.size() == 16 && valid_key_fp(name))
+      load_key_dir(name);
   }
 }
 
@@ -60,7 +61,12 @@ void Store::load_key_dir(const std::string& key_fp) {
   auto add = [&](const IndexLine& line) {
     struct stat st {};
     if (entries.count(line.id) || ::stat((dir + "/" + line.id).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-    EntryInfo info{key_fp, line.id, line.task, line.tokens, static_cast<std::uint64_t>(st.st_size), line.created,
+    EntryInfo info{key_fp,
+                   line.id,
+                   line.task,
+                   line.tokens,
+                   static_cast<std::uint64_t>(st.st_size),
+                   line.created,
                    std::max<std::int64_t>(line.created, st.st_mtime)};
     total_bytes_ += info.bytes;
     entries.emplace(info.id, std::move(info));
@@ -119,8 +125,8 @@ bool Store::write(std::string_view key_fp, std::span<const pruning::ArchivedOutp
     if (std::string e = sync_dir(dir); !e.empty() && last_error_.empty()) last_error_ = std::move(e);
   }
   if (!index_lines.empty()) {
-    if (std::string e = append_durably(dir + "/" + std::string(kIndexFile), index_lines); !e.empty() &&
-                                                                                          last_error_.empty())
+    if (std::string e = append_durably(dir + "/" + std::string(kIndexFile), index_lines);
+        !e.empty() && last_error_.empty())
       last_error_ = std::move(e);
   }
   enforce_retention(now, key_fp, entries);
@@ -204,10 +210,12 @@ void Store::enforce_retention(std::int64_t now, std::string_view keep_fp,
 void Store::rewrite_index(const std::string& key_fp) {
   std::vector<const EntryInfo*> rows;
   for (const auto& [id, info] : keys_[key_fp]) rows.push_back(&info);
-  std::sort(rows.begin(), rows.end(),
-            [](const EntryInfo* a, const EntryInfo* b) { return std::tie(a->created, a->id) < std::tie(b->created, b->id); });
+  std::sort(rows.begin(), rows.end(), [](const EntryInfo* a, const EntryInfo* b) {
+    return std::tie(a->created, a->id) < std::tie(b->created, b->id);
+  });
   std::string text;
-  for (const EntryInfo* info : rows) text += render_index_line({info->created, info->id, info->tokens, info->bytes, info->task});
+  for (const EntryInfo* info : rows)
+    text += render_index_line({info->created, info->id, info->tokens, info->bytes, info->task});
   if (std::string e = write_file_durably(key_dir(key_fp) + "/" + std::string(kIndexFile), text);
       !e.empty() && last_error_.empty())
     last_error_ = std::move(e);

@@ -80,7 +80,8 @@ Parsed<ArchiveOptions> parse_archive_args(const std::vector<std::string>& args) 
   ArchiveOptions& o = parsed.options;
   auto app = make_app("archive", kSynopsis, kFooter, 17);
   app->add_option("ls|show ID|id FILE", o.words);  // described in the synopsis
-  add_optional(*app, "--key", o.key, "only the entries of the API key with this fingerprint\n(16 hex digits, as in the ledger)")
+  add_optional(*app, "--key", o.key,
+               "only the entries of the API key with this fingerprint\n(16 hex digits, as in the ledger)")
       ->type_name("FP");
   app->add_flag("--json", o.json, "ls: a JSON array instead of the table.");
   add_optional(*app, "--dir", o.dir,
@@ -93,10 +94,14 @@ Parsed<ArchiveOptions> parse_archive_args(const std::vector<std::string>& args) 
   parsed.stop = parse(*app, args);
   if (parsed.stop) return parsed;
   const auto& w = o.words;
-  if (w.empty()) parsed.stop = usage_error(*app, "say ls, show ID or id FILE");
-  else if (w[0] == "ls" && w.size() != 1) parsed.stop = usage_error(*app, "ls takes no argument");
-  else if (w[0] == "show" && w.size() != 2) parsed.stop = usage_error(*app, "show takes one entry id");
-  else if (w[0] == "id" && w.size() != 2) parsed.stop = usage_error(*app, "id takes one FILE (- for stdin)");
+  if (w.empty())
+    parsed.stop = usage_error(*app, "say ls, show ID or id FILE");
+  else if (w[0] == "ls" && w.size() != 1)
+    parsed.stop = usage_error(*app, "ls takes no argument");
+  else if (w[0] == "show" && w.size() != 2)
+    parsed.stop = usage_error(*app, "show takes one entry id");
+  else if (w[0] == "id" && w.size() != 2)
+    parsed.stop = usage_error(*app, "id takes one FILE (- for stdin)");
   else if (w[0] != "ls" && w[0] != "show" && w[0] != "id")
     parsed.stop = usage_error(*app, "unknown action '" + w[0] + "' (ls, show or id)");
   else if (o.key && !(o.key->size() == 16 && archive::valid_key_fp(*o.key)))

@@ -60,8 +60,6 @@ int check_config_run(const std::vector<std::string>& args, std::ostream& out, st
   return status;
 }
 
-int check_config(int argc, char** argv) {
-  return check_config_run(args_of(argc, argv), std::cout, std::cerr);
-}
+int check_config(int argc, char** argv) { return check_config_run(args_of(argc, argv), std::cout, std::cerr); }
 
 }  // namespace td::cli

@@ -69,10 +69,14 @@ std::string_view sv(const rapidjson::Value& v) {
 
 const char* role_name(pruning::Role r) {
   switch (r) {
-    case pruning::Role::System: return "system";
-    case pruning::Role::User: return "user";
-    case pruning::Role::Assistant: return "assistant";
-    case pruning::Role::Tool: return "tool";
+    case pruning::Role::System:
+      return "system";
+    case pruning::Role::User:
+      return "user";
+    case pruning::Role::Assistant:
+      return "assistant";
+    case pruning::Role::Tool:
+      return "tool";
   }
   return "user";
 }
@@ -112,8 +116,7 @@ int run_jsonl(const pruning::TokenCounter& counter) {
       return 1;
     }
     std::uint64_t n = 0;
-    if (auto t = d.FindMember("text"); t != d.MemberEnd() && t->value.IsString())
-      n = counter.count(sv(t->value));
+    if (auto t = d.FindMember("text"); t != d.MemberEnd() && t->value.IsString()) n = counter.count(sv(t->value));
     out += std::to_string(n);
     out += '\n';
   }
@@ -193,7 +196,7 @@ Parsed<CountOptions> parse_count_args(const std::vector<std::string>& args) {
                                          "prompt tokens as billed (per-message overhead, names, tool\n"
                                          "calls, tool schemas, reply priming) and a per-message\n"
                                          "breakdown; the encoding follows the request's model")
-                              ->type_name("FILE");
+                             ->type_name("FILE");
   app->add_flag("--json", o.json, "with --request: the breakdown as JSON")->needs(request);
   app->add_option("--encoding", o.encoding, "o200k_base (default), cl100k_base, or estimate")
       ->type_name("E")

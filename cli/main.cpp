@@ -20,7 +20,8 @@ constexpr Command kCommands[] = {
     {"usage", td::cli::usage, "report tokens used and saved, and their cost, from the ledger"},
     {"count", td::cli::count, "count tokens (exact o200k/cl100k, or estimate); --request: a chat body"},
     {"replay", td::cli::replay, "replay recorded agent trajectories through the diet and measure it"},
-    {"archive", td::cli::archive, "list or show the archived outputs semantic eviction took out (ls, show ID, id FILE)"},
+    {"archive", td::cli::archive,
+     "list or show the archived outputs semantic eviction took out (ls, show ID, id FILE)"},
     {"version", td::cli::version, "print the version"},
 };
 

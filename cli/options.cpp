@@ -99,8 +99,8 @@ std::unique_ptr<CLI::App> make_app(const std::string& name, std::string synopsis
 
 CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<std::string>& slot,
                           const std::string& description) {
-  return app.add_option_function<std::string>(name, [&slot](const std::string& value) { slot = value; },
-                                              description);
+  return app.add_option_function<std::string>(
+      name, [&slot](const std::string& value) { slot = value; }, description);
 }
 
 std::optional<ParseStop> parse(CLI::App& app, const std::vector<std::string>& words) {

@@ -63,11 +63,11 @@ Speaker speaker_of(std::string_view role) {
 // One request body as the provider would read it.
 struct Measured {
   std::uint64_t total = 0;
-  std::vector<std::uint64_t> tokens;  // per message
-  std::vector<std::string> raw;       // per message: its JSON bytes as sent
+  std::vector<std::uint64_t> tokens;    // per message
+  std::vector<std::string> raw;         // per message: its JSON bytes as sent
   std::vector<std::string> first_text;  // per message: its first part's text
   std::vector<pruning::Role> roles;
-  std::string all_text;               // every text of every message
+  std::string all_text;  // every text of every message
 };
 
 // `memo`: the diet's, as the proxy's parses share one.
@@ -77,8 +77,8 @@ Measured measure(const std::string& body, tok::CountCache& cache, providers::Par
   if (!p.request) return m;
   const providers::ParsedRequest& r = *p.request;
   static const tok::BillingRules rules = providers::billing_rules_for(providers::Api::openai_chat);
-  tok::ConversationCount count = tok::count_conversation(
-      r.conversation, tok::exact_counter(tok::EncodingId::O200kBase), &cache, rules);
+  tok::ConversationCount count =
+      tok::count_conversation(r.conversation, tok::exact_counter(tok::EncodingId::O200kBase), &cache, rules);
   m.total = count.total;
   m.tokens = count.per_message;
   for (std::size_t i = 0; i < r.conversation.messages.size(); ++i) {
@@ -90,7 +90,8 @@ Measured measure(const std::string& body, tok::CountCache& cache, providers::Par
       append_line(m.all_text, part.text);
       if (part.kind == pruning::PartKind::ToolCall) {
         rapidjson::Document args;
-        if (pruning::json_nesting_within(part.text) && !args.Parse(part.text.data(), part.text.size()).HasParseError()) {
+        if (pruning::json_nesting_within(part.text) &&
+            !args.Parse(part.text.data(), part.text.size()).HasParseError()) {
           std::string strings;
           collect_strings(args, strings);
           append_line(m.all_text, strings);
@@ -318,8 +319,8 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
 
     if (!prev_sent.empty()) {
       ++rep.stable_of;
-      row.stable = prev_sent.size() <= after.raw.size() &&
-                   std::equal(prev_sent.begin(), prev_sent.end(), after.raw.begin());
+      row.stable =
+          prev_sent.size() <= after.raw.size() && std::equal(prev_sent.begin(), prev_sent.end(), after.raw.begin());
       rep.stable += row.stable;
     }
     prev_sent = after.raw;

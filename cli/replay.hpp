@@ -45,11 +45,11 @@ struct Report {
   double cost_without = 0, cost_with = 0;  // under the chosen pricing
   std::uint64_t stable = 0, stable_of = 0;
   RetentionCount retention;
-  RetentionCount copied;            // copied-line retention
-  double worst_ratio = 1.0;         // largest cumulative cost ratio at a request boundary
-  std::uint64_t losing = 0;         // boundaries where that ratio was above 1
-  std::vector<double> pipeline_ms;  // one per request
-  std::uint64_t fail_open = 0;      // requests the diet forwarded untouched after a failure
+  RetentionCount copied;                       // copied-line retention
+  double worst_ratio = 1.0;                    // largest cumulative cost ratio at a request boundary
+  std::uint64_t losing = 0;                    // boundaries where that ratio was above 1
+  std::vector<double> pipeline_ms;             // one per request
+  std::uint64_t fail_open = 0;                 // requests the diet forwarded untouched after a failure
   std::map<std::string, std::uint64_t> fired;  // strategy -> requests it changed
 
   // One line per request (with `--requests`).
@@ -88,9 +88,9 @@ struct SentRequest {
   std::string original;  // the request body as the client would send it
   std::string sent;      // as tokendiet sent it (== original when unchanged)
   bool fail_open = false;
-  std::uint32_t stale_messages = 0;  // the pipeline's frontier
-  std::uint32_t trimmed_until = 0;   // where trim-middle's cut ended (0: none)
-  std::vector<std::string> archived; // ids of the tombstones it holds (semantic mode)
+  std::uint32_t stale_messages = 0;   // the pipeline's frontier
+  std::uint32_t trimmed_until = 0;    // where trim-middle's cut ended (0: none)
+  std::vector<std::string> archived;  // ids of the tombstones it holds (semantic mode)
 };
 // Requests 1..T of a trajectory, in order, through the diet and `caches`.
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,

@@ -124,25 +124,25 @@ void print_semantic(std::vector<SemanticPair> pairs) {
   }
   pairs.push_back(std::move(total));
   std::printf("\nsemantic mode (completed_tasks) beside strategies only:\n");
-  std::printf("%-22s %12s %12s %8s %8s %13s %13s %8s %8s %9s\n", "trajectory", "tokens only", "tokens with",
-              "cut only", "cut with", "cost only", "cost with", "ret only", "ret with", "tombstone");
+  std::printf("%-22s %12s %12s %8s %8s %13s %13s %8s %8s %9s\n", "trajectory", "tokens only", "tokens with", "cut only",
+              "cut with", "cost only", "cost with", "ret only", "ret with", "tombstone");
   for (const SemanticPair& p : pairs)
-    std::printf("%-22s %12llu %12llu %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %7.1f%% %9llu\n", terminal_text(p.with.id).c_str(),
-                static_cast<unsigned long long>(p.only.tokens_with), static_cast<unsigned long long>(p.with.tokens_with),
-                100 * p.only.reduction(), 100 * p.with.reduction(), p.only.cost_with, p.with.cost_with,
-                100 * p.only.retention.ratio(), 100 * p.with.retention.ratio(),
+    std::printf("%-22s %12llu %12llu %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %7.1f%% %9llu\n",
+                terminal_text(p.with.id).c_str(), static_cast<unsigned long long>(p.only.tokens_with),
+                static_cast<unsigned long long>(p.with.tokens_with), 100 * p.only.reduction(), 100 * p.with.reduction(),
+                p.only.cost_with, p.with.cost_with, 100 * p.only.retention.ratio(), 100 * p.with.retention.ratio(),
                 static_cast<unsigned long long>(fired(p.with, "completed_tasks")));
   std::printf("(tombstone: requests in which completed_tasks placed tombstones; ret: retention of references)\n");
 }
 
 void print_row(const Report& r) {
-  std::printf("%-22s %5llu %12llu %12llu %7.1f%% %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %6.3f %6llu %10.1f%% %7.3f %7.3f\n",
-              terminal_text(r.id).c_str(), static_cast<unsigned long long>(r.requests),
-              static_cast<unsigned long long>(r.tokens_without), static_cast<unsigned long long>(r.tokens_with),
-              100 * r.reduction(), 100 * r.retention.ratio(), 100 * r.copied.ratio(), r.cost_without, r.cost_with,
-              r.cost_without > 0 ? 100 * (1 - r.cost_with / r.cost_without) : 0.0, r.worst_ratio,
-              static_cast<unsigned long long>(r.losing), 100 * r.prefix_stability(), r.percentile_ms(50),
-              r.percentile_ms(99));
+  std::printf(
+      "%-22s %5llu %12llu %12llu %7.1f%% %7.1f%% %7.1f%% %13.0f %13.0f %7.1f%% %6.3f %6llu %10.1f%% %7.3f %7.3f\n",
+      terminal_text(r.id).c_str(), static_cast<unsigned long long>(r.requests),
+      static_cast<unsigned long long>(r.tokens_without), static_cast<unsigned long long>(r.tokens_with),
+      100 * r.reduction(), 100 * r.retention.ratio(), 100 * r.copied.ratio(), r.cost_without, r.cost_with,
+      r.cost_without > 0 ? 100 * (1 - r.cost_with / r.cost_without) : 0.0, r.worst_ratio,
+      static_cast<unsigned long long>(r.losing), 100 * r.prefix_stability(), r.percentile_ms(50), r.percentile_ms(99));
 }
 
 }  // namespace
@@ -156,9 +156,7 @@ Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
       ->type_name("NAME");
   app->add_option_function<std::string>(
          "--pricing",
-         [&o](const std::string& name) {
-           o.pricing = name == "anthropic" ? Pricing::Anthropic : Pricing::OpenAI;
-         },
+         [&o](const std::string& name) { o.pricing = name == "anthropic" ? Pricing::Anthropic : Pricing::OpenAI; },
          "openai (default): cached input 0.1x from 1024 tokens on, in\n"
          "128-token steps, no write premium; anthropic: reads 0.1x,\n"
          "writes 1.25x, one cache breakpoint at the end of each request")
@@ -188,8 +186,8 @@ int replay(int argc, char** argv) {
   if (parsed.stop) return finish(*parsed.stop, std::cout, std::cerr);
   const ReplayOptions& o = parsed.options;
 
-  std::optional<config::Config> loaded = command_config(
-      o.config_file.empty() ? std::nullopt : std::optional<std::string>(o.config_file), std::cerr);
+  std::optional<config::Config> loaded =
+      command_config(o.config_file.empty() ? std::nullopt : std::optional<std::string>(o.config_file), std::cerr);
   if (!loaded) return 1;
   config::Config& cfg = *loaded;
   if (o.token_threshold) {
@@ -263,10 +261,11 @@ int replay(int argc, char** argv) {
                     row.stable ? "stable  " : "UNSTABLE", row.stale_messages, row.fired.c_str());
     }
     print_row(total);
-    std::printf("\npricing: %s; cost in units of the uncached input price; worst: the largest cumulative cost\n"
-                "ratio with / without at a request boundary, losing: boundaries where it is above 1%s\n",
-                o.pricing == Pricing::OpenAI ? "openai" : "anthropic",
-                total.fail_open ? "; WARNING: some requests failed open" : "");
+    std::printf(
+        "\npricing: %s; cost in units of the uncached input price; worst: the largest cumulative cost\n"
+        "ratio with / without at a request boundary, losing: boundaries where it is above 1%s\n",
+        o.pricing == Pricing::OpenAI ? "openai" : "anthropic",
+        total.fail_open ? "; WARNING: some requests failed open" : "");
     if (total.fail_open) std::printf("failed open: %llu requests\n", static_cast<unsigned long long>(total.fail_open));
     std::printf("strategies (requests changed):");
     for (const auto& [name, n] : total.fired) std::printf(" %s=%llu", name.c_str(), static_cast<unsigned long long>(n));

@@ -19,7 +19,7 @@ struct ReplayOptions {
   bool json = false;
   bool requests = false;
   std::optional<std::uint64_t> token_threshold;  // --token-threshold: every profile's recap threshold
-  bool semantic = false;  // also each trajectory with completed_tasks off, reported beside
+  bool semantic = false;                         // also each trajectory with completed_tasks off, reported beside
 
   bool operator==(const ReplayOptions&) const = default;
 };

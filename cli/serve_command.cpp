@@ -91,7 +91,8 @@ int serve(int argc, char** argv) {
     proxy::log_error("archive", why + " (set archive.path, or archive.enabled: false)");
     return 1;
   }
-  if (auto* archive = proxy::process_state().archive()) proxy::log_info("archive", "keeping evicted outputs in " + archive->dir());
+  if (auto* archive = proxy::process_state().archive())
+    proxy::log_info("archive", "keeping evicted outputs in " + archive->dir());
 
   proxy::Server* server_ptr = nullptr;
   proxy::ServerHooks hooks;

@@ -57,8 +57,10 @@ std::string terminal_text(std::string_view text, bool keep_lines) {
       continue;
     }
     if (c < 0x80) {  // C0 or DEL
-      if (keep_lines && (c == '\n' || c == '\t')) out.push_back(text[i]);
-      else append_escape(out, "\\x%02x", c);
+      if (keep_lines && (c == '\n' || c == '\t'))
+        out.push_back(text[i]);
+      else
+        append_escape(out, "\\x%02x", c);
       ++i;
       continue;
     }

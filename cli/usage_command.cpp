@@ -63,8 +63,7 @@ Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
   return parsed;
 }
 
-int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-              std::int64_t now_ms) {
+int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::int64_t now_ms) {
   auto parsed = parse_usage_args(args);
   if (parsed.stop) return finish(*parsed.stop, out, err);
   const UsageOptions& o = parsed.options;
@@ -112,8 +111,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return 1;
   }
   ledger::UsageReport report = ledger::build_usage_report(
-      opened.store->sums(by, since_ms), by,
-      [&cfg](std::string_view model) { return config::price_for(cfg, model); });
+      opened.store->sums(by, since_ms), by, [&cfg](std::string_view model) { return config::price_for(cfg, model); });
   report.ledger_path = path;
   report.since_ms = since_ms;
   report.now_ms = now_ms;
@@ -131,8 +129,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
 }
 
 int usage(int argc, char** argv) {
-  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
                  .count();
   return usage_run(args_of(argc, argv), std::cout, std::cerr, now);
 }

@@ -26,7 +26,6 @@ Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args);
 // The command with its streams and clock passed in, so tests can check what
 // it prints. Exit 0 on success, 1 when the ledger or config cannot be read,
 // 2 on usage errors.
-int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-              std::int64_t now_ms);
+int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::int64_t now_ms);
 
 }  // namespace td::cli

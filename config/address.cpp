@@ -7,17 +7,12 @@
 namespace td::config {
 namespace {
 
-bool is_name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
-}
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_'; }
 
-bool is_ipv6_char(char c) {
-  return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
-}
+bool is_ipv6_char(char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; }
 
 // Splits "host[:port]" (host possibly "[v6]"). Returns an error or "".
-std::string split_host_port(std::string_view text, std::string& host, std::string_view& port,
-                            bool& has_port) {
+std::string split_host_port(std::string_view text, std::string& host, std::string_view& port, bool& has_port) {
   has_port = false;
   if (text.empty()) return "missing host";
   std::string_view rest;
@@ -25,8 +20,7 @@ std::string split_host_port(std::string_view text, std::string& host, std::strin
     auto close = text.find(']');
     if (close == std::string_view::npos) return "'[' without ']' in IPv6 address";
     std::string_view v6 = text.substr(1, close - 1);
-    if (v6.empty() || !std::all_of(v6.begin(), v6.end(), is_ipv6_char) ||
-        v6.find(':') == std::string_view::npos)
+    if (v6.empty() || !std::all_of(v6.begin(), v6.end(), is_ipv6_char) || v6.find(':') == std::string_view::npos)
       return "invalid IPv6 address '" + std::string(v6) + "'";
     host = std::string(v6);
     rest = text.substr(close + 1);
@@ -34,8 +28,7 @@ std::string split_host_port(std::string_view text, std::string& host, std::strin
     auto colon = text.find(':');
     std::string_view h = text.substr(0, colon);
     if (h.empty()) return "missing host";
-    if (!std::all_of(h.begin(), h.end(), is_name_char))
-      return "invalid host '" + std::string(h) + "'";
+    if (!std::all_of(h.begin(), h.end(), is_name_char)) return "invalid host '" + std::string(h) + "'";
     host = std::string(h);
     rest = colon == std::string_view::npos ? std::string_view{} : text.substr(colon);
   }
@@ -87,8 +80,10 @@ Parsed<Upstream> parse_upstream_url(std::string_view text) {
   std::string scheme(text.substr(0, scheme_end));
   std::transform(scheme.begin(), scheme.end(), scheme.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (scheme == "https") up.tls = true;
-  else if (scheme != "http") return bad("scheme must be http or https, not '" + scheme + "'");
+  if (scheme == "https")
+    up.tls = true;
+  else if (scheme != "http")
+    return bad("scheme must be http or https, not '" + scheme + "'");
 
   std::string_view rest = text.substr(scheme_end + 3);
   auto path_start = rest.find('/');

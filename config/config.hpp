@@ -34,15 +34,15 @@ struct Upstream {
 };
 
 struct Limits {
-  std::uint64_t max_body_bytes = 32ull << 20;   // request body; 413 above
-  std::uint32_t max_header_bytes = 64u << 10;   // request header block; 431 above
+  std::uint64_t max_body_bytes = 32ull << 20;  // request body; 413 above
+  std::uint32_t max_header_bytes = 64u << 10;  // request header block; 431 above
   std::uint32_t max_header_count = 128;
-  std::uint32_t connect_timeout_ms = 10'000;    // TCP + TLS to the upstream
-  std::uint32_t header_timeout_ms = 300'000;    // upstream response headers (slow models)
-  std::uint32_t idle_timeout_ms = 300'000;      // no byte either way on a stream
+  std::uint32_t connect_timeout_ms = 10'000;        // TCP + TLS to the upstream
+  std::uint32_t header_timeout_ms = 300'000;        // upstream response headers (slow models)
+  std::uint32_t idle_timeout_ms = 300'000;          // no byte either way on a stream
   std::uint32_t client_header_timeout_ms = 30'000;  // client must send its headers
-  std::uint32_t keepalive_timeout_ms = 75'000;  // idle client connection
-  std::uint32_t drain_timeout_ms = 30'000;      // SIGTERM: wait for in-flight streams
+  std::uint32_t keepalive_timeout_ms = 75'000;      // idle client connection
+  std::uint32_t drain_timeout_ms = 30'000;          // SIGTERM: wait for in-flight streams
   std::uint32_t pool_max_idle_per_upstream = 64;
   // Chat bodies at least this big are dieted on a diet thread while the
   // request waits, so the I/O thread goes on serving other connections.
@@ -56,16 +56,16 @@ struct Limits {
 
 struct Ledger {
   bool enabled = true;
-  std::string path;  // "": $STATE_DIRECTORY or $XDG_STATE_HOME/tokendiet/usage.db
+  std::string path;                   // "": $STATE_DIRECTORY or $XDG_STATE_HOME/tokendiet/usage.db
   std::uint32_t queue_size = 65'536;  // rows waiting for the writer thread
 };
 
 // The archive of what semantic eviction took out of requests
 // (docs/design.md §The archive; archive/store.hpp).
 struct Archive {
-  bool enabled = true;  // false: nothing is archived, so semantic eviction never runs
-  std::string path;     // "": $STATE_DIRECTORY/archive or $XDG_STATE_HOME/tokendiet/archive
-  std::uint64_t max_bytes = 1ull << 30;               // all keys together; 0: no bound
+  bool enabled = true;                   // false: nothing is archived, so semantic eviction never runs
+  std::string path;                      // "": $STATE_DIRECTORY/archive or $XDG_STATE_HOME/tokendiet/archive
+  std::uint64_t max_bytes = 1ull << 30;  // all keys together; 0: no bound
   std::uint64_t max_age_ms = 30ull * 24 * 3600 * 1000;  // since an entry was last used; 0: no bound
 };
 
@@ -77,9 +77,9 @@ struct Price {
 
 struct Config {
   std::string listen_host = "127.0.0.1";
-  std::uint16_t listen_port = 8787;  // 0: any free port
-  unsigned threads = 0;  // 0: one per core
-  unsigned diet_threads = 0;  // threads dieting big bodies; 0: one per two cores, at least one
+  std::uint16_t listen_port = 8787;           // 0: any free port
+  unsigned threads = 0;                       // 0: one per core
+  unsigned diet_threads = 0;                  // threads dieting big bodies; 0: one per two cores, at least one
   std::map<std::string, Upstream> upstreams;  // keys: openai, gemini, anthropic, ...
   std::string default_upstream = "openai";    // for paths no rule routes
   Limits limits;
@@ -87,7 +87,7 @@ struct Config {
   Archive archive;
   std::vector<pruning::Profile> profiles;  // first whose glob matches the model wins
   std::vector<Price> prices;
-  std::string source = "<embedded>";       // file it came from
+  std::string source = "<embedded>";  // file it came from
 };
 
 // An error found while loading: where, and why.

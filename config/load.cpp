@@ -40,9 +40,9 @@ std::string resolve_path(const std::string& path, const std::string& base_dir) {
 // The three providers' public endpoints, before any file is read.
 std::map<std::string, Upstream> builtin_upstreams() {
   std::map<std::string, Upstream> out;
-  for (auto [name, url] : {std::pair{"openai", "https://api.openai.com"},
-                           std::pair{"gemini", "https://generativelanguage.googleapis.com"},
-                           std::pair{"anthropic", "https://api.anthropic.com"}})
+  for (auto [name, url] :
+       {std::pair{"openai", "https://api.openai.com"}, std::pair{"gemini", "https://generativelanguage.googleapis.com"},
+        std::pair{"anthropic", "https://api.anthropic.com"}})
     out[name] = parse_upstream_url(url).value;
   return out;
 }
@@ -67,9 +67,7 @@ void visit_limits(Limits& l, V&& v) {
 
 class Loader {
  public:
-  Loader(std::string file, std::string base_dir) : base_dir_(std::move(base_dir)) {
-    d_.file = std::move(file);
-  }
+  Loader(std::string file, std::string base_dir) : base_dir_(std::move(base_dir)) { d_.file = std::move(file); }
 
   LoadResult run(std::string_view text) {
     Config cfg;
@@ -87,8 +85,8 @@ class Loader {
     }
     if (root.IsNull()) return finish(std::move(cfg));  // an empty file: all defaults
     if (!root.IsMap()) {
-      d_.error(root.Mark(), "expected a map of top-level keys (listen, threads, upstreams, ...), got " +
-                                detail::describe(root));
+      d_.error(root.Mark(),
+               "expected a map of top-level keys (listen, threads, upstreams, ...), got " + detail::describe(root));
       return finish(std::move(cfg));
     }
     MapFields top(d_, root, "");
@@ -168,8 +166,7 @@ class Loader {
   }
 
   // `name: URL` or `name: {url, ca_file, verify_tls}`.
-  void read_upstream(const std::string& name, const YAML::Node& key, const YAML::Node& value,
-                     Upstream& out) {
+  void read_upstream(const std::string& name, const YAML::Node& key, const YAML::Node& value, Upstream& out) {
     std::string path = "upstreams." + name;
     std::string url;
     YAML::Mark url_mark = detail::value_mark(key, value);

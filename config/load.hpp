@@ -19,7 +19,7 @@
 namespace td::config {
 
 struct LoadResult {
-  Config config;                      // valid only when errors is empty
+  Config config;  // valid only when errors is empty
   std::vector<ConfigError> errors;
   std::vector<ConfigError> warnings;  // valid but risky (e.g. verify_tls: false)
 

@@ -17,10 +17,14 @@ enum class Provider : std::uint8_t { openai, gemini, anthropic, other };
 // The name the log line and the ledger use ("openai", ..., "other").
 constexpr std::string_view to_string(Provider p) {
   switch (p) {
-    case Provider::openai: return "openai";
-    case Provider::gemini: return "gemini";
-    case Provider::anthropic: return "anthropic";
-    case Provider::other: return "other";
+    case Provider::openai:
+      return "openai";
+    case Provider::gemini:
+      return "gemini";
+    case Provider::anthropic:
+      return "anthropic";
+    case Provider::other:
+      return "other";
   }
   return "other";
 }

@@ -16,9 +16,7 @@ struct RenamedKey {
   std::string_view old_name;
   std::array<std::string_view, 2> new_names;  // the second only for a key that was split in two
 
-  std::span<const std::string_view> names() const {
-    return std::span(new_names.data(), new_names[1].empty() ? 1 : 2);
-  }
+  std::span<const std::string_view> names() const { return std::span(new_names.data(), new_names[1].empty() ? 1 : 2); }
 };
 
 inline constexpr RenamedKey kRenamedProfileKeys[] = {

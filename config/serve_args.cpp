@@ -14,8 +14,8 @@ void check_threads(const std::string& value, ParsedServeArgs& out) {
   unsigned n = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (value.empty() || ec != std::errc{} || end != value.data() + value.size() || n > kMaxThreads)
-    return out.errors.push_back(cli_error("--threads: expected an integer from 0 to " +
-                                          std::to_string(kMaxThreads) + ", got '" + value + "'"));
+    return out.errors.push_back(
+        cli_error("--threads: expected an integer from 0 to " + std::to_string(kMaxThreads) + ", got '" + value + "'"));
   out.args.threads = n;
 }
 
@@ -25,8 +25,8 @@ void check_upstream(const std::string& value, ParsedServeArgs& out) {
     return out.errors.push_back(cli_error("--upstream: expected PROVIDER=URL, got '" + value + "'"));
   std::string provider = value.substr(0, eq);
   if (std::find(kProviders.begin(), kProviders.end(), provider) == kProviders.end())
-    return out.errors.push_back(cli_error("--upstream: unknown provider '" + provider +
-                                          "' (known: openai, gemini, anthropic)"));
+    return out.errors.push_back(
+        cli_error("--upstream: unknown provider '" + provider + "' (known: openai, gemini, anthropic)"));
   auto parsed = parse_upstream_url(value.substr(eq + 1));
   if (!parsed.ok()) return out.errors.push_back(cli_error("--upstream " + provider + ": " + parsed.error));
   out.args.upstreams.emplace_back(provider, parsed.value);

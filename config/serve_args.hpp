@@ -21,7 +21,7 @@
 namespace td::config {
 
 struct ServeArgs {
-  std::string config_file;                 // "" : the embedded default
+  std::string config_file;  // "" : the embedded default
   std::optional<ListenAddress> listen;
   std::optional<unsigned> threads;
   std::vector<std::pair<std::string, Upstream>> upstreams;  // in command-line order

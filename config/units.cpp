@@ -15,20 +15,17 @@ struct Unit {
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
   return true;
 }
 
 // Sums "<number><unit>" terms (one or more; a bare integer needs no unit).
 // `exact` units must divide evenly: 1.5ms is not a whole number of ms.
 template <std::size_t N>
-Parsed<std::uint64_t> parse_with_units(std::string_view text, const Unit (&units)[N],
-                                       std::string_view what) {
+Parsed<std::uint64_t> parse_with_units(std::string_view text, const Unit (&units)[N], std::string_view what) {
   auto bad = [&](std::string_view why) {
-    return Parsed<std::uint64_t>::fail("invalid " + std::string(what) + " '" +
-                                       std::string(text) + "': " + std::string(why));
+    return Parsed<std::uint64_t>::fail("invalid " + std::string(what) + " '" + std::string(text) +
+                                       "': " + std::string(why));
   };
   std::size_t i = 0;
   auto skip_spaces = [&] {
@@ -40,11 +37,9 @@ Parsed<std::uint64_t> parse_with_units(std::string_view text, const Unit (&units
   int terms = 0;
   while (i < text.size()) {
     std::size_t start = i;
-    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
-      ++i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
     std::string number(text.substr(start, i - start));
-    if (number.empty() || number.front() == '.' || number.back() == '.' ||
-        number.find('.') != number.rfind('.'))
+    if (number.empty() || number.front() == '.' || number.back() == '.' || number.find('.') != number.rfind('.'))
       return bad(text[start] == '-' ? "must not be negative" : "expected a number");
     skip_spaces();
     std::size_t ustart = i;
@@ -76,12 +71,14 @@ Parsed<std::uint64_t> parse_with_units(std::string_view text, const Unit (&units
   return {static_cast<std::uint64_t>(rounded), {}};
 }
 
-constexpr Unit kDurationUnits[] = {
-    {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}};
-constexpr Unit kSizeUnits[] = {
-    {"B", 1},     {"KB", 1e3},          {"MB", 1e6},
-    {"GB", 1e9},  {"KiB", 1024.0},      {"MiB", 1024.0 * 1024},
-    {"GiB", 1024.0 * 1024 * 1024}};
+constexpr Unit kDurationUnits[] = {{"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}};
+constexpr Unit kSizeUnits[] = {{"B", 1},
+                               {"KB", 1e3},
+                               {"MB", 1e6},
+                               {"GB", 1e9},
+                               {"KiB", 1024.0},
+                               {"MiB", 1024.0 * 1024},
+                               {"GiB", 1024.0 * 1024 * 1024}};
 
 }  // namespace
 
@@ -89,8 +86,6 @@ Parsed<std::uint64_t> parse_duration_ms(std::string_view text) {
   return parse_with_units(text, kDurationUnits, "duration");
 }
 
-Parsed<std::uint64_t> parse_size_bytes(std::string_view text) {
-  return parse_with_units(text, kSizeUnits, "size");
-}
+Parsed<std::uint64_t> parse_size_bytes(std::string_view text) { return parse_with_units(text, kSizeUnits, "size"); }
 
 }  // namespace td::config

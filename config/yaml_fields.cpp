@@ -61,10 +61,14 @@ void Diagnostics::warning(const YAML::Mark& mark, std::string reason) {
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
-    default: return "nothing";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    default:
+      return "nothing";
   }
 }
 
@@ -72,8 +76,7 @@ YAML::Mark value_mark(const YAML::Node& key, const YAML::Node& value) {
   return value.IsNull() || value.Mark().line < 0 ? key.Mark() : value.Mark();
 }
 
-bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-                const YAML::Node& value, bool& out) {
+bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value, bool& out) {
   if (is_plain(value)) {
     std::string s = value.Scalar();
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -84,8 +87,8 @@ bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
   return false;
 }
 
-bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-                const YAML::Node& value, std::string& out) {
+bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value,
+                std::string& out) {
   if (!value.IsScalar()) {
     d.error(at, path + ": expected a string, got " + describe(value));
     return false;
@@ -94,8 +97,8 @@ bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
   return true;
 }
 
-bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-                const YAML::Node& value, std::vector<std::string>& out) {
+bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value,
+                std::vector<std::string>& out) {
   if (value.IsScalar()) {
     out = {value.Scalar()};
     return true;
@@ -119,8 +122,8 @@ bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
   return ok;
 }
 
-bool read_real(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-               const YAML::Node& value, RealBounds bounds, double& out) {
+bool read_real(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value,
+               RealBounds bounds, double& out) {
   double v = 0;
   bool parsed = false;
   if (is_plain(value)) {
@@ -140,16 +143,15 @@ bool read_real(Diagnostics& d, const std::string& path, const YAML::Mark& at,
                                         : std::to_chars(buf, buf + sizeof buf, x);
       return std::string(buf, e);
     };
-    d.error(at, path + ": " + value.Scalar() + " is out of range (" + fmt(bounds.min) + " to " +
-                    fmt(bounds.max) + ")");
+    d.error(at, path + ": " + value.Scalar() + " is out of range (" + fmt(bounds.min) + " to " + fmt(bounds.max) + ")");
     return false;
   }
   out = v;
   return true;
 }
 
-bool read_integer(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-                  const YAML::Node& value, Bounds bounds, Wide& out) {
+bool read_integer(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value, Bounds bounds,
+                  Wide& out) {
   // The unit follows from the field's name, so any *_ms field of any struct
   // takes "30s" and any *_bytes field takes "32MiB".
   bool duration = ends_with(path, "_ms");
@@ -180,8 +182,8 @@ bool read_integer(Diagnostics& d, const std::string& path, const YAML::Mark& at,
   }
   if (v < bounds.min || v > bounds.max) {
     std::string unit = duration ? " ms" : size ? " bytes" : "";
-    d.error(at, path + ": " + to_string(v) + unit + " is out of range (" + to_string(bounds.min) +
-                    " to " + to_string(bounds.max) + unit + ")");
+    d.error(at, path + ": " + to_string(v) + unit + " is out of range (" + to_string(bounds.min) + " to " +
+                    to_string(bounds.max) + unit + ")");
     return false;
   }
   out = v;
@@ -221,7 +223,7 @@ MapFields::Entry* MapFields::use(std::string_view key) {
 void MapFields::rename(std::string_view old_name, std::span<const std::string_view> new_names) {
   auto old = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == old_name; });
   if (old == entries_.end()) return;
-  old->used = true;  // read under its new names, or reported below
+  old->used = true;            // read under its new names, or reported below
   const Entry renamed = *old;  // entries_ grows below
   std::string names;
   for (std::size_t i = 0; i < new_names.size(); ++i)
@@ -257,9 +259,7 @@ YAML::Mark MapFields::mark_of(std::string_view key) const {
   return map_mark_;
 }
 
-std::string MapFields::where() const {
-  return path_.empty() ? "" : path_.substr(0, path_.size() - 1) + ": ";
-}
+std::string MapFields::where() const { return path_.empty() ? "" : path_.substr(0, path_.size() - 1) + ": "; }
 
 void MapFields::finish() {
   for (const auto& e : entries_) {

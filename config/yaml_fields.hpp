@@ -62,16 +62,15 @@ std::string describe(const YAML::Node& node);
 YAML::Mark value_mark(const YAML::Node& key, const YAML::Node& value);
 
 // One-value readers: return false (and report) when the value is unusable.
-bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-                const YAML::Node& value, bool& out);
-bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-                const YAML::Node& value, std::string& out);
-bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-                const YAML::Node& value, std::vector<std::string>& out);
-bool read_real(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-               const YAML::Node& value, RealBounds bounds, double& out);
-bool read_integer(Diagnostics& d, const std::string& path, const YAML::Mark& at,
-                  const YAML::Node& value, Bounds bounds, Wide& out);
+bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value, bool& out);
+bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value,
+                std::string& out);
+bool read_value(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value,
+                std::vector<std::string>& out);
+bool read_real(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value,
+               RealBounds bounds, double& out);
+bool read_integer(Diagnostics& d, const std::string& path, const YAML::Mark& at, const YAML::Node& value, Bounds bounds,
+                  Wide& out);
 
 class MapFields {
  public:
@@ -84,8 +83,7 @@ class MapFields {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
       (*this)(key, field, type_bounds<T>());
     else if constexpr (std::is_floating_point_v<T>)
-      (*this)(key, field, RealBounds{-std::numeric_limits<double>::max(),
-                                     std::numeric_limits<double>::max()});
+      (*this)(key, field, RealBounds{-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()});
     else
       read_plain(key, field);
   }
@@ -138,14 +136,13 @@ class MapFields {
 
   template <class T>
   void read_plain(std::string_view key, T& field) {
-    static_assert(std::is_same_v<T, bool> || std::is_same_v<T, std::string> ||
-                      std::is_same_v<T, std::vector<std::string>>,
-                  "config: this field type has no YAML reader; add one in config/yaml_fields");
+    static_assert(
+        std::is_same_v<T, bool> || std::is_same_v<T, std::string> || std::is_same_v<T, std::vector<std::string>>,
+        "config: this field type has no YAML reader; add one in config/yaml_fields");
     const Entry* e = use(key);
     if (!e) return;
     T v{};
-    if (read_value(d_, path_ + e->key.Scalar(), value_mark(e->key, e->value), e->value, v))
-      field = std::move(v);
+    if (read_value(d_, path_ + e->key.Scalar(), value_mark(e->key, e->value), e->value, v)) field = std::move(v);
   }
 
   Entry* use(std::string_view key);

@@ -36,7 +36,7 @@ pruning::PipelineResult prune_step(pruning::Conversation& conv, const pruning::C
   pruning::Decision d = decision;
   if (d.settings.profile)
     d.settings.context_window = d.settings.profile->context_window ? d.settings.profile->context_window
-                                                                    : providers::known_context_window(conv.model);
+                                                                   : providers::known_context_window(conv.model);
   // A profile with a summarizer: the recap uses what a model wrote for its
   // prefix, and reports a prefix nobody summarized yet (the diet filter then
   // has it summarized: recap_summary.hpp).
@@ -97,9 +97,8 @@ void reanchor_step(providers::ParsedRequest& request, const pruning::Profile& pr
   // recap's or semantic eviction's step (not every later request that carries it: the task
   // stays verbatim at the top, and a restatement on every request is paid
   // uncached every time).
-  const bool compressed =
-      (decision.settings.level != pruning::Level::Standard && result.changed()) || result.recap_stepped ||
-      result.semantic_stepped;
+  const bool compressed = (decision.settings.level != pruning::Level::Standard && result.changed()) ||
+                          result.recap_stepped || result.semantic_stepped;
   if (!pruning::reanchor_due(profile, turns, compressed)) return;
   const std::string restated = pruning::reanchor(request.conversation, profile);
   if (restated.empty()) return;

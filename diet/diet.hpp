@@ -36,7 +36,9 @@
 #include "pruning/decision.hpp"
 #include "pruning/pipeline.hpp"
 
-namespace td::tok { class Calibration; }
+namespace td::tok {
+class Calibration;
+}
 
 namespace td::diet {
 
@@ -58,7 +60,7 @@ struct DietOutcome {
   bool parsed = false;     // false: not a body the adapter understands (error says why)
   bool fail_open = false;  // parse or write failed: `body` was left exactly as it came
   std::string error;
-  std::string model;       // from the body (or the Gemini path)
+  std::string model;  // from the body (or the Gemini path)
   bool stream = false;
   // The profile that applied: the config's (or the built-in one when none
   // matches the model), which outlives the outcome.

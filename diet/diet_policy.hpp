@@ -35,7 +35,7 @@ struct PolicyFacts {
   double bill_ratio = 1.0;
   double cached_prefix = 0;
   // Where they were found, for the request's admission and its bill.
-  std::string runway_key;    // "": no runway (not a provider's chat request)
+  std::string runway_key;  // "": no runway (not a provider's chat request)
   std::uint64_t session = 0;
 };
 using PolicyFactsFn = std::function<PolicyFacts(const PolicyQuery&)>;

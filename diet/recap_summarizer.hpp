@@ -18,7 +18,7 @@ struct SummaryCall {
   std::string provider;  // openai, anthropic, gemini: the request's shape
   std::string upstream;  // the upstream it goes to (named by provider)
   std::string model;
-  std::string prompt;    // the instruction and the turns' extractive lines
+  std::string prompt;  // the instruction and the turns' extractive lines
   std::uint32_t max_tokens = 0;
   std::chrono::milliseconds timeout{0};  // the whole call: connect, send, answer
   // The client's own credentials (authorization, x-api-key, ...), as it sent them.

@@ -21,8 +21,8 @@ constexpr auto kStructural = [] {
 
 }  // namespace
 
-JsonTopLevelScanner::JsonTopLevelScanner(std::initializer_list<std::string_view> capture,
-                                         bool record_all, std::size_t max_capture)
+JsonTopLevelScanner::JsonTopLevelScanner(std::initializer_list<std::string_view> capture, bool record_all,
+                                         std::size_t max_capture)
     : record_all_(record_all), max_capture_(max_capture) {
   for (auto k : capture) capture_.emplace_back(k);
   if (record_all_) members_.reserve(16);  // a typical response chunk's top level
@@ -80,8 +80,10 @@ const char* JsonTopLevelScanner::skip_nested(const char* p, const char* end, std
         if (c == '"') {
           in_string_ = false;
         } else if (c == '\\') {
-          if (k + 1 < width) mask &= ~(1u << (k + 1));
-          else escaped_ = true;  // the escaped byte starts the next block or piece
+          if (k + 1 < width)
+            mask &= ~(1u << (k + 1));
+          else
+            escaped_ = true;  // the escaped byte starts the next block or piece
         }
       } else if (c == '"') {
         in_string_ = true;
@@ -128,8 +130,7 @@ std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
         q = p + i;
       }
       bool keep_key = phase_ == Phase::in_key && !capture_.empty() && cur_.key.size() < kMaxKey + 1;
-      if (keep_key)
-        cur_.key.append(p, std::min<std::size_t>(q - p, kMaxKey + 1 - cur_.key.size()));
+      if (keep_key) cur_.key.append(p, std::min<std::size_t>(q - p, kMaxKey + 1 - cur_.key.size()));
       if (capturing_) {
         cur_.value.append(p, q - p);
         if (cur_.value.size() > max_capture_) drop_capture();
@@ -181,12 +182,17 @@ std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
         }
         break;
       case Phase::expect_colon:
-        if (c == ':') phase_ = Phase::expect_value;
-        else if (!is_ws(c)) phase_ = Phase::failed;
+        if (c == ':')
+          phase_ = Phase::expect_value;
+        else if (!is_ws(c))
+          phase_ = Phase::failed;
         break;
       case Phase::expect_value:
         if (is_ws(c)) break;
-        if (c == ',' || c == '}') { phase_ = Phase::failed; break; }
+        if (c == ',' || c == '}') {
+          phase_ = Phase::failed;
+          break;
+        }
         phase_ = Phase::in_value;
         cur_.value_pos = off(p);
         capturing_ = wanted(cur_.key);
@@ -219,15 +225,20 @@ std::size_t JsonTopLevelScanner::feed(std::string_view bytes) {
           break;
         }
         if (capturing_) {
-          if (cur_.value.size() >= max_capture_) drop_capture();
-          else cur_.value.push_back(c);
+          if (cur_.value.size() >= max_capture_)
+            drop_capture();
+          else
+            cur_.value.push_back(c);
         }
         if (c == '"') {
           in_string_ = true;
         } else if (c == '{' || c == '[') {
           ++depth_;
         } else if (c == '}' || c == ']') {
-          if (depth_ <= 1) { phase_ = Phase::failed; break; }
+          if (depth_ <= 1) {
+            phase_ = Phase::failed;
+            break;
+          }
           --depth_;
         }
         if (!is_ws(c)) value_end_ = off(p) + 1;

@@ -34,8 +34,7 @@ class JsonTopLevelScanner {
   // capture: keys whose value bytes are copied (up to max_capture bytes each).
   // Members not captured are still reported with their offsets when
   // record_all is true.
-  explicit JsonTopLevelScanner(std::initializer_list<std::string_view> capture = {},
-                               bool record_all = false,
+  explicit JsonTopLevelScanner(std::initializer_list<std::string_view> capture = {}, bool record_all = false,
                                std::size_t max_capture = 1 << 20);
 
   // Returns how many bytes were consumed: all of them, or up to and including

@@ -99,8 +99,7 @@ bool Document::splice_known(std::uint32_t& out, KnownValues::Where where) {
 // A root member's value with `known_` set: the known array is parsed with its
 // elements offered to `known_`; another object or array value is offered
 // whole, and told about when parsed.
-bool Document::parse_root_member(std::uint32_t key_begin, std::uint32_t key_end, bool key_escaped,
-                                 std::uint32_t& out) {
+bool Document::parse_root_member(std::uint32_t key_begin, std::uint32_t key_end, bool key_escaped, std::uint32_t& out) {
   const bool is_array = !key_escaped && text_.substr(key_begin + 1, key_end - key_begin - 2) == known_array_;
   skip_ws();
   if (is_array || pos_ >= text_.size() || (text_[pos_] != '{' && text_[pos_] != '[')) {

@@ -20,8 +20,9 @@ void append_with_edits(std::string& out, std::string_view body, std::uint32_t be
 }
 
 bool apply(std::string_view body, std::vector<Edit> edits, std::string& out) {
-  std::stable_sort(edits.begin(), edits.end(),
-            [](const Edit& a, const Edit& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
+    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+  });
   std::size_t grow = 0;
   for (std::size_t i = 0; i < edits.size(); ++i) {
     if (edits[i].end < edits[i].begin || edits[i].end > body.size()) return false;
@@ -59,8 +60,8 @@ constexpr std::size_t kSeparator = ~std::size_t{0};
 template <class Add>
 void rebuild_pieces(const Document& doc, std::uint32_t container, const std::vector<Item>& items, Add&& add) {
   std::string_view text = doc.text();
-  const bool fresh = container == kNone ||
-                     (doc.node(container).type != Type::Array && doc.node(container).type != Type::Object);
+  const bool fresh =
+      container == kNone || (doc.node(container).type != Type::Array && doc.node(container).type != Type::Object);
   const bool object = !fresh && doc.node(container).type == Type::Object;
   const auto kids = fresh ? std::vector<std::uint32_t>{} : children(doc, container);
   std::string_view prefix = "[", suffix = "]", default_sep = ",";
@@ -105,13 +106,12 @@ void rebuild_pieces(const Document& doc, std::uint32_t container, const std::vec
 
 }  // namespace
 
-void rebuild(const Document& doc, std::uint32_t container, const std::vector<Item>& items,
-             std::string& out) {
+void rebuild(const Document& doc, std::uint32_t container, const std::vector<Item>& items, std::string& out) {
   rebuild_pieces(doc, container, items, [&](std::string_view s, std::size_t) { out += s; });
 }
 
-void rebuild(const Document& doc, std::uint32_t container, std::vector<Item>& items,
-             std::vector<std::string_view>& out, std::deque<std::string>& store) {
+void rebuild(const Document& doc, std::uint32_t container, std::vector<Item>& items, std::vector<std::string_view>& out,
+             std::deque<std::string>& store) {
   rebuild_pieces(doc, container, items, [&](std::string_view s, std::size_t i) {
     if (i != kSeparator && items[i].ref.empty()) {
       // The item's bytes move into the store, whose elements never move.

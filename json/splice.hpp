@@ -45,8 +45,8 @@ struct Item {
 // kept element. Empty items are skipped. container == kNone: a fresh array.
 void rebuild(const Document& doc, std::uint32_t container, const std::vector<Item>& items, std::string& out);
 // The same as pieces: `store` keeps the items' own bytes alive.
-void rebuild(const Document& doc, std::uint32_t container, std::vector<Item>& items,
-             std::vector<std::string_view>& out, std::deque<std::string>& store);
+void rebuild(const Document& doc, std::uint32_t container, std::vector<Item>& items, std::vector<std::string_view>& out,
+             std::deque<std::string>& store);
 
 // Children of a container node, in order.
 std::vector<std::uint32_t> children(const Document& doc, std::uint32_t container);

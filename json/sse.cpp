@@ -21,8 +21,7 @@ void SseSplitter::dispatch(const Sink& sink, bool incomplete) {
   } else {
     ev.name = std::string_view(buf_).substr(name_pos_, name_len_);
     ev.has_data = data_lines_ > 0;
-    ev.data = data_lines_ > 1 ? std::string_view(data_joined_)
-                              : std::string_view(buf_).substr(data_pos_, data_len_);
+    ev.data = data_lines_ > 1 ? std::string_view(data_joined_) : std::string_view(buf_).substr(data_pos_, data_len_);
   }
   sink(ev);
   reset_event();

@@ -48,17 +48,17 @@ class SseSplitter {
   void reset_event();
 
   std::size_t max_event_;
-  std::string buf_;             // raw bytes of the event in progress
-  std::size_t line_start_ = 0;  // where the current line starts in buf_
-  std::size_t line_len_ = 0;    // content bytes of the current line (overflow mode)
-  bool cr_pending_ = false;     // the last byte seen was a "\r" ending a line
-  bool cr_ended_event_ = false; // ... and that line was the event's blank line
+  std::string buf_;              // raw bytes of the event in progress
+  std::size_t line_start_ = 0;   // where the current line starts in buf_
+  std::size_t line_len_ = 0;     // content bytes of the current line (overflow mode)
+  bool cr_pending_ = false;      // the last byte seen was a "\r" ending a line
+  bool cr_ended_event_ = false;  // ... and that line was the event's blank line
   bool overflow_ = false;
 
   std::size_t name_pos_ = 0, name_len_ = 0;
   std::size_t data_pos_ = 0, data_len_ = 0;
   int data_lines_ = 0;
-  std::string data_joined_;     // only when an event has several data lines
+  std::string data_joined_;  // only when an event has several data lines
 };
 
 }  // namespace td::json

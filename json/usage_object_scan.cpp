@@ -14,8 +14,7 @@ bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' 
 
 }  // namespace
 
-UsageObjectScan::UsageObjectScan(std::string_view json)
-    : p_(json.data()), end_(json.data() + json.size()) {
+UsageObjectScan::UsageObjectScan(std::string_view json) : p_(json.data()), end_(json.data() + json.size()) {
   skip_ws();
   if (p_ == end_ || *p_ != '{') return;
   if (!object(0, -1)) return;
@@ -52,8 +51,7 @@ bool UsageObjectScan::list(char close, Element element) {
 }
 
 bool UsageObjectScan::literal(std::string_view word) {
-  if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word)
-    return false;
+  if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word) return false;
   p_ += word.size();
   return true;
 }
@@ -97,7 +95,8 @@ bool UsageObjectScan::number(std::optional<std::int64_t>* out) {
   const char* q = p_;
   if (q < end_ && *q == '-') ++q;
   if (q == end_ || !is_digit(*q)) return false;
-  if (*q == '0') ++q;
+  if (*q == '0')
+    ++q;
   else
     while (q < end_ && is_digit(*q)) ++q;
   bool integral = true;

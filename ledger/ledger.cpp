@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <span>
 
-
 namespace td::ledger {
 
 Ledger::Opened Ledger::open(const LedgerOptions& options) {
@@ -69,9 +68,7 @@ bool Ledger::flush() {
   if (!writer_.joinable() && !stopping_) return false;  // not started: nobody would write
   flush_asked_ = true;
   wake_.notify_one();
-  done_.wait(lock, [&] {
-    return (processed_ >= target && !state_pending()) || writer_done_;
-  });
+  done_.wait(lock, [&] { return (processed_ >= target && !state_pending()) || writer_done_; });
   return processed_ >= target;
 }
 
@@ -162,16 +159,13 @@ void Ledger::run() {
   State state;
   std::unique_lock lock(mu_);
   for (;;) {
-    wake_.wait(lock, [&] {
-      return stopping_ || flush_asked_ || state_pending() || !queue_.empty();
-    });
+    wake_.wait(lock, [&] { return stopping_ || flush_asked_ || state_pending() || !queue_.empty(); });
     if (!stopping_ && !flush_asked_ && !queue_.empty()) {
       // Gather a batch: until flush_interval after the oldest queued row
       // arrived, not after the writer woke: rows queued while the last batch
       // was being committed have waited already.
-      wake_.wait_until(lock, oldest_ + options_.flush_interval, [&] {
-        return stopping_ || flush_asked_ || queue_.size() >= options_.batch_rows;
-      });
+      wake_.wait_until(lock, oldest_ + options_.flush_interval,
+                       [&] { return stopping_ || flush_asked_ || queue_.size() >= options_.batch_rows; });
     }
     flush_asked_ = false;
     batch.swap(queue_);

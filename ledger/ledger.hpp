@@ -27,11 +27,11 @@ namespace td::ledger {
 struct LedgerOptions {
   std::string path;
   std::size_t queue_capacity = 65'536;
-  std::size_t batch_rows = 1024;  // wake the writer early once this many are queued
-  std::size_t commit_rows = 128;   // rows per transaction: bounds one burst of writer CPU
+  std::size_t batch_rows = 1024;                // wake the writer early once this many are queued
+  std::size_t commit_rows = 128;                // rows per transaction: bounds one burst of writer CPU
   std::chrono::milliseconds flush_interval{5};  // the oldest row's wait for its commit to start
-  int writer_nice = 0;       // the writer thread's nice value (see above)
-  bool start_writer = true;  // false: rows queue up until start() (tests, staged startup)
+  int writer_nice = 0;                          // the writer thread's nice value (see above)
+  bool start_writer = true;                     // false: rows queue up until start() (tests, staged startup)
   // Where the writer says what it could not write (called on its thread);
   // serve passes its log. Unset: said nowhere, still counted.
   std::function<void(std::string_view message)> report_error = nullptr;
@@ -110,8 +110,8 @@ class Ledger {
   std::unique_ptr<LedgerStore> store_;  // touched by the writer thread only once it runs
 
   mutable std::mutex mu_;
-  std::condition_variable wake_;   // writer: rows queued, flush asked, or stop
-  std::condition_variable done_;   // flush(): a batch was committed
+  std::condition_variable wake_;  // writer: rows queued, flush asked, or stop
+  std::condition_variable done_;  // flush(): a batch was committed
   std::vector<LedgerRow> queue_;
   std::chrono::steady_clock::time_point oldest_;  // when queue_ last became non-empty
   std::vector<CalibrationEntry> calibration_;

@@ -70,7 +70,8 @@ std::string LedgerStore::save_calibration(const std::vector<CalibrationEntry>& e
 
 // SQLite integers are signed: a key is stored as the int64 of the same bits.
 std::vector<RecapSummaryRow> LedgerStore::load_recap_summaries(std::size_t limit) {
-  Stmt s(db_, "SELECT key, text FROM (SELECT seq, key, text FROM recap_summaries ORDER BY seq DESC LIMIT ?) ORDER BY seq");
+  Stmt s(db_,
+         "SELECT key, text FROM (SELECT seq, key, text FROM recap_summaries ORDER BY seq DESC LIMIT ?) ORDER BY seq");
   std::vector<RecapSummaryRow> out;
   if (!s) return out;  // an older file, opened read-only: none
   sqlite3_bind_int64(s.get(), 1, static_cast<std::int64_t>(limit));

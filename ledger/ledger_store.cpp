@@ -159,8 +159,7 @@ LedgerStore::Opened LedgerStore::open(const std::string& path, Access access) {
     if (auto why = create_private_file(path); !why.empty()) return {nullptr, why};
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   } else {
-    if (::access(path.c_str(), R_OK) != 0)
-      return {nullptr, "no ledger at " + path + ": " + std::strerror(errno)};
+    if (::access(path.c_str(), R_OK) != 0) return {nullptr, "no ledger at " + path + ": " + std::strerror(errno)};
     flags |= SQLITE_OPEN_READONLY;
   }
   sqlite3* db = nullptr;
@@ -175,17 +174,15 @@ LedgerStore::Opened LedgerStore::open(const std::string& path, Access access) {
   sqlite3_busy_timeout(db, 5000);
   if (access == Access::ReadWrite) {
     for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"})
-      if (auto why = exec(db, pragma); !why.empty())
-        return {nullptr, "ledger " + path + ": " + pragma + ": " + why};
+      if (auto why = exec(db, pragma); !why.empty()) return {nullptr, "ledger " + path + ": " + pragma + ": " + why};
     if (auto why = store->migrate(); !why.empty()) return {nullptr, "ledger " + path + ": " + why};
   } else {
     int v = store->schema_version();
     if (v < 0) return {nullptr, "ledger " + path + ": " + sqlite3_errmsg(db)};
     if (v == 0) return {nullptr, path + " is not a tokendiet ledger (empty schema)"};
     if (v > kLedgerSchemaVersion)
-      return {nullptr, "ledger " + path + " has schema version " + std::to_string(v) +
-                           ", newer than this tokendiet (" + std::to_string(kLedgerSchemaVersion) +
-                           ")"};
+      return {nullptr, "ledger " + path + " has schema version " + std::to_string(v) + ", newer than this tokendiet (" +
+                           std::to_string(kLedgerSchemaVersion) + ")"};
   }
   return {std::move(store), {}};
 }
@@ -222,7 +219,8 @@ std::string LedgerStore::migrate() {
     for (int next = v + 1; why.empty() && next <= kLedgerSchemaVersion; v = next++) {
       for (const AddedColumn& c : kAddedColumns)
         if (c.version == next)
-          why = exec(db_, ("ALTER TABLE requests ADD COLUMN " + std::string(c.name) + " TEXT NOT NULL DEFAULT ''").c_str());
+          why = exec(db_,
+                     ("ALTER TABLE requests ADD COLUMN " + std::string(c.name) + " TEXT NOT NULL DEFAULT ''").c_str());
       for (const AddedTable& t : kAddedTables)
         if (t.version == next) why = exec(db_, t.sql);
       if (why.empty()) why = exec(db_, ("PRAGMA user_version = " + std::to_string(next)).c_str());
@@ -269,8 +267,8 @@ void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, JoinedTexts& joined) 
   bind_text(s, ++i, r.model);
   bind_text(s, ++i, r.profile);
   bind_text(s, ++i, r.mode);
-  for (std::int64_t v : {r.tokens_before, r.tokens_after, r.prompt_tokens, r.completion_tokens,
-                         r.cached_read_tokens, r.cache_write_tokens, r.reasoning_tokens})
+  for (std::int64_t v : {r.tokens_before, r.tokens_after, r.prompt_tokens, r.completion_tokens, r.cached_read_tokens,
+                         r.cache_write_tokens, r.reasoning_tokens})
     sqlite3_bind_int64(s, ++i, v);
   sqlite3_bind_int(s, ++i, r.usage_present);
   sqlite3_bind_int(s, ++i, r.status);
@@ -346,9 +344,8 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
     r.model = text(q, c++);
     r.profile = text(q, c++);
     r.mode = text(q, c++);
-    for (std::int64_t* v : {&r.tokens_before, &r.tokens_after, &r.prompt_tokens,
-                            &r.completion_tokens, &r.cached_read_tokens, &r.cache_write_tokens,
-                            &r.reasoning_tokens})
+    for (std::int64_t* v : {&r.tokens_before, &r.tokens_after, &r.prompt_tokens, &r.completion_tokens,
+                            &r.cached_read_tokens, &r.cache_write_tokens, &r.reasoning_tokens})
       *v = sqlite3_column_int64(q, c++);
     r.usage_present = sqlite3_column_int(q, c++) != 0;
     r.status = sqlite3_column_int(q, c++);
@@ -370,11 +367,21 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
 std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms) {
   const char* key = "model";
   switch (by) {
-    case GroupBy::Model: key = "model"; break;
-    case GroupBy::Day: key = "strftime('%Y-%m-%d', time_ms / 1000, 'unixepoch')"; break;
-    case GroupBy::Session: key = "session"; break;
-    case GroupBy::Provider: key = "provider"; break;
-    case GroupBy::Key: key = "key_fingerprint"; break;
+    case GroupBy::Model:
+      key = "model";
+      break;
+    case GroupBy::Day:
+      key = "strftime('%Y-%m-%d', time_ms / 1000, 'unixepoch')";
+      break;
+    case GroupBy::Session:
+      key = "session";
+      break;
+    case GroupBy::Provider:
+      key = "provider";
+      break;
+    case GroupBy::Key:
+      key = "key_fingerprint";
+      break;
   }
   std::string sql = std::string("SELECT ") + key +
                     ", model, COUNT(*), SUM(tokens_before), SUM(tokens_after), "
@@ -393,9 +400,9 @@ std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms) {
     int c = 0;
     u.group = text(q, c++);
     u.model = text(q, c++);
-    for (std::int64_t* v : {&u.requests, &u.tokens_before, &u.tokens_after, &u.tokens_saved,
-                            &u.prompt, &u.completion, &u.cached_read, &u.cache_write,
-                            &u.reasoning, &u.fail_open, &u.errors, &u.first_ms, &u.last_ms})
+    for (std::int64_t* v :
+         {&u.requests, &u.tokens_before, &u.tokens_after, &u.tokens_saved, &u.prompt, &u.completion, &u.cached_read,
+          &u.cache_write, &u.reasoning, &u.fail_open, &u.errors, &u.first_ms, &u.last_ms})
       *v = sqlite3_column_int64(q, c++);
     out.push_back(std::move(u));
   }

@@ -39,8 +39,8 @@ std::string utc_time(std::int64_t ms) {
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
   y += m <= 2;
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02lld:%02lld UTC", static_cast<long long>(y), m,
-                d, static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60));
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02lld:%02lld UTC", static_cast<long long>(y), m, d,
+                static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60));
   return buf;
 }
 
@@ -101,17 +101,15 @@ std::string percent(std::int64_t part, std::int64_t whole) {
 
 }  // namespace
 
-double actual_cost_usd(const config::Price& p, std::int64_t prompt, std::int64_t cached_read,
-                       std::int64_t cache_write, std::int64_t completion) {
+double actual_cost_usd(const config::Price& p, std::int64_t prompt, std::int64_t cached_read, std::int64_t cache_write,
+                       std::int64_t completion) {
   std::int64_t fresh = std::max<std::int64_t>(prompt - cached_read - cache_write, 0);
   return (static_cast<double>(fresh) * p.input + static_cast<double>(cached_read) * p.cached_input +
-          static_cast<double>(cache_write) * p.cache_write +
-          static_cast<double>(completion) * p.output) *
+          static_cast<double>(cache_write) * p.cache_write + static_cast<double>(completion) * p.output) *
          kPerMillion;
 }
 
-UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by,
-                               const PriceLookup& price_for) {
+UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by, const PriceLookup& price_for) {
   UsageReport report;
   report.by = by;
   report.total.key = "total";
@@ -145,11 +143,9 @@ UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by,
   report.total.unpriced_models.assign(unpriced_all.begin(), unpriced_all.end());
   // Days read in time order; everything else biggest first.
   if (by != GroupBy::Day)
-    std::stable_sort(report.groups.begin(), report.groups.end(),
-                     [](const UsageGroup& a, const UsageGroup& b) {
-                       return a.prompt + a.completion + a.tokens_before >
-                              b.prompt + b.completion + b.tokens_before;
-                     });
+    std::stable_sort(report.groups.begin(), report.groups.end(), [](const UsageGroup& a, const UsageGroup& b) {
+      return a.prompt + a.completion + a.tokens_before > b.prompt + b.completion + b.tokens_before;
+    });
   return report;
 }
 
@@ -159,17 +155,24 @@ std::string render_usage_table(const UsageReport& r) {
   out += ", until " + utc_time(r.now_ms) + ", by " + std::string(group_by_name(r.by)) + "\n\n";
   if (r.groups.empty()) return out + "no requests in this period\n";
 
-  const std::vector<std::string> head = {std::string(group_by_name(r.by)), "requests", "tokens in",
-                                         "sent", "saved", "saved%", "upstream prompt",
-                                         "completion", "cached", "cost", "saved cost"};
+  const std::vector<std::string> head = {std::string(group_by_name(r.by)),
+                                         "requests",
+                                         "tokens in",
+                                         "sent",
+                                         "saved",
+                                         "saved%",
+                                         "upstream prompt",
+                                         "completion",
+                                         "cached",
+                                         "cost",
+                                         "saved cost"};
   std::vector<std::vector<std::string>> rows;
   auto row = [&](const UsageGroup& g, const std::string& label) {
     bool priced = g.unpriced_requests < g.requests;
-    rows.push_back({label, thousands(g.requests), thousands(g.tokens_before),
-                    thousands(g.tokens_after), thousands(g.tokens_saved),
-                    percent(g.tokens_saved, g.tokens_before), thousands(g.prompt),
-                    thousands(g.completion), thousands(g.cached_read),
-                    priced ? money(g.cost_usd) : "n/a", priced ? money(g.saved_cost_usd) : "n/a"});
+    rows.push_back({label, thousands(g.requests), thousands(g.tokens_before), thousands(g.tokens_after),
+                    thousands(g.tokens_saved), percent(g.tokens_saved, g.tokens_before), thousands(g.prompt),
+                    thousands(g.completion), thousands(g.cached_read), priced ? money(g.cost_usd) : "n/a",
+                    priced ? money(g.saved_cost_usd) : "n/a"});
   };
   for (const UsageGroup& g : r.groups) row(g, group_label(r.by, g.key));
   row(r.total, "total");
@@ -199,8 +202,7 @@ std::string render_usage_table(const UsageReport& r) {
     out += "\nno price for: ";
     for (std::size_t i = 0; i < r.total.unpriced_models.size(); ++i)
       out += (i ? ", " : "") + group_label(GroupBy::Model, r.total.unpriced_models[i]);
-    out += " (" + thousands(r.total.unpriced_requests) +
-           " requests; add them under `prices:` in the config)\n";
+    out += " (" + thousands(r.total.unpriced_requests) + " requests; add them under `prices:` in the config)\n";
   }
   if (r.total.fail_open > 0)
     out += "\n" + thousands(r.total.fail_open) + " requests failed open (forwarded unpruned)\n";
@@ -236,8 +238,7 @@ std::string render_usage_json(const UsageReport& r) {
     num("unpriced_requests", g.unpriced_requests);
     w.Key("unpriced_models");
     w.StartArray();
-    for (const auto& m : g.unpriced_models)
-      w.String(m.c_str(), static_cast<rapidjson::SizeType>(m.size()));
+    for (const auto& m : g.unpriced_models) w.String(m.c_str(), static_cast<rapidjson::SizeType>(m.size()));
     w.EndArray();
     w.EndObject();
   };
@@ -261,19 +262,23 @@ std::string render_usage_json(const UsageReport& r) {
 }
 
 std::optional<GroupBy> parse_group_by(std::string_view s) {
-  for (GroupBy by : {GroupBy::Model, GroupBy::Day, GroupBy::Session, GroupBy::Provider,
-                     GroupBy::Key})
+  for (GroupBy by : {GroupBy::Model, GroupBy::Day, GroupBy::Session, GroupBy::Provider, GroupBy::Key})
     if (s == group_by_name(by)) return by;
   return std::nullopt;
 }
 
 std::string_view group_by_name(GroupBy by) {
   switch (by) {
-    case GroupBy::Model: return "model";
-    case GroupBy::Day: return "day";
-    case GroupBy::Session: return "session";
-    case GroupBy::Provider: return "provider";
-    case GroupBy::Key: return "key";
+    case GroupBy::Model:
+      return "model";
+    case GroupBy::Day:
+      return "day";
+    case GroupBy::Session:
+      return "session";
+    case GroupBy::Provider:
+      return "provider";
+    case GroupBy::Key:
+      return "key";
   }
   return "model";
 }
@@ -292,12 +297,23 @@ std::optional<std::int64_t> parse_since(std::string_view s, std::int64_t now_ms,
       return fail("expected a duration like 24h or 7d, or a date like 2026-11-01");
     std::int64_t unit = 0;
     switch (s.back()) {
-      case 's': unit = 1000; break;
-      case 'm': unit = 60'000; break;
-      case 'h': unit = 3'600'000; break;
-      case 'd': unit = 86'400'000; break;
-      case 'w': unit = 7 * 86'400'000LL; break;
-      default: return fail("unknown unit (use s, m, h, d or w)");
+      case 's':
+        unit = 1000;
+        break;
+      case 'm':
+        unit = 60'000;
+        break;
+      case 'h':
+        unit = 3'600'000;
+        break;
+      case 'd':
+        unit = 86'400'000;
+        break;
+      case 'w':
+        unit = 7 * 86'400'000LL;
+        break;
+      default:
+        return fail("unknown unit (use s, m, h, d or w)");
     }
     if (n > now_ms / unit) return fail("too far back");
     return now_ms - n * unit;
@@ -305,8 +321,8 @@ std::optional<std::int64_t> parse_since(std::string_view s, std::int64_t now_ms,
   // A UTC date, optionally with a time.
   std::string_view rest = s;
   unsigned y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
-  bool ok = read_uint(rest, 4, y) && eat(rest, '-') && read_uint(rest, 2, mo) && eat(rest, '-') &&
-            read_uint(rest, 2, d);
+  bool ok =
+      read_uint(rest, 4, y) && eat(rest, '-') && read_uint(rest, 2, mo) && eat(rest, '-') && read_uint(rest, 2, d);
   if (ok && !rest.empty() && (rest.front() == 'T' || rest.front() == ' ')) {
     rest.remove_prefix(1);
     ok = read_uint(rest, 2, h) && eat(rest, ':') && read_uint(rest, 2, mi);

@@ -48,8 +48,7 @@ struct UsageReport {
 
 using PriceLookup = std::function<const config::Price*(std::string_view model)>;
 
-UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by,
-                               const PriceLookup& price_for);
+UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by, const PriceLookup& price_for);
 
 // The cost of one model's usage at `price` (see above).
 double actual_cost_usd(const config::Price& price, std::int64_t prompt, std::int64_t cached_read,

@@ -81,12 +81,12 @@ std::uint64_t known_context_window(std::string_view model) {
     std::uint64_t window;
   };
   static constexpr std::array<Row, 19> kRows{{
-      {"gpt-4o", 128000},          {"gpt-4.1", 1047576},       {"gpt-4.5", 128000},
-      {"gpt-4-turbo", 128000},     {"gpt-4-32k", 32768},       {"gpt-4", 8192},
-      {"gpt-3.5-turbo", 16385},    {"gpt-5", 400000},          {"o1-mini", 128000},
-      {"o1", 200000},              {"o3", 200000},             {"o4", 200000},
-      {"codex-", 200000},          {"claude-", 200000},        {"gemini-1.5-pro", 2097152},
-      {"gemini-1.5", 1048576},     {"gemini-2", 1048576},      {"gemini-3", 1048576},
+      {"gpt-4o", 128000},       {"gpt-4.1", 1047576},  {"gpt-4.5", 128000},
+      {"gpt-4-turbo", 128000},  {"gpt-4-32k", 32768},  {"gpt-4", 8192},
+      {"gpt-3.5-turbo", 16385}, {"gpt-5", 400000},     {"o1-mini", 128000},
+      {"o1", 200000},           {"o3", 200000},        {"o4", 200000},
+      {"codex-", 200000},       {"claude-", 200000},   {"gemini-1.5-pro", 2097152},
+      {"gemini-1.5", 1048576},  {"gemini-2", 1048576}, {"gemini-3", 1048576},
       {"deepseek", 128000},
   }};
   for (const Row& r : kRows)

@@ -76,8 +76,7 @@ struct FormatAdapter {
   // the body. And the edit that gives the part's block one (false: the
   // block cannot take it).
   bool (*takes_cache_anchor)(std::string_view body);
-  bool (*cache_anchor_edit)(const ParsedRequest& r, const pruning::Message& m, const pruning::Part& p,
-                            json::Edit& out);
+  bool (*cache_anchor_edit)(const ParsedRequest& r, const pruning::Message& m, const pruning::Part& p, json::Edit& out);
   // Billing (providers/billing.hpp): tool definitions as the model sees
   // them; null: counted raw.
   std::string (*render_tools)(std::string_view raw);
@@ -96,8 +95,7 @@ struct FormatAdapter {
   // Values the format refuses whatever the model: sets `err` (null: no rule).
   void (*settings_values)(const GenerationSettings& want, std::string& err);
   SettingsShapeRule settings_shape;  // null: no pairing rule
-  ThinkingChange (*lower_thinking)(std::string_view model, const GenerationSettings& now,
-                                   const LowerThinking& limits);
+  ThinkingChange (*lower_thinking)(std::string_view model, const GenerationSettings& now, const LowerThinking& limits);
 
   // --- recall (providers/recall_tool.hpp, providers/recall_merge.hpp, docs/design.md §Recall)
   // The tokendiet_recall tool in the format's tools shape, from its

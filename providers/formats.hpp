@@ -23,13 +23,13 @@ struct FormatOps {
   bool (*parse)(ParsedRequest& r, std::string& err);
   // The array item(s) for original message m, which changed (any way). May
   // write nothing: the message then disappears (Responses items with no parts).
-  bool (*render_changed)(const ParsedRequest& r, std::string_view body, const Message& m,
-                         std::string& out, std::string& err);
+  bool (*render_changed)(const ParsedRequest& r, std::string_view body, const Message& m, std::string& out,
+                         std::string& err);
   // The array item(s) for a message the pipeline added.
   bool (*render_new)(const ParsedRequest& r, const Message& m, std::string& out, std::string& err);
   // The system field's value for these (non-removed, system_field) messages.
-  bool (*render_system)(const ParsedRequest& r, std::string_view body,
-                        const std::vector<const Message*>& system, std::string& out, std::string& err);
+  bool (*render_system)(const ParsedRequest& r, std::string_view body, const std::vector<const Message*>& system,
+                        std::string& out, std::string& err);
   const char* system_key;  // the member to add when the body had no system field
   const char* array_key;   // the root member holding the message elements
 };
@@ -72,8 +72,7 @@ inline bool is(const json::Document& d, std::uint32_t n, json::Type t) {
 int child_pos(const json::Document& d, std::uint32_t container, std::uint32_t node);
 
 // Adds a part (and its source) to the message being built.
-Part& add_part(ParsedRequest& r, Message& m, pruning::PartKind kind, std::uint32_t elem, Field field,
-               TextSlot slot);
+Part& add_part(ParsedRequest& r, Message& m, pruning::PartKind kind, std::uint32_t elem, Field field, TextSlot slot);
 inline TextSlot string_slot(const json::Document& d, std::uint32_t node) {
   return TextSlot{TextSlot::Kind::String, d.node(node).begin, d.node(node).end};
 }

@@ -50,7 +50,8 @@ bool check_values(Api api, const GenerationSettings& want, std::string& err) {
     bool empty = visit(want, s, [](const auto& o) {
       if constexpr (std::is_same_v<typename std::decay_t<decltype(o)>::value_type, std::string>)
         return o.has_value() && o->empty();
-      else return false;
+      else
+        return false;
     });
     if (empty) err = std::string(name(s)) + " is empty";
   }
@@ -257,9 +258,8 @@ SettingsEdits edits_doc(Api api, const json::Document& d, const GenerationSettin
     copy(delta, want, f.setting);
   }
   std::size_t drop = fs.size();
-  if (!targets.empty() &&
-      (!check_values(api, delta, out.error) ||
-       (format.settings_shape && !format.settings_shape(fs, found, now, delta, drop, out.error))))
+  if (!targets.empty() && (!check_values(api, delta, out.error) ||
+                           (format.settings_shape && !format.settings_shape(fs, found, now, delta, drop, out.error))))
     return out;
   Placer place(d);
   for (std::size_t i : targets) {
@@ -292,12 +292,18 @@ SettingsWrite write_doc(Api api, const json::Document& d, const GenerationSettin
 
 std::string_view name(Setting s) {
   switch (s) {
-    case Setting::reasoning_effort: return "reasoning_effort";
-    case Setting::thinking_type: return "thinking_type";
-    case Setting::thinking_budget: return "thinking_budget";
-    case Setting::thinking_level: return "thinking_level";
-    case Setting::include_thoughts: return "include_thoughts";
-    case Setting::max_output_tokens: return "max_output_tokens";
+    case Setting::reasoning_effort:
+      return "reasoning_effort";
+    case Setting::thinking_type:
+      return "thinking_type";
+    case Setting::thinking_budget:
+      return "thinking_budget";
+    case Setting::thinking_level:
+      return "thinking_level";
+    case Setting::include_thoughts:
+      return "include_thoughts";
+    case Setting::max_output_tokens:
+      return "max_output_tokens";
   }
   return "?";
 }

@@ -37,8 +37,10 @@ bool has(const GenerationSettings& g, Setting s) {
 bool same(const GenerationSettings& a, const GenerationSettings& b, Setting s) {
   return visit(a, s, [&](const auto& x) {
     return visit(b, s, [&](const auto& y) {
-      if constexpr (std::is_same_v<decltype(x), decltype(y)>) return x == y;
-      else return false;
+      if constexpr (std::is_same_v<decltype(x), decltype(y)>)
+        return x == y;
+      else
+        return false;
     });
   });
 }
@@ -54,9 +56,12 @@ void copy(GenerationSettings& to, const GenerationSettings& from, Setting s) {
 std::string json_value(const GenerationSettings& g, Setting s) {
   return visit(g, s, [](const auto& o) -> std::string {
     using T = typename std::decay_t<decltype(o)>::value_type;
-    if constexpr (std::is_same_v<T, std::string>) return json::json_string(*o);
-    else if constexpr (std::is_same_v<T, bool>) return *o ? "true" : "false";
-    else return std::to_string(*o);
+    if constexpr (std::is_same_v<T, std::string>)
+      return json::json_string(*o);
+    else if constexpr (std::is_same_v<T, bool>)
+      return *o ? "true" : "false";
+    else
+      return std::to_string(*o);
   });
 }
 
@@ -111,9 +116,12 @@ Found look(const json::Document& d, const Field& f) {
     }
     visit(r.value, f.setting, [&](auto& x) {
       using T = typename std::decay_t<decltype(x)>::value_type;
-      if constexpr (std::is_same_v<T, std::string>) x = std::move(text);
-      else if constexpr (std::is_same_v<T, bool>) x = t == Type::True;
-      else x = number;
+      if constexpr (std::is_same_v<T, std::string>)
+        x = std::move(text);
+      else if constexpr (std::is_same_v<T, bool>)
+        x = t == Type::True;
+      else
+        x = number;
     });
     r.state = Found::State::value;
   }

@@ -27,11 +27,11 @@ struct Key {
 struct Field {
   Setting setting;
   Kind kind;
-  std::uint8_t depth;        // members from the root to the value
+  std::uint8_t depth;  // members from the root to the value
   std::array<Key, 3> path;
-  std::string_view wire;     // the dotted path, for wire_field() and messages
-  bool twin = false;         // a second spelling of the setting (chat max_tokens):
-                             // written where present, never inserted
+  std::string_view wire;  // the dotted path, for wire_field() and messages
+  bool twin = false;      // a second spelling of the setting (chat max_tokens):
+                          // written where present, never inserted
 };
 
 // A format's fields are its FormatAdapter's `settings` (providers/format_adapter.hpp).
@@ -42,12 +42,18 @@ std::size_t index_of(std::span<const Field> fs, Setting s, bool twin = false);
 template <class G, class F>
 decltype(auto) visit(G& g, Setting s, F&& f) {
   switch (s) {
-    case Setting::reasoning_effort: return f(g.reasoning_effort);
-    case Setting::thinking_type: return f(g.thinking_type);
-    case Setting::thinking_budget: return f(g.thinking_budget);
-    case Setting::thinking_level: return f(g.thinking_level);
-    case Setting::include_thoughts: return f(g.include_thoughts);
-    case Setting::max_output_tokens: break;
+    case Setting::reasoning_effort:
+      return f(g.reasoning_effort);
+    case Setting::thinking_type:
+      return f(g.thinking_type);
+    case Setting::thinking_budget:
+      return f(g.thinking_budget);
+    case Setting::thinking_level:
+      return f(g.thinking_level);
+    case Setting::include_thoughts:
+      return f(g.include_thoughts);
+    case Setting::max_output_tokens:
+      break;
   }
   return f(g.max_output_tokens);
 }

@@ -95,8 +95,8 @@ bool part_edits(const ParsedRequest& r, const Message& m, std::vector<json::Edit
   return true;
 }
 
-bool element_bytes(const ParsedRequest& r, std::string_view body, const Message& m, const Part& p,
-                   std::string& out, std::string& err) {
+bool element_bytes(const ParsedRequest& r, std::string_view body, const Message& m, const Part& p, std::string& out,
+                   std::string& err) {
   const PartSource* src = source_of(r, m, p);
   if (!src || src->elem == json::kNone) {
     err = "part has no original element";

@@ -21,13 +21,12 @@ bool same_structure(const ParsedRequest& r, const pruning::Message& m);
 
 // Edits for the edited parts of a message whose structure is unchanged, and
 // its cache breakpoint (the format adapter's cache_anchor_edit).
-bool part_edits(const ParsedRequest& r, const pruning::Message& m, std::vector<json::Edit>& out,
-                std::string& err);
+bool part_edits(const ParsedRequest& r, const pruning::Message& m, std::vector<json::Edit>& out, std::string& err);
 
 // The original JSON element of part `p` (origin valid, elem set) with its
 // text edit applied.
-bool element_bytes(const ParsedRequest& r, std::string_view body, const pruning::Message& m,
-                   const pruning::Part& p, std::string& out, std::string& err);
+bool element_bytes(const ParsedRequest& r, std::string_view body, const pruning::Message& m, const pruning::Part& p,
+                   std::string& out, std::string& err);
 
 const PartSource* source_of(const ParsedRequest& r, const pruning::Message& m, const pruning::Part& p);
 

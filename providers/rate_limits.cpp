@@ -65,8 +65,8 @@ std::optional<SysTime> civil(int y, int mo, int d, int h, int mi, int s) {
 }
 
 int month_index(std::string_view m) {
-  static constexpr std::array<std::string_view, 12> kMonths{
-      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  static constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   for (std::size_t i = 0; i < kMonths.size(); ++i)
     if (iequals(m, kMonths[i])) return static_cast<int>(i) + 1;
   return 0;
@@ -77,8 +77,7 @@ int month_index(std::string_view m) {
 void settle(RateWindow& w) {
   bool proxy_unknown = w.limit && *w.limit <= 0;
   if (proxy_unknown) w.limit.reset();
-  if (w.remaining && (*w.remaining < 0 || (proxy_unknown && *w.remaining == 0)))
-    w.remaining.reset();
+  if (w.remaining && (*w.remaining < 0 || (proxy_unknown && *w.remaining == 0))) w.remaining.reset();
 }
 
 // A duration a header may state: at most a year. Larger values (and NaN) are
@@ -114,13 +113,20 @@ std::optional<nanoseconds> parse_go_duration(std::string_view s) {
     std::string_view unit = s.substr(0, j);
     s.remove_prefix(j);
     double scale;
-    if (unit == "h") scale = 3600e9;
-    else if (unit == "m") scale = 60e9;
-    else if (unit == "s") scale = 1e9;
-    else if (unit == "ms") scale = 1e6;
-    else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") scale = 1e3;
-    else if (unit == "ns") scale = 1;
-    else return std::nullopt;
+    if (unit == "h")
+      scale = 3600e9;
+    else if (unit == "m")
+      scale = 60e9;
+    else if (unit == "s")
+      scale = 1e9;
+    else if (unit == "ms")
+      scale = 1e6;
+    else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs")
+      scale = 1e3;
+    else if (unit == "ns")
+      scale = 1;
+    else
+      return std::nullopt;
     total_ns += *num * scale;
   }
   const auto ns = bounded_nanoseconds(total_ns);
@@ -170,8 +176,8 @@ std::optional<SysTime> parse_http_date(std::string_view s) {
       auto d = digits(rest, 0, 2), y = digits(rest, 7, 4);
       auto h = digits(rest, 12, 2), mi = digits(rest, 15, 2), sec = digits(rest, 18, 2);
       int mo = month_index(rest.substr(3, 3));
-      if (!d || !y || !h || !mi || !sec || !mo || rest[6] != ' ' || rest[11] != ' ' ||
-          rest[14] != ':' || rest[17] != ':' || trim(rest.substr(20)) != "GMT")
+      if (!d || !y || !h || !mi || !sec || !mo || rest[6] != ' ' || rest[11] != ' ' || rest[14] != ':' ||
+          rest[17] != ':' || trim(rest.substr(20)) != "GMT")
         return std::nullopt;
       return civil(*y, mo, *d, *h, *mi, *sec);
     }
@@ -180,16 +186,15 @@ std::optional<SysTime> parse_http_date(std::string_view s) {
       auto d = digits(rest, 0, 2), y = digits(rest, 7, 2);
       auto h = digits(rest, 10, 2), mi = digits(rest, 13, 2), sec = digits(rest, 16, 2);
       int mo = month_index(rest.substr(3, 3));
-      if (!d || !y || !h || !mi || !sec || !mo || rest[6] != '-' || rest[9] != ' ' ||
-          rest[12] != ':' || rest[15] != ':' || trim(rest.substr(18)) != "GMT")
+      if (!d || !y || !h || !mi || !sec || !mo || rest[6] != '-' || rest[9] != ' ' || rest[12] != ':' ||
+          rest[15] != ':' || trim(rest.substr(18)) != "GMT")
         return std::nullopt;
       return civil(*y < 70 ? 2000 + *y : 1900 + *y, mo, *d, *h, *mi, *sec);
     }
     return std::nullopt;
   }
   // asctime: "Sun Nov  6 08:49:37 1994"
-  if (s.size() != 24 || s[3] != ' ' || s[7] != ' ' || s[10] != ' ' || s[19] != ' ')
-    return std::nullopt;
+  if (s.size() != 24 || s[3] != ' ' || s[7] != ' ' || s[10] != ' ' || s[19] != ' ') return std::nullopt;
   int mo = month_index(s.substr(4, 3));
   std::string_view dd = s.substr(8, 2);
   int d = dd[0] == ' ' ? (dd[1] - '0') : (dd[0] - '0') * 10 + (dd[1] - '0');
@@ -223,12 +228,17 @@ RateLimits parse_rate_limits(std::span<const Header> headers, SysTime now) {
       // "tokens_usage_based" are other budgets and not read).
       RateWindow* w = nullptr;
       std::string_view what;
-      if (n.ends_with("-requests")) w = &r.requests, what = n.substr(0, n.size() - 9);
-      else if (n.ends_with("-tokens")) w = &r.tokens, what = n.substr(0, n.size() - 7);
+      if (n.ends_with("-requests"))
+        w = &r.requests, what = n.substr(0, n.size() - 9);
+      else if (n.ends_with("-tokens"))
+        w = &r.tokens, what = n.substr(0, n.size() - 7);
       if (!w) continue;
-      if (what == "limit") w->limit = parse_int(v);
-      else if (what == "remaining") w->remaining = parse_int(v);
-      else if (what == "reset") w->reset = rel(v);
+      if (what == "limit")
+        w->limit = parse_int(v);
+      else if (what == "remaining")
+        w->remaining = parse_int(v);
+      else if (what == "reset")
+        w->reset = rel(v);
     } else if (n.starts_with("anthropic-ratelimit-")) {
       n.remove_prefix(20);
       RateWindow* w = nullptr;
@@ -244,9 +254,12 @@ RateLimits parse_rate_limits(std::span<const Header> headers, SysTime now) {
         }
       }
       if (!w) continue;  // e.g. the "unified-*" subscription family
-      if (what == "limit") w->limit = parse_int(v);
-      else if (what == "remaining") w->remaining = parse_int(v);
-      else if (what == "reset") w->reset = parse_rfc3339(v);
+      if (what == "limit")
+        w->limit = parse_int(v);
+      else if (what == "remaining")
+        w->remaining = parse_int(v);
+      else if (what == "reset")
+        w->reset = parse_rfc3339(v);
     } else if (n == "retry-after-ms") {
       if (auto ms = parse_number(v); ms && *ms >= 0)
         if (auto d = bounded_nanoseconds(*ms * 1e6)) retry_after_ms = now + duration_cast<SysTime::duration>(*d);

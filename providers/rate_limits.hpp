@@ -33,9 +33,9 @@ struct RateWindow {
 
 struct RateLimits {
   RateWindow requests;
-  RateWindow tokens;         // OpenAI: all tokens; Anthropic: the combined budget
-  RateWindow input_tokens;   // Anthropic only
-  RateWindow output_tokens;  // Anthropic only
+  RateWindow tokens;                   // OpenAI: all tokens; Anthropic: the combined budget
+  RateWindow input_tokens;             // Anthropic only
+  RateWindow output_tokens;            // Anthropic only
   std::optional<SysTime> retry_after;  // absolute; from retry-after-ms or retry-after
   bool present() const {
     return requests.known() || tokens.known() || input_tokens.known() || output_tokens.known() ||

@@ -71,8 +71,10 @@ inline std::int64_t num(const Value& obj, const char* key) {
 // Sets obj[key] (an object) to `v`, adding the member if missing.
 inline void set(Value& obj, const char* key, Value v, Document::AllocatorType& a) {
   auto it = obj.FindMember(key);
-  if (it != obj.MemberEnd()) it->value = v;
-  else obj.AddMember(Value(key, a), v, a);
+  if (it != obj.MemberEnd())
+    it->value = v;
+  else
+    obj.AddMember(Value(key, a), v, a);
 }
 
 // The data of an event as an json::SseSplitter handed it over (its raw bytes): the
@@ -98,12 +100,17 @@ inline void add_counts(Value& into, const Value& from, Document::AllocatorType& 
   for (auto& m : from.GetObject()) {
     auto it = into.FindMember(m.name);
     if (m.value.IsInt64()) {
-      if (it == into.MemberEnd()) into.AddMember(Value(m.name, a), Value(m.value.GetInt64()), a);
-      else if (it->value.IsInt64()) it->value.SetInt64(it->value.GetInt64() + m.value.GetInt64());
-      else if (it->value.IsNull()) it->value.SetInt64(m.value.GetInt64());
+      if (it == into.MemberEnd())
+        into.AddMember(Value(m.name, a), Value(m.value.GetInt64()), a);
+      else if (it->value.IsInt64())
+        it->value.SetInt64(it->value.GetInt64() + m.value.GetInt64());
+      else if (it->value.IsNull())
+        it->value.SetInt64(m.value.GetInt64());
     } else if (m.value.IsObject()) {
-      if (it == into.MemberEnd()) into.AddMember(Value(m.name, a), Value(m.value, a), a);
-      else add_counts(it->value, m.value, a);
+      if (it == into.MemberEnd())
+        into.AddMember(Value(m.name, a), Value(m.value, a), a);
+      else
+        add_counts(it->value, m.value, a);
     }
   }
 }
@@ -172,7 +179,8 @@ class JsonRoundsMerge : public RecallMerge {
   }
 
   void add_usage() {
-    if (auto it = round_.FindMember("usage"); it != round_.MemberEnd()) add_counts(total_, it->value, total_.GetAllocator());
+    if (auto it = round_.FindMember("usage"); it != round_.MemberEnd())
+      add_counts(total_, it->value, total_.GetAllocator());
   }
 
   std::string body_;  // this round's bytes

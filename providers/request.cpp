@@ -17,8 +17,7 @@ using pruning::Part;
 
 namespace detail {
 
-Part& add_part(ParsedRequest& r, Message& m, pruning::PartKind kind, std::uint32_t elem, Field field,
-               TextSlot slot) {
+Part& add_part(ParsedRequest& r, Message& m, pruning::PartKind kind, std::uint32_t elem, Field field, TextSlot slot) {
   MessageSource& ms = r.messages[m.origin];
   Part& p = m.parts.emplace_back();
   p.kind = kind;
@@ -161,8 +160,8 @@ bool make_plan(const ParsedRequest& r, Plan& plan, std::string& err) {
   return true;
 }
 
-bool write_system(const ParsedRequest& r, std::string_view body, const Plan& plan,
-                  std::vector<json::Edit>& edits, std::string& err) {
+bool write_system(const ParsedRequest& r, std::string_view body, const Plan& plan, std::vector<json::Edit>& edits,
+                  std::string& err) {
   const detail::FormatOps& fmt = adapter(r.format).request;
   if (plan.system.empty()) {
     if (r.system == json::kNone) return true;
@@ -186,8 +185,8 @@ bool write_system(const ParsedRequest& r, std::string_view body, const Plan& pla
   return true;
 }
 
-bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan,
-                 std::vector<json::Edit>& edits, std::deque<std::string>& store, std::string& err) {
+bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan, std::vector<json::Edit>& edits,
+                 std::deque<std::string>& store, std::string& err) {
   const detail::FormatOps& fmt = adapter(r.format).request;
   if (plan.array_in_place) {
     for (const Message* m : plan.array)
@@ -214,7 +213,8 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
     } else {
       it.pos = pos_of[m->origin];
       bool touched = m->changed;
-      for (const Part& p : m->parts) touched = touched || p.edited || (adapter(r.format).takes_cache_anchor && p.cache_anchor);
+      for (const Part& p : m->parts)
+        touched = touched || p.edited || (adapter(r.format).takes_cache_anchor && p.cache_anchor);
       if (!touched && it.pos >= 0) {
         it.ref = r.doc.raw(r.messages[m->origin].node);
       } else if (!fmt.render_changed(r, body, *m, it.bytes, err)) {

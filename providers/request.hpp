@@ -61,7 +61,7 @@ struct MessageSource {
   std::uint32_t node = json::kNone;  // the message's JSON value (object, or the system value)
   std::uint32_t first_part = 0;      // into ParsedRequest::parts
   std::uint32_t part_count = 0;
-  bool system_field = false;         // Anthropic system / Gemini systemInstruction / instructions
+  bool system_field = false;  // Anthropic system / Gemini systemInstruction / instructions
 };
 
 // A message element's remembered view, and the memo of them
@@ -90,9 +90,9 @@ struct ParsedRequest {
   json::Document doc;
   std::vector<MessageSource> messages;
   std::vector<PartSource> parts;
-  std::uint32_t array = json::kNone;   // messages / contents / input (Responses: maybe a string)
+  std::uint32_t array = json::kNone;    // messages / contents / input (Responses: maybe a string)
   std::vector<SplicedMessage> spliced;  // ascending by `begin`
-  std::uint32_t system = json::kNone;  // the system field's value node, if any
+  std::uint32_t system = json::kNone;   // the system field's value node, if any
 };
 
 struct ParseOutcome {
@@ -101,9 +101,9 @@ struct ParseOutcome {
 };
 
 struct WriteOutcome {
-  bool ok = false;        // false: forward the original (error says why)
-  bool changed = false;   // false: nothing to write, forward the original bytes
-  std::string body;       // the new body when changed
+  bool ok = false;       // false: forward the original (error says why)
+  bool changed = false;  // false: nothing to write, forward the original bytes
+  std::string body;      // the new body when changed
   std::string error;
 };
 

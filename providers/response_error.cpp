@@ -19,9 +19,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool has(const std::string& hay, std::string_view needle) {
-  return hay.find(needle) != std::string::npos;
-}
+bool has(const std::string& hay, std::string_view needle) { return hay.find(needle) != std::string::npos; }
 
 std::string str_member(const rapidjson::Value& obj, const char* key) {
   auto it = obj.FindMember(key);
@@ -74,8 +72,8 @@ ResponseError classify_error(int status, std::string_view error_json) {
     doc.Parse(error_json.data(), error_json.size());
     if (!doc.HasParseError()) {
       if (doc.IsObject()) {
-        code = str_member(doc, "code");      // OpenAI string code; Gemini numeric
-        type = str_member(doc, "type");      // OpenAI / Anthropic
+        code = str_member(doc, "code");       // OpenAI string code; Gemini numeric
+        type = str_member(doc, "type");       // OpenAI / Anthropic
         gstatus = str_member(doc, "status");  // Gemini
         message = str_member(doc, "message");
         e.retry_delay = gemini_retry_delay(doc);
@@ -93,16 +91,13 @@ ResponseError classify_error(int status, std::string_view error_json) {
   std::string msg = lower(message);
   std::string lcode = lower(code), ltype = lower(type);
   e.context_length_exceeded =
-      lcode == "context_length_exceeded" || ltype == "context_length_exceeded" ||
-      has(msg, "maximum context length") || has(msg, "context_length_exceeded") ||
-      has(msg, "prompt is too long") || has(msg, "exceed context limit") ||
+      lcode == "context_length_exceeded" || ltype == "context_length_exceeded" || has(msg, "maximum context length") ||
+      has(msg, "context_length_exceeded") || has(msg, "prompt is too long") || has(msg, "exceed context limit") ||
       (has(msg, "context window") && has(msg, "exceed")) ||
-      (has(msg, "token count") &&
-       (has(msg, "exceeds the maximum") || has(msg, "only supports up to")));
-  e.rate_limited = status == 429 || ltype == "rate_limit_error" || lcode == "rate_limit_exceeded" ||
-                   gstatus == "RESOURCE_EXHAUSTED";
-  e.overloaded = status == 529 || ltype == "overloaded_error" ||
-                 (status == 503 && gstatus == "UNAVAILABLE");
+      (has(msg, "token count") && (has(msg, "exceeds the maximum") || has(msg, "only supports up to")));
+  e.rate_limited =
+      status == 429 || ltype == "rate_limit_error" || lcode == "rate_limit_exceeded" || gstatus == "RESOURCE_EXHAUSTED";
+  e.overloaded = status == 529 || ltype == "overloaded_error" || (status == 503 && gstatus == "UNAVAILABLE");
   return e;
 }
 

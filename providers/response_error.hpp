@@ -21,12 +21,12 @@
 namespace td::providers {
 
 struct ResponseError {
-  bool is_error = false;                 // status >= 400 or an error member seen
+  bool is_error = false;  // status >= 400 or an error member seen
   bool context_length_exceeded = false;
-  bool rate_limited = false;             // 429, RESOURCE_EXHAUSTED, rate_limit_error
-  bool overloaded = false;               // 529 / overloaded_error / 503 UNAVAILABLE
-  std::string code;     // error.code / error.type / error.status, whichever is set
-  std::string message;  // error.message, cut to 300 bytes (for logs; never a key)
+  bool rate_limited = false;  // 429, RESOURCE_EXHAUSTED, rate_limit_error
+  bool overloaded = false;    // 529 / overloaded_error / 503 UNAVAILABLE
+  std::string code;           // error.code / error.type / error.status, whichever is set
+  std::string message;        // error.message, cut to 300 bytes (for logs; never a key)
   // How long the body says to wait, where it says so: Gemini's
   // details[].RetryInfo.retryDelay ("31s"; Gemini sends no Retry-After),
   // OpenAI's "Please try again in 1.634s." (headers, when sent, are better).

@@ -59,12 +59,14 @@ ThinkingChange lower_named(Setting s, std::string_view current, const Family& fa
     if (!(family.accepted & 1u << i)) continue;
     std::string value = any_case ? spelled_like(kScale[i], current) : std::string(kScale[i]);
     ThinkingChange c{{}, setting + " " + std::string(current) + " -> " + value + " (" + quoted(model) + ")"};
-    if (s == Setting::reasoning_effort) c.want.reasoning_effort = std::move(value);
-    else c.want.thinking_level = std::move(value);
+    if (s == Setting::reasoning_effort)
+      c.want.reasoning_effort = std::move(value);
+    else
+      c.want.thinking_level = std::move(value);
     return c;
   }
-  return unchanged(quoted(model) + " takes nothing between " + std::string(target) + " and " +
-                   std::string(current) + "; left as sent");
+  return unchanged(quoted(model) + " takes nothing between " + std::string(target) + " and " + std::string(current) +
+                   "; left as sent");
 }
 
 ThinkingChange cap_budget(std::int64_t current, std::int64_t cap, const BudgetRange& range, bool dynamic,

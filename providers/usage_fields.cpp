@@ -33,8 +33,7 @@ std::optional<std::int64_t> nested_count(const Value& obj, const char* parent, c
 
 std::string to_string(const Usage& u) {
   char buf[192];
-  std::snprintf(buf, sizeof buf,
-                "prompt=%llu completion=%llu cached_read=%llu cache_write=%llu reasoning=%llu%s",
+  std::snprintf(buf, sizeof buf, "prompt=%llu completion=%llu cached_read=%llu cache_write=%llu reasoning=%llu%s",
                 static_cast<unsigned long long>(u.prompt), static_cast<unsigned long long>(u.completion),
                 static_cast<unsigned long long>(u.cached_read), static_cast<unsigned long long>(u.cache_write),
                 static_cast<unsigned long long>(u.reasoning), u.present ? "" : " (absent)");
@@ -82,8 +81,8 @@ std::optional<RawUsage> read_usage_object(Api api, std::string_view json) {
   char value_buffer[2048], stack_buffer[512];
   rapidjson::MemoryPoolAllocator<> values(value_buffer, sizeof value_buffer);
   rapidjson::MemoryPoolAllocator<> stack(stack_buffer, sizeof stack_buffer);
-  rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>>
-      doc(&values, sizeof stack_buffer, &stack);
+  rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>> doc(
+      &values, sizeof stack_buffer, &stack);
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
   RawUsage r = adapter(api).usage_counts(DocumentCounts(doc));

@@ -21,9 +21,7 @@ struct RawUsage {
   std::optional<std::int64_t> reasoning;    // reasoning_tokens | thoughtsTokenCount
   std::optional<std::int64_t> tool_prompt;  // toolUsePromptTokenCount (Gemini)
 
-  bool any() const {
-    return input || output || cache_read || cache_write || reasoning || tool_prompt;
-  }
+  bool any() const { return input || output || cache_read || cache_write || reasoning || tool_prompt; }
 };
 
 // Parses a usage object's JSON text. Returns nullopt when it is not an object

@@ -17,8 +17,7 @@ bool contains(std::string_view hay, std::string_view needle) {
 
 std::string json_string(std::string_view literal) {
   if (literal.size() < 2 || literal.front() != '"') return {};
-  if (literal.find('\\') == std::string_view::npos)
-    return std::string(literal.substr(1, literal.size() - 2));
+  if (literal.find('\\') == std::string_view::npos) return std::string(literal.substr(1, literal.size() - 2));
   rapidjson::Document d;
   d.Parse(literal.data(), literal.size());
   if (d.HasParseError() || !d.IsString()) return {};
@@ -59,9 +58,8 @@ JsonUsageReader::JsonUsageReader(Api api) : ResponseFacts(api) {}
 namespace {
 std::unique_ptr<json::JsonTopLevelScanner> new_scanner() {
   return std::make_unique<json::JsonTopLevelScanner>(
-      std::initializer_list<std::string_view>{"usage", "usageMetadata", "model", "modelVersion",
-                                              "error"},
-      false, kMaxCapture);
+      std::initializer_list<std::string_view>{"usage", "usageMetadata", "model", "modelVersion", "error"}, false,
+      kMaxCapture);
 }
 }  // namespace
 
@@ -70,10 +68,8 @@ void JsonUsageReader::harvest(const json::JsonTopLevelScanner& scan) {
   const std::string_view model_key = adapter(api_).model_member;
   if (const auto* u = scan.find(usage_key); u && !u->truncated && !json::is_json_null(u->value))
     if (auto r = read_usage_object(api_, u->value)) raw_ = *r;
-  if (const auto* m = scan.find(model_key); m && !m->truncated && model_.empty())
-    model_ = json_string(m->value);
-  if (const auto* e = scan.find("error"); e && !e->truncated && !json::is_json_null(e->value))
-    error_ = e->value;
+  if (const auto* m = scan.find(model_key); m && !m->truncated && model_.empty()) model_ = json_string(m->value);
+  if (const auto* e = scan.find("error"); e && !e->truncated && !json::is_json_null(e->value)) error_ = e->value;
 }
 
 void JsonUsageReader::feed(std::string_view bytes) {
@@ -111,8 +107,10 @@ void JsonUsageReader::feed(std::string_view bytes) {
           // Between elements: skip separators up to the next object.
           std::size_t i = 0;
           while (i < bytes.size() && bytes[i] != '{' && bytes[i] != ']') ++i;
-          if (i < bytes.size() && bytes[i] == '{') scan_ = new_scanner();
-          else if (i < bytes.size()) shape_ = Shape::other;  // ']' : done
+          if (i < bytes.size() && bytes[i] == '{')
+            scan_ = new_scanner();
+          else if (i < bytes.size())
+            shape_ = Shape::other;  // ']' : done
           bytes.remove_prefix(i);
         }
         break;
@@ -132,9 +130,7 @@ void JsonUsageReader::finish() {
 // ---------------------------------------------------------------- tee
 
 ResponseUsageTee::ResponseUsageTee(Api api, std::string_view content_type)
-    : declared_sse_(content_type.find("event-stream") != std::string_view::npos),
-      sse_(api),
-      json_(api) {}
+    : declared_sse_(content_type.find("event-stream") != std::string_view::npos), sse_(api), json_(api) {}
 
 void ResponseUsageTee::feed(std::string_view bytes) {
   if (mode_ == Mode::undecided) {
@@ -145,9 +141,12 @@ void ResponseUsageTee::feed(std::string_view bytes) {
       return;
     }
     char c = bytes[i];
-    if (c == '{' || c == '[') mode_ = Mode::json;
-    else if (declared_sse_) mode_ = Mode::sse;
-    else mode_ = Mode::ignore;
+    if (c == '{' || c == '[')
+      mode_ = Mode::json;
+    else if (declared_sse_)
+      mode_ = Mode::sse;
+    else
+      mode_ = Mode::ignore;
     if (!lead_.empty()) {
       std::string lead = std::move(lead_);
       lead_.clear();
@@ -155,9 +154,14 @@ void ResponseUsageTee::feed(std::string_view bytes) {
     }
   }
   switch (mode_) {
-    case Mode::json: json_.feed(bytes); break;
-    case Mode::sse: splitter_.feed(bytes, [this](const json::SseEvent& ev) { sse_.on_event(ev); }); break;
-    default: break;
+    case Mode::json:
+      json_.feed(bytes);
+      break;
+    case Mode::sse:
+      splitter_.feed(bytes, [this](const json::SseEvent& ev) { sse_.on_event(ev); });
+      break;
+    default:
+      break;
   }
 }
 
@@ -167,9 +171,7 @@ void ResponseUsageTee::finish() {
 }
 
 Usage ResponseUsageTee::usage() const { return mode_ == Mode::sse ? sse_.usage() : json_.usage(); }
-const std::string& ResponseUsageTee::model() const {
-  return mode_ == Mode::sse ? sse_.model() : json_.model();
-}
+const std::string& ResponseUsageTee::model() const { return mode_ == Mode::sse ? sse_.model() : json_.model(); }
 const std::string& ResponseUsageTee::error_json() const {
   return mode_ == Mode::sse ? sse_.error_json() : json_.error_json();
 }

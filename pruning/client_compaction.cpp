@@ -37,9 +37,8 @@ std::string_view first_match(const Message& m, const std::vector<std::string>& p
 }  // namespace
 
 bool carries_tools(const Conversation& conv) {
-  return std::any_of(conv.fixed_overhead_text.begin(), conv.fixed_overhead_text.end(), [](char c) {
-    return c != '[' && c != ']' && c != '\n' && c != ' ' && c != '\t' && c != '\r';
-  });
+  return std::any_of(conv.fixed_overhead_text.begin(), conv.fixed_overhead_text.end(),
+                     [](char c) { return c != '[' && c != ']' && c != '\n' && c != ' ' && c != '\t' && c != '\r'; });
 }
 
 std::string_view client_compaction(const Conversation& conv, const Profile& profile) {

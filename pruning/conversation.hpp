@@ -35,15 +35,15 @@ struct TextDigest {
 
 struct Part {
   PartKind kind = PartKind::Text;
-  std::string text;       // see PartKind
-  std::string id;         // ToolCall: call id; ToolResult: the call id it answers
-  std::string name;       // ToolCall: tool name; ToolResult: tool name where known
-  std::string signature;  // Thinking: Gemini thoughtSignature / Anthropic signature
-  std::uint64_t opaque_bytes = 0;  // size of an Opaque part's original JSON
+  std::string text;                   // see PartKind
+  std::string id;                     // ToolCall: call id; ToolResult: the call id it answers
+  std::string name;                   // ToolCall: tool name; ToolResult: tool name where known
+  std::string signature;              // Thinking: Gemini thoughtSignature / Anthropic signature
+  std::uint64_t opaque_bytes = 0;     // size of an Opaque part's original JSON
   std::uint32_t origin = kNewOrigin;  // index of the part in the original message
-  bool editable = true;   // false: the adapter cannot re-render it faithfully
-  bool edited = false;    // set through set_text(); the writer re-renders it
-  bool is_error = false;  // ToolResult the provider flagged as an error
+  bool editable = true;               // false: the adapter cannot re-render it faithfully
+  bool edited = false;                // set through set_text(); the writer re-renders it
+  bool is_error = false;              // ToolResult the provider flagged as an error
   // The last part of the prefix that stays as sent until the stale frontier
   // moves again (pipeline.hpp): a provider that caches only at explicit
   // breakpoints (Anthropic) marks it, so a step finds that prefix cached.
@@ -54,12 +54,12 @@ struct Part {
 struct Message {
   Role role = Role::User;
   std::vector<Part> parts;
-  std::string name;  // OpenAI's optional participant `name` (billed: see tokenizer/message_count.hpp)
+  std::string name;                   // OpenAI's optional participant `name` (billed: see tokenizer/message_count.hpp)
   std::uint32_t origin = kNewOrigin;  // index of the message in the original body
-  bool changed = false;        // parts edited, added or removed
-  bool removed = false;        // drop the whole message
-  bool system_field = false;   // Anthropic `system` / Gemini `systemInstruction`
-  bool cache_protected = false;  // at or before the client's newest cache breakpoint
+  bool changed = false;               // parts edited, added or removed
+  bool removed = false;               // drop the whole message
+  bool system_field = false;          // Anthropic `system` / Gemini `systemInstruction`
+  bool cache_protected = false;       // at or before the client's newest cache breakpoint
 };
 
 struct Conversation {

@@ -45,8 +45,8 @@ inline constexpr Level kHardestLevel = Level::DropMiddle;
 // What the pipeline needs besides the conversation.
 struct PipelineSettings {
   const Profile* profile = nullptr;  // the strategies' constants (set whenever the pipeline runs)
-  bool write = false;  // the pruned conversation replaces the request; false (shadow, or
-                       // nothing to do): savings are computed on a copy and reported only
+  bool write = false;                // the pruned conversation replaces the request; false (shadow, or
+                                     // nothing to do): savings are computed on a copy and reported only
   Level level = Level::Standard;
   // The model's context window (the profile's context_window, else the
   // model's known one; 0: unknown): a recap is taken, whatever it costs,
@@ -78,11 +78,16 @@ enum class SurvivalOutcome : std::uint8_t {
 };
 constexpr const char* outcome_name(SurvivalOutcome o) {
   switch (o) {
-    case SurvivalOutcome::None: return "none";
-    case SurvivalOutcome::Compressed: return "compressed";
-    case SurvivalOutcome::Waited: return "waited";
-    case SurvivalOutcome::Rejected: return "rejected";
-    case SurvivalOutcome::TooLarge: return "too_large";
+    case SurvivalOutcome::None:
+      return "none";
+    case SurvivalOutcome::Compressed:
+      return "compressed";
+    case SurvivalOutcome::Waited:
+      return "waited";
+    case SurvivalOutcome::Rejected:
+      return "rejected";
+    case SurvivalOutcome::TooLarge:
+      return "too_large";
   }
   return "none";
 }
@@ -90,9 +95,9 @@ constexpr const char* outcome_name(SurvivalOutcome o) {
 // What the proxy remembers of a session between its requests (bounded, and
 // rebuildable: lost, the next request decides afresh from the runway).
 struct SessionMemory {
-  Level level = Level::Standard;         // survival's level in force while the pressure lasts
+  Level level = Level::Standard;       // survival's level in force while the pressure lasts
   std::uint32_t latched_messages = 0;  // the history's length when the level last changed
-  bool thinking_lowered = false;     // thinking is lowered (hysteresis, below)
+  bool thinking_lowered = false;       // thinking is lowered (hysteresis, below)
   // The session overflowed the model's window and recovery's retry fitted
   // it in this many tokens (the diet's): later requests are sent at the
   // first level that fits under it, without another failed round trip (0: never).
@@ -103,12 +108,12 @@ struct SessionMemory {
 struct PolicyInput {
   const Counted* counted = nullptr;
   const Profile* profile = nullptr;
-  Runway runway;                  // unknown (no limits): no survival, no thinking change
-  double bill_ratio = 1.0;        // provider tokens per counted token (the calibrated estimate)
-  double cached_prefix = 0;       // provider tokens it will read from its cache and not count,
-                                  // if the request is sent at the session's last level
-  double reserved_output = 0;     // the output cap the provider reserves at admission
-  std::uint32_t messages = 0;     // messages in the history
+  Runway runway;               // unknown (no limits): no survival, no thinking change
+  double bill_ratio = 1.0;     // provider tokens per counted token (the calibrated estimate)
+  double cached_prefix = 0;    // provider tokens it will read from its cache and not count,
+                               // if the request is sent at the session's last level
+  double reserved_output = 0;  // the output cap the provider reserves at admission
+  std::uint32_t messages = 0;  // messages in the history
   SessionMemory memory;
 };
 
@@ -118,9 +123,9 @@ struct Decision {
   Admission admission;
   bool lower_thinking = false;  // lower the request's thinking (providers/thinking_budget.hpp)
   SurvivalOutcome outcome = SurvivalOutcome::None;
-  RunwayAsk ask;                // what the request takes from the runway when sent (0: nothing)
-  Runway::Left left;            // the runway after it (unknown: 0, 0)
-  SessionMemory memory;         // the session's memory after this request
+  RunwayAsk ask;         // what the request takes from the runway when sent (0: nothing)
+  Runway::Left left;     // the runway after it (unknown: 0, 0)
+  SessionMemory memory;  // the session's memory after this request
 };
 
 // The request at a level, after the pipeline ran at it: the caller runs the

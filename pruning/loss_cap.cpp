@@ -28,7 +28,9 @@ LossCap::LossCap(const Conversation& conv, const StepCostOptions& opt, const std
     : read_price_(opt.cache_read_price),
       write_price_(opt.cache_write_price),
       max_loss_(opt.max_loss),
-      orig_ps_(orig_ps), plan_ps_(plan_ps), ends_(pruning::request_ends(conv)) {
+      orig_ps_(orig_ps),
+      plan_ps_(plan_ps),
+      ends_(pruning::request_ends(conv)) {
   current_ = {ends_[0], 0, ends_[0]};
 }
 

@@ -143,8 +143,7 @@ std::uint64_t options_fingerprint(const LossyOptions& options) {
 }
 
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
-                                            std::uint32_t thinking_end, const Tally& tally,
-                                            PipelineCaches* caches) {
+                                            std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches) {
   const std::uint32_t thinking_limit = std::min(limit, thinking_end);
   if (!caches || tally.salt() == 0) return compute(conv, options, limit, thinking_limit, tally, caches);
   const memo_detail::Key key = plan_key(conv, options, limit, thinking_limit, tally.salt());

@@ -52,8 +52,7 @@ struct LossyPlan {
 // old_thinking_end() of the whole of `conv`. `caches` (may be null) holds the
 // plan memo and the strategies' memos.
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
-                                            std::uint32_t thinking_end, const Tally& tally,
-                                            PipelineCaches* caches);
+                                            std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches);
 
 // Every field of `options`, hashed through its visit() (which lists, by
 // construction, every field the steps read).

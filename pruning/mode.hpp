@@ -17,10 +17,14 @@ enum class Mode : std::uint8_t {
 // "none", "standard", "survival", "semantic": the names the log and the ledger's mode column hold.
 constexpr const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::None: return "none";
-    case Mode::Standard: return "standard";
-    case Mode::Survival: return "survival";
-    case Mode::Semantic: return "semantic";
+    case Mode::None:
+      return "none";
+    case Mode::Standard:
+      return "standard";
+    case Mode::Survival:
+      return "survival";
+    case Mode::Semantic:
+      return "semantic";
   }
   return "none";
 }

@@ -21,8 +21,8 @@ std::vector<std::uint64_t> prefix_sums(const std::vector<std::uint64_t>& v) {
 }
 
 struct Frontier {
-  std::uint32_t turns = 0;     // grid point reached (0: nothing stale)
-  std::uint32_t messages = 0;  // message index where the stale part ends
+  std::uint32_t turns = 0;                // grid point reached (0: nothing stale)
+  std::uint32_t messages = 0;             // message index where the stale part ends
   std::vector<std::uint32_t> at_request;  // `messages` as each request of the session left it
 };
 
@@ -114,7 +114,8 @@ void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>
         for (const ArchivedOutput& a : archived)
           if (p.text.find(a.id) != std::string::npos) ids.push_back(a.id);
   }
-  std::erase_if(archived, [&](const ArchivedOutput& a) { return std::find(ids.begin(), ids.end(), a.id) == ids.end(); });
+  std::erase_if(archived,
+                [&](const ArchivedOutput& a) { return std::find(ids.begin(), ids.end(), a.id) == ids.end(); });
 }
 
 // Whether the strategy named `name` ran and changed something: later steps
@@ -127,8 +128,8 @@ bool fired(const std::vector<StrategyStats>& strategies, std::string_view name) 
 // `profile` drives the lossy strategies and the frontier; `trim` drives
 // trim-middle (the same profile, except at survival's hardest level).
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
-            const PipelineSettings& settings, const TokenCounter& counter, const Tally& tally,
-            PipelineCaches* caches, PipelineResult& r) {
+            const PipelineSettings& settings, const TokenCounter& counter, const Tally& tally, PipelineCaches* caches,
+            PipelineResult& r) {
   auto& msgs = conv.messages;
   const auto size = static_cast<std::uint32_t>(msgs.size());
   const std::vector<std::uint64_t>& orig = counted.messages;
@@ -194,7 +195,8 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   mark_cache_anchor(conv, f.at_request.size() >= 2 ? f.at_request[f.at_request.size() - 2] : 0);
   r.strategies = std::move(lossy);
 
-  r.semantic_stepped = std::any_of(tombstones.begin(), tombstones.end(), [](const Tombstone& t) { return t.placed_now; });
+  r.semantic_stepped =
+      std::any_of(tombstones.begin(), tombstones.end(), [](const Tombstone& t) { return t.placed_now; });
   const TrimMiddleOptions trim_options(trim);
   StageInputs::After after{.tombstones = std::move(tombstones),
                            .trim_middle = trim_options,

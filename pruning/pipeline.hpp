@@ -42,10 +42,10 @@
 namespace td::pruning {
 
 struct PipelineResult {
-  std::uint64_t tokens_before = 0;  // the request as the client sent it
-  std::uint64_t tokens_after = 0;   // as pruned (not written: as it would have been)
-  std::vector<std::string_view> fired;   // names of strategies that changed something, in order
-                                         // (StrategyStats::name: string literals)
+  std::uint64_t tokens_before = 0;        // the request as the client sent it
+  std::uint64_t tokens_after = 0;         // as pruned (not written: as it would have been)
+  std::vector<std::string_view> fired;    // names of strategies that changed something, in order
+                                          // (StrategyStats::name: string literals)
   std::vector<StrategyStats> strategies;  // every strategy that ran, in pipeline order
   std::uint32_t turns = 0;                // turns in the history (working_memory.hpp)
   std::uint32_t stale_turns = 0;          // turns before the frontier (0: nothing stale)

@@ -76,10 +76,18 @@ struct Profile {
   // patterns. Lines at the start or end of an output beginning with one of
   // these: Codex's headers (unified exec and shell tool, Codex 0.169) and
   // Gemini CLI's shell wrapper (0.61: a new process group id every call).
-  std::vector<std::string> identical_tool_outputs_wrapper_lines = {
-      "Chunk ID: ",           "Wall time: ",  "Process exited with code ", "Process running with session ID ",
-      "Original token count: ", "Exit code: ", "Output:",                   "Total output lines: ",
-      "<untrusted_context>",  "</untrusted_context>", "Process Group PGID: ", "Background PIDs: "};
+  std::vector<std::string> identical_tool_outputs_wrapper_lines = {"Chunk ID: ",
+                                                                   "Wall time: ",
+                                                                   "Process exited with code ",
+                                                                   "Process running with session ID ",
+                                                                   "Original token count: ",
+                                                                   "Exit code: ",
+                                                                   "Output:",
+                                                                   "Total output lines: ",
+                                                                   "<untrusted_context>",
+                                                                   "</untrusted_context>",
+                                                                   "Process Group PGID: ",
+                                                                   "Background PIDs: "};
   // <tag>...</tag> blocks at the start or end of an output: Claude Code's reminders.
   std::vector<std::string> identical_tool_outputs_wrapper_tags = {"system-reminder"};
 
@@ -94,8 +102,9 @@ struct Profile {
   std::uint64_t stale_tool_outputs_threshold_bytes = 384;
   std::uint64_t stale_tool_outputs_head_bytes = 80;  // informative lines (snip.hpp)
   std::uint64_t stale_tool_outputs_tail_bytes = 80;
-  std::uint32_t stale_tool_outputs_error_lines = 2;  // error lines kept from the hidden middle (replay: 8 cost 2 points of saving)
-  std::uint32_t stale_tool_outputs_names = 16;       // names of the hidden middle listed (0: none)
+  std::uint32_t stale_tool_outputs_error_lines =
+      2;  // error lines kept from the hidden middle (replay: 8 cost 2 points of saving)
+  std::uint32_t stale_tool_outputs_names = 16;  // names of the hidden middle listed (0: none)
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
   // (strategies/file_reads.hpp). 0: off. Replay: docs/benchmarks.md §The lines
@@ -115,16 +124,15 @@ struct Profile {
   // the agent itself, and is left alone: Gemini CLI 0.61's masking and
   // truncation, Claude Code 2.1's persisted and cleared outputs, Codex
   // 0.169's middle cut.
-  std::vector<std::string> stale_tool_outputs_skip_markers = {
-      "<tool_output_masked>",
-      "Output too large. ",
-      "[Message Normalized: Tool output exceeded size limit]",
-      "<persisted-output>",
-      "Full output saved to: ",
-      "[Old tool result content cleared]",
-      "Warning: truncated output (original token count: ",
-      " tokens truncated\u2026",
-      " chars truncated\u2026"};
+  std::vector<std::string> stale_tool_outputs_skip_markers = {"<tool_output_masked>",
+                                                              "Output too large. ",
+                                                              "[Message Normalized: Tool output exceeded size limit]",
+                                                              "<persisted-output>",
+                                                              "Full output saved to: ",
+                                                              "[Old tool result content cleared]",
+                                                              "Warning: truncated output (original token count: ",
+                                                              " tokens truncated\u2026",
+                                                              " chars truncated\u2026"};
 
   // --- Stale assistant text (prose and tool-call arguments) ---
   bool stale_assistant_text = true;  // the switch; the two below choose what it cuts
@@ -143,8 +151,8 @@ struct Profile {
 
   // --- Trim-middle (F12) ---
   bool trim_middle = false;
-  std::uint32_t trim_middle_sink_messages = 2;        // first non-system messages kept (attention sinks)
-  std::uint32_t trim_middle_recent_messages = 16;     // at least this many last messages kept
+  std::uint32_t trim_middle_sink_messages = 2;       // first non-system messages kept (attention sinks)
+  std::uint32_t trim_middle_recent_messages = 16;    // at least this many last messages kept
   std::uint64_t trim_middle_budget_tokens = 100000;  // trimmed only while the history is over this
 
   // --- Recap (standard mode's, F15; strategies/recap.hpp): once a request
@@ -199,11 +207,11 @@ struct Profile {
   // --- The quota runway (docs/design.md §Policy): per-minute token limits of
   // the provider, per API key and quota group. 0: not known until the
   // provider's rate-limit headers say (OpenAI, Anthropic; Gemini sends none).
-  std::uint64_t tpm_limit = 0;   // OpenAI: input + output; Gemini: input; Anthropic: both below when unset
-  std::uint64_t itpm_limit = 0;  // Anthropic input tokens per minute, cache reads not counted (0: tpm_limit)
-  std::uint64_t otpm_limit = 0;  // Anthropic output tokens per minute (0: tpm_limit)
+  std::uint64_t tpm_limit = 0;            // OpenAI: input + output; Gemini: input; Anthropic: both below when unset
+  std::uint64_t itpm_limit = 0;           // Anthropic input tokens per minute, cache reads not counted (0: tpm_limit)
+  std::uint64_t otpm_limit = 0;           // Anthropic output tokens per minute (0: tpm_limit)
   std::uint64_t quota_window_ms = 60000;  // the limits' window (a minute; shorter in tests)
-  std::string quota_group;  // requests sharing a group share the limits; "": per model
+  std::string quota_group;                // requests sharing a group share the limits; "": per model
   // Requests without an API key (anonymous clients; docs/design.md §Policy):
   // "separate", each conversation its own runway; "shared", all of them one
   // (a keyless upstream account that really is one quota).
@@ -222,12 +230,11 @@ struct Profile {
   // thinking_budget_runway_tokens (or, when set, that fraction of the limit),
   // and restored only once it is back over twice that.
   bool thinking_budget = true;
-  std::uint64_t thinking_budget_runway_tokens = 200000;  // the seed's threshold
-  double thinking_budget_runway_fraction = 0;            // > 0: the threshold is this x the limit
-  std::string thinking_budget_effort = "low";            // OpenAI effort, Gemini 3 level
-  std::uint64_t thinking_budget_gemini_tokens = 8192;    // Gemini 2.5 thinkingBudget cap
-  std::uint64_t thinking_budget_anthropic_tokens = 8192; // Anthropic budget_tokens cap
-
+  std::uint64_t thinking_budget_runway_tokens = 200000;   // the seed's threshold
+  double thinking_budget_runway_fraction = 0;             // > 0: the threshold is this x the limit
+  std::string thinking_budget_effort = "low";             // OpenAI effort, Gemini 3 level
+  std::uint64_t thinking_budget_gemini_tokens = 8192;     // Gemini 2.5 thinkingBudget cap
+  std::uint64_t thinking_budget_anthropic_tokens = 8192;  // Anthropic budget_tokens cap
 
   // --- A client's own compaction request (F29; client_compaction.hpp): a
   // request whose newest message is a user message holding one of these
@@ -235,9 +242,9 @@ struct Profile {
   // the known agents' own prompts (Codex, Claude Code, Gemini CLI).
   bool client_compaction = true;
   std::vector<std::string> client_compaction_patterns = {
-      "You are performing a CONTEXT CHECKPOINT COMPACTION",     // Codex
-      "Your task is to create a detailed summary of",           // Claude Code (/compact, auto-compact)
-      "generate the updated <state_snapshot>",                  // Gemini CLI's compression
+      "You are performing a CONTEXT CHECKPOINT COMPACTION",           // Codex
+      "Your task is to create a detailed summary of",                 // Claude Code (/compact, auto-compact)
+      "generate the updated <state_snapshot>",                        // Gemini CLI's compression
       "Critically evaluate the <state_snapshot> you just generated",  // ... and its verification pass
   };
   // ... and these only when the request defines no tools (a summary request
@@ -246,7 +253,6 @@ struct Profile {
       "summarize the conversation", "summarise the conversation", "summary of the conversation",
       "summarize our conversation", "summarise our conversation", "summary of our conversation",
   };
-
 
   // --- Context-overflow recovery (F21; proxy/filters/recovery_filter.hpp):
   // when the upstream answers a context-length error before any byte reached
@@ -259,7 +265,6 @@ struct Profile {
   double recovery_margin = 0.9;      // aim at this fraction of the window (counts are estimates)
   std::string recovery_note =
       "[tokendiet: older history was compressed to fit the model's context window; re-read or re-run what you need.]";
-
 
   // --- Re-anchoring (F22; reanchor.hpp): the anchor (this text, else the
   // first user message, cut to reanchor_max_bytes) restated in a new user

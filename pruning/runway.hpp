@@ -29,9 +29,7 @@ struct RunwayBucket {
   double needed(double n, double margin) const { return std::min(n * margin, limit); }
   // Whether it can take `n` now; never an ask over the limit. (Within a
   // millionth of a token: a wait rounded up to whole ms must fit.)
-  bool holds(double n, double margin) const {
-    return !known() || (n <= limit && level + 1e-6 >= needed(n, margin));
-  }
+  bool holds(double n, double margin) const { return !known() || (n <= limit && level + 1e-6 >= needed(n, margin)); }
   // How long until it holds what `n` needs (0: now). Rounded up to whole ms,
   // so a request admitted after that wait does fit.
   std::chrono::milliseconds wait_for(double n, double margin) const {
@@ -49,9 +47,9 @@ struct RunwayAsk {
 // The buckets that apply to a request: its provider's limits for its API key
 // and quota group.
 struct Runway {
-  RunwayBucket combined;  // OpenAI TPM (input + reserved output), Gemini TPM (input)
-  RunwayBucket input;     // Anthropic input tokens per minute (cache reads not counted)
-  RunwayBucket output;    // Anthropic output tokens per minute (max_tokens reserved)
+  RunwayBucket combined;               // OpenAI TPM (input + reserved output), Gemini TPM (input)
+  RunwayBucket input;                  // Anthropic input tokens per minute (cache reads not counted)
+  RunwayBucket output;                 // Anthropic output tokens per minute (max_tokens reserved)
   bool combined_counts_output = true;  // false for Gemini: its TPM counts input
 
   bool known() const { return combined.known() || input.known() || output.known(); }

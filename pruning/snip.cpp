@@ -13,9 +13,9 @@ namespace {
 
 // Keywords, matched case-sensitively as they appear in compiler, test-runner
 // and shell output (lower-case "error" catches "error:" and "errors").
-constexpr std::array<std::string_view, 14> kErrorWords = {
-    "error",  "Error", "ERROR",   "Traceback", "Exception", "FAILED", "FAIL:",
-    "failed", "fatal", "Fatal",   "panic",     "assert",    "Assert", "No such file"};
+constexpr std::array<std::string_view, 14> kErrorWords = {"error",  "Error",  "ERROR",  "Traceback",   "Exception",
+                                                          "FAILED", "FAIL:",  "failed", "fatal",       "Fatal",
+                                                          "panic",  "assert", "Assert", "No such file"};
 
 // What a gap hid: `whole` whole lines, and `parts` pieces of lines cut
 // inside (0, 1 or 2: the line the head ends in, the one the tail starts in).
@@ -67,9 +67,8 @@ std::size_t escape_length(std::string_view s) {
 
 bool is_name(std::string_view run) {
   if (run.size() < 6) return false;
-  return std::any_of(run.begin(), run.end(), [](char c) {
-    return (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == ':';
-  });
+  return std::any_of(run.begin(), run.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == ':'; });
 }
 
 }  // namespace
@@ -117,11 +116,10 @@ bool is_path_name(std::string_view name) {
   const std::size_t dot = name.rfind('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return false;
   const std::string_view ext = name.substr(dot + 1);
-  return ext.size() <= 5 && std::all_of(ext.begin(), ext.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-         }) && std::any_of(name.begin(), name.begin() + dot, [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-         });
+  return ext.size() <= 5 &&
+         std::all_of(ext.begin(), ext.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }) &&
+         std::any_of(name.begin(), name.begin() + dot,
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); });
 }
 
 bool is_boilerplate_line(std::string_view line) {
@@ -144,8 +142,8 @@ bool is_boilerplate_line(std::string_view line) {
     const bool digit = c >= '0' && c <= '9';
     digits += digit;
     alnum = alnum || digit || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    meter = meter && (digit || c == ' ' || c == ':' || c == '-' || c == '.' || c == '%' || c == 'k' || c == 'M' ||
-                      c == 'G');
+    meter = meter &&
+            (digit || c == ' ' || c == ':' || c == '-' || c == '.' || c == '%' || c == 'k' || c == 'M' || c == 'G');
   }
   if (meter && digits >= 5) return true;
   return !alnum && t.size() >= 3;  // a rule of dashes or equals signs
@@ -201,11 +199,15 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   });
   std::vector<Keep> tail;
   const std::size_t tail_span =
-      n > head_span ? pick_zone(ls, n - 1, n - head_span, true, o.tail_bytes, [&](std::size_t i, std::size_t bytes) {
-        const std::size_t b = offset(i), e = b + ls[i].size();
-        tail.push_back({bytes < ls[i].size() ? b + tail_cut_inside(ls[i], ls[i].size() - bytes, ls[i].size()) : b, e});
-      })
-                    : 0;
+      n > head_span
+          ? pick_zone(
+                ls, n - 1, n - head_span, true, o.tail_bytes,
+                [&](std::size_t i, std::size_t bytes) {
+                  const std::size_t b = offset(i), e = b + ls[i].size();
+                  tail.push_back(
+                      {bytes < ls[i].size() ? b + tail_cut_inside(ls[i], ls[i].size() - bytes, ls[i].size()) : b, e});
+                })
+          : 0;
   // A head that ends inside the last line (one long line, a paragraph of
   // prose) leaves the tail zone nothing: the tail is then the end of that
   // same line, cut at a space, after what the head kept of it.
@@ -213,7 +215,8 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
     const std::size_t line_begin = offset(n - 1), line_end = line_begin + ls[n - 1].size();
     const std::size_t head_end = keep.back().end;
     if (head_end > line_begin && head_end < line_end && ls[n - 1].size() > o.tail_bytes) {
-      const std::size_t from = line_begin + tail_cut_inside(ls[n - 1], ls[n - 1].size() - o.tail_bytes, ls[n - 1].size());
+      const std::size_t from =
+          line_begin + tail_cut_inside(ls[n - 1], ls[n - 1].size() - o.tail_bytes, ls[n - 1].size());
       if (from > head_end) tail.push_back({from, line_end});
     }
   }
@@ -221,8 +224,8 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   std::size_t errors = 0;
   const bool keeps = o.keep_lines && !o.keep_lines->empty();
   for (std::size_t i = head_span; i + tail_span < n && (keeps || errors < o.max_error_lines); ++i) {
-    if (keeps && std::binary_search(o.keep_lines->begin(), o.keep_lines->end(),
-                                    copy_line_key(ls[i], o.keep_line_min_bytes))) {
+    if (keeps &&
+        std::binary_search(o.keep_lines->begin(), o.keep_lines->end(), copy_line_key(ls[i], o.keep_line_min_bytes))) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
     } else if (errors < o.max_error_lines && ls[i].size() <= 512 && ls[i].back() == '\n' && is_error_line(ls[i])) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
@@ -243,7 +246,8 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
     const std::vector<std::string_view> gl = text::lines(gap);
     const bool starts_inside = b > 0 && text[b - 1] != '\n';
     const bool ends_inside = e < text.size() && text[e - 1] != '\n';
-    const std::size_t parts = std::size_t(starts_inside) + std::size_t(ends_inside && !(starts_inside && gl.size() == 1));
+    const std::size_t parts =
+        std::size_t(starts_inside) + std::size_t(ends_inside && !(starts_inside && gl.size() == 1));
     std::size_t lines = 0;
     for (std::string_view l : gl) lines += !l.empty();
     lines = lines > parts ? lines - parts : 0;

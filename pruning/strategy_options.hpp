@@ -19,17 +19,17 @@
 #define TD_OPTION_CUT(field) field = from.field;
 #define TD_OPTION_VISIT(field) v(#field, field);
 
-#define TD_STRATEGY_OPTIONS(Name, FIELDS)                 \
-  struct Name {                                           \
-    FIELDS(TD_OPTION_DECLARE)                             \
-    Name() = default;                                     \
-    template <class From>                                 \
-    Name(const From& from) { /* NOLINT: implicit cut */   \
-      FIELDS(TD_OPTION_CUT)                               \
-    }                                                     \
-    bool operator==(const Name&) const = default;         \
-    template <class V>                                    \
-    void visit(V&& v) const {                             \
-      FIELDS(TD_OPTION_VISIT)                             \
-    }                                                     \
+#define TD_STRATEGY_OPTIONS(Name, FIELDS)               \
+  struct Name {                                         \
+    FIELDS(TD_OPTION_DECLARE)                           \
+    Name() = default;                                   \
+    template <class From>                               \
+    Name(const From& from) { /* NOLINT: implicit cut */ \
+      FIELDS(TD_OPTION_CUT)                             \
+    }                                                   \
+    bool operator==(const Name&) const = default;       \
+    template <class V>                                  \
+    void visit(V&& v) const {                           \
+      FIELDS(TD_OPTION_VISIT)                           \
+    }                                                   \
   }

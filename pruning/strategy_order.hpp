@@ -49,7 +49,11 @@ struct LossyOptions {
   StaleAssistantTextOptions stale_assistant_text;
 
   explicit LossyOptions(const Profile& p)
-      : old_thinking(p), identical_tool_calls(p), identical_tool_outputs(p), low_entropy(p), stale_tool_outputs(p),
+      : old_thinking(p),
+        identical_tool_calls(p),
+        identical_tool_outputs(p),
+        low_entropy(p),
+        stale_tool_outputs(p),
         stale_assistant_text(p) {}
   bool operator==(const LossyOptions&) const = default;
   template <class V>
@@ -76,10 +80,10 @@ struct StageInputs {
   // result.tokens_before set): what trim-middle and the recap say of
   // themselves, and what completed tasks archived, are set in `result`.
   struct After {
-    std::vector<Tombstone> tombstones;       // completed_tasks_plan()'s, decided on the history as sent
-    const TrimMiddleOptions& trim_middle;    // survival's hardest level sets its own
+    std::vector<Tombstone> tombstones;     // completed_tasks_plan()'s, decided on the history as sent
+    const TrimMiddleOptions& trim_middle;  // survival's hardest level sets its own
     const WorkingMemory& wm;
-    const RecapPlan& recap;                  // recap_plan()'s, read from the history as sent
+    const RecapPlan& recap;  // recap_plan()'s, read from the history as sent
     const RecapSummaries* summaries = nullptr;
     const std::vector<std::uint64_t>& orig;  // per message: tokens as sent
     std::vector<std::uint64_t>& now;         // per message: tokens as pruned so far (updated)

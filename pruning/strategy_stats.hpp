@@ -10,8 +10,8 @@
 namespace td::pruning {
 
 struct StrategyStats {
-  const char* name = "";        // stable, snake_case: used in logs, headers and the ledger
-  std::uint32_t hits = 0;       // parts or messages it changed, removed or added
+  const char* name = "";          // stable, snake_case: used in logs, headers and the ledger
+  std::uint32_t hits = 0;         // parts or messages it changed, removed or added
   std::uint64_t bytes_saved = 0;  // text bytes it removed (net of markers it wrote)
 
   // Each change, by message (the pipeline keeps only those before the

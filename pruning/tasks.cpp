@@ -64,7 +64,7 @@ std::vector<Item> checklist_items(std::string_view md) {
     if (line.starts_with("- ") || line.starts_with("* ")) line = trim(line.substr(2));
     if (line.size() < 3 || line[0] != '[' || line[2] != ']') continue;
     const char mark = line[1];
-    TaskStatus st = mark == 'x' || mark == 'X' ? TaskStatus::Completed
+    TaskStatus st = mark == 'x' || mark == 'X'   ? TaskStatus::Completed
                     : mark == '-' || mark == '~' ? TaskStatus::InProgress
                                                  : TaskStatus::Other;
     std::string text(trim(line.substr(3)));
@@ -85,8 +85,10 @@ class Tracker {
       if (m.removed) continue;
       for (std::uint32_t j = 0; j < m.parts.size(); ++j) {
         const Part& p = m.parts[j];
-        if (p.kind == PartKind::ToolCall) call(i, j, p);
-        else if (p.kind == PartKind::ToolResult) result(i, j, p);
+        if (p.kind == PartKind::ToolCall)
+          call(i, j, p);
+        else if (p.kind == PartKind::ToolResult)
+          result(i, j, p);
       }
     }
     return std::move(h_);
@@ -217,9 +219,9 @@ class Tracker {
 
   std::vector<TaskTool> tools_;
   TaskHistory h_;
-  std::map<std::string, std::uint32_t> index_;  // task key -> index
-  std::vector<bool> from_list_;                 // task came from a list tool
-  std::vector<std::uint32_t> in_progress_;      // ascending
+  std::map<std::string, std::uint32_t> index_;          // task key -> index
+  std::vector<bool> from_list_;                         // task came from a list tool
+  std::vector<std::uint32_t> in_progress_;              // ascending
   std::unordered_map<std::string, Owner> owners_;       // call id -> the tasks of its call (latest call)
   std::unordered_map<std::string, Creating> creating_;  // call id -> a task being created
 };

@@ -82,8 +82,8 @@ struct TrackedTask {
 // A tool output or a tool call's arguments that belongs to tasks.
 struct TaskOwned {
   std::uint32_t message = 0;
-  std::uint32_t part = 0;         // index in Message::parts
-  std::uint32_t call_message = 0; // where its call was made (== message for arguments)
+  std::uint32_t part = 0;            // index in Message::parts
+  std::uint32_t call_message = 0;    // where its call was made (== message for arguments)
   std::vector<std::uint32_t> tasks;  // indices into TaskHistory::tasks, ascending
 };
 

@@ -150,8 +150,7 @@ bool RunwayStore::rebase(Entry& e, Provider provider, const QuotaLimits& limits,
   // A 429's retry-after: nothing fits before then (the bill, none, then
   // gives the request's ask back, so at that time the bucket holds it).
   if (headers.retry_after && *headers.retry_after > figures.received) {
-    const double until_ms =
-        std::chrono::duration<double, std::milli>(*headers.retry_after - figures.received).count();
+    const double until_ms = std::chrono::duration<double, std::milli>(*headers.retry_after - figures.received).count();
     const pruning::Runway rw = view(e, provider, limits);
     auto empty_until = [&](Bucket& b, const pruning::RunwayBucket& v) {
       if (v.known()) b.level = std::min(b.level, -v.refill_per_ms * until_ms);

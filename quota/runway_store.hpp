@@ -97,7 +97,7 @@ class RunwayStore {
   struct Bucket {
     double learnt_limit = 0;  // from the headers; 0: none yet
     double level = 0;
-    bool started = false;     // level holds something (else: full on first use)
+    bool started = false;  // level holds something (else: full on first use)
   };
   struct Entry {
     Bucket combined, input, output;
@@ -111,8 +111,8 @@ class RunwayStore {
                     Clock::time_point now, F&& f);
   // The figures into `e`; true when the prompt's bucket took the
   // provider's count of an admitted request.
-  static bool rebase(Entry& e, providers::Provider provider, const QuotaLimits& limits,
-                     const ProviderFigures& figures, const pruning::RunwayAsk& taken);
+  static bool rebase(Entry& e, providers::Provider provider, const QuotaLimits& limits, const ProviderFigures& figures,
+                     const pruning::RunwayAsk& taken);
   static pruning::Runway view(const Entry& e, providers::Provider provider, const QuotaLimits& limits);
   static void refill(Entry& e, providers::Provider provider, const QuotaLimits& limits, Clock::time_point now);
 

@@ -10,7 +10,6 @@
 
 namespace td::providers {
 
-
 namespace {
 
 using generation::Found;
@@ -64,10 +63,14 @@ void read_usage_event(std::string_view name, std::string_view d, UsageSeen seen)
   // The event name says what the data is; content deltas (the bulk of the
   // stream) are skipped without looking at their data.
   if (name.empty()) {
-    if (contains(d, "message_start")) name = "message_start";
-    else if (contains(d, "message_delta")) name = "message_delta";
-    else if (contains(d, "\"error\"")) name = "error";
-    else return;
+    if (contains(d, "message_start"))
+      name = "message_start";
+    else if (contains(d, "message_delta"))
+      name = "message_delta";
+    else if (contains(d, "\"error\""))
+      name = "error";
+    else
+      return;
   }
   if (name == "message_start") {
     auto ms = json::top_level_members(d);

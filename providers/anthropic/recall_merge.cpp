@@ -101,10 +101,10 @@ class AnthropicSseMerge final : public RecallMerge {
   struct Block {
     Kind kind = Kind::pass;
     int client_index = -1;
-    Document content;                // the block as a request carries it
+    Document content;                       // the block as a request carries it
     std::string text, thinking, signature;  // from its deltas, until its stop
-    std::string input;               // tool_use: the input's JSON, from its deltas
-    std::vector<std::string> events; // held: the data of its events, in order
+    std::string input;                      // tool_use: the input's JSON, from its deltas
+    std::vector<std::string> events;        // held: the data of its events, in order
     std::vector<std::string> names;
   };
 
@@ -131,10 +131,14 @@ class AnthropicSseMerge final : public RecallMerge {
   // block takes them at its stop.
   static void accumulate(Block& b, const Value& delta) {
     const std::string_view type = str(delta, "type");
-    if (type == "text_delta") b.text.append(str(delta, "text"));
-    else if (type == "thinking_delta") b.thinking.append(str(delta, "thinking"));
-    else if (type == "signature_delta") b.signature.append(str(delta, "signature"));
-    else if (type == "input_json_delta") b.input.append(str(delta, "partial_json"));
+    if (type == "text_delta")
+      b.text.append(str(delta, "text"));
+    else if (type == "thinking_delta")
+      b.thinking.append(str(delta, "thinking"));
+    else if (type == "signature_delta")
+      b.signature.append(str(delta, "signature"));
+    else if (type == "input_json_delta")
+      b.input.append(str(delta, "partial_json"));
   }
 
   static void complete(Block& b) {
@@ -166,7 +170,8 @@ class AnthropicSseMerge final : public RecallMerge {
     const int index = static_cast<int>(num(d, "index"));
     if (type == "message_start") {
       if (const Value* message = object_at(d, "message"))
-        if (const Value* usage = object_at(*message, "usage")) round_usage_.CopyFrom(*usage, round_usage_.GetAllocator());
+        if (const Value* usage = object_at(*message, "usage"))
+          round_usage_.CopyFrom(*usage, round_usage_.GetAllocator());
       if (round_ == 0) out.append(ev.raw);
     } else if (type == "content_block_start" && d.HasMember("content_block")) {
       Block& b = blocks_[index];
@@ -249,13 +254,15 @@ class AnthropicJsonMerge final : public JsonRoundsMerge {
     for (auto it = content.Begin(); it != content.End();) it = is_recall_tool_use(*it) ? content.Erase(it) : it + 1;
   }
   void carry_over() override {
-    for (auto& b : round_["content"].GetArray()) content_.PushBack(Value(b, content_.GetAllocator()), content_.GetAllocator());
+    for (auto& b : round_["content"].GetArray())
+      content_.PushBack(Value(b, content_.GetAllocator()), content_.GetAllocator());
   }
   void write_merged(Document::AllocatorType& a) override {
     set(round_, "content", Value(content_, a), a);
     set(round_, "usage", Value(total_, a), a);
     if (!first_id_.empty()) set(round_, "id", Value(first_id_.c_str(), a), a);
-    const bool client_calls = std::any_of(content_.Begin(), content_.End(), [](const Value& b) { return is_tool_use(b); });
+    const bool client_calls =
+        std::any_of(content_.Begin(), content_.End(), [](const Value& b) { return is_tool_use(b); });
     if (!client_calls && str(round_, "stop_reason") == "tool_use") set(round_, "stop_reason", Value("end_turn"), a);
   }
 

@@ -29,9 +29,9 @@ using pruning::PartKind;
 using pruning::Role;
 
 enum { kType, kText, kId, kName, kInput, kToolUseId, kContent, kIsError, kThinking, kSignature, kCacheControl, kN };
-constexpr std::array<std::string_view, kN> kBlockKeys{"type",        "text",    "id",       "name",
-                                                      "input",       "tool_use_id", "content", "is_error",
-                                                      "thinking",    "signature", "cache_control"};
+constexpr std::array<std::string_view, kN> kBlockKeys{"type",     "text",        "id",           "name",
+                                                      "input",    "tool_use_id", "content",      "is_error",
+                                                      "thinking", "signature",   "cache_control"};
 
 bool has_cache_control(const json::Document& d, std::uint32_t n) {
   return n != json::kNone && d.node(n).type != Type::Null;
@@ -73,8 +73,8 @@ bool parse_block(ParsedRequest& r, Message& m, std::uint32_t c, bool& breakpoint
     add_part(r, m, PartKind::Text, c, Field::Content, string_slot(d, f[kText])).text = d.str(f[kText]);
   } else if (d.str_is(f[kType], "tool_use")) {
     const bool obj = is(d, f[kInput], Type::Object);
-    TextSlot slot = obj ? TextSlot{TextSlot::Kind::JsonObject, d.node(f[kInput]).begin, d.node(f[kInput]).end}
-                        : TextSlot{};
+    TextSlot slot =
+        obj ? TextSlot{TextSlot::Kind::JsonObject, d.node(f[kInput]).begin, d.node(f[kInput]).end} : TextSlot{};
     Part& p = add_part(r, m, PartKind::ToolCall, c, Field::Content, slot);
     if (is(d, f[kId], Type::String)) p.id = d.str(f[kId]);
     if (is(d, f[kName], Type::String)) p.name = d.str(f[kName]);
@@ -98,9 +98,10 @@ bool parse_block(ParsedRequest& r, Message& m, std::uint32_t c, bool& breakpoint
     if (is(d, f[kToolUseId], Type::String)) p.id = d.str(f[kToolUseId]);
     p.is_error = is(d, f[kIsError], Type::True);
   } else if (d.str_is(f[kType], "thinking") && is(d, f[kThinking], Type::String)) {
-    const bool signed_block = is(d, f[kSignature], Type::String) && d.node(f[kSignature]).end - d.node(f[kSignature]).begin > 2;
-    Part& p = add_part(r, m, PartKind::Thinking, c, Field::Content,
-                       signed_block ? TextSlot{} : string_slot(d, f[kThinking]));
+    const bool signed_block =
+        is(d, f[kSignature], Type::String) && d.node(f[kSignature]).end - d.node(f[kSignature]).begin > 2;
+    Part& p =
+        add_part(r, m, PartKind::Thinking, c, Field::Content, signed_block ? TextSlot{} : string_slot(d, f[kThinking]));
     p.text = d.str(f[kThinking]);
     if (signed_block) p.signature = d.str(f[kSignature]);
   } else {
@@ -131,8 +132,8 @@ bool parse(ParsedRequest& r, std::string& err) {
   const auto& d = r.doc;
   enum { kModel, kStream, kMessages, kSystem, kTools, kCache };
   std::array<std::uint32_t, 6> f;
-  if (!pick(d, d.root(), std::array<std::string_view, 6>{"model", "stream", "messages", "system", "tools", "cache_control"},
-            f)) {
+  if (!pick(d, d.root(),
+            std::array<std::string_view, 6>{"model", "stream", "messages", "system", "tools", "cache_control"}, f)) {
     err = "duplicate top-level member";
     return false;
   }
@@ -170,9 +171,12 @@ bool parse(ParsedRequest& r, std::string& err) {
       return false;
     }
     Message m;
-    if (d.str_is(g[0], "user")) m.role = Role::User;
-    else if (d.str_is(g[0], "assistant")) m.role = Role::Assistant;
-    else if (d.str_is(g[0], "system")) m.role = Role::System;
+    if (d.str_is(g[0], "user"))
+      m.role = Role::User;
+    else if (d.str_is(g[0], "assistant"))
+      m.role = Role::Assistant;
+    else if (d.str_is(g[0], "system"))
+      m.role = Role::System;
     else {
       err = "message role missing or unknown";
       return false;
@@ -252,7 +256,8 @@ bool fresh_block(const Part& p, std::string& out, std::string& err) {
       json::append_json_string(out, p.signature);
       out += '}';
       return true;
-    case PartKind::Opaque: break;
+    case PartKind::Opaque:
+      break;
   }
   err = "cannot render this new part as an Anthropic block";
   return false;
@@ -260,8 +265,8 @@ bool fresh_block(const Part& p, std::string& out, std::string& err) {
 
 // A content value (message content or system) holding `pieces`. `orig` is the
 // original value node (string or array), kNone for a new one.
-bool content_value(const ParsedRequest& r, std::string_view body, std::uint32_t orig,
-                   const std::vector<Piece>& pieces, std::string& out, std::string& err) {
+bool content_value(const ParsedRequest& r, std::string_view body, std::uint32_t orig, const std::vector<Piece>& pieces,
+                   std::string& out, std::string& err) {
   const bool orig_array = is(r.doc, orig, Type::Array);
   if (!orig_array && pieces.size() <= 1 && (pieces.empty() || pieces[0].p->kind == PartKind::Text)) {
     if (pieces.empty()) {
@@ -325,9 +330,8 @@ bool render_system(const ParsedRequest& r, std::string_view body, const std::vec
   std::vector<Piece> pieces;
   for (const Message* m : system)
     for (const Part& p : m->parts) pieces.push_back({m, &p});
-  const std::uint32_t orig = system.size() == 1 && system[0]->origin != pruning::kNewOrigin
-                                 ? r.messages[system[0]->origin].node
-                                 : json::kNone;
+  const std::uint32_t orig =
+      system.size() == 1 && system[0]->origin != pruning::kNewOrigin ? r.messages[system[0]->origin].node : json::kNone;
   return content_value(r, body, orig, pieces, out, err);
 }
 
@@ -354,7 +358,7 @@ bool anthropic_cache_anchor_edit(const ParsedRequest& r, const Message& m, const
   const PartSource* src = splice::source_of(r, m, p);
   if (!src || src->elem == json::kNone || r.doc.node(src->elem).type != Type::Object) return false;
   if (r.doc.raw(src->elem).find("\"cache_control\"") != std::string_view::npos) return false;  // marked already
-  const std::uint32_t close = r.doc.node(src->elem).end - 1;  // the block's '}'
+  const std::uint32_t close = r.doc.node(src->elem).end - 1;                                   // the block's '}'
   out = json::Edit{close, close, ",\"cache_control\":{\"type\":\"ephemeral\"}", {}};
   return true;
 }

@@ -28,13 +28,25 @@ using usage_event::kMaxCapture;
 constexpr Key kGen{"generationConfig", "generation_config"};
 constexpr Key kThink{"thinkingConfig", "thinking_config"};
 constexpr generation::Field kSettings[] = {
-    {Setting::max_output_tokens, Kind::Integer, 2, {kGen, Key{"maxOutputTokens", "max_output_tokens"}},
+    {Setting::max_output_tokens,
+     Kind::Integer,
+     2,
+     {kGen, Key{"maxOutputTokens", "max_output_tokens"}},
      "generationConfig.maxOutputTokens"},
-    {Setting::include_thoughts, Kind::Bool, 3, {kGen, kThink, Key{"includeThoughts", "include_thoughts"}},
+    {Setting::include_thoughts,
+     Kind::Bool,
+     3,
+     {kGen, kThink, Key{"includeThoughts", "include_thoughts"}},
      "generationConfig.thinkingConfig.includeThoughts"},
-    {Setting::thinking_budget, Kind::Integer, 3, {kGen, kThink, Key{"thinkingBudget", "thinking_budget"}},
+    {Setting::thinking_budget,
+     Kind::Integer,
+     3,
+     {kGen, kThink, Key{"thinkingBudget", "thinking_budget"}},
      "generationConfig.thinkingConfig.thinkingBudget"},
-    {Setting::thinking_level, Kind::String, 3, {kGen, kThink, Key{"thinkingLevel", "thinking_level"}},
+    {Setting::thinking_level,
+     Kind::String,
+     3,
+     {kGen, kThink, Key{"thinkingLevel", "thinking_level"}},
      "generationConfig.thinkingConfig.thinkingLevel"},
 };
 
@@ -140,8 +152,8 @@ ThinkingChange lower_thinking(std::string_view model, const GenerationSettings& 
 }
 
 std::string recall_tool(std::string_view name_and_description, std::string_view schema) {
-  return R"({"functionDeclarations":[{)" + std::string(name_and_description) + ",\"parameters\":" +
-         std::string(schema) + "}]}";
+  return R"({"functionDeclarations":[{)" + std::string(name_and_description) +
+         ",\"parameters\":" + std::string(schema) + "}]}";
 }
 
 }  // namespace

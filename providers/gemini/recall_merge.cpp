@@ -19,7 +19,8 @@ Value* parts_of(Value& chunk) {
       chunk["candidates"].Empty())
     return nullptr;
   Value& c = chunk["candidates"][0];
-  if (!c.IsObject() || !c.HasMember("content") || !c["content"].IsObject() || !c["content"].HasMember("parts")) return nullptr;
+  if (!c.IsObject() || !c.HasMember("content") || !c["content"].IsObject() || !c["content"].HasMember("parts"))
+    return nullptr;
   Value& p = c["content"]["parts"];
   return p.IsArray() ? &p : nullptr;
 }
@@ -43,8 +44,10 @@ class GeminiRounds {
     }
     auto& a = chunk.GetAllocator();
     changed = rounds_ > 0;  // a later round's chunk: its id and usage are rewritten
-    if (first_id_.empty()) first_id_ = str(chunk, "responseId");
-    else if (chunk.HasMember("responseId")) set(chunk, "responseId", Value(first_id_.c_str(), a), a);
+    if (first_id_.empty())
+      first_id_ = str(chunk, "responseId");
+    else if (chunk.HasMember("responseId"))
+      set(chunk, "responseId", Value(first_id_.c_str(), a), a);
     bool had_parts = false;
     if (Value* parts = parts_of(chunk)) {
       had_parts = !parts->Empty();
@@ -141,7 +144,8 @@ class GeminiSseMerge final : public RecallMerge {
   void finish(std::string& out) override {
     if (last_.empty()) return;
     Document d;
-    if (!rounds_.holds_calls() && last_is_raw_) out.append(last_raw_);  // as it came
+    if (!rounds_.holds_calls() && last_is_raw_)
+      out.append(last_raw_);  // as it came
     else if (parse(last_, d)) {
       rounds_.release_into(d);
       append_event(out, "", to_json(d));
@@ -166,8 +170,10 @@ class GeminiSseMerge final : public RecallMerge {
   }
   void flush_last(std::string& out) {
     if (last_.empty()) return;
-    if (last_is_raw_) out.append(last_raw_);
-    else append_event(out, "", last_);
+    if (last_is_raw_)
+      out.append(last_raw_);
+    else
+      append_event(out, "", last_);
     last_.clear();
   }
 

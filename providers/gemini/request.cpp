@@ -37,7 +37,9 @@ bool parse_part(ParsedRequest& r, Message& m, std::uint32_t c, std::string& err)
     err = "malformed part";
     return false;
   }
-  const std::uint32_t sig = is(d, f[kSig], Type::String) ? f[kSig] : is(d, f[kSigSnake], Type::String) ? f[kSigSnake] : json::kNone;
+  const std::uint32_t sig = is(d, f[kSig], Type::String)        ? f[kSig]
+                            : is(d, f[kSigSnake], Type::String) ? f[kSigSnake]
+                                                                : json::kNone;
   const bool is_signed = sig != json::kNone;
   const std::uint32_t call = f[kCall] != json::kNone ? f[kCall] : f[kCallSnake];
   const std::uint32_t resp = f[kResp] != json::kNone ? f[kResp] : f[kRespSnake];
@@ -49,8 +51,8 @@ bool parse_part(ParsedRequest& r, Message& m, std::uint32_t c, std::string& err)
       return false;
     }
     const bool obj = is(d, g[1], Type::Object);
-    TextSlot slot = obj && !is_signed ? TextSlot{TextSlot::Kind::JsonObject, d.node(g[1]).begin, d.node(g[1]).end}
-                                      : TextSlot{};
+    TextSlot slot =
+        obj && !is_signed ? TextSlot{TextSlot::Kind::JsonObject, d.node(g[1]).begin, d.node(g[1]).end} : TextSlot{};
     p = &add_part(r, m, PartKind::ToolCall, c, Field::Content, slot);
     if (is(d, g[0], Type::String)) p->name = d.str(g[0]);
     p->id = is(d, g[2], Type::String) ? d.str(g[2]) : p->name;
@@ -100,10 +102,14 @@ bool parse_content(ParsedRequest& r, std::uint32_t c, bool system_field, std::st
   }
   Message m;
   m.system_field = system_field;
-  if (system_field) m.role = Role::System;
-  else if (g[0] == json::kNone || d.str_is(g[0], "user")) m.role = Role::User;
-  else if (d.str_is(g[0], "model")) m.role = Role::Assistant;
-  else if (d.str_is(g[0], "function") || d.str_is(g[0], "tool")) m.role = Role::Tool;
+  if (system_field)
+    m.role = Role::System;
+  else if (g[0] == json::kNone || d.str_is(g[0], "user"))
+    m.role = Role::User;
+  else if (d.str_is(g[0], "model"))
+    m.role = Role::Assistant;
+  else if (d.str_is(g[0], "function") || d.str_is(g[0], "tool"))
+    m.role = Role::Tool;
   else {
     err = "unknown content role";
     return false;
@@ -124,8 +130,8 @@ bool parse_content(ParsedRequest& r, std::uint32_t c, bool system_field, std::st
 bool parse(ParsedRequest& r, std::string& err) {
   const auto& d = r.doc;
   std::array<std::uint32_t, 4> f;
-  if (!pick(d, d.root(), std::array<std::string_view, 4>{"contents", "systemInstruction", "system_instruction", "tools"},
-            f)) {
+  if (!pick(d, d.root(),
+            std::array<std::string_view, 4>{"contents", "systemInstruction", "system_instruction", "tools"}, f)) {
     err = "duplicate top-level member";
     return false;
   }
@@ -211,7 +217,8 @@ bool fresh_part(const Part& p, std::string& out, std::string& err) {
       append_id(out, p);
       out += "}}";
       return true;
-    case PartKind::Opaque: break;
+    case PartKind::Opaque:
+      break;
   }
   err = "cannot render a new opaque Gemini part";
   return false;

@@ -101,8 +101,8 @@ void read_usage_event(std::string_view, std::string_view d, UsageSeen seen) {
 }
 
 std::string recall_tool(std::string_view name_and_description, std::string_view schema) {
-  return R"({"type":"function","function":{)" + std::string(name_and_description) + ",\"parameters\":" +
-         std::string(schema) + "}}";
+  return R"({"type":"function","function":{)" + std::string(name_and_description) +
+         ",\"parameters\":" + std::string(schema) + "}}";
 }
 
 }  // namespace

@@ -36,8 +36,7 @@ std::string splice(std::string_view s, std::size_t pos, std::size_t len, std::st
 // The byte range to cut to remove member `i` of `ms` from its object, keeping
 // the object valid: a later member takes its separator with it; the first one
 // takes the separator after it.
-std::pair<std::size_t, std::size_t> member_cut(const std::vector<json::JsonMemberView>& ms,
-                                               std::size_t i) {
+std::pair<std::size_t, std::size_t> member_cut(const std::vector<json::JsonMemberView>& ms, std::size_t i) {
   const auto& m = ms[i];
   if (i > 0) return {m.sep_pos, m.value_end - m.sep_pos};
   if (ms.size() > 1) return {m.key_pos, ms[1].key_pos - m.key_pos};
@@ -112,8 +111,8 @@ void OpenAiUsageScrubber::on_event(const json::SseEvent& ev, std::string& out) {
   }
   // Only a single-line data field can be edited in place (OpenAI never sends
   // more); anything else is relayed as it came.
-  bool in_place = ev.has_data && !ev.overflow && d.data() >= ev.raw.data() &&
-                  d.data() + d.size() <= ev.raw.data() + ev.raw.size();
+  bool in_place =
+      ev.has_data && !ev.overflow && d.data() >= ev.raw.data() && d.data() + d.size() <= ev.raw.data() + ev.raw.size();
   if (!in_place || !has_usage) {
     out.append(ev.raw);
     return;

@@ -21,8 +21,10 @@ struct ToolCall {
 std::string continuation_messages(const std::string& content, const std::string& reasoning,
                                   const std::vector<RecallCall>& calls, const std::vector<std::string>& results) {
   std::string s = R"({"role":"assistant","content":)";
-  if (content.empty()) s.append("null");
-  else json::append_json_string(s, content);
+  if (content.empty())
+    s.append("null");
+  else
+    json::append_json_string(s, content);
   if (!reasoning.empty()) {
     s.append(R"(,"reasoning_content":)");
     json::append_json_string(s, reasoning);
@@ -84,7 +86,8 @@ class OpenAiChatSseMerge final : public RecallMerge {
   }
 
   bool continue_with(std::string& body, const std::vector<std::string>& results) override {
-    if (!json::append_to_array_member(body, "messages", continuation_messages(content_, reasoning_, recall_calls_, results)))
+    if (!json::append_to_array_member(body, "messages",
+                                      continuation_messages(content_, reasoning_, recall_calls_, results)))
       return false;
     ++round_;
     content_.clear();
@@ -98,10 +101,13 @@ class OpenAiChatSseMerge final : public RecallMerge {
   // a failed continuation): with no client call left, the turn stopped.
   void finish(std::string& out) override {
     const bool recalls = std::any_of(calls_.begin(), calls_.end(), [](const ToolCall& c) { return is_recall(c); });
-    const bool client_calls = std::any_of(calls_.begin(), calls_.end(), [](const ToolCall& c) { return !is_recall(c); });
+    const bool client_calls =
+        std::any_of(calls_.begin(), calls_.end(), [](const ToolCall& c) { return !is_recall(c); });
     for (const auto& e : held_) {
-      if (recalls) write_without_recalls(e, out);
-      else write(e, out);
+      if (recalls)
+        write_without_recalls(e, out);
+      else
+        write(e, out);
     }
     held_.clear();
     const bool rewrite_end = round_ > 0 || recalls;
@@ -212,19 +218,21 @@ class OpenAiChatSseMerge final : public RecallMerge {
         return;
       }
     }
-    if (round_ > 0) write(std::string(ev.raw), out);
-    else out.append(ev.raw);
+    if (round_ > 0)
+      write(std::string(ev.raw), out);
+    else
+      out.append(ev.raw);
   }
 
   json::SseSplitter splitter_;
   unsigned round_ = 0;
   std::string first_id_;
-  std::string content_, reasoning_;     // this round's, for its assistant turn
-  std::vector<ToolCall> calls_;         // this round's, by index
+  std::string content_, reasoning_;  // this round's, for its assistant turn
+  std::vector<ToolCall> calls_;      // this round's, by index
   std::vector<RecallCall> recall_calls_;
-  std::vector<std::string> held_;       // events carrying tool calls
-  std::vector<std::string> end_;        // finish chunk, usage chunk, [DONE]
-  unsigned end_round_ = 0;              // the round end_ is of
+  std::vector<std::string> held_;  // events carrying tool calls
+  std::vector<std::string> end_;   // finish chunk, usage chunk, [DONE]
+  unsigned end_round_ = 0;         // the round end_ is of
   Document total_{rapidjson::kObjectType};
   bool has_usage_ = false;
 };
@@ -235,9 +243,9 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
  public:
   bool continue_with(std::string& body, const std::vector<std::string>& results) override {
     const std::string content(str(*message(), "content"));
-    if (!json::append_to_array_member(body, "messages",
-                                continuation_messages(content, std::string(str(*message(), "reasoning_content")),
-                                                      calls_, results)))
+    if (!json::append_to_array_member(
+            body, "messages",
+            continuation_messages(content, std::string(str(*message(), "reasoning_content")), calls_, results)))
       return false;
     text_ += content;
     keep_round();
@@ -255,19 +263,20 @@ class OpenAiChatJsonMerge final : public JsonRoundsMerge {
   void collect_recall_calls() override {
     if (auto tc = message()->FindMember("tool_calls"); tc != message()->MemberEnd() && tc->value.IsArray())
       for (auto& c : tc->value.GetArray())
-        if (is_recall_call(c)) calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
+        if (is_recall_call(c))
+          calls_.push_back({std::string(str(c, "id")), std::string(str(c["function"], "arguments"))});
   }
   void drop_recall_calls() override {
     Value* m = message();
     auto tc = m->FindMember("tool_calls");
     if (tc == m->MemberEnd() || !tc->value.IsArray()) return;
     Value& list = tc->value;
-    for (auto it = list.Begin(); it != list.End();)
-      it = is_recall_call(*it) ? list.Erase(it) : it + 1;
+    for (auto it = list.Begin(); it != list.End();) it = is_recall_call(*it) ? list.Erase(it) : it + 1;
     if (!list.Empty()) return;
     m->RemoveMember("tool_calls");
     Value& choice = round_["choices"][0];
-    if (str(choice, "finish_reason") == "tool_calls") set(choice, "finish_reason", Value("stop"), round_.GetAllocator());
+    if (str(choice, "finish_reason") == "tool_calls")
+      set(choice, "finish_reason", Value("stop"), round_.GetAllocator());
   }
   void carry_over() override { text_ += str(*message(), "content"); }
   void write_merged(Document::AllocatorType& a) override {

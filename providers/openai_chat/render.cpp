@@ -136,13 +136,16 @@ Groups group(const ParsedRequest& r, const Message& m) {
         (field == Field::Reasoning ? g.reasoning : g.reasoning_content).push_back(&p);
         break;
       case PartKind::ToolCall:
-        if (field == Field::FunctionCall) g.function_call = &p;
-        else g.calls.push_back(&p);
+        if (field == Field::FunctionCall)
+          g.function_call = &p;
+        else
+          g.calls.push_back(&p);
         break;
       case PartKind::Opaque:
         (field == Field::ToolCalls ? g.calls : g.content).push_back(&p);
         break;
-      default: g.content.push_back(&p);
+      default:
+        g.content.push_back(&p);
     }
   }
   return g;
@@ -150,10 +153,14 @@ Groups group(const ParsedRequest& r, const Message& m) {
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::System: return "system";
-    case Role::User: return "user";
-    case Role::Assistant: return "assistant";
-    case Role::Tool: return "tool";
+    case Role::System:
+      return "system";
+    case Role::User:
+      return "user";
+    case Role::Assistant:
+      return "assistant";
+    case Role::Tool:
+      return "tool";
   }
   return "user";
 }

@@ -24,11 +24,16 @@ using pruning::Role;
 
 bool parse_role(const json::Document& d, std::uint32_t n, Role& role) {
   if (!is(d, n, Type::String)) return false;
-  if (d.str_is(n, "user")) role = Role::User;
-  else if (d.str_is(n, "assistant")) role = Role::Assistant;
-  else if (d.str_is(n, "tool") || d.str_is(n, "function")) role = Role::Tool;
-  else if (d.str_is(n, "system") || d.str_is(n, "developer")) role = Role::System;
-  else return false;
+  if (d.str_is(n, "user"))
+    role = Role::User;
+  else if (d.str_is(n, "assistant"))
+    role = Role::Assistant;
+  else if (d.str_is(n, "tool") || d.str_is(n, "function"))
+    role = Role::Tool;
+  else if (d.str_is(n, "system") || d.str_is(n, "developer"))
+    role = Role::System;
+  else
+    return false;
   return true;
 }
 
@@ -53,7 +58,8 @@ bool all_text_parts(const json::Document& d, std::uint32_t arr, std::string& tex
 bool parse_tool_call(ParsedRequest& r, Message& m, std::uint32_t elem, std::string& err) {
   const auto& d = r.doc;
   std::array<std::uint32_t, 4> f;
-  if (!is(d, elem, Type::Object) || !pick(d, elem, std::array<std::string_view, 4>{"id", "function", "custom", "type"}, f)) {
+  if (!is(d, elem, Type::Object) ||
+      !pick(d, elem, std::array<std::string_view, 4>{"id", "function", "custom", "type"}, f)) {
     err = "malformed tool call";
     return false;
   }
@@ -88,8 +94,8 @@ bool parse_message(ParsedRequest& r, std::uint32_t node, std::string& err) {
     return false;
   }
   if (!pick(d, node,
-            std::array<std::string_view, 8>{"role", "content", "tool_calls", "function_call", "tool_call_id",
-                                            "name", "reasoning_content", "reasoning"},
+            std::array<std::string_view, 8>{"role", "content", "tool_calls", "function_call", "tool_call_id", "name",
+                                            "reasoning_content", "reasoning"},
             f)) {
     err = "message has a duplicate member";
     return false;
@@ -105,8 +111,8 @@ bool parse_message(ParsedRequest& r, std::uint32_t node, std::string& err) {
   if (m.role != Role::Tool && is(d, f[kName], Type::String)) m.name = d.str(f[kName]);
 
   if (is(d, f[kReasoningContent], Type::String)) {
-    Part& p = add_part(r, m, PartKind::Thinking, json::kNone, Field::ReasoningContent,
-                       string_slot(d, f[kReasoningContent]));
+    Part& p =
+        add_part(r, m, PartKind::Thinking, json::kNone, Field::ReasoningContent, string_slot(d, f[kReasoningContent]));
     p.text = d.str(f[kReasoningContent]);
   }
   if (is(d, f[kReasoning], Type::String)) {
@@ -130,8 +136,10 @@ bool parse_message(ParsedRequest& r, std::uint32_t node, std::string& err) {
     p.text = std::move(text);
     const bool legacy = d.str_is(f[kRole], "function");
     if (is(d, f[kName], Type::String)) p.name = d.str(f[kName]);
-    if (legacy) p.id = p.name;
-    else if (is(d, f[kToolCallId], Type::String)) p.id = d.str(f[kToolCallId]);
+    if (legacy)
+      p.id = p.name;
+    else if (is(d, f[kToolCallId], Type::String))
+      p.id = d.str(f[kToolCallId]);
   } else if (ct == Type::String) {
     Part& p = add_part(r, m, PartKind::Text, json::kNone, Field::Content, string_slot(d, content));
     p.text = d.str(content);
@@ -206,7 +214,7 @@ bool parse(ParsedRequest& r, std::string& err) {
 
 }  // namespace
 
-const FormatOps kOpenAIChatOps{parse, openai_chat::render_changed, openai_chat::render_new,
-                               openai_chat::render_system, "", "messages"};
+const FormatOps kOpenAIChatOps{
+    parse, openai_chat::render_changed, openai_chat::render_new, openai_chat::render_system, "", "messages"};
 
 }  // namespace td::providers::detail

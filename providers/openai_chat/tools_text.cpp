@@ -126,7 +126,7 @@ std::string render_openai_tools(const Value& tools) {
 
 std::string render_openai_tools_json(std::string_view raw) {
   if (!pruning::json_nesting_within(raw)) return {};  // format_type recurses per level
-  const std::string text(raw);  // StringStream wants a terminated string
+  const std::string text(raw);                        // StringStream wants a terminated string
   rapidjson::StringStream in(text.c_str());
   rapidjson::Document all(rapidjson::kArrayType);
   while (true) {

@@ -109,7 +109,7 @@ class ResponsesSseMerge final : public RecallMerge {
   struct Item {
     bool held = false, recall = false;
     int client_index = -1;
-    Document done;                        // the item as response.output_item.done gave it
+    Document done;                           // the item as response.output_item.done gave it
     std::vector<std::string> events, names;  // held: its events
   };
 
@@ -187,14 +187,14 @@ class ResponsesSseMerge final : public RecallMerge {
 
   json::SseSplitter splitter_;
   unsigned round_ = 0;
-  std::int64_t seq_ = 0;     // the client's next sequence number
-  bool seq_known_ = false;   // seq_ starts at the upstream's first
-  int next_index_ = 0;       // the client's next output index
+  std::int64_t seq_ = 0;    // the client's next sequence number
+  bool seq_known_ = false;  // seq_ starts at the upstream's first
+  int next_index_ = 0;      // the client's next output index
   std::string first_id_;
   std::map<int, Item> items_;  // this round's, by upstream output index
   std::vector<RecallCall> calls_;
   Document output_{rapidjson::kArrayType};  // every item the client got
-  Document end_;                             // the round's response.completed, held
+  Document end_;                            // the round's response.completed, held
   std::string end_name_, end_raw_;
   Document total_{rapidjson::kObjectType};
 };
@@ -219,14 +219,16 @@ class ResponsesJsonMerge final : public JsonRoundsMerge {
   bool well_formed() override { return round_.HasMember("output") && round_["output"].IsArray(); }
   void collect_recall_calls() override {
     for (auto& item : round_["output"].GetArray())
-      if (is_recall_call(item)) calls_.push_back({std::string(str(item, "call_id")), std::string(str(item, "arguments"))});
+      if (is_recall_call(item))
+        calls_.push_back({std::string(str(item, "call_id")), std::string(str(item, "arguments"))});
   }
   void drop_recall_calls() override {
     Value& output = round_["output"];
     for (auto it = output.Begin(); it != output.End();) it = is_recall_call(*it) ? output.Erase(it) : it + 1;
   }
   void carry_over() override {
-    for (auto& item : round_["output"].GetArray()) output_.PushBack(Value(item, output_.GetAllocator()), output_.GetAllocator());
+    for (auto& item : round_["output"].GetArray())
+      output_.PushBack(Value(item, output_.GetAllocator()), output_.GetAllocator());
   }
   void write_merged(Document::AllocatorType& a) override {
     set(round_, "output", Value(output_, a), a);

@@ -23,7 +23,7 @@ using pruning::PartKind;
 using pruning::Role;
 
 enum { kType, kRole, kContent, kCallId, kName, kArguments, kOutput, kSummary, kEncrypted, kInput, kN };
-constexpr std::array<std::string_view, kN> kItemKeys{"type",    "role",   "content", "call_id",           "name",
+constexpr std::array<std::string_view, kN> kItemKeys{"type",      "role",   "content", "call_id",           "name",
                                                      "arguments", "output", "summary", "encrypted_content", "input"};
 
 Message& begin_message(ParsedRequest& r, std::uint32_t node, Role role, bool system_field = false) {
@@ -43,9 +43,12 @@ bool parse_message_item(ParsedRequest& r, std::uint32_t item, const std::array<s
                         std::string& err) {
   const auto& d = r.doc;
   Role role;
-  if (d.str_is(f[kRole], "user")) role = Role::User;
-  else if (d.str_is(f[kRole], "assistant")) role = Role::Assistant;
-  else if (d.str_is(f[kRole], "system") || d.str_is(f[kRole], "developer")) role = Role::System;
+  if (d.str_is(f[kRole], "user"))
+    role = Role::User;
+  else if (d.str_is(f[kRole], "assistant"))
+    role = Role::Assistant;
+  else if (d.str_is(f[kRole], "system") || d.str_is(f[kRole], "developer"))
+    role = Role::System;
   else {
     err = "message item role missing or unknown";
     return false;
@@ -192,9 +195,12 @@ bool parse(ParsedRequest& r, std::string& err) {
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::System: return "system";
-    case Role::Assistant: return "assistant";
-    default: return "user";
+    case Role::System:
+      return "system";
+    case Role::Assistant:
+      return "assistant";
+    default:
+      return "user";
   }
 }
 
@@ -256,8 +262,7 @@ bool message_item(const ParsedRequest& r, std::string_view body, const Message& 
 }
 
 // All items of message m, comma-separated.
-bool render_items(const ParsedRequest& r, std::string_view body, const Message& m, std::string& out,
-                  std::string& err) {
+bool render_items(const ParsedRequest& r, std::string_view body, const Message& m, std::string& out, std::string& err) {
   std::vector<const Part*> content;
   for (const Part& p : m.parts) {
     const PartSource* src = splice::source_of(r, m, p);

@@ -56,16 +56,16 @@ FilterResult ArchiveFilter::request_filter(RequestContext& ctx, HeaderMap&) {
   }
   const std::string id(ctx.path().substr(kPathPrefix.size()));
   archive::Store* store = store_();
-  if (!thread_ || !store || ctx.key_fingerprint.empty()) return FilterResult::respond(archive_answer(store, ctx.provider, ctx.key_fingerprint, id));
+  if (!thread_ || !store || ctx.key_fingerprint.empty())
+    return FilterResult::respond(archive_answer(store, ctx.provider, ctx.key_fingerprint, id));
   auto read = std::make_shared<ArchiveRead>(ArchiveRead{store, ctx.provider, ctx.key_fingerprint, id, {}});
-  return run_off_thread(thread_, kReadWait, std::move(read),
-                        OffThreadSteps<ArchiveRead>{
-                            .work = [](ArchiveRead& r, const auto&) {
-                              r.answer = archive_answer(r.store, r.provider, r.key_fp, r.id);
-                            },
-                            .finish = [](PausedRequest, ArchiveRead& r) { return std::optional(std::move(r.answer)); },
-                            .give_back = [](PausedRequest, ArchiveRead& r) { return std::optional(unavailable(r.provider)); },
-                        });
+  return run_off_thread(
+      thread_, kReadWait, std::move(read),
+      OffThreadSteps<ArchiveRead>{
+          .work = [](ArchiveRead& r, const auto&) { r.answer = archive_answer(r.store, r.provider, r.key_fp, r.id); },
+          .finish = [](PausedRequest, ArchiveRead& r) { return std::optional(std::move(r.answer)); },
+          .give_back = [](PausedRequest, ArchiveRead& r) { return std::optional(unavailable(r.provider)); },
+      });
 }
 
 }  // namespace td::proxy

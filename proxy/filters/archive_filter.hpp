@@ -22,7 +22,9 @@
 #include "proxy/phases/filter.hpp"
 #include "proxy/phases/off_thread.hpp"
 
-namespace td::archive { class Store; }
+namespace td::archive {
+class Store;
+}
 
 namespace td::proxy {
 
@@ -35,8 +37,7 @@ class ArchiveFilter final : public Filter {
   // `store()` the archive (null: none), read when a request comes, since the
   // archive is opened after the filters are built; `thread`: where files are
   // read (null: on the request's thread, for tests).
-  ArchiveFilter(std::function<archive::Store*()> store, JobQueue* thread)
-      : store_(std::move(store)), thread_(thread) {}
+  ArchiveFilter(std::function<archive::Store*()> store, JobQueue* thread) : store_(std::move(store)), thread_(thread) {}
   std::string_view name() const override { return "archive"; }
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
 

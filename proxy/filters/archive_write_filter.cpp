@@ -49,38 +49,35 @@ FilterResult ArchiveWriteFilter::request_body_filter(RequestContext& ctx, const 
                 if (job.error.empty()) job.error = "archive write failed";
                 job.run.run(*config, services, false);
               },
-          .finish =
-              [count_failure = services_.archive.count_failure](
-                  PausedRequest request, ArchiveWrite& job) -> std::optional<LocalResponse> {
-                RequestContext& ctx = *request.ctx;
-                EvictionReport& report = ctx.objects.publish<EvictionReport>();
-                if (job.written) {
-                  report.evicted_tasks = evicted_tasks(job.run.outcome.result.archived);
-                  DietResult& result = ctx.objects.get<DietResult>();
-                  result.outcome = std::move(job.run.outcome);
-                  *request.body = std::move(job.run.rewritten);
-                  return std::nullopt;
-                }
-                report.archive_error = std::move(job.error);
-                if (count_failure) count_failure();
-                const bool offloaded = ctx.objects.get<DietResult>().offloaded;
-                *request.body = std::move(job.run.body);
-                publish_diet(ctx, job.run.route, std::move(job.run.outcome), *request.body,
-                             job.run.rewritten);
-                ctx.objects.get<DietResult>().offloaded = offloaded;
-                return std::nullopt;
-              },
+          .finish = [count_failure = services_.archive.count_failure](
+                        PausedRequest request, ArchiveWrite& job) -> std::optional<LocalResponse> {
+            RequestContext& ctx = *request.ctx;
+            EvictionReport& report = ctx.objects.publish<EvictionReport>();
+            if (job.written) {
+              report.evicted_tasks = evicted_tasks(job.run.outcome.result.archived);
+              DietResult& result = ctx.objects.get<DietResult>();
+              result.outcome = std::move(job.run.outcome);
+              *request.body = std::move(job.run.rewritten);
+              return std::nullopt;
+            }
+            report.archive_error = std::move(job.error);
+            if (count_failure) count_failure();
+            const bool offloaded = ctx.objects.get<DietResult>().offloaded;
+            *request.body = std::move(job.run.body);
+            publish_diet(ctx, job.run.route, std::move(job.run.outcome), *request.body, job.run.rewritten);
+            ctx.objects.get<DietResult>().offloaded = offloaded;
+            return std::nullopt;
+          },
           // Not written in time: the body goes as it came (nothing archived is
           // missing from it), and nothing the diet decided for it stands.
-          .give_back =
-              [](PausedRequest request, ArchiveWrite& job) -> std::optional<LocalResponse> {
-                if (request.body) *request.body = job.run.body;
-                if (request.ctx) {
-                  request.ctx->objects.erase<DietResult>();
-                  request.ctx->objects.erase<DietReport>();
-                }
-                return std::nullopt;
-              },
+          .give_back = [](PausedRequest request, ArchiveWrite& job) -> std::optional<LocalResponse> {
+            if (request.body) *request.body = job.run.body;
+            if (request.ctx) {
+              request.ctx->objects.erase<DietResult>();
+              request.ctx->objects.erase<DietReport>();
+            }
+            return std::nullopt;
+          },
       });
 }
 

@@ -84,12 +84,12 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
     // (diet/diet.hpp), the same function `tokendiet replay` measures.
     DietRun run(ctx, *route);
     const PolicyIdentity who{ctx.provider, ctx.key_fingerprint, ctx.session_id};
-    const diet::PolicyFactsFn facts = services_.policy.enabled() ? services_.policy.facts_for(who) : diet::PolicyFactsFn{};
-    diet::DietOutcome outcome =
-        diet::diet_body(*route, body, run.rewritten, *config_, *services_.caches,
-                        diet::DietOptions{.calibration = services_.calibration,
-                                          .policy = facts ? &facts : nullptr,
-                                          .semantic_eviction = services_.archive.on()});
+    const diet::PolicyFactsFn facts =
+        services_.policy.enabled() ? services_.policy.facts_for(who) : diet::PolicyFactsFn{};
+    diet::DietOutcome outcome = diet::diet_body(*route, body, run.rewritten, *config_, *services_.caches,
+                                                diet::DietOptions{.calibration = services_.calibration,
+                                                                  .policy = facts ? &facts : nullptr,
+                                                                  .semantic_eviction = services_.archive.on()});
     // A recap to summarize first: on a diet thread, the request paused.
     if (wants_summary(services_, outcome)) return offload(ctx, headers, *route, body);
     publish_diet(ctx, std::move(*route), std::move(outcome), body, run.rewritten);
@@ -121,21 +121,18 @@ FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, 
                                       std::move(job.credentials), services.caches->summaries);
                 if (!stopped()) job.run.run(*config, services, eviction);
               },
-          .finish =
-              [](PausedRequest request, OffloadedDiet& job) -> std::optional<LocalResponse> {
-                *request.body = std::move(job.run.body);
-                publish_diet(*request.ctx, job.run.route, std::move(job.run.outcome), *request.body,
-                             job.run.rewritten);
-                request.ctx->objects.get<DietResult>().offloaded = true;
-                return std::nullopt;
-              },
+          .finish = [](PausedRequest request, OffloadedDiet& job) -> std::optional<LocalResponse> {
+            *request.body = std::move(job.run.body);
+            publish_diet(*request.ctx, job.run.route, std::move(job.run.outcome), *request.body, job.run.rewritten);
+            request.ctx->objects.get<DietResult>().offloaded = true;
+            return std::nullopt;
+          },
           // The wait ended without the diet: the body goes as it came. The
           // job only reads it, so a copy races with nothing.
-          .give_back =
-              [](PausedRequest request, OffloadedDiet& job) -> std::optional<LocalResponse> {
-                if (request.body) *request.body = job.run.body;
-                return std::nullopt;
-              },
+          .give_back = [](PausedRequest request, OffloadedDiet& job) -> std::optional<LocalResponse> {
+            if (request.body) *request.body = job.run.body;
+            return std::nullopt;
+          },
       });
 }
 

@@ -19,8 +19,8 @@ void fail_open(RequestContext& ctx, std::string reason) {
   ctx.fail_open_reason = std::move(reason);
 }
 
-void publish_diet(RequestContext& ctx, providers::ChatRoute route,
-                  diet::DietOutcome outcome, std::string& body, std::string& rewritten) {
+void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOutcome outcome, std::string& body,
+                  std::string& rewritten) {
   if (!outcome.parsed) {
     fail_open(ctx, outcome.error);
     return;

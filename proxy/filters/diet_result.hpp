@@ -43,8 +43,8 @@ struct DietRun {
 // becomes the pruned request, and the client's bytes move to
 // DietResult::original while tombstones wait for the archive. A body the
 // diet could not read is a fail-open with nothing published.
-void publish_diet(RequestContext& ctx, providers::ChatRoute route,
-                  diet::DietOutcome outcome, std::string& body, std::string& rewritten);
+void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOutcome outcome, std::string& body,
+                  std::string& rewritten);
 
 // Records a fail-open: the original bytes go upstream.
 void fail_open(RequestContext& ctx, std::string reason);

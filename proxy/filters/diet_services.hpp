@@ -12,8 +12,12 @@
 #include "proxy/phases/off_thread.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 
-namespace td::tok { class Calibration; }
-namespace td::archive { class Store; }
+namespace td::tok {
+class Calibration;
+}
+namespace td::archive {
+class Store;
+}
 
 namespace td::proxy {
 
@@ -29,11 +33,11 @@ struct DietArchive {
 };
 
 struct DietServices {
-  diet::DietCaches* caches = nullptr;        // the diet's caches (required)
-  tok::Calibration* calibration = nullptr;   // null: fixed bytes/4 estimates, nothing learned
-  WorkPool* workers = nullptr;               // the diet threads; null: every diet on the request's thread
-  PolicyState policy{};                        // the runway and session stores; none: the profile alone decides
-  DietArchive archive{};                       // none: semantic eviction is off
+  diet::DietCaches* caches = nullptr;       // the diet's caches (required)
+  tok::Calibration* calibration = nullptr;  // null: fixed bytes/4 estimates, nothing learned
+  WorkPool* workers = nullptr;              // the diet threads; null: every diet on the request's thread
+  PolicyState policy{};                     // the runway and session stores; none: the profile alone decides
+  DietArchive archive{};                    // none: semantic eviction is off
   // Makes the recap summaries' outbound calls (null: every recap
   // extractive); needs `workers`.
   std::shared_ptr<const diet::RecapSummarizer> summarizer{};

@@ -28,15 +28,12 @@ std::int64_t to_i64(std::uint64_t v) {
 
 ledger::LedgerRow ledger_row(const RequestContext& ctx) {
   ledger::LedgerRow r;
-  r.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  ctx.wall_start.time_since_epoch())
-                  .count();
+  r.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.wall_start.time_since_epoch()).count();
   r.request_id = std::to_string(ctx.request_id);
   r.session = ctx.session_id;
   r.key_fingerprint = ctx.key_fingerprint;
-  r.provider = ctx.provider == Provider::other && !ctx.upstream.empty()
-                   ? ctx.upstream
-                   : std::string(to_string(ctx.provider));
+  r.provider =
+      ctx.provider == Provider::other && !ctx.upstream.empty() ? ctx.upstream : std::string(to_string(ctx.provider));
   r.model = ctx.model;
   if (const DietReport* diet = ctx.objects.find<DietReport>()) {
     r.profile = diet->profile;

@@ -59,12 +59,12 @@ void end_first_round(RecallState& st, bool recalled) {
 
 // The answers of one round's calls within the profile's and the body's bounds.
 struct Answers {
-  std::vector<std::string> results;  // one per call, in order
+  std::vector<std::string> results;   // one per call, in order
   std::vector<std::string> recalled;  // the ids answered
 };
 
-Answers answer_calls(const std::vector<providers::RecallCall>& calls, const RecallOffer& offer,
-                     std::string_view key_fp, std::size_t body_bytes, std::size_t round_bytes) {
+Answers answer_calls(const std::vector<providers::RecallCall>& calls, const RecallOffer& offer, std::string_view key_fp,
+                     std::size_t body_bytes, std::size_t round_bytes) {
   const RecallLimits& lim = offer.limits;
   // Room for the answers: the cap less the body, the round's turn and a short result per call.
   constexpr std::size_t kPerCall = 256, kSlack = 1024, kMinAnswer = 512;
@@ -92,8 +92,10 @@ Answers answer_calls(const std::vector<providers::RecallCall>& calls, const Reca
       continue;
     }
     if (room < kMinAnswer) {
-      a.results.push_back("tokendiet_recall: not answered: the request would exceed the proxy's body limit "
-                          "(limits.max_body_bytes); ask for fewer lines of " + args->id);
+      a.results.push_back(
+          "tokendiet_recall: not answered: the request would exceed the proxy's body limit "
+          "(limits.max_body_bytes); ask for fewer lines of " +
+          args->id);
       continue;
     }
     const std::optional<std::string> text = offer.source->read(key_fp, args->id);

@@ -43,26 +43,24 @@ FilterResult RecallOfferFilter::request_body_filter(RequestContext& ctx, const H
     return {};
   }
   auto job = std::make_shared<RecallAppend>(RecallAppend{api, std::move(body), {}, false});
-  return run_off_thread(workers_, kAppendWait, std::move(job),
-                        OffThreadSteps<RecallAppend>{
-                            .work =
-                                [](RecallAppend& job, const std::function<bool()>&) {
-                                  job.out = job.body;
-                                  job.offered = providers::append_recall_tool(job.api, job.out);
-                                },
-                            .finish =
-                                [max = max_body_bytes_](PausedRequest request,
-                                                        RecallAppend& job) -> std::optional<LocalResponse> {
-                                  *request.body = std::move(job.offered ? job.out : job.body);
-                                  if (job.offered) publish_offer(*request.ctx, max);
-                                  return std::nullopt;
-                                },
-                            .give_back =
-                                [](PausedRequest request, RecallAppend& job) -> std::optional<LocalResponse> {
-                                  if (request.body) *request.body = job.body;
-                                  return std::nullopt;
-                                },
-                        });
+  return run_off_thread(
+      workers_, kAppendWait, std::move(job),
+      OffThreadSteps<RecallAppend>{
+          .work =
+              [](RecallAppend& job, const std::function<bool()>&) {
+                job.out = job.body;
+                job.offered = providers::append_recall_tool(job.api, job.out);
+              },
+          .finish = [max = max_body_bytes_](PausedRequest request, RecallAppend& job) -> std::optional<LocalResponse> {
+            *request.body = std::move(job.offered ? job.out : job.body);
+            if (job.offered) publish_offer(*request.ctx, max);
+            return std::nullopt;
+          },
+          .give_back = [](PausedRequest request, RecallAppend& job) -> std::optional<LocalResponse> {
+            if (request.body) *request.body = job.body;
+            return std::nullopt;
+          },
+      });
 }
 
 }  // namespace td::proxy

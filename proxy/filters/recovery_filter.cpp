@@ -44,7 +44,7 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
   out.outcome = "no_fit";
 
   const providers::ContextOverflow said = providers::context_overflow_in(error.message);
-  const std::uint64_t window = said.window          ? said.window
+  const std::uint64_t window = said.window              ? said.window
                                : profile.context_window ? profile.context_window
                                                         : providers::known_context_window(first.request->model);
   const std::uint64_t output = output_room(*first.request, said);

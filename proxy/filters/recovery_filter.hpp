@@ -44,8 +44,8 @@ namespace td::proxy {
 
 // What recover_body() made of a request the upstream found too long.
 struct Recovery {
-  std::string_view outcome;    // "retried" (body holds the retry), "no_fit", or "" (not ours to retry)
-  std::string body;            // the compressed request
+  std::string_view outcome;  // "retried" (body holds the retry), "no_fit", or "" (not ours to retry)
+  std::string body;          // the compressed request
   pruning::Level level = pruning::Level::Standard;
   std::uint64_t tokens_before = 0;  // the request as it was sent, as the diet counts
   std::uint64_t tokens_after = 0;   // the retry, note included

@@ -21,7 +21,9 @@
 
 namespace td::proxy {
 
-std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) { return make_filters(config, nullptr); }
+std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) {
+  return make_filters(config, nullptr);
+}
 
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
                                                   std::shared_ptr<const diet::RecapSummarizer> summarizer) {
@@ -31,8 +33,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // hooks, so the diet still sees the request body first.
   filters.push_back(std::make_unique<LedgerFilter>(process_state()));
   // GET /v1/tokendiet/archive/<id>: answered here, read on the archive's thread.
-  filters.push_back(std::make_unique<ArchiveFilter>([] { return process_state().archive(); },
-                                                    &process_state().archive_thread()));
+  filters.push_back(
+      std::make_unique<ArchiveFilter>([] { return process_state().archive(); }, &process_state().archive_thread()));
   // Request body: the diet, with the process's caches, stores and threads
   // (they outlive reloads), then what follows from its decision.
   const DietServices services{

@@ -56,7 +56,8 @@ diet::PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
   };
 }
 
-RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& profile, const diet::DietOutcome& diet) const {
+RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& profile,
+                                 const diet::DietOutcome& diet) const {
   RunwayAccount a;
   if (!enabled() || diet.runway_key.empty() || !diet.parsed || diet.fail_open || !diet.decision.settings.write)
     return a;

@@ -15,7 +15,9 @@
 #include "quota/runway_store.hpp"
 #include "quota/session_store.hpp"
 
-namespace td::tok { class Calibration; }
+namespace td::tok {
+class Calibration;
+}
 
 namespace td::proxy {
 

@@ -28,7 +28,7 @@ struct UsageState {
   bool broken = false;    // a reader failed: relay the rest untouched
   std::unique_ptr<providers::OpenAiUsageScrubber> scrubber;
   std::unique_ptr<providers::ResponseUsageTee> tee;
-  std::string out;  // scratch for the scrubbed piece
+  std::string out;                // scratch for the scrubbed piece
   BilledUsage* billed = nullptr;  // the request's, published in phase 4
 };
 
@@ -43,8 +43,7 @@ void fail_open(RequestContext& ctx, std::string_view what) {
 
 }  // namespace
 
-FilterResult UsageFilter::request_body_filter(RequestContext& ctx, const HeaderMap&,
-                                                              std::string& body) {
+FilterResult UsageFilter::request_body_filter(RequestContext& ctx, const HeaderMap&, std::string& body) {
   auto& st = ctx.objects.get<UsageState>();
   st.api = providers::api_for_target(ctx.target);
   if (st.api != Api::openai_chat) return {};

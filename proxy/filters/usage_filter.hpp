@@ -31,8 +31,7 @@ class UsageFilter final : public Filter {
   explicit UsageFilter(const config::Config& config) : config_(config) {}
   std::string_view name() const override { return "usage"; }
 
-  FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers,
-                                                   std::string& body) override;
+  FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers, std::string& body) override;
   void response_head_filter(RequestContext& ctx, HeaderMap& headers) override;
   void response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) override;
 

@@ -36,12 +36,20 @@ class BeastHeaderMap final : public HeaderMap {
 inline bool is_dropped_field(const boost::beast::http::fields::value_type& f, bool ours) {
   using boost::beast::http::field;
   switch (f.name()) {
-    case field::connection: case field::keep_alive: case field::te: case field::trailer:
-    case field::transfer_encoding: case field::upgrade: case field::proxy_authenticate:
-    case field::proxy_authorization: case field::proxy_connection:
+    case field::connection:
+    case field::keep_alive:
+    case field::te:
+    case field::trailer:
+    case field::transfer_encoding:
+    case field::upgrade:
+    case field::proxy_authenticate:
+    case field::proxy_authorization:
+    case field::proxy_connection:
       return true;
-    case field::unknown: break;
-    default: return false;  // a known field that is not hop-by-hop
+    case field::unknown:
+      break;
+    default:
+      return false;  // a known field that is not hop-by-hop
   }
   std::string_view n(f.name_string());
   if (is_hop_by_hop(n)) return true;
@@ -72,8 +80,10 @@ inline void strip_dropped_fields(boost::beast::http::fields& f, bool ours) {
     return false;
   };
   for (auto it = f.begin(); it != f.end();) {
-    if (is_dropped_field(*it, ours) || (!listed.empty() && named(it->name_string()))) it = f.erase(it);
-    else ++it;
+    if (is_dropped_field(*it, ours) || (!listed.empty() && named(it->name_string())))
+      it = f.erase(it);
+    else
+      ++it;
   }
 }
 

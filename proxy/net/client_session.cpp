@@ -51,7 +51,8 @@ std::pair<unsigned, std::string> check_head(const RequestParser& parser, Request
   std::string message;
   if (refuse == 431) message = "too many request header fields";
   if (refuse == 400) message = "both Content-Length and Transfer-Encoding: refused";
-  if (refuse == 413) message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
+  if (refuse == 413)
+    message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
   if (!refuse && facts.has_transfer_encoding && !parser.chunked()) {
     refuse = 400;
     message = "Transfer-Encoding other than chunked: refused";
@@ -205,10 +206,10 @@ asio::awaitable<ClientSession::Next> ClientSession::refuse_bad_head(RequestConte
   const unsigned status = ec == http::error::header_limit ? 431 : ec == http::error::body_limit ? 413 : 400;
   ctx.error = "bad request head: " + ec.message();
   ctx.provider = route_for_path(ctx.path(), rt.config).provider;
-  const std::string message =
-      status == 431   ? std::string("request header block too large")
-      : status == 413 ? "request body larger than the limit of " + std::to_string(rt.config.limits.max_body_bytes) + " bytes"
-                      : "malformed request: " + ec.message();
+  const std::string message = status == 431   ? std::string("request header block too large")
+                              : status == 413 ? "request body larger than the limit of " +
+                                                    std::to_string(rt.config.limits.max_body_bytes) + " bytes"
+                                              : "malformed request: " + ec.message();
   const std::string_view code = status == 413 ? "request_too_large" : "bad_request";
   co_return co_await refuse(ctx, status, message, code, false);
 }
@@ -235,7 +236,7 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_own_path(RequestContex
   bool ok = co_await send_local(io_, ctx, reply, own_keep_alive, head_request);
   ctx.local_response = true;
   ctx.total_ms = ms_since(ctx.start);
-  co_return ok && own_keep_alive ? Next::keep_alive : Next::linger_close;
+  co_return ok&& own_keep_alive ? Next::keep_alive : Next::linger_close;
 }
 
 // Reads the rest of the request body. With a Content-Length, the bytes the

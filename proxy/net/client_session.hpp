@@ -100,8 +100,8 @@ class ClientSession {
   void prepare_upstream_request(const Runtime& rt, RequestContext& ctx, Request& req, HeaderMap& headers,
                                 const UpstreamTarget& target, bool had_body_framing);
   boost::asio::awaitable<bool> answer_failure(const Runtime& rt, RequestContext& ctx, const UpstreamFailure& failure,
-                                             std::string_view upstream_name, std::string_view upstream_url,
-                                             bool keep_alive, bool head_request);
+                                              std::string_view upstream_name, std::string_view upstream_url,
+                                              bool keep_alive, bool head_request);
   bool retry_requested(const Runtime& rt, RequestContext& ctx, Request& req, UpstreamExchange& exchange,
                        const UpstreamFailure* failure, PrefetchedBody& prefetched);
   boost::asio::awaitable<bool> forward(const Runtime& rt, const UpstreamTarget& target, Request& req,
@@ -125,7 +125,7 @@ class ClientSession {
   bool watching_ = false;
   bool watch_pending_ = false;
   std::string last_key_, last_key_fingerprint_;  // see proxy_request()
-  unsigned client_version_ = 11;  // HTTP version of the current request (10 or 11)
+  unsigned client_version_ = 11;                 // HTTP version of the current request (10 or 11)
   // The current request's big body's bytes in the budget of big bodies in
   // flight (claim_big_body()), given back when the request ends.
   BodyClaim body_claim_;

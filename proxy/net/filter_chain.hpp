@@ -78,7 +78,8 @@ inline bool run_failure_phase(const Runtime& rt, RequestContext& ctx, const Upst
 
 // The continuation phase: whether a filter wrote a next round into `body`.
 inline bool run_continuation_phase(const Runtime& rt, RequestContext& ctx, std::string& body) {
-  return first_filter_taking(rt, ctx, "continuation_filter", [&](Filter& f) { return f.continuation_filter(ctx, body); });
+  return first_filter_taking(rt, ctx, "continuation_filter",
+                             [&](Filter& f) { return f.continuation_filter(ctx, body); });
 }
 
 }  // namespace td::proxy

@@ -12,8 +12,8 @@
 namespace td::proxy {
 
 bool is_hop_by_hop(std::string_view name) {
-  static constexpr std::array<std::string_view, 6> kNames = {
-      "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"};
+  static constexpr std::array<std::string_view, 6> kNames = {"connection", "keep-alive",        "te",
+                                                             "trailer",    "transfer-encoding", "upgrade"};
   for (auto n : kNames)
     if (iequals(name, n)) return true;
   return name.size() >= 6 && iequals(name.substr(0, 6), "proxy-");

@@ -10,7 +10,9 @@
 
 #include "proxy/phases/header_map.hpp"
 
-namespace td::config { struct Limits; }
+namespace td::config {
+struct Limits;
+}
 
 namespace td::proxy {
 

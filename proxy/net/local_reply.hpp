@@ -29,8 +29,8 @@ struct LocalReply {
 // status, bytes and TTFB in `ctx`; with `filters` (the request's runtime,
 // when its filters saw it) its head passes their response-head phase first.
 // False when the client could not take it.
-boost::asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const LocalReply& reply,
-                                        bool keep_alive, bool head_request, const Runtime* filters = nullptr);
+boost::asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const LocalReply& reply, bool keep_alive,
+                                        bool head_request, const Runtime* filters = nullptr);
 
 // An error in the calling provider's own shape (proxy/phases/errors.hpp),
 // with x-tokendiet-error: `code`.

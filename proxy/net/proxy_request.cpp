@@ -35,8 +35,10 @@ void make_upstream_request(Request& req, const UpstreamTarget& target, const Req
   req.erase(http::field::expect);  // we hold the whole body: nothing to wait for
   req.set(http::field::host, target.host_header);
   req.set(http::field::accept_encoding, "identity");
-  if (!target.cfg.path_prefix.empty()) req.target(target.cfg.path_prefix + ctx.target);
-  else if (req.target() != ctx.target) req.target(ctx.target);
+  if (!target.cfg.path_prefix.empty())
+    req.target(target.cfg.path_prefix + ctx.target);
+  else if (req.target() != ctx.target)
+    req.target(ctx.target);
   req.version(11);
 }
 
@@ -129,9 +131,8 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
 }
 
 // The request as it goes upstream, and phase 3 on it.
-void ClientSession::prepare_upstream_request(const Runtime& rt, RequestContext& ctx, Request& req,
-                                             HeaderMap& headers, const UpstreamTarget& target,
-                                             bool had_body_framing) {
+void ClientSession::prepare_upstream_request(const Runtime& rt, RequestContext& ctx, Request& req, HeaderMap& headers,
+                                             const UpstreamTarget& target, bool had_body_framing) {
   client_version_ = req.version() == 10 ? 10 : 11;
   make_upstream_request(req, target, ctx);
   // Phase 3: upstream_request_filter.
@@ -286,7 +287,7 @@ asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTa
       exchange.release(false);
       ctx.upstream_error = true;
       bool ok = co_await answer_failure(rt, ctx, *failure, target.name, target.cfg.url, keep_alive, head_request);
-      co_return ok && keep_alive;
+      co_return ok&& keep_alive;
     }
     Relay relay(io_, rt, ctx, exchange);
     const bool relay_keep_alive = co_await relay.run(head_request, client_version_, keep_alive, prefetched);
@@ -294,8 +295,9 @@ asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTa
     // Broken before the client got a byte: answered like a failed attempt,
     // but not retried (the failure phase had this response already if its
     // status was an error; a 2xx never enters it).
-    bool ok = co_await answer_failure(rt, ctx, *relay.unanswered(), target.name, target.cfg.url, keep_alive, head_request);
-    co_return ok && keep_alive;
+    bool ok =
+        co_await answer_failure(rt, ctx, *relay.unanswered(), target.name, target.cfg.url, keep_alive, head_request);
+    co_return ok&& keep_alive;
   }
   exchange.release(false);  // the client left
   co_return keep_alive;
@@ -305,9 +307,8 @@ asio::awaitable<bool> ClientSession::forward(const Runtime& rt, const UpstreamTa
 // response (the start of its body in `prefetched`). When a filter asks for
 // another attempt the request is made ready for it: the old connection
 // released, the body's new length set.
-bool ClientSession::retry_requested(const Runtime& rt, RequestContext& ctx, Request& req,
-                                    UpstreamExchange& exchange, const UpstreamFailure* failure,
-                                    PrefetchedBody& prefetched) {
+bool ClientSession::retry_requested(const Runtime& rt, RequestContext& ctx, Request& req, UpstreamExchange& exchange,
+                                    const UpstreamFailure* failure, PrefetchedBody& prefetched) {
   UpstreamOutcome outcome;
   std::optional<BeastHeaderMap> headers;
   outcome.failure = failure;
@@ -321,8 +322,7 @@ bool ClientSession::retry_requested(const Runtime& rt, RequestContext& ctx, Requ
   }
   if (!run_failure_phase(rt, ctx, outcome, req.body())) return false;
 
-  const bool reusable = outcome.body_complete && exchange.response().keep_alive() &&
-                        exchange.conn().buffer.size() == 0;
+  const bool reusable = outcome.body_complete && exchange.response().keep_alive() && exchange.conn().buffer.size() == 0;
   exchange.release(reusable);
   io_.worker.give_buffer(std::move(prefetched.buffer));
   if (!req.body().empty() || req.has_content_length()) req.content_length(req.body().size());
@@ -333,9 +333,8 @@ bool ClientSession::retry_requested(const Runtime& rt, RequestContext& ctx, Requ
 
 // The error answer for an upstream failure (proxy/phases/failure_response.hpp).
 asio::awaitable<bool> ClientSession::answer_failure(const Runtime& rt, RequestContext& ctx,
-                                                    const UpstreamFailure& failure,
-                                                    std::string_view upstream_name, std::string_view upstream_url,
-                                                    bool keep_alive, bool head_request) {
+                                                    const UpstreamFailure& failure, std::string_view upstream_name,
+                                                    std::string_view upstream_url, bool keep_alive, bool head_request) {
   const FailureAnswer a = client_answer(failure, upstream_name, upstream_url);
   ctx.error = a.error;
   bool ok = co_await send_error(io_, ctx, a.status, a.message, a.code, keep_alive, head_request, &rt);

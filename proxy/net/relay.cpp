@@ -43,8 +43,7 @@ asio::awaitable<std::tuple<boost::system::error_code, std::size_t>> read_body_so
 
 }  // namespace
 
-asio::awaitable<PrefetchedBody> prefetch_body(SessionIo& io, UpstreamExchange& exchange,
-                                              const config::Limits& limits) {
+asio::awaitable<PrefetchedBody> prefetch_body(SessionIo& io, UpstreamExchange& exchange, const config::Limits& limits) {
   static_assert(Worker::kRelayBufferSize == UpstreamOutcome::kMaxBufferedBody);
   PrefetchedBody out;
   out.buffer = io.worker.take_buffer();
@@ -82,14 +81,18 @@ void Relay::relay_head(bool head_request, unsigned client_version, bool& keep_al
     std::uint64_t v = 0;
     auto text = cl->value();
     auto [p, perr] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (perr == std::errc{} && p == text.data() + text.size()) declared_length_ = v;
-    else res.erase(http::field::content_length);
+    if (perr == std::errc{} && p == text.data() + text.size())
+      declared_length_ = v;
+    else
+      res.erase(http::field::content_length);
   }
   if (no_body) {
     res.chunked(false);
   } else if (!declared_length_) {
-    if (client_version == 11) res.chunked(true);
-    else keep_alive = false;  // HTTP/1.0 client: the end of the body is the end of the connection
+    if (client_version == 11)
+      res.chunked(true);
+    else
+      keep_alive = false;  // HTTP/1.0 client: the end of the body is the end of the connection
   }
   if (io_.worker.server.draining.load(std::memory_order_relaxed)) keep_alive = false;
   res.version(11);

@@ -62,7 +62,7 @@ class Relay {
   UpstreamExchange& exchange_;
   const config::Limits& limits_;
   std::optional<std::uint64_t> declared_length_;  // the upstream's valid Content-Length, kept
-  std::string chunk_;  // a piece as the filters see it
+  std::string chunk_;                             // a piece as the filters see it
   std::optional<UpstreamFailure> unanswered_;
 };
 

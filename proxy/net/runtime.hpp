@@ -12,15 +12,17 @@
 #include "config/config.hpp"
 #include "proxy/phases/filter.hpp"
 
-namespace boost::asio::ssl { class context; }
+namespace boost::asio::ssl {
+class context;
+}
 
 namespace td::proxy {
 
 struct UpstreamTarget {
-  std::string name;        // key in config.upstreams
+  std::string name;  // key in config.upstreams
   config::Upstream cfg;
-  std::string host_header; // "host" or "host:port" when not the default port
-  std::string pool_key;    // connections with the same key are interchangeable
+  std::string host_header;                         // "host" or "host:port" when not the default port
+  std::string pool_key;                            // connections with the same key are interchangeable
   std::shared_ptr<boost::asio::ssl::context> tls;  // set when cfg.tls
 };
 

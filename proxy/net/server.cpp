@@ -106,8 +106,9 @@ int Server::run() {
 
   // The listening socket, on the first worker; connections go round-robin.
   tcp::acceptor acceptor(main.ioc);
-  std::string listen_text = (cfg.listen_host.find(':') != std::string::npos ? "[" + cfg.listen_host + "]" : cfg.listen_host) +
-                            ":" + std::to_string(cfg.listen_port);
+  std::string listen_text =
+      (cfg.listen_host.find(':') != std::string::npos ? "[" + cfg.listen_host + "]" : cfg.listen_host) + ":" +
+      std::to_string(cfg.listen_port);
   {
     boost::system::error_code ec;
     tcp::resolver resolver(main.ioc);

@@ -54,9 +54,8 @@ void UpstreamConn::close() {
 }
 
 asio::awaitable<std::unique_ptr<UpstreamConn>> connect_upstream(const UpstreamTarget& target,
-                                                               std::chrono::milliseconds timeout,
-                                                               ConnectError& error,
-                                                               UpstreamConn*& in_progress) {
+                                                                std::chrono::milliseconds timeout, ConnectError& error,
+                                                                UpstreamConn*& in_progress) {
   auto ex = co_await asio::this_coro::executor;
   const auto& u = target.cfg;
   auto conn = std::make_unique<UpstreamConn>();
@@ -99,8 +98,8 @@ asio::awaitable<std::unique_ptr<UpstreamConn>> connect_upstream(const UpstreamTa
     auto [hec] = co_await conn->tls->async_handshake(asio::ssl::stream_base::client, nothrow);
     if (hec) {
       error.timeout = hec == beast::error::timeout;
-      error.message = "TLS handshake with " + target.host_header + " failed: " +
-                      (error.timeout ? std::string("timed out") : tls_error_text(hec, ssl));
+      error.message = "TLS handshake with " + target.host_header +
+                      " failed: " + (error.timeout ? std::string("timed out") : tls_error_text(hec, ssl));
       co_return nullptr;
     }
   }

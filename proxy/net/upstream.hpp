@@ -23,11 +23,11 @@ namespace td::proxy {
 class UpstreamConn {
  public:
   std::string pool_key;
-  std::optional<boost::beast::tcp_stream> plain;                               // http
-  std::optional<boost::beast::ssl_stream<boost::beast::tcp_stream>> tls;       // https
-  boost::beast::flat_buffer buffer;  // response bytes read ahead of the parser
+  std::optional<boost::beast::tcp_stream> plain;                          // http
+  std::optional<boost::beast::ssl_stream<boost::beast::tcp_stream>> tls;  // https
+  boost::beast::flat_buffer buffer;                                       // response bytes read ahead of the parser
   std::chrono::steady_clock::time_point idle_since{};
-  bool reused = false;               // came from the pool (may have gone stale)
+  bool reused = false;  // came from the pool (may have gone stale)
 
   boost::beast::tcp_stream& tcp() { return tls ? boost::beast::get_lowest_layer(*tls) : *plain; }
   void close();
@@ -45,8 +45,7 @@ struct ConnectError {
 // whose client went away can close it to abort the attempt.
 boost::asio::awaitable<std::unique_ptr<UpstreamConn>> connect_upstream(const UpstreamTarget& target,
                                                                        std::chrono::milliseconds timeout,
-                                                                       ConnectError& error,
-                                                                       UpstreamConn*& in_progress);
+                                                                       ConnectError& error, UpstreamConn*& in_progress);
 
 class UpstreamPool {
  public:

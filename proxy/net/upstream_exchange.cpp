@@ -113,8 +113,10 @@ asio::awaitable<std::optional<UpstreamFailure>> UpstreamExchange::attempt() {
 void UpstreamExchange::release(bool reusable) {
   io_.handle.upstream = nullptr;
   if (!conn_) return;
-  if (reusable) io_.worker.pool.put(std::move(conn_), limits_.pool_max_idle_per_upstream);
-  else conn_->close();
+  if (reusable)
+    io_.worker.pool.put(std::move(conn_), limits_.pool_max_idle_per_upstream);
+  else
+    conn_->close();
   conn_.reset();
 }
 

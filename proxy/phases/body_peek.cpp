@@ -27,7 +27,8 @@ std::size_t find_quoted_key(std::string_view body, std::size_t from, std::string
   for (; i + 17 <= n; i += 16) {
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 1));
-    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, quote), _mm_cmpeq_epi8(b, first))));
+    auto mask =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, quote), _mm_cmpeq_epi8(b, first))));
     while (mask != 0) {
       const std::size_t at = i + static_cast<std::size_t>(__builtin_ctz(mask));
       if (at + k <= n && std::memcmp(s + at, quoted_key.data(), k) == 0) return at;

@@ -60,8 +60,12 @@
 #include "proxy/phases/resume_handle.hpp"
 #include "proxy/phases/upstream_failure.hpp"
 
-namespace td::config { struct Config; }
-namespace td::diet { struct RecapSummarizer; }
+namespace td::config {
+struct Config;
+}
+namespace td::diet {
+struct RecapSummarizer;
+}
 
 namespace td::proxy {
 

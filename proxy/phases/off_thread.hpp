@@ -88,8 +88,10 @@ FilterResult run_off_thread(JobQueue* queue, std::chrono::milliseconds at_most, 
       return give_back(request, *job);
     });
   };
-  if (queue) queue->post(std::move(run));
-  else run();
+  if (queue)
+    queue->post(std::move(run));
+  else
+    run();
   return FilterResult::pause(std::move(handle), at_most);
 }
 

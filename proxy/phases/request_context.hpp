@@ -35,7 +35,7 @@ inline std::uint64_t first_request_id(std::chrono::system_clock::time_point star
 struct RequestContext {
   // --- filled by the network code -------------------------------------
   std::uint64_t request_id = 0;  // unique across restarts (first_request_id()); log line, ledger, header
-  std::chrono::steady_clock::time_point start{};      // headers fully read
+  std::chrono::steady_clock::time_point start{};       // headers fully read
   std::chrono::system_clock::time_point wall_start{};  // same instant, for logs/ledger
 
   std::string method;  // "POST"
@@ -48,29 +48,29 @@ struct RequestContext {
 
   Provider provider = Provider::other;  // from the path
   std::string upstream;                 // key in config.upstreams ("openai", ...)
-  std::string model;   // from the Gemini path, else a cheap body peek; filters that
-                       // parse the body overwrite it with the exact value
-  bool stream = false; // the client asked for a streamed answer (same sources)
-  bool body_parsed = false;  // a filter parsed the body: model and stream are exact
+  std::string model;                    // from the Gemini path, else a cheap body peek; filters that
+                                        // parse the body overwrite it with the exact value
+  bool stream = false;                  // the client asked for a streamed answer (same sources)
+  bool body_parsed = false;             // a filter parsed the body: model and stream are exact
 
   std::string key_fingerprint;  // short hash of the API key (never the key); "" if none
   std::string session_id;       // header x-tokendiet-session, "" if absent
 
-  unsigned status = 0;           // status sent to the client (0: none sent)
-  std::uint64_t bytes_in = 0;    // request body bytes from the client (before the diet)
+  unsigned status = 0;               // status sent to the client (0: none sent)
+  std::uint64_t bytes_in = 0;        // request body bytes from the client (before the diet)
   std::uint64_t bytes_upstream = 0;  // request body bytes sent upstream (after the diet)
-  std::uint64_t bytes_out = 0;   // response body bytes sent to the client
-  double ttfb_ms = -1;           // start → first response byte to the client; -1: none
-  double total_ms = 0;           // start → response finished (or aborted)
+  std::uint64_t bytes_out = 0;       // response body bytes sent to the client
+  double ttfb_ms = -1;               // start → first response byte to the client; -1: none
+  double total_ms = 0;               // start → response finished (or aborted)
 
-  bool local_response = false;   // answered by the proxy or a filter, not upstream
-  bool upstream_error = false;   // upstream unreachable / timed out / broke mid-stream
-  bool client_aborted = false;   // the client went away before the response ended
-  unsigned retries = 0;          // extra attempts a filter asked for (failure phase)
-  std::string error;             // what went wrong, for the log line ("" if nothing)
+  bool local_response = false;  // answered by the proxy or a filter, not upstream
+  bool upstream_error = false;  // upstream unreachable / timed out / broke mid-stream
+  bool client_aborted = false;  // the client went away before the response ended
+  unsigned retries = 0;         // extra attempts a filter asked for (failure phase)
+  std::string error;            // what went wrong, for the log line ("" if nothing)
 
   // --- filled by filters ------------------------------------------------
-  bool fail_open = false;        // a filter failed and the original bytes went upstream
+  bool fail_open = false;  // a filter failed and the original bytes went upstream
   std::string fail_open_reason;
 
   // A filter may ask the proxy to hold the request this long before sending

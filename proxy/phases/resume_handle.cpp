@@ -8,9 +8,7 @@ void ResumeHandle::resume() { finish_resume(std::nullopt, nullptr); }
 
 void ResumeHandle::resume(LocalResponse answer) { finish_resume(std::move(answer), nullptr); }
 
-void ResumeHandle::resume_then(OnRequestThread then) {
-  finish_resume(std::nullopt, std::move(then));
-}
+void ResumeHandle::resume_then(OnRequestThread then) { finish_resume(std::nullopt, std::move(then)); }
 
 void ResumeHandle::finish_resume(std::optional<LocalResponse> answer, OnRequestThread then) {
   std::function<void()> wake;

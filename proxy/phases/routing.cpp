@@ -16,8 +16,8 @@ bool starts_with_segment(std::string_view path, std::string_view prefix) {
 }
 
 // Gemini RPC methods that appear as /…/models/{model}:{method}.
-constexpr std::array<std::string_view, 5> kGeminiMethods = {
-    "generateContent", "streamGenerateContent", "countTokens", "embedContent", "batchEmbedContents"};
+constexpr std::array<std::string_view, 5> kGeminiMethods = {"generateContent", "streamGenerateContent", "countTokens",
+                                                            "embedContent", "batchEmbedContents"};
 
 // The {model} of /…/models/{model}:{method}, "" when the path is not of that form.
 std::string_view gemini_model(std::string_view path, bool require_known_method) {
@@ -125,16 +125,18 @@ constexpr int kDecodeRounds = 4;
 std::string canonical(std::string_view name) {
   std::string out;
   for (char c : name) {
-    if (c >= 'A' && c <= 'Z') out.push_back(static_cast<char>(c - 'A' + 'a'));
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out.push_back(c);
+    if (c >= 'A' && c <= 'Z')
+      out.push_back(static_cast<char>(c - 'A' + 'a'));
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      out.push_back(c);
   }
   return out;
 }
 
 bool secret_canonical(std::string_view name) {
   // key, api_key/apikey/api-key, access_token, token, x-goog-api-key, x-api-key, authorization.
-  static constexpr std::array<std::string_view, 7> kSecret = {
-      "key", "apikey", "accesstoken", "token", "xgoogapikey", "xapikey", "authorization"};
+  static constexpr std::array<std::string_view, 7> kSecret = {"key",         "apikey",  "accesstoken",  "token",
+                                                              "xgoogapikey", "xapikey", "authorization"};
   const std::string c = canonical(name);
   for (auto s : kSecret)
     if (c == s) return true;

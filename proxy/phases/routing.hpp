@@ -8,7 +8,9 @@
 
 #include "proxy/phases/request_context.hpp"
 
-namespace td::config { struct Config; }
+namespace td::config {
+struct Config;
+}
 
 namespace td::proxy {
 

@@ -18,10 +18,10 @@ struct RateLimitInfo {
 };
 
 struct BilledUsage {
-  providers::Usage usage{};      // as the upstream reported it
-  std::string response_model{};  // the model the upstream says answered; "" if unsaid
+  providers::Usage usage{};              // as the upstream reported it
+  std::string response_model{};          // the model the upstream says answered; "" if unsaid
   bool context_length_exceeded = false;  // the upstream found the prompt too long
-  std::string upstream_error_code{};       // error.code / type / status of an error answer ("" none)
+  std::string upstream_error_code{};     // error.code / type / status of an error answer ("" none)
   std::optional<RateLimitInfo> rate_limit{};
 };
 

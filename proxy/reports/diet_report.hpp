@@ -15,8 +15,8 @@ namespace td::proxy {
 
 struct DietReport {
   pruning::Mode mode = pruning::Mode::None;
-  std::string_view reason{};  // why an enabled diet left the request alone ("client_compaction"), "" none
-  std::string profile{};  // the matched profile's name
+  std::string_view reason{};        // why an enabled diet left the request alone ("client_compaction"), "" none
+  std::string profile{};            // the matched profile's name
   std::uint64_t tokens_before = 0;  // the request's tokens as the client sent them
   std::uint64_t tokens_after = 0;   // and as they go upstream
   // Strategies that fired, in pipeline order (string literals:

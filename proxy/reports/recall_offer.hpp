@@ -64,7 +64,7 @@ struct RecallOffer {
 // What the recall loop did (log line, ledger, /metrics).
 struct RecallReport {
   std::vector<std::string> recalled{};  // the entries the model recalled, in order
-  unsigned rounds = 0;                // continuation rounds made
+  unsigned rounds = 0;                  // continuation rounds made
 };
 
 }  // namespace td::proxy

@@ -8,7 +8,7 @@
 namespace td::proxy {
 
 struct RecoveryReport {
-  std::string_view outcome{};     // "retried", "no_fit"
+  std::string_view outcome{};    // "retried", "no_fit"
   std::uint64_t fit_tokens = 0;  // "retried": the budget (diet tokens) the retry fitted in
 };
 

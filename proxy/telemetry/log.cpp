@@ -25,8 +25,8 @@ std::string_view second_text(std::time_t secs) {
   if (secs != cached) {
     std::tm tm{};
     gmtime_r(&secs, &tm);
-    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
     cached = secs;
   }
   return text;
@@ -54,8 +54,12 @@ LogLine::LogLine(std::string_view event) {
   auto millis = static_cast<unsigned>(ms_since_epoch % 1000);
   out_ += R"({"ts":")";
   out_ += second_text(static_cast<std::time_t>(ms_since_epoch / 1000));
-  char frac[6] = {'.', static_cast<char>('0' + millis / 100), static_cast<char>('0' + millis / 10 % 10),
-                  static_cast<char>('0' + millis % 10), 'Z', '"'};
+  char frac[6] = {'.',
+                  static_cast<char>('0' + millis / 100),
+                  static_cast<char>('0' + millis / 10 % 10),
+                  static_cast<char>('0' + millis % 10),
+                  'Z',
+                  '"'};
   out_.append(frac, sizeof frac);
   out_ += R"(,"event":)";
   append_json_string(out_, event);

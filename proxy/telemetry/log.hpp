@@ -22,8 +22,8 @@ class LogLine {
   LogLine& ms(std::string_view key, double milliseconds);  // 3 decimals
   LogLine& flag(std::string_view key, bool value);
   LogLine& strs(std::string_view key, const std::vector<std::string>& values);  // a JSON array of strings
-  const std::string& text();  // the finished line, without newline
-  void emit();                // writes the line + '\n' to stderr in one write()
+  const std::string& text();                                                    // the finished line, without newline
+  void emit();  // writes the line + '\n' to stderr in one write()
   // Appends the line to this thread's batch (the access lines of an I/O
   // thread: one write() per batch instead of one per request). The batch is
   // written when it passes 16 KiB and by flush_thread_log(). Returns true

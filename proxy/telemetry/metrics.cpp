@@ -13,11 +13,9 @@ namespace {
 const std::vector<std::uint32_t> kTotalBoundsMs = {100,   250,   500,   1000,   2500,   5000,
                                                    10000, 30000, 60000, 120000, 300000, 600000};
 // Time to first byte: provider queueing plus prompt processing.
-const std::vector<std::uint32_t> kTtfbBoundsMs = {25,   50,   100,   250,   500,   1000,
-                                                  2500, 5000, 10000, 30000, 60000, 120000};
+const std::vector<std::uint32_t> kTtfbBoundsMs = {25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 120000};
 
-constexpr std::array<std::string_view, 6> kStatusClasses = {"1xx", "2xx", "3xx",
-                                                            "4xx", "5xx", "none"};
+constexpr std::array<std::string_view, 6> kStatusClasses = {"1xx", "2xx", "3xx", "4xx", "5xx", "none"};
 constexpr char kKeySep = '\x1f';  // provider <US> model: neither contains it in practice
 // The modes and survival outcomes counted per provider and model
 // (pruning::mode_name, pruning::outcome_name).
@@ -52,15 +50,17 @@ std::string seconds(std::uint64_t ms) {
 std::string escape_help(std::string_view v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
 
-void header(std::string& out, std::string_view name, std::string_view type,
-            std::string_view help) {
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
   out += "# HELP ";
   out += name;
   out += ' ';
@@ -92,17 +92,20 @@ std::string escape_label_value(std::string_view v) {
   std::string out;
   out.reserve(v.size());
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
 
 LatencyHistogram::LatencyHistogram(std::vector<std::uint32_t> bounds_ms)
-    : bounds_(std::move(bounds_ms)),
-      buckets_(new std::atomic<std::uint64_t>[bounds_.size() + 1]) {
+    : bounds_(std::move(bounds_ms)), buckets_(new std::atomic<std::uint64_t>[bounds_.size() + 1]) {
   for (std::size_t i = 0; i <= bounds_.size(); ++i) buckets_[i].store(0);
 }
 
@@ -126,8 +129,7 @@ std::vector<std::uint64_t> LatencyHistogram::cumulative() const {
 struct Metrics::ModelSeries {
   std::array<std::atomic<std::uint64_t>, kStatusClasses.size()> requests{};
   std::atomic<std::uint64_t> tokens_in{0}, tokens_sent{0}, tokens_saved{0};
-  std::atomic<std::uint64_t> prompt{0}, completion{0}, cached_read{0}, cache_write{0},
-      reasoning{0};
+  std::atomic<std::uint64_t> prompt{0}, completion{0}, cached_read{0}, cache_write{0}, reasoning{0};
   std::atomic<std::uint64_t> fail_open{0};
   std::array<std::atomic<std::uint64_t>, kModes.size()> by_mode{};
   std::array<std::atomic<std::uint64_t>, kSurvivalOutcomes.size()> survival{};
@@ -148,8 +150,7 @@ void Metrics::record(const ledger::LedgerRow& row) {
   key += kKeySep;
   key += row.model;
   ModelSeries* found = models_.find(key);
-  ModelSeries& s = found ? *found
-                         : models_.insert(key, row.provider + kKeySep + std::string(kOverflowModel));
+  ModelSeries& s = found ? *found : models_.insert(key, row.provider + kKeySep + std::string(kOverflowModel));
   constexpr auto relaxed = std::memory_order_relaxed;
   s.requests[status_index(row.status)].fetch_add(1, relaxed);
   s.tokens_in.fetch_add(clamp_u(row.tokens_before), relaxed);
@@ -216,8 +217,7 @@ std::string Metrics::render() const {
     for (std::size_t i = 0; i < kStatusClasses.size(); ++i) {
       std::uint64_t n = r.s->requests[i].load(std::memory_order_relaxed);
       if (n == 0) continue;  // keep the page short: classes never seen are absent
-      sample(out, "tokendiet_requests_total",
-             r.labels + ",status_class=\"" + std::string(kStatusClasses[i]) + "\"",
+      sample(out, "tokendiet_requests_total", r.labels + ",status_class=\"" + std::string(kStatusClasses[i]) + "\"",
              std::to_string(n));
     }
 
@@ -232,8 +232,7 @@ std::string Metrics::render() const {
        "Prompt tokens as clients sent them (tokendiet's count, before pruning)."},
       {"tokendiet_tokens_sent_total", &ModelSeries::tokens_sent,
        "Prompt tokens forwarded upstream (tokendiet's count, after pruning)."},
-      {"tokendiet_tokens_saved_total", &ModelSeries::tokens_saved,
-       "Prompt tokens pruning removed (in minus sent)."},
+      {"tokendiet_tokens_saved_total", &ModelSeries::tokens_saved, "Prompt tokens pruning removed (in minus sent)."},
       {"tokendiet_upstream_prompt_tokens_total", &ModelSeries::prompt,
        "Prompt tokens the upstream billed, cache reads and writes included."},
       {"tokendiet_upstream_completion_tokens_total", &ModelSeries::completion,
@@ -257,8 +256,7 @@ std::string Metrics::render() const {
       sample(out, c.name, r.labels, std::to_string((r.s->*c.field).load(std::memory_order_relaxed)));
   }
 
-  header(out, "tokendiet_mode_total", "counter",
-         "Requests by the pruning mode that applied.");
+  header(out, "tokendiet_mode_total", "counter", "Requests by the pruning mode that applied.");
   modes_.for_each([&](std::string_view mode, const ModeSeries& m) {
     sample(out, "tokendiet_mode_total", "mode=\"" + escape_label_value(mode) + "\"",
            std::to_string(m.requests.load(std::memory_order_relaxed)));
@@ -274,8 +272,8 @@ std::string Metrics::render() const {
                  std::to_string(n));
   };
   per_name("tokendiet_mode_requests_total",
-           "Requests by provider, model and the mode that applied (none, standard, survival, semantic).", "mode", kModes,
-           &ModelSeries::by_mode);
+           "Requests by provider, model and the mode that applied (none, standard, survival, semantic).", "mode",
+           kModes, &ModelSeries::by_mode);
   per_name("tokendiet_survival_total",
            "Survival mode's outcomes: compressed (sent at a harder level), waited (held for the runway), "
            "rejected (answered 429), too_large (over a whole window: sent as the diet left it).",

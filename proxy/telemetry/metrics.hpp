@@ -164,7 +164,9 @@ class Metrics {
 class InFlight {
  public:
   explicit InFlight(Metrics& m) : m_(&m) { m.started(); }
-  ~InFlight() { if (m_) m_->finished(); }
+  ~InFlight() {
+    if (m_) m_->finished();
+  }
   InFlight(const InFlight&) = delete;
   InFlight& operator=(const InFlight&) = delete;
 

@@ -12,8 +12,7 @@ namespace {
 std::vector<ledger::CalibrationEntry> to_entries(const std::vector<tok::ModelCalibration>& state) {
   std::vector<ledger::CalibrationEntry> out;
   out.reserve(state.size());
-  for (const auto& m : state)
-    out.push_back({m.model, m.ratio, static_cast<std::int64_t>(m.samples)});
+  for (const auto& m : state) out.push_back({m.model, m.ratio, static_cast<std::int64_t>(m.samples)});
   return out;
 }
 
@@ -23,7 +22,8 @@ ProcessState::ProcessState() {
   auto workers = [this] { return workers_ptr_.load(std::memory_order_acquire); };
   metrics_.add_gauge("tokendiet_diet_jobs", "Big request bodies on a diet thread or waiting for one.",
                      [workers] { return workers() ? static_cast<std::int64_t>(workers()->pending()) : 0; });
-  metrics_.add_gauge("tokendiet_big_body_bytes", "Bytes of big request bodies in flight (limits.big_bodies_in_flight_bytes).",
+  metrics_.add_gauge("tokendiet_big_body_bytes",
+                     "Bytes of big request bodies in flight (limits.big_bodies_in_flight_bytes).",
                      [this] { return static_cast<std::int64_t>(body_budget_.in_flight()); });
   metrics_.add_gauge("tokendiet_big_bodies_waiting", "Big request bodies waiting, unread, for room in that budget.",
                      [this] { return static_cast<std::int64_t>(body_budget_.waiting()); });
@@ -70,9 +70,8 @@ std::string ProcessState::open_archive(const config::Config& config) {
   auto dir = config::archive_dir(config.archive);
   if (!dir) return "no archive directory: set archive.path, or STATE_DIRECTORY, XDG_STATE_HOME or HOME";
   archive::Store::Options options;
-  options.retention = {config.archive.max_bytes,
-                       std::chrono::duration_cast<std::chrono::seconds>(
-                           std::chrono::milliseconds(config.archive.max_age_ms))};
+  options.retention = {config.archive.max_bytes, std::chrono::duration_cast<std::chrono::seconds>(
+                                                     std::chrono::milliseconds(config.archive.max_age_ms))};
   archive_ = std::make_unique<archive::Store>(*dir, std::move(options));
   archive_ptr_.store(archive_.get(), std::memory_order_release);
   return {};
@@ -88,8 +87,7 @@ std::string ProcessState::open_ledger(const config::Config& config) {
   opened_ = true;
   if (!config.ledger.enabled) return {};
   auto path = config::ledger_file(config.ledger);
-  if (!path)
-    return "no ledger path: set ledger.path, or STATE_DIRECTORY, XDG_STATE_HOME or HOME";
+  if (!path) return "no ledger path: set ledger.path, or STATE_DIRECTORY, XDG_STATE_HOME or HOME";
   ledger::LedgerOptions options;
   options.path = *path;
   options.queue_capacity = config.ledger.queue_size;
@@ -123,11 +121,9 @@ bool ProcessState::maybe_save_calibration(std::chrono::steady_clock::time_point 
   std::int64_t ticks = now.time_since_epoch().count();
   std::int64_t due = next_calibration_save_.load(std::memory_order_relaxed);
   if (ticks < due) return false;
-  std::int64_t next =
-      (now + kCalibrationSaveInterval).time_since_epoch().count();
+  std::int64_t next = (now + kCalibrationSaveInterval).time_since_epoch().count();
   // One thread wins the interval; the others go on at once.
-  if (!next_calibration_save_.compare_exchange_strong(due, next, std::memory_order_relaxed))
-    return false;
+  if (!next_calibration_save_.compare_exchange_strong(due, next, std::memory_order_relaxed)) return false;
   auto state = calibration_.state();
   if (state.empty()) return false;
   l->save_calibration(to_entries(state));

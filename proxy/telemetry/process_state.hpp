@@ -40,7 +40,9 @@
 #include "quota/runway_store.hpp"
 #include "quota/session_store.hpp"
 
-namespace td::config { struct Config; }
+namespace td::config {
+struct Config;
+}
 
 namespace td::proxy {
 
@@ -113,7 +115,7 @@ class ProcessState {
   quota::RunwayStore runways_;
   quota::SessionStore sessions_;
   std::atomic<std::int64_t> next_calibration_save_{0};  // steady_clock ticks
-  std::unique_ptr<ledger::Ledger> ledger_;  // kept until exit: I/O threads may still hold the pointer
+  std::unique_ptr<ledger::Ledger> ledger_;              // kept until exit: I/O threads may still hold the pointer
   std::atomic<ledger::Ledger*> ledger_ptr_{nullptr};
   bool opened_ = false;
   std::unique_ptr<archive::Store> archive_;  // kept until exit, like the ledger
@@ -123,7 +125,7 @@ class ProcessState {
   std::once_flag archive_thread_started_;
   std::unique_ptr<WorkPool> archive_thread_;
   std::once_flag workers_started_;
-  std::unique_ptr<WorkPool> diet_workers_;  // last: stopped before the caches its jobs use go
+  std::unique_ptr<WorkPool> diet_workers_;       // last: stopped before the caches its jobs use go
   std::atomic<WorkPool*> workers_ptr_{nullptr};  // for /metrics
 };
 

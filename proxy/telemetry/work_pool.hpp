@@ -39,7 +39,7 @@ class WorkPool final : public JobQueue {
   // Free memory goes back to the system once the pool is next idle.
   void want_release();
 
-  std::size_t pending() const;  // jobs waiting or running
+  std::size_t pending() const;   // jobs waiting or running
   std::size_t releases() const;  // times the release ran
 
  private:

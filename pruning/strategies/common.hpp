@@ -43,7 +43,9 @@ class ToolNames {
 
 // A fast hash for maps keyed by whole texts (tool outputs can be 100 KB).
 struct TextHash {
-  std::size_t operator()(std::string_view s) const { return static_cast<std::size_t>(tok::hash_bytes(s.data(), s.size())); }
+  std::size_t operator()(std::string_view s) const {
+    return static_cast<std::size_t>(tok::hash_bytes(s.data(), s.size()));
+  }
 };
 
 }  // namespace td::pruning::detail

@@ -33,7 +33,8 @@ std::string title_of(const TaskHistory& h, const std::vector<std::uint32_t>& tas
     if (!t.empty()) t += "; ";
     t += h.tasks[k].title_at(h.tasks[k].completed_after(call).value_or(call));
   }
-  std::replace_if(t.begin(), t.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  std::replace_if(
+      t.begin(), t.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   if (t.size() > max_bytes) {
     t.resize(text::floor_boundary(t, static_cast<std::size_t>(max_bytes)));
     t += "\u2026";
@@ -66,8 +67,8 @@ struct Unit {
 
 // Where the part of history [0, end) that semantic mode may touch ends: the
 // working-memory window's grid point, before the last keep_tool_uses results.
-std::uint32_t evictable_end(const Conversation& conv, const CompletedTasksOptions& p, const WorkingMemory& wm, std::uint32_t end,
-                            std::uint32_t turns) {
+std::uint32_t evictable_end(const Conversation& conv, const CompletedTasksOptions& p, const WorkingMemory& wm,
+                            std::uint32_t end, std::uint32_t turns) {
   const std::uint32_t window = std::max<std::uint32_t>(p.window_turns, 1);
   const std::uint32_t step = std::max<std::uint32_t>(p.frontier_step_turns, 1);
   if (turns <= window) return 0;
@@ -207,8 +208,7 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
     const Part& p = msgs[o.message].parts[o.part];
     if (!p.editable) continue;
     const bool call = p.kind == PartKind::ToolCall;
-    if (p.text.size() < (call ? opt.completed_tasks_arguments_bytes : opt.completed_tasks_min_output_bytes))
-      continue;
+    if (p.text.size() < (call ? opt.completed_tasks_arguments_bytes : opt.completed_tasks_min_output_bytes)) continue;
     std::string_view name = p.name;
     if (!call && name.empty()) {
       auto it = call_names.find(p.id);
@@ -268,7 +268,8 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
         if (u.placed != ~0u || u.completion >= at || u.message >= limit) continue;
         bool closed = true;
         for (std::uint32_t t : *u.tasks) closed = closed && history.tasks[t].status_before(at) == TaskStatus::Completed;
-        if (!closed || u.saved(frontier) == 0) continue;  // reopened: nothing more of it goes until it is completed again
+        if (!closed || u.saved(frontier) == 0)
+          continue;  // reopened: nothing more of it goes until it is completed again
         step.push_back(k);
         saved += u.saved(frontier);
         first = std::min(first, u.message);

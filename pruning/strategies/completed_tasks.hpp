@@ -29,30 +29,32 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_COMPLETED_TASKS_OPTIONS(X) X(completed_tasks) X(semantic_threshold) X(completed_tasks_min_output_bytes) \
-  X(completed_tasks_arguments_bytes) X(completed_tasks_title_bytes) TD_TASK_TOOLS_OPTIONS(X) X(exclude_tools) \
-  X(min_turns) TD_WORKING_MEMORY_OPTIONS(X) TD_STEP_COST_OPTIONS(X)
+#define TD_COMPLETED_TASKS_OPTIONS(X)                                                          \
+  X(completed_tasks)                                                                           \
+  X(semantic_threshold) X(completed_tasks_min_output_bytes) X(completed_tasks_arguments_bytes) \
+      X(completed_tasks_title_bytes) TD_TASK_TOOLS_OPTIONS(X) X(exclude_tools) X(min_turns)    \
+          TD_WORKING_MEMORY_OPTIONS(X) TD_STEP_COST_OPTIONS(X)
 TD_STRATEGY_OPTIONS(CompletedTasksOptions, TD_COMPLETED_TASKS_OPTIONS);
 
 // One tombstone to place.
 struct Tombstone {
   std::uint32_t message = 0;
-  std::uint32_t part = 0;     // its index in the message as the client sent it
+  std::uint32_t part = 0;  // its index in the message as the client sent it
   PartKind kind = PartKind::ToolResult;
-  std::string id;             // the part's call id (how it is found again in the pruned message)
-  std::string text;           // what replaces the part's text
+  std::string id;    // the part's call id (how it is found again in the pruned message)
+  std::string text;  // what replaces the part's text
   ArchivedOutput archived;
-  bool placed_now = false;    // placed at this request (a step: the task is restated after it)
+  bool placed_now = false;  // placed at this request (a step: the task is restated after it)
 };
 
 // What the diet without semantic mode sends, request by request
 // (pipeline.cpp): what a tombstone saves, and what a step costs, is measured
 // against it (a stale output the frontier already cut saves less).
 struct DietWithout {
-  std::vector<std::uint32_t> ends;      // each request's end (loss_cap.hpp), the last: this request
-  std::vector<std::uint32_t> frontier;  // parallel: the stale frontier each left (plan forms before it)
-  std::vector<std::uint64_t> planned;   // per message: tokens in the plan's form (as sent where unchanged)
-  std::vector<std::uint32_t> changed;   // ascending: the messages the plan changes
+  std::vector<std::uint32_t> ends;               // each request's end (loss_cap.hpp), the last: this request
+  std::vector<std::uint32_t> frontier;           // parallel: the stale frontier each left (plan forms before it)
+  std::vector<std::uint64_t> planned;            // per message: tokens in the plan's form (as sent where unchanged)
+  std::vector<std::uint32_t> changed;            // ascending: the messages the plan changes
   const std::vector<Message>* pruned = nullptr;  // their plan forms, parallel to `changed`
 };
 

@@ -65,9 +65,7 @@ CopiedLines::CopiedLines(const Conversation& conv, std::uint32_t limit, std::uin
   }
 }
 
-bool CopiedLines::keeps_any(std::uint32_t at) const {
-  return std::binary_search(keepers_.begin(), keepers_.end(), at);
-}
+bool CopiedLines::keeps_any(std::uint32_t at) const { return std::binary_search(keepers_.begin(), keepers_.end(), at); }
 
 std::vector<std::uint64_t> CopiedLines::kept_by(std::string_view text, std::uint32_t at) const {
   std::vector<std::uint64_t> out;

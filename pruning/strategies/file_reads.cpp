@@ -15,7 +15,7 @@ namespace {
 
 // Words that start a command printing a file's text, as the agents send
 // them (`grep ` only with context, `view"` an editor's {"command": "view"}).
-constexpr std::array<std::string_view, 9> kReadWords = {"cat ", "head ", "tail ", "sed -n", "nl ",
+constexpr std::array<std::string_view, 9> kReadWords = {"cat ",  "head ", "tail ", "sed -n", "nl ",
                                                         "less ", "open ", "grep ", "view\""};
 
 std::vector<std::string_view> paths_in(std::string_view arguments) {
@@ -48,10 +48,19 @@ bool starts_command(std::string_view a, std::size_t pos) {
   while (i > 0 && lead(a[i - 1])) --i;
   if (i == 0) return true;
   switch (a[i - 1]) {
-    case ':': case ',': case ';': case '{': case '&': case '\n': return true;
-    case '|': return i >= 2 && a[i - 2] == '|';  // `||`; one `|` is a pipe
-    case 'n': return i >= 2 && a[i - 2] == '\\' && (i < 3 || a[i - 3] != '\\');  // "\n", not "\\n"
-    default: return false;
+    case ':':
+    case ',':
+    case ';':
+    case '{':
+    case '&':
+    case '\n':
+      return true;
+    case '|':
+      return i >= 2 && a[i - 2] == '|';  // `||`; one `|` is a pipe
+    case 'n':
+      return i >= 2 && a[i - 2] == '\\' && (i < 3 || a[i - 3] != '\\');  // "\n", not "\\n"
+    default:
+      return false;
   }
 }
 
@@ -88,7 +97,8 @@ bool greps_with_context(std::string_view command) {
     const std::string_view word = command.substr(j, end - j);
     j = end + 1;
     if (word.starts_with("--")) {
-      if (word.starts_with("--context") || word.starts_with("--after-context") || word.starts_with("--before-context")) return true;
+      if (word.starts_with("--context") || word.starts_with("--after-context") || word.starts_with("--before-context"))
+        return true;
     } else if (word.starts_with("-")) {
       for (char c : word.substr(1)) {
         if (c >= '0' && c <= '9') break;  // -n5A: the letters before a count only
@@ -145,7 +155,8 @@ std::vector<std::uint32_t> shown_line_numbers(std::string_view text) {
     ++lines;
     std::size_t d = i;
     std::uint32_t n = 0;
-    while (d < line.size() && d - i < 9 && line[d] >= '0' && line[d] <= '9') n = n * 10 + std::uint32_t(line[d++] - '0');
+    while (d < line.size() && d - i < 9 && line[d] >= '0' && line[d] <= '9')
+      n = n * 10 + std::uint32_t(line[d++] - '0');
     if (d > i && d < line.size() && (line[d] == ':' || line[d] == '-' || line[d] == '\t')) numbers.push_back(n);
   }
   if (numbers.size() < 3 || numbers.size() * 10 < lines * 6) return {};
@@ -174,7 +185,8 @@ bool reads_a_file(std::string_view name, std::string_view arguments) {
   return false;
 }
 
-std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit) {
+std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt,
+                                     std::uint32_t limit) {
   std::vector<bool> out(limit, false);
   const WorkingMemory wm = working_memory(conv, opt);
   const std::uint32_t step = std::max<std::uint32_t>(opt.frontier_step_turns, 1);
@@ -197,11 +209,11 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOu
     std::vector<std::string_view> paths;
     std::string_view read_id;  // the call's id if it reads a file (revisit or not), else empty
   };
-  std::unordered_map<std::string_view, Call> calls;  // by id: the latest call with it
-  std::unordered_set<std::string_view> named_before;  // paths named by the calls so far
-  std::vector<Named> named;                            // every call, in order
-  std::vector<std::vector<std::string_view>> read_paths(limit);  // per read: what it read
-  std::vector<std::string_view> read_id(limit);                  // per read: its call's id
+  std::unordered_map<std::string_view, Call> calls;                  // by id: the latest call with it
+  std::unordered_set<std::string_view> named_before;                 // paths named by the calls so far
+  std::vector<Named> named;                                          // every call, in order
+  std::vector<std::vector<std::string_view>> read_paths(limit);      // per read: what it read
+  std::vector<std::string_view> read_id(limit);                      // per read: its call's id
   std::unordered_set<std::string_view> read_ids;                     // calls that read a file, revisit or not
   std::unordered_map<std::string_view, std::string_view> read_text;  // by call id: such a call's output
   for (std::uint32_t i = 0; i < limit; ++i) {
@@ -210,8 +222,8 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOu
         Call c{i, reads_a_file(p.name, p.text), paths_in(p.text)};
         named.push_back({i, c.paths, c.reads ? p.id : std::string_view{}});
         if (c.reads) read_ids.insert(p.id);
-        const bool revisits = std::any_of(c.paths.begin(), c.paths.end(),
-                                          [&](std::string_view a) { return named_before.contains(a); });
+        const bool revisits =
+            std::any_of(c.paths.begin(), c.paths.end(), [&](std::string_view a) { return named_before.contains(a); });
         if (opt.stale_tool_outputs_keep_reads_revisited && !revisits) c.reads = false;
         named_before.insert(c.paths.begin(), c.paths.end());
         if (!p.id.empty()) calls[p.id] = std::move(c);

@@ -93,8 +93,7 @@ std::string ensure_newline(std::string_view line) {
 // The paths lines [first, last) name that `shown` does not, in order, once
 // each; more than `max` of them: nullopt (the run is not folded).
 std::optional<std::vector<std::string_view>> hidden_paths(const std::vector<std::string>& ls, std::size_t first,
-                                                          std::size_t last, std::string_view shown,
-                                                          std::uint32_t max) {
+                                                          std::size_t last, std::string_view shown, std::uint32_t max) {
   std::vector<std::string_view> out;
   NameSet seen;
   for (std::size_t i = first; i < last; ++i)
@@ -166,8 +165,8 @@ StrategyStats low_entropy(Conversation& conv, const LowEntropyOptions& opt, std:
   if (!opt.low_entropy) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
-  const std::uint64_t salt = memo_salt("fold_text", {opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes,
-                                                     opt.low_entropy_names});
+  const std::uint64_t salt =
+      memo_salt("fold_text", {opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes, opt.low_entropy_names});
   detail::ToolNames names(opt.exclude_tools);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
@@ -177,8 +176,7 @@ StrategyStats low_entropy(Conversation& conv, const LowEntropyOptions& opt, std:
       if (p.kind != PartKind::ToolResult || !p.editable || p.text.size() < 64) continue;
       if (detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
       auto folded = memoized(folds, salt, p, [&](std::string_view t) -> std::optional<std::string> {
-        std::string f = fold_text(t, opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes,
-                                  opt.low_entropy_names);
+        std::string f = fold_text(t, opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes, opt.low_entropy_names);
         if (f.size() >= t.size()) return std::nullopt;
         return f;
       });

@@ -35,7 +35,8 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_LOW_ENTROPY_OPTIONS(X) X(low_entropy) X(low_entropy_min_run) X(low_entropy_blob_min_bytes) X(low_entropy_names) X(exclude_tools)
+#define TD_LOW_ENTROPY_OPTIONS(X) \
+  X(low_entropy) X(low_entropy_min_run) X(low_entropy_blob_min_bytes) X(low_entropy_names) X(exclude_tools)
 TD_STRATEGY_OPTIONS(LowEntropyOptions, TD_LOW_ENTROPY_OPTIONS);
 
 // `folds` (may be null) remembers each output's folded form.

@@ -29,8 +29,8 @@ StrategyStats old_thinking(Conversation& conv, const OldThinkingOptions& opt, st
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
     if (m.role != Role::Assistant || m.removed) continue;
-    bool has_other = std::any_of(m.parts.begin(), m.parts.end(),
-                                 [](const Part& p) { return p.kind != PartKind::Thinking; });
+    bool has_other =
+        std::any_of(m.parts.begin(), m.parts.end(), [](const Part& p) { return p.kind != PartKind::Thinking; });
     for (std::size_t j = 0; j < m.parts.size();) {
       Part& p = m.parts[j];
       if (p.kind != PartKind::Thinking || p.text.empty()) {

@@ -81,7 +81,7 @@ struct CallFacts {
   bool writes = false;
 };
 
-constexpr std::array<std::string_view, 10> kPathKeys = {"path",     "file_path",     "filePath",    "file",
+constexpr std::array<std::string_view, 10> kPathKeys = {"path",     "file_path",     "filePath",      "file",
                                                         "filename", "absolute_path", "notebook_path", "target_file",
                                                         "dir_path", "directory"};
 
@@ -107,9 +107,12 @@ CallFacts call_facts(const Part& call) {
       const std::string_view key(m.name.GetString(), m.name.GetStringLength());
       if (m.value.IsString()) {
         const std::string_view v(m.value.GetString(), m.value.GetStringLength());
-        if (key == "command" || key == "cmd") f.command = v;
-        else if (std::find(kPathKeys.begin(), kPathKeys.end(), key) != kPathKeys.end()) f.paths.emplace_back(v);
-        else patch_paths(v, f);
+        if (key == "command" || key == "cmd")
+          f.command = v;
+        else if (std::find(kPathKeys.begin(), kPathKeys.end(), key) != kPathKeys.end())
+          f.paths.emplace_back(v);
+        else
+          patch_paths(v, f);
       } else if (m.value.IsArray() && (key == "command" || key == "cmd")) {
         // Codex: ["bash", "-lc", "<script>"]: the script is the command.
         for (auto& e : m.value.GetArray())
@@ -119,8 +122,8 @@ CallFacts call_facts(const Part& call) {
   }
   if (!f.command.empty()) {
     const std::string_view first = text::chomp(text::lines(f.command).front());
-    if (contains_any(first, {"sed -i", "> ", ">>", "tee ", "str_replace", "insert ", "create ", "edit ",
-                             "apply_patch", "git apply", "patch ", "touch ", "mv ", "cp ", "rm "}))
+    if (contains_any(first, {"sed -i", "> ", ">>", "tee ", "str_replace", "insert ", "create ", "edit ", "apply_patch",
+                             "git apply", "patch ", "touch ", "mv ", "cp ", "rm "}))
       f.writes = true;
     for (std::string_view n : names_in(first))
       if (is_path_name(n)) f.paths.emplace_back(n);
@@ -133,8 +136,8 @@ CallFacts call_facts(const Part& call) {
 // flagged it, else "".
 std::string exit_status(const Part& result) {
   std::string_view t = result.text;
-  for (std::string_view head : {"<returncode>", "Process exited with code ", "Exit code: ", "exit code ",
-                                "Exit code ", "exit status "}) {
+  for (std::string_view head :
+       {"<returncode>", "Process exited with code ", "Exit code: ", "exit code ", "Exit code ", "exit status "}) {
     const auto at = t.find(head);
     if (at == std::string_view::npos) continue;
     std::size_t i = at + head.size(), j = i;
@@ -262,7 +265,8 @@ std::string render_header(const Conversation& conv, const WorkingMemory& wm, con
   out += "turns " + std::to_string(first_turn + 1) + "-" + std::to_string(last_turn + 1) + " (messages " +
          std::to_string(start + 1) + "-" + std::to_string(end) +
          ") were replaced by this summary of what was asked, concluded, read, written, run and failed";
-  if (f.first > 0) out += "; the oldest " + text::count_noun(f.first, "turn line", "turn lines") + " left out for length";
+  if (f.first > 0)
+    out += "; the oldest " + text::count_noun(f.first, "turn line", "turn lines") + " left out for length";
   out += ". Re-read files or re-run commands for details.]\n";
   return out;
 }
@@ -366,8 +370,7 @@ std::uint64_t recap_prefix_hash(const Conversation& conv, std::uint32_t end) {
   return tok::hash128(words.data(), words.size() * sizeof(std::uint64_t)).lo;
 }
 
-StrategyStats recap(Conversation& conv, const RecapPlan& plan, const RecapSummaries* summaries,
-                    bool* summary_missing) {
+StrategyStats recap(Conversation& conv, const RecapPlan& plan, const RecapSummaries* summaries, bool* summary_missing) {
   StrategyStats st{.name = "recap"};
   if (plan.end == 0) return st;
   auto& msgs = conv.messages;

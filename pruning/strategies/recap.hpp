@@ -32,8 +32,10 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_RECAP_OPTIONS(X) X(recap) X(token_threshold) X(recap_budget_tokens) X(recap_text_bytes) X(recap_items) \
-  TD_WORKING_MEMORY_OPTIONS(X) TD_STEP_COST_OPTIONS(X)
+#define TD_RECAP_OPTIONS(X)                                                                                 \
+  X(recap)                                                                                                  \
+  X(token_threshold) X(recap_budget_tokens) X(recap_text_bytes) X(recap_items) TD_WORKING_MEMORY_OPTIONS(X) \
+      TD_STEP_COST_OPTIONS(X)
 TD_STRATEGY_OPTIONS(RecapOptions, TD_RECAP_OPTIONS);
 
 // How a recap message starts (and how tests and the reanchor step know one).
@@ -44,12 +46,12 @@ inline constexpr std::string_view kRecapMarker = "[tokendiet recap: ";
 using RecapSummaries = std::function<std::optional<std::string>(std::uint64_t prefix_hash)>;
 
 struct RecapPlan {
-  std::uint32_t start = 0;  // first message replaced
-  std::uint32_t end = 0;    // one past the last replaced (0: no recap)
-  std::string header;       // the recap's first line
-  std::string text;         // the extractive recap message's text (header and turn lines)
+  std::uint32_t start = 0;        // first message replaced
+  std::uint32_t end = 0;          // one past the last replaced (0: no recap)
+  std::string header;             // the recap's first line
+  std::string text;               // the extractive recap message's text (header and turn lines)
   std::uint64_t prefix_hash = 0;  // of messages [0, end) as sent: the summary's key
-  bool stepped = false;     // the cut moved at this request (the last one replayed)
+  bool stepped = false;           // the cut moved at this request (the last one replayed)
 };
 
 // The hash of messages [0, end) of `conv` (roles, part kinds, texts, ids and

@@ -15,7 +15,8 @@ namespace td::pruning {
 namespace {
 
 SnipOptions snip_options(const StaleAssistantTextOptions& p) {
-  return SnipOptions{p.stale_assistant_text_head_bytes, p.stale_assistant_text_tail_bytes, 0, p.stale_assistant_text_names};
+  return SnipOptions{p.stale_assistant_text_head_bytes, p.stale_assistant_text_tail_bytes, 0,
+                     p.stale_assistant_text_names};
 }
 
 // A string as it appears inside a JSON string literal (no quotes).
@@ -28,8 +29,8 @@ std::string json_inside(std::string_view s) {
 
 // Replaces every long string value by a placeholder "\u0001<k>\u0001" and
 // collects the snips of the originals.
-void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc, const StaleAssistantTextOptions& p,
-                       const SnipOptions& options, std::vector<Snipped>& snips) {
+void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc,
+                       const StaleAssistantTextOptions& p, const SnipOptions& options, std::vector<Snipped>& snips) {
   if (v.IsString()) {
     if (v.GetStringLength() < p.stale_assistant_text_threshold_bytes) return;
     Snipped s = snip({v.GetString(), v.GetStringLength()}, options);
@@ -50,7 +51,8 @@ Snipped snip_arguments_template(std::string_view args, const StaleAssistantTextO
   return snip_arguments_template(args, opt, snip_options(opt));
 }
 
-Snipped snip_arguments_template(std::string_view args, const StaleAssistantTextOptions& opt, const SnipOptions& options) {
+Snipped snip_arguments_template(std::string_view args, const StaleAssistantTextOptions& opt,
+                                const SnipOptions& options) {
   Snipped out;
   if (!json_nesting_within(args)) return out;  // the walks below recurse per level
   rapidjson::Document d;
@@ -105,10 +107,11 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
   const std::uint64_t text_salt =
       memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
   const std::uint64_t args_salt = memo_salt(
-      "snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0, opt.stale_assistant_text_threshold_bytes});
-  NameSet listed;  // names listed by earlier messages are not listed again
+      "snip_arguments",
+      {options.head_bytes, options.tail_bytes, options.max_names > 0, opt.stale_assistant_text_threshold_bytes});
+  NameSet listed;                                     // names listed by earlier messages are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
-  SnipOptions part_options = options;  // with the part's copied lines
+  SnipOptions part_options = options;                 // with the part's copied lines
   auto snip_of = [&](std::string_view t) -> std::optional<Snipped> {
     Snipped s = snip(t, part_options);
     if (!s.cut) return std::nullopt;
@@ -126,7 +129,7 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
       if (!p.editable || p.text.size() < opt.stale_assistant_text_threshold_bytes) continue;
       const bool text = p.kind == PartKind::Text && opt.stale_assistant_text_prose;
       const bool json = p.kind == PartKind::ToolCall && opt.stale_assistant_text_tool_arguments &&
-             !detail::excluded_tool(opt.exclude_tools, p.name);
+                        !detail::excluded_tool(opt.exclude_tools, p.name);
       if (!text && !json) continue;
       // The lines it copies are kept: the memo's key names them.
       const std::vector<std::uint64_t> keys = !copied.keeps_any(i) ? std::vector<std::uint64_t>{}
@@ -134,7 +137,8 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
                                                                    : copied.kept_by(p.text, i);
       part_options.keep_lines = keys.empty() ? nullptr : &keys;
       std::uint64_t salt = json ? args_salt : text_salt;
-      if (!keys.empty()) salt = memo_salt("copied_lines", {salt, tok::hash_bytes(keys.data(), keys.size() * sizeof keys[0])});
+      if (!keys.empty())
+        salt = memo_salt("copied_lines", {salt, tok::hash_bytes(keys.data(), keys.size() * sizeof keys[0])});
       std::shared_ptr<const Snipped> snipped =
           json ? memoized(snips, salt, p, args_of) : memoized(snips, salt, p, snip_of);
       if (!snipped) continue;

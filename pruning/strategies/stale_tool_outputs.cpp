@@ -20,16 +20,15 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests
-  const SnipOptions options{opt.stale_tool_outputs_head_bytes, opt.stale_tool_outputs_tail_bytes, opt.stale_tool_outputs_error_lines,
-                            opt.stale_tool_outputs_names};
-  const std::uint64_t salt = memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines,
-                                                options.max_names > 0});
-  NameSet listed;  // names listed by earlier outputs are not listed again
+  const SnipOptions options{opt.stale_tool_outputs_head_bytes, opt.stale_tool_outputs_tail_bytes,
+                            opt.stale_tool_outputs_error_lines, opt.stale_tool_outputs_names};
+  const std::uint64_t salt =
+      memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
+  NameSet listed;                                     // names listed by earlier outputs are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(opt.exclude_tools);
-  const std::vector<bool> reads = opt.stale_tool_outputs_keep_reads_bytes > 0
-                                       ? unsuperseded_reads(conv, opt, limit)
-                                       : std::vector<bool>(limit);
+  const std::vector<bool> reads =
+      opt.stale_tool_outputs_keep_reads_bytes > 0 ? unsuperseded_reads(conv, opt, limit) : std::vector<bool>(limit);
   KeptReadLines kept_lines(opt);  // fed every kept read, in order
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];

@@ -34,8 +34,7 @@ WorkingMemory working_memory(const Conversation& conv, const WorkingMemoryOption
   for (std::uint32_t i = 0; i < size; ++i) {
     const Message& m = msgs[i];
     if (is_system(m)) continue;
-    bool starts = prev == nullptr ||
-                  (is_user_text(m) && !is_user_text(*prev)) ||
+    bool starts = prev == nullptr || (is_user_text(m) && !is_user_text(*prev)) ||
                   (m.role == Role::Assistant && is_tool_message(*prev));
     if (starts) wm.turn_start.push_back(i);
     prev = &m;

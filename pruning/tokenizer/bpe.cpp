@@ -95,7 +95,7 @@ template <class Part>
 std::size_t merge_huge(const Vocab& v, const unsigned char* p, std::size_t len, Part&& part) {
   struct Bucket {
     std::uint32_t init_begin = 0, init_end = 0;  // slice of `initial`
-    std::vector<std::uint32_t> run;   // ascending positions from `cursor` on
+    std::vector<std::uint32_t> run;              // ascending positions from `cursor` on
     std::size_t cursor = 0;
     std::vector<std::uint32_t> side;  // min-heap of out-of-order positions
     bool queued = false;              // in `ranks`
@@ -160,8 +160,10 @@ std::size_t merge_huge(const Vocab& v, const unsigned char* p, std::size_t len, 
     if (b.init_begin != b.init_end) best = initial[b.init_begin], from = 1;
     if (b.cursor != b.run.size() && b.run[b.cursor] < best) best = b.run[b.cursor], from = 2;
     if (!b.side.empty() && b.side.front() < best) best = b.side.front(), from = 3;
-    if (from == 1) ++b.init_begin;
-    else if (from == 2) ++b.cursor;
+    if (from == 1)
+      ++b.init_begin;
+    else if (from == 2)
+      ++b.cursor;
     else {
       std::pop_heap(b.side.begin(), b.side.end(), std::greater<>());
       b.side.pop_back();
@@ -238,8 +240,7 @@ std::size_t bpe_count(const Vocab& v, const unsigned char* p, std::size_t len) {
   return merge(v, p, len, [](std::size_t, std::size_t) {});
 }
 
-void bpe_encode(const Vocab& v, const unsigned char* p, std::size_t len,
-                std::vector<std::uint32_t>& out) {
+void bpe_encode(const Vocab& v, const unsigned char* p, std::size_t len, std::vector<std::uint32_t>& out) {
   if (std::uint32_t r = v.rank(p, len); r != kNoRank) {
     out.push_back(r);
     return;
@@ -247,14 +248,17 @@ void bpe_encode(const Vocab& v, const unsigned char* p, std::size_t len,
   merge(v, p, len, [&](std::size_t a, std::size_t b) { out.push_back(v.rank(p + a, b - a)); });
 }
 
-std::vector<std::uint32_t> bpe_encode_with(const Vocab& v, const unsigned char* p, std::size_t len,
-                                           MergeAlgo algo) {
+std::vector<std::uint32_t> bpe_encode_with(const Vocab& v, const unsigned char* p, std::size_t len, MergeAlgo algo) {
   std::vector<std::uint32_t> out;
   auto emit = [&](std::size_t a, std::size_t b) { out.push_back(v.rank(p + a, b - a)); };
-  if (algo == MergeAlgo::Small && len <= kSmallPiece) merge_small(v, p, len, emit);
-  else if (algo == MergeAlgo::Huge) merge_huge(v, p, len, emit);
-  else if (algo == MergeAlgo::Windowed) merge_windowed(v, p, len, emit);
-  else merge_large(v, p, len, emit);
+  if (algo == MergeAlgo::Small && len <= kSmallPiece)
+    merge_small(v, p, len, emit);
+  else if (algo == MergeAlgo::Huge)
+    merge_huge(v, p, len, emit);
+  else if (algo == MergeAlgo::Windowed)
+    merge_windowed(v, p, len, emit);
+  else
+    merge_large(v, p, len, emit);
   return out;
 }
 

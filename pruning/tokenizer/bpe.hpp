@@ -31,14 +31,12 @@ inline constexpr std::size_t kSeamBytes = std::size_t{1} << 12;
 
 // The merge algorithms, exposed so tests can prove they agree.
 enum class MergeAlgo { Small, Large, Huge, Windowed };
-std::vector<std::uint32_t> bpe_encode_with(const Vocab& vocab, const unsigned char* p,
-                                           std::size_t len, MergeAlgo algo);
+std::vector<std::uint32_t> bpe_encode_with(const Vocab& vocab, const unsigned char* p, std::size_t len, MergeAlgo algo);
 
 // Number of tokens of the piece p[0..len), len >= 1.
 std::size_t bpe_count(const Vocab& vocab, const unsigned char* p, std::size_t len);
 
 // Appends the token ids of the piece p[0..len), len >= 1.
-void bpe_encode(const Vocab& vocab, const unsigned char* p, std::size_t len,
-                std::vector<std::uint32_t>& out);
+void bpe_encode(const Vocab& vocab, const unsigned char* p, std::size_t len, std::vector<std::uint32_t>& out);
 
 }  // namespace td::tok

@@ -50,8 +50,7 @@ struct Char {
     len = 3;
   } else if (b0 >= 0xF0 && b0 <= 0xF4) {
     if (!cont(1) || !cont(2) || !cont(3)) return {0xFFFD, 1, 0};
-    cp = ((b0 & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) |
-         (s[i + 3] & 0x3Fu);
+    cp = ((b0 & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
     if (cp < 0x10000 || cp > 0x10FFFF) return {0xFFFD, 1, 0};
     len = 4;
   } else {

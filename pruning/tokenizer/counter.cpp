@@ -45,12 +45,18 @@ constexpr auto kByteWeights = [] {
   auto fixed = [](double x) { return static_cast<std::int32_t>(x * 65536.0 + (x < 0 ? -0.5 : 0.5)); };
   for (int b = 0; b < 256; ++b) {
     double x;
-    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) x = 0.229;
-    else if (b >= '0' && b <= '9') x = 0.901;
-    else if (b == ' ' || b == '\t' || b == '\n' || b == '\r') x = 0.096;
-    else if (b < 0x80) x = 0.587;
-    else if (b >= 0xC0) x = -0.181;
-    else x = 0.552;
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'))
+      x = 0.229;
+    else if (b >= '0' && b <= '9')
+      x = 0.901;
+    else if (b == ' ' || b == '\t' || b == '\n' || b == '\r')
+      x = 0.096;
+    else if (b < 0x80)
+      x = 0.587;
+    else if (b >= 0xC0)
+      x = -0.181;
+    else
+      x = 0.552;
     w[static_cast<std::size_t>(b)] = fixed(x);
   }
   return w;

@@ -90,9 +90,7 @@ PieceCache& piece_cache() {
 
 }  // namespace
 
-std::string_view encoding_name(EncodingId id) {
-  return id == EncodingId::O200kBase ? "o200k_base" : "cl100k_base";
-}
+std::string_view encoding_name(EncodingId id) { return id == EncodingId::O200kBase ? "o200k_base" : "cl100k_base"; }
 
 std::optional<EncodingId> encoding_from_name(std::string_view name) {
   if (name == "o200k_base") return EncodingId::O200kBase;
@@ -143,9 +141,7 @@ std::uint64_t Encoding::count(std::string_view text) const {
 
 std::vector<std::uint32_t> Encoding::encode(std::string_view text) const {
   std::vector<std::uint32_t> out;
-  for_each_piece(pattern_, text, [&](const unsigned char* p, std::size_t len) {
-    bpe_encode(vocab_, p, len, out);
-  });
+  for_each_piece(pattern_, text, [&](const unsigned char* p, std::size_t len) { bpe_encode(vocab_, p, len, out); });
   return out;
 }
 

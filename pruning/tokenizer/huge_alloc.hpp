@@ -37,7 +37,9 @@ struct HugePageAllocator {
   void deallocate(T* p, std::size_t) { std::free(p); }
 
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const { return true; }
+  bool operator==(const HugePageAllocator<U>&) const {
+    return true;
+  }
 };
 
 }  // namespace td::tok

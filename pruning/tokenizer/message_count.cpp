@@ -16,10 +16,14 @@ using pruning::Role;
 
 std::string_view role_name(Role r) {
   switch (r) {
-    case Role::System: return "system";
-    case Role::User: return "user";
-    case Role::Assistant: return "assistant";
-    case Role::Tool: return "tool";
+    case Role::System:
+      return "system";
+    case Role::User:
+      return "user";
+    case Role::Assistant:
+      return "assistant";
+    case Role::Tool:
+      return "tool";
   }
   return "user";
 }

@@ -78,10 +78,10 @@ std::size_t whitespace(Bytes s, std::size_t n, std::size_t i) {
     p += c.len;
     ++chars;
   }
-  if (after_newline) return after_newline;    // \s*[\r\n]+ ends at the last newline
-  if (p == n) return p;                       // \s+(?!\S) at the end of the text
-  if (chars >= 2) return last_start;          // \s+(?!\S): leave one for the next piece
-  return p;                                   // \s+
+  if (after_newline) return after_newline;  // \s*[\r\n]+ ends at the last newline
+  if (p == n) return p;                     // \s+(?!\S) at the end of the text
+  if (chars >= 2) return last_start;        // \s+(?!\S): leave one for the next piece
+  return p;                                 // \s+
 }
 
 // ---- o200k word alternatives ----------------------------------------------

@@ -172,8 +172,7 @@ std::uint32_t Vocab::lookup(const unsigned char* p, std::size_t len) const {
     if (s == kEmpty) return kNoRank;
     if ((s & 0xFFFFFFFF00000000ull) == tag) {
       auto r = static_cast<std::uint32_t>(s);
-      if (offsets_[r + 1] - offsets_[r] == len && std::memcmp(arena_.data() + offsets_[r], p, len) == 0)
-        return r;
+      if (offsets_[r + 1] - offsets_[r] == len && std::memcmp(arena_.data() + offsets_[r], p, len) == 0) return r;
     }
   }
 }

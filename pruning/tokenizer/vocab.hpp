@@ -34,8 +34,7 @@ class Vocab {
   }
 
   std::string_view token(std::uint32_t rank) const {
-    return {reinterpret_cast<const char*>(arena_.data()) + offsets_[rank],
-            offsets_[rank + 1] - offsets_[rank]};
+    return {reinterpret_cast<const char*>(arena_.data()) + offsets_[rank], offsets_[rank + 1] - offsets_[rank]};
   }
   std::size_t size() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
   std::size_t max_token_len() const { return max_token_len_; }
@@ -80,9 +79,9 @@ class Vocab {
   std::size_t short_mask_ = 0;
   int short_shift_ = 64;
 
-  Table<unsigned char> arena_;         // token bytes, in rank order
-  Table<std::uint32_t> offsets_;       // size()+1 offsets into arena_
-  Table<std::uint64_t> slots_;   // tokens of 9+ bytes: (hash tag << 32 | rank), ~0 = empty
+  Table<unsigned char> arena_;    // token bytes, in rank order
+  Table<std::uint32_t> offsets_;  // size()+1 offsets into arena_
+  Table<std::uint64_t> slots_;    // tokens of 9+ bytes: (hash tag << 32 | rank), ~0 = empty
   std::uint64_t mask_ = 0;
   std::size_t max_token_len_ = 0;
   std::uint32_t byte_rank_[256];

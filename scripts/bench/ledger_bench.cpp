@@ -33,11 +33,11 @@ TEST_CASE("bench: ledger submit and writer throughput" * doctest::skip()) {
   double submit_ns = ns_since(t0, kRows);
   opened.ledger->flush();
   double total_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  std::printf("ledger: submit %.0f ns/row (I/O-thread cost); %d rows committed in %.2f s = %.0f rows/s "
-              "in %llu transactions; dropped %llu\n",
-              submit_ns, kRows, total_s, kRows / total_s,
-              static_cast<unsigned long long>(opened.ledger->transactions()),
-              static_cast<unsigned long long>(opened.ledger->dropped()));
+  std::printf(
+      "ledger: submit %.0f ns/row (I/O-thread cost); %d rows committed in %.2f s = %.0f rows/s "
+      "in %llu transactions; dropped %llu\n",
+      submit_ns, kRows, total_s, kRows / total_s, static_cast<unsigned long long>(opened.ledger->transactions()),
+      static_cast<unsigned long long>(opened.ledger->dropped()));
 }
 
 TEST_CASE("bench: metrics record and render" * doctest::skip()) {
@@ -62,9 +62,10 @@ TEST_CASE("bench: metrics record and render" * doctest::skip()) {
   t0 = Clock::now();
   std::string page = m.render();
   double render_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  std::printf("metrics: record %.0f ns (1 thread), %.0f ns wall/record (2 threads, same series); "
-              "render of 256 models: %.1f ms, %zu KB\n",
-              one, two, render_ms, page.size() / 1024);
+  std::printf(
+      "metrics: record %.0f ns (1 thread), %.0f ns wall/record (2 threads, same series); "
+      "render of 256 models: %.1f ms, %zu KB\n",
+      one, two, render_ms, page.size() / 1024);
 }
 
 TEST_CASE("bench: steady-state submit cost" * doctest::skip()) {
@@ -94,8 +95,11 @@ TEST_CASE("bench: writer cost per row by transaction size" * doctest::skip()) {
   constexpr int kRows = 100'000;
   for (std::size_t commit : {16, 128, 1024, 8192}) {
     td::test::TempDir tmp;
-    auto opened = Ledger::open({.path = tmp.file("usage.db"), .queue_capacity = kRows, .batch_rows = kRows,
-                                .commit_rows = commit, .start_writer = false});
+    auto opened = Ledger::open({.path = tmp.file("usage.db"),
+                                .queue_capacity = kRows,
+                                .batch_rows = kRows,
+                                .commit_rows = commit,
+                                .start_writer = false});
     REQUIRE(opened.ledger);
     for (int i = 0; i < kRows; ++i) opened.ledger->submit(td::test::sample_row(i));
     auto t0 = Clock::now();

@@ -44,8 +44,7 @@ TEST_CASE("bench: parse and write a large chat body" * doctest::skip()) {
   // are parsed.
   ParsedMessageMemo memo;
   double cold_us = micros_per_run(runs, [&] { sink += parse(Api::openai_chat, body).request->parts.size(); });
-  double parse_us =
-      micros_per_run(runs, [&] { sink += parse(Api::openai_chat, body, &memo).request->parts.size(); });
+  double parse_us = micros_per_run(runs, [&] { sink += parse(Api::openai_chat, body, &memo).request->parts.size(); });
   double rapidjson_us = micros_per_run(runs, [&] {
     rapidjson::Document d;
     d.Parse(body.data(), body.size());

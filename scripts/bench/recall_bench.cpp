@@ -36,41 +36,64 @@ std::string text_of(std::size_t n) {
 }
 
 Rounds anthropic(const std::string& history, const std::string& text) {
-  const auto start = sse("message_start", R"({"type":"message_start","message":{"id":"m","usage":{"input_tokens":50000,"output_tokens":1}}})");
+  const auto start =
+      sse("message_start",
+          R"({"type":"message_start","message":{"id":"m","usage":{"input_tokens":50000,"output_tokens":1}}})");
   const auto stop = sse("message_stop", R"({"type":"message_stop"})");
-  std::string call = start + sse("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"tokendiet_recall","input":{}}})") +
-                     sse("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"id\":\"td-a\"}"}})") +
-                     sse("content_block_stop", R"({"type":"content_block_stop","index":0})") +
-                     sse("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":20}})") + stop;
-  std::string answer = start + sse("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})");
+  std::string call =
+      start +
+      sse("content_block_start",
+          R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"tokendiet_recall","input":{}}})") +
+      sse("content_block_delta",
+          R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"id\":\"td-a\"}"}})") +
+      sse("content_block_stop", R"({"type":"content_block_stop","index":0})") +
+      sse("message_delta",
+          R"({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":20}})") +
+      stop;
+  std::string answer =
+      start + sse("content_block_start",
+                  R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})");
   for (std::size_t i = 0; i < text.size(); i += 64)
-    answer += sse("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":")" + text.substr(i, 64) + "\"}}");
+    answer +=
+        sse("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":")" +
+                                       text.substr(i, 64) + "\"}}");
   answer += sse("content_block_stop", R"({"type":"content_block_stop","index":0})") +
-            sse("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":900}})") + stop;
-  return {Api::anthropic, "anthropic stream", R"({"model":"claude-x","stream":true,"messages":[{"role":"user","content":")" + history + "\"}]}", call, answer};
+            sse("message_delta",
+                R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":900}})") +
+            stop;
+  return {Api::anthropic, "anthropic stream",
+          R"({"model":"claude-x","stream":true,"messages":[{"role":"user","content":")" + history + "\"}]}", call,
+          answer};
 }
 
 Rounds openai_chat(const std::string& history, const std::string& text) {
   auto chunk = [](const std::string& delta, const char* finish = "null") {
-    return sse("", R"({"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":)" + delta + R"(,"finish_reason":)" + finish + "}]}");
+    return sse("", R"({"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":)" + delta +
+                       R"(,"finish_reason":)" + finish + "}]}");
   };
-  std::string call = chunk(R"({"tool_calls":[{"index":0,"id":"call_r","type":"function","function":{"name":"tokendiet_recall","arguments":"{\"id\":\"td-a\"}"}}]})") +
-                     chunk("{}", "\"tool_calls\"") + sse("", "[DONE]");
+  std::string call =
+      chunk(
+          R"({"tool_calls":[{"index":0,"id":"call_r","type":"function","function":{"name":"tokendiet_recall","arguments":"{\"id\":\"td-a\"}"}}]})") +
+      chunk("{}", "\"tool_calls\"") + sse("", "[DONE]");
   std::string answer;
   for (std::size_t i = 0; i < text.size(); i += 64) answer += chunk(R"({"content":")" + text.substr(i, 64) + "\"}");
   answer += chunk("{}", "\"stop\"") + sse("", "[DONE]");
-  return {Api::openai_chat, "openai chat stream", R"({"model":"gpt-x","stream":true,"messages":[{"role":"user","content":")" + history + "\"}]}", call, answer};
+  return {Api::openai_chat, "openai chat stream",
+          R"({"model":"gpt-x","stream":true,"messages":[{"role":"user","content":")" + history + "\"}]}", call, answer};
 }
 
 Rounds gemini(const std::string& history, const std::string& text) {
   auto chunk = [](const std::string& parts, bool last) {
-    return sse("", R"({"candidates":[{"content":{"role":"model","parts":[)" + parts + "]}" + (last ? R"(,"finishReason":"STOP")" : "") +
+    return sse("", R"({"candidates":[{"content":{"role":"model","parts":[)" + parts + "]}" +
+                       (last ? R"(,"finishReason":"STOP")" : "") +
                        R"(}],"usageMetadata":{"promptTokenCount":50000,"totalTokenCount":50010},"responseId":"g"})");
   };
   std::string call = chunk(R"({"functionCall":{"name":"tokendiet_recall","args":{"id":"td-a"}}})", true);
   std::string answer;
-  for (std::size_t i = 0; i < text.size(); i += 64) answer += chunk(R"({"text":")" + text.substr(i, 64) + "\"}", i + 64 >= text.size());
-  return {Api::gemini, "gemini stream", R"({"contents":[{"role":"user","parts":[{"text":")" + history + "\"}]}]})", call, answer};
+  for (std::size_t i = 0; i < text.size(); i += 64)
+    answer += chunk(R"({"text":")" + text.substr(i, 64) + "\"}", i + 64 >= text.size());
+  return {Api::gemini, "gemini stream", R"({"contents":[{"role":"user","parts":[{"text":")" + history + "\"}]}]})",
+          call, answer};
 }
 
 double cpu_us() {
@@ -107,10 +130,11 @@ void run(const Rounds& r, const std::string& entry) {
   // CPU time too: on a shared machine the wall clock counts other processes' turns.
   std::sort(us.begin(), us.end());
   std::sort(cpu.begin(), cpu.end());
-  std::printf("%-20s wall median %7.1f / fastest %7.1f us, CPU median %7.1f us per recall round"
-              "  (entry %zu B, request %zu B, answer %zu B -> client %zu B)\n",
-              r.name, us[us.size() / 2], us.front(), cpu[cpu.size() / 2], entry.size(), r.body.size(), r.answer.size(),
-              out_bytes);
+  std::printf(
+      "%-20s wall median %7.1f / fastest %7.1f us, CPU median %7.1f us per recall round"
+      "  (entry %zu B, request %zu B, answer %zu B -> client %zu B)\n",
+      r.name, us[us.size() / 2], us.front(), cpu[cpu.size() / 2], entry.size(), r.body.size(), r.answer.size(),
+      out_bytes);
 }
 
 }  // namespace

@@ -25,9 +25,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string read_file(const char* path) {
   std::ifstream in(path, std::ios::binary);
@@ -55,8 +53,8 @@ int throughput(const std::string& text, int runs) {
     auto t0 = Clock::now();
     const tok::Encoding& enc = tok::Encoding::get(id);
     const double load = seconds_since(t0);
-    std::printf("%-12s loaded: RSS +%.1f MB over the process before any vocabulary\n",
-                std::string(enc.name()).c_str(), rss_mb() - rss0);
+    std::printf("%-12s loaded: RSS +%.1f MB over the process before any vocabulary\n", std::string(enc.name()).c_str(),
+                rss_mb() - rss0);
     std::uint64_t n = 0;
     std::vector<double> ts;
     for (int r = 0; r < runs; ++r) {
@@ -101,13 +99,20 @@ pruning::Conversation build_conversation(const std::string& text, const pruning:
     pos = end;
     tokens += counter.count(slice);
     switch (turn++ % 3) {
-      case 0: add(Role::User, Part{.kind = PartKind::Text, .text = std::move(slice)}); break;
-      case 1:
-        add(Role::Assistant, Part{.kind = PartKind::ToolCall, .text = R"({"path":"src/file)" + std::to_string(turn) + R"(.cpp"})",
-                                  .id = "call_" + std::to_string(turn), .name = "read_file"});
-        c.messages.back().parts.insert(c.messages.back().parts.begin(), Part{.kind = PartKind::Text, .text = std::move(slice)});
+      case 0:
+        add(Role::User, Part{.kind = PartKind::Text, .text = std::move(slice)});
         break;
-      default: add(Role::Tool, Part{.kind = PartKind::ToolResult, .text = std::move(slice), .id = "call_" + std::to_string(turn - 1)});
+      case 1:
+        add(Role::Assistant, Part{.kind = PartKind::ToolCall,
+                                  .text = R"({"path":"src/file)" + std::to_string(turn) + R"(.cpp"})",
+                                  .id = "call_" + std::to_string(turn),
+                                  .name = "read_file"});
+        c.messages.back().parts.insert(c.messages.back().parts.begin(),
+                                       Part{.kind = PartKind::Text, .text = std::move(slice)});
+        break;
+      default:
+        add(Role::Tool,
+            Part{.kind = PartKind::ToolResult, .text = std::move(slice), .id = "call_" + std::to_string(turn - 1)});
     }
   }
   return c;
@@ -135,8 +140,9 @@ int recount(const std::string& text, int trials) {
   for (int t = 0; t < trials; ++t) {
     pruning::Message m;
     m.role = pruning::Role::Tool;
-    m.parts.push_back(pruning::Part{.kind = pruning::PartKind::ToolResult,
-                                    .text = "exit status 0 (trial " + std::to_string(t) + ")\n" + text.substr(1000 + t * 7, 300)});
+    m.parts.push_back(
+        pruning::Part{.kind = pruning::PartKind::ToolResult,
+                      .text = "exit status 0 (trial " + std::to_string(t) + ")\n" + text.substr(1000 + t * 7, 300)});
     conv.messages.push_back(std::move(m));
     t0 = Clock::now();
     const tok::ConversationCount c = tok::count_conversation(conv, counter, &cache, rules);
@@ -146,10 +152,11 @@ int recount(const std::string& text, int trials) {
     conv.messages.pop_back();
   }
   const double best = *std::min_element(ts.begin(), ts.end());
-  std::printf("recount after one appended message: best %.3f ms, median %.3f ms over %d trials "
-              "(%llu tokens, %llu of %zu messages from the cache)\n",
-              best * 1e3, median(ts) * 1e3, trials, static_cast<unsigned long long>(total),
-              static_cast<unsigned long long>(hits), conv.messages.size() + 1);
+  std::printf(
+      "recount after one appended message: best %.3f ms, median %.3f ms over %d trials "
+      "(%llu tokens, %llu of %zu messages from the cache)\n",
+      best * 1e3, median(ts) * 1e3, trials, static_cast<unsigned long long>(total),
+      static_cast<unsigned long long>(hits), conv.messages.size() + 1);
   return 0;
 }
 

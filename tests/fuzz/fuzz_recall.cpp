@@ -34,20 +34,28 @@ struct Entries final : RecallSource {
 
 const char* target_of(providers::Api api, bool sse) {
   switch (api) {
-    case providers::Api::anthropic: return "/v1/messages";
-    case providers::Api::openai_chat: return "/v1/chat/completions";
-    case providers::Api::openai_responses: return "/v1/responses";
-    case providers::Api::gemini: return sse ? "/v1beta/models/g:streamGenerateContent?alt=sse" : "/v1beta/models/g:generateContent";
+    case providers::Api::anthropic:
+      return "/v1/messages";
+    case providers::Api::openai_chat:
+      return "/v1/chat/completions";
+    case providers::Api::openai_responses:
+      return "/v1/responses";
+    case providers::Api::gemini:
+      return sse ? "/v1beta/models/g:streamGenerateContent?alt=sse" : "/v1beta/models/g:generateContent";
   }
   return "/";
 }
 
 const char* body_of(providers::Api api) {
   switch (api) {
-    case providers::Api::anthropic: return R"({"model":"c","messages":[{"role":"user","content":"go"}]})";
-    case providers::Api::openai_chat: return R"({"model":"g","messages":[{"role":"user","content":"go"}]})";
-    case providers::Api::openai_responses: return R"({"model":"g","input":"go"})";
-    case providers::Api::gemini: return R"({"contents":[{"role":"user","parts":[{"text":"go"}]}]})";
+    case providers::Api::anthropic:
+      return R"({"model":"c","messages":[{"role":"user","content":"go"}]})";
+    case providers::Api::openai_chat:
+      return R"({"model":"g","messages":[{"role":"user","content":"go"}]})";
+    case providers::Api::openai_responses:
+      return R"({"model":"g","input":"go"})";
+    case providers::Api::gemini:
+      return R"({"contents":[{"role":"user","parts":[{"text":"go"}]}]})";
   }
   return "{}";
 }

@@ -87,7 +87,9 @@ TEST_CASE("archive: usage errors exit 2") {
 
 TEST_CASE("archive ls shows a task title's control characters as text; show keeps the text exact off a terminal") {
   TempDir tmp;
-  const std::string evil = "retitle\x1b]0;owned\x07 and clear\x1b[2J\x1b[H \xc2\x9b" "31m \xff";
+  const std::string evil =
+      "retitle\x1b]0;owned\x07 and clear\x1b[2J\x1b[H \xc2\x9b"
+      "31m \xff";
   const auto a = output("output with \x1b[31mcolour\x1b[0m\r\n", evil);
   {
     archive::Store store(tmp.path());

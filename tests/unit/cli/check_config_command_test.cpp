@@ -68,8 +68,8 @@ TEST_CASE("check-config: exit codes and output") {
   Run renamed = run({old_key});
   CHECK(renamed.status == 0);
   CHECK(renamed.out == old_key + ": ok\n");
-  CHECK(renamed.err == old_key +
-                           ":3:5: warning: profiles[0].dedup_tool_outputs: deprecated name; use identical_tool_outputs\n");
+  CHECK(renamed.err ==
+        old_key + ":3:5: warning: profiles[0].dedup_tool_outputs: deprecated name; use identical_tool_outputs\n");
   fs::remove_all(dir);
 }
 
@@ -105,7 +105,8 @@ TEST_CASE("check-config shows the file's control characters in its messages as t
   fs::path dir = fs::temp_directory_path() / ("td-check-config-esc-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string bad = (dir / "esc.yaml").string();
-  std::ofstream(bad) << "\"tr\x1b]0;owned\x07" "eads\": 4\nlisten: \"\x1b[2J\xc2\x9b\"\n";
+  std::ofstream(bad) << "\"tr\x1b]0;owned\x07"
+                        "eads\": 4\nlisten: \"\x1b[2J\xc2\x9b\"\n";
   Run r = run({bad});
   CHECK(r.status == 1);
   CHECK(r.err.find('\x1b') == std::string::npos);

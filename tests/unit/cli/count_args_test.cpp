@@ -24,10 +24,10 @@ std::string error_of(const std::vector<std::string>& args) {
 }  // namespace
 
 TEST_CASE("count: --name value and --name=value give the same options") {
-  CountOptions spaced = parsed({"--encoding", "cl100k_base", "--model", "gpt-4o", "--format", "anthropic",
-                                "--request", "body.json", "--json"});
-  CountOptions joined = parsed({"--encoding=cl100k_base", "--model=gpt-4o", "--format=anthropic",
-                                "--request=body.json", "--json"});
+  CountOptions spaced = parsed(
+      {"--encoding", "cl100k_base", "--model", "gpt-4o", "--format", "anthropic", "--request", "body.json", "--json"});
+  CountOptions joined =
+      parsed({"--encoding=cl100k_base", "--model=gpt-4o", "--format=anthropic", "--request=body.json", "--json"});
   CHECK(spaced == joined);
   CHECK(spaced.encoding == "cl100k_base");
   CHECK(spaced.model == "gpt-4o");

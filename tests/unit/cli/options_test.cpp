@@ -40,7 +40,7 @@ TEST_CASE("--name value and --name=value are the same; the last of a repeated on
   CHECK(joined.options.file == "f.txt");
   CHECK(joined.options.quiet);
   CHECK(parse_demo({"--name=x", "--name", "y"}).options.name == "y");
-  CHECK(parse_demo({"--name=a=b"}).options.name == "a=b");  // only the first '=' splits
+  CHECK(parse_demo({"--name=a=b"}).options.name == "a=b");      // only the first '=' splits
   auto empty = parse_demo({"--name=x", "--name=", "--quiet"});  // an empty value, not the next word
   REQUIRE_FALSE(empty.stop);
   CHECK(empty.options.name.empty());

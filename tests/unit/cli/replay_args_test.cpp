@@ -25,10 +25,10 @@ std::string error_of(const std::vector<std::string>& args) {
 }  // namespace
 
 TEST_CASE("replay: --name value and --name=value give the same options") {
-  ReplayOptions spaced = parsed({"a.json", "--pricing", "anthropic", "--profile", "p", "--config", "c.yaml",
-                                 "--json", "--requests", "dir"});
-  ReplayOptions joined = parsed({"--pricing=anthropic", "a.json", "--profile=p", "--config=c.yaml", "dir",
-                                 "--json", "--requests"});
+  ReplayOptions spaced = parsed(
+      {"a.json", "--pricing", "anthropic", "--profile", "p", "--config", "c.yaml", "--json", "--requests", "dir"});
+  ReplayOptions joined =
+      parsed({"--pricing=anthropic", "a.json", "--profile=p", "--config=c.yaml", "dir", "--json", "--requests"});
   CHECK(spaced == joined);
   CHECK(spaced.pricing == Pricing::Anthropic);
   CHECK(spaced.profile == "p");
@@ -52,7 +52,8 @@ TEST_CASE("replay: usage errors") {
   CHECK(error_of({}) == "replay: no FILE or DIR given");
   CHECK(error_of({"--json"}) == "replay: no FILE or DIR given");
   CHECK(error_of({"t.json", "--bogus"}) == "replay: unknown option '--bogus'");
-  CHECK(error_of({"t.json", "--pricing=google"}) == "replay: --pricing: unknown pricing 'google' (openai or anthropic)");
+  CHECK(error_of({"t.json", "--pricing=google"}) ==
+        "replay: --pricing: unknown pricing 'google' (openai or anthropic)");
   CHECK(error_of({"t.json", "--profile"}) == "replay: --profile: missing value");
 }
 
@@ -62,11 +63,11 @@ TEST_CASE("replay --help: every option and what it does") {
   CHECK(p.stop->status == 0);
   const std::string& help = p.stop->text;
   CHECK(help.find("usage: tokendiet replay FILE...|DIR") == 0);
-  for (const char* line : {"  --profile NAME  the config's profile NAME", "  --pricing P     openai (default)",
-                           "\n                  128-token steps", "  --config FILE   tokendiet config",
-                           "  --json          one JSON object", "  --requests      also a line per request",
-                           "  --semantic      also replay each trajectory with semantic mode off",
-                           "\nExit status: 0 ok"})
+  for (const char* line :
+       {"  --profile NAME  the config's profile NAME", "  --pricing P     openai (default)",
+        "\n                  128-token steps", "  --config FILE   tokendiet config",
+        "  --json          one JSON object", "  --requests      also a line per request",
+        "  --semantic      also replay each trajectory with semantic mode off", "\nExit status: 0 ok"})
     CHECK_MESSAGE(help.find(line) != std::string::npos, line);
 }
 

@@ -23,25 +23,32 @@ TEST_CASE("terminal_text shows C0, DEL and escape sequences as \\xNN") {
 }
 
 TEST_CASE("terminal_text shows C1 and bidirectional controls as \\uNNNN, keeps printable UTF-8") {
-  CHECK(terminal_text("a\xc2\x9b" "2Jb") == "a\\u009b2Jb");  // U+009B CSI
+  CHECK(terminal_text("a\xc2\x9b"
+                      "2Jb") == "a\\u009b2Jb");  // U+009B CSI
   CHECK(terminal_text("\xc2\x85") == "\\u0085");
-  CHECK(terminal_text("abc\xe2\x80\xae" "fdp.exe") == "abc\\u202efdp.exe");  // RIGHT-TO-LEFT OVERRIDE
+  CHECK(terminal_text("abc\xe2\x80\xae"
+                      "fdp.exe") == "abc\\u202efdp.exe");  // RIGHT-TO-LEFT OVERRIDE
   CHECK(terminal_text("\xe2\x81\xa6x\xe2\x81\xa9") == "\\u2066x\\u2069");
-  const std::string printable = "caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80 \xc2\xa0 ok\\x1b";  // é ☃ 😀 NBSP, a backslash
+  const std::string printable =
+      "caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80 \xc2\xa0 ok\\x1b";  // é ☃ 😀 NBSP, a backslash
   CHECK(terminal_text(printable) == printable);
 }
 
 TEST_CASE("terminal_text shows each byte of invalid UTF-8 as \\xNN") {
-  CHECK(terminal_text("a\xff" "b") == "a\\xffb");
-  CHECK(terminal_text("\xc3") == "\\xc3");                      // truncated
-  CHECK(terminal_text("\xc0\x9b") == "\\xc0\\x9b");             // overlong (would be CSI's byte)
-  CHECK(terminal_text("\xed\xa0\x80") == "\\xed\\xa0\\x80");    // surrogate
+  CHECK(terminal_text("a\xff"
+                      "b") == "a\\xffb");
+  CHECK(terminal_text("\xc3") == "\\xc3");                             // truncated
+  CHECK(terminal_text("\xc0\x9b") == "\\xc0\\x9b");                    // overlong (would be CSI's byte)
+  CHECK(terminal_text("\xed\xa0\x80") == "\\xed\\xa0\\x80");           // surrogate
   CHECK(terminal_text("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
   CHECK(terminal_text("\xe2\x80") == "\\xe2\\x80");
 }
 
 TEST_CASE("terminal_json escapes the same characters the JSON way and parses to the same values") {
-  const std::string json = "[\"a\x7f\",\"\xc2\x9b" "2J\",\"\xe2\x80\xae" "x\",\"caf\xc3\xa9\"]\n{\"k\":1}";
+  const std::string json =
+      "[\"a\x7f\",\"\xc2\x9b"
+      "2J\",\"\xe2\x80\xae"
+      "x\",\"caf\xc3\xa9\"]\n{\"k\":1}";
   const std::string safe = terminal_json(json);
   CHECK(safe == "[\"a\\u007f\",\"\\u009b2J\",\"\\u202ex\",\"caf\xc3\xa9\"]\n{\"k\":1}");
   rapidjson::Document a, b;

@@ -120,7 +120,9 @@ TEST_CASE("usage: model names and sessions from clients show their control chara
   {
     auto opened = ledger::LedgerStore::open(ledger, ledger::LedgerStore::Access::ReadWrite);
     REQUIRE(opened.store);
-    std::vector<ledger::LedgerRow> rows = {sample_row(0, "gpt\x1b]0;owned\x07"), sample_row(1, "m\xc2\x9b" "2J")};
+    std::vector<ledger::LedgerRow> rows = {sample_row(0, "gpt\x1b]0;owned\x07"), sample_row(1,
+                                                                                            "m\xc2\x9b"
+                                                                                            "2J")};
     rows[0].session = "s\x1b[2J";
     REQUIRE(opened.store->insert(rows).empty());
   }

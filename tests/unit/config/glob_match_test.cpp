@@ -24,7 +24,7 @@ TEST_CASE("glob matching") {
   CHECK_FALSE(glob_match("a\\*b", "axb"));
   CHECK(glob_match("*a*b*c*", "xxaxxbxxcxx"));
   CHECK_FALSE(glob_match("*a*b*c*", "xxaxxcxxbxx"));
-  CHECK_FALSE(glob_match("gpt", "gpt-4o"));  // whole name, not a substring
+  CHECK_FALSE(glob_match("gpt", "gpt-4o"));   // whole name, not a substring
   CHECK_FALSE(glob_match("GPT*", "gpt-4o"));  // case-sensitive
 }
 

@@ -59,7 +59,8 @@ prices:
     cached_input: 1.25
     cache_write: 0
     output: 10
-)", "all.yaml");
+)",
+                             "all.yaml");
   INFO(all_errors(r));
   REQUIRE(r.ok());
   const Config& c = r.config;
@@ -147,8 +148,7 @@ TEST_CASE("wrong types, each at its value") {
   expect_one_error("profiles: 3\n", 1, 11, "expected a list or a map of profiles");
   expect_one_error("- a\n- b\n", 1, 1, "expected a map of top-level keys");
   expect_one_error("upstreams:\n  openai: [1]\n", 2, 11, "upstreams.openai: expected a string");
-  expect_one_error("limits:\n  connect_timeout_ms: soon\n", 2, 23,
-                   "limits.connect_timeout_ms: expected a duration");
+  expect_one_error("limits:\n  connect_timeout_ms: soon\n", 2, 23, "limits.connect_timeout_ms: expected a duration");
   expect_one_error("limits:\n  connect_timeout_ms: 5 days\n", 2, 23,
                    "limits.connect_timeout_ms: invalid duration '5 days': unknown unit 'days' (use ms, s, m, h)");
   expect_one_error("limits:\n  max_body_bytes: 32MB5\n", 2, 19, "limits.max_body_bytes: invalid size");
@@ -169,11 +169,14 @@ TEST_CASE("out-of-range values") {
 }
 
 TEST_CASE("semantic mode's task tool specs: each checked, an error at the bad item") {
-  expect_one_error("profiles:\n  - name: q\n    completed_tasks_tools:\n      - TodoWrite list=/todos text=/content status=/status\n"
-                   "      - TodoWrite list=todos status=/status\n",
-                   5, 9, "profiles[0].completed_tasks_tools[1]: 'list=todos': not a JSON pointer");
-  LoadResult ok = load_string("profiles:\n  - name: q\n    semantic_threshold: 20000\n    completed_tasks_tools:\n"
-                              "      - update_plan list=/plan text=/step status=/status\n", "q.yaml");
+  expect_one_error(
+      "profiles:\n  - name: q\n    completed_tasks_tools:\n      - TodoWrite list=/todos text=/content status=/status\n"
+      "      - TodoWrite list=todos status=/status\n",
+      5, 9, "profiles[0].completed_tasks_tools[1]: 'list=todos': not a JSON pointer");
+  LoadResult ok = load_string(
+      "profiles:\n  - name: q\n    semantic_threshold: 20000\n    completed_tasks_tools:\n"
+      "      - update_plan list=/plan text=/step status=/status\n",
+      "q.yaml");
   INFO(all_errors(ok));
   REQUIRE(ok.ok());
   CHECK(ok.config.profiles[0].semantic_threshold == 20000);
@@ -183,7 +186,8 @@ TEST_CASE("semantic mode's task tool specs: each checked, an error at the bad it
 }
 
 TEST_CASE("the policy's keys out of range, each at its key") {
-  expect_one_error("profiles:\n  - name: q\n    quota_margin: 0.5\n", 3, 19, "profiles[0].quota_margin: must be between 1 and 10");
+  expect_one_error("profiles:\n  - name: q\n    quota_margin: 0.5\n", 3, 19,
+                   "profiles[0].quota_margin: must be between 1 and 10");
   expect_one_error("profiles:\n  - name: q\n    quota_window_ms: 0\n", 3, 22, "quota_window_ms: must be at least 1 ms");
   expect_one_error("profiles:\n  - name: q\n    thinking_budget_runway_fraction: 2\n", 3, 38,
                    "thinking_budget_runway_fraction: must be between 0 and 1");
@@ -192,8 +196,10 @@ TEST_CASE("the policy's keys out of range, each at its key") {
   expect_one_error("profiles:\n  - name: q\n    anonymous_clients: together\n", 3, 24,
                    "profiles[0].anonymous_clients: must be separate or shared");
   expect_one_error("profiles:\n  - name: q\n    anonymous_clients: [shared]\n", 3, 24, "anonymous_clients");
-  LoadResult ok = load_string("profiles:\n  - name: q\n    tpm_limit: 30000\n    quota_window_ms: 2s\n"
-                              "    quota_group: shared\n    max_wait_ms: 5s\n", "q.yaml");
+  LoadResult ok = load_string(
+      "profiles:\n  - name: q\n    tpm_limit: 30000\n    quota_window_ms: 2s\n"
+      "    quota_group: shared\n    max_wait_ms: 5s\n",
+      "q.yaml");
   INFO(all_errors(ok));
   REQUIRE(ok.ok());
   CHECK(ok.config.profiles[0].tpm_limit == 30000);
@@ -259,17 +265,21 @@ profiles:
     enabled: sometimes
 prices:
   - {model: "[", input: 1}
-)", "many.yaml");
+)",
+                             "many.yaml");
   INFO(all_errors(r));
   REQUIRE(r.errors.size() == 6);
   CHECK(has_error(r, 1, 9, "missing port"));
   CHECK(has_error(r, 2, 1, "unknown key 'treads'"));
-  CHECK(has_error(r, 4, 20, "limits.idle_timeout_ms: expected a duration (milliseconds, or e.g. \"500ms\", \"30s\", \"5m\"), got 'forever'"));
+  CHECK(has_error(
+      r, 4, 20,
+      "limits.idle_timeout_ms: expected a duration (milliseconds, or e.g. \"500ms\", \"30s\", \"5m\"), got 'forever'"));
   CHECK(has_error(r, 5, 21, "out of range"));
   CHECK(has_error(r, 8, 14, "expected true or false"));
   CHECK(has_error(r, 10, 13, "without a closing"));
   for (std::size_t i = 1; i < r.errors.size(); ++i) CHECK(r.errors[i - 1].line <= r.errors[i].line);
-  CHECK(format_error(r.errors[0]) == "many.yaml:1:9: listen: missing port in listen address 'nowhere' (want HOST:PORT)");
+  CHECK(format_error(r.errors[0]) ==
+        "many.yaml:1:9: listen: missing port in listen address 'nowhere' (want HOST:PORT)");
 }
 
 TEST_CASE("load_file: errors name the file; relative paths are relative to it") {
@@ -306,7 +316,8 @@ TEST_CASE("load_file: errors name the file; relative paths are relative to it") 
 }
 
 TEST_CASE("YAML nested a million deep is an error at its place, not a crash") {
-  const std::string flow = "listen: 127.0.0.1:1\nprofiles: " + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "\n";
+  const std::string flow =
+      "listen: 127.0.0.1:1\nprofiles: " + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "\n";
   LoadResult r = load_string(flow, "t.yaml");
   INFO(all_errors(r));
   REQUIRE(r.errors.size() == 1);
@@ -315,8 +326,10 @@ TEST_CASE("YAML nested a million deep is an error at its place, not a crash") {
 }
 
 TEST_CASE("a profile's summarizer: read, and its errors at their keys") {
-  LoadResult ok = load_string("profiles:\n  - name: q\n    summarizer:\n      provider: anthropic\n"
-                              "      model: claude-haiku-4-5\n      timeout_ms: 5s\n      max_tokens: 800\n", "q.yaml");
+  LoadResult ok = load_string(
+      "profiles:\n  - name: q\n    summarizer:\n      provider: anthropic\n"
+      "      model: claude-haiku-4-5\n      timeout_ms: 5s\n      max_tokens: 800\n",
+      "q.yaml");
   INFO(all_errors(ok));
   REQUIRE(ok.ok());
   const auto& s = ok.config.profiles[0].summarizer;
@@ -333,10 +346,12 @@ TEST_CASE("a profile's summarizer: read, and its errors at their keys") {
                    "profiles[0].summarizer.provider: must be one of openai, anthropic, gemini");
   expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: openai\n", 4, 7,
                    "profiles[0].summarizer.model: must name the model");
-  expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: openai\n      model: m\n      upstream: x\n",
-                   6, 17, "profiles[0].summarizer.upstream: must name an upstream");
-  expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: openai\n      model: m\n      timeout_ms: 10\n",
-                   6, 19, "out of range");
+  expect_one_error(
+      "profiles:\n  - name: q\n    summarizer:\n      provider: openai\n      model: m\n      upstream: x\n", 6, 17,
+      "profiles[0].summarizer.upstream: must name an upstream");
+  expect_one_error(
+      "profiles:\n  - name: q\n    summarizer:\n      provider: openai\n      model: m\n      timeout_ms: 10\n", 6, 19,
+      "out of range");
   expect_one_error("profiles:\n  - name: q\n    summarizer:\n      provider: openai\n      model: m\n      modle: n\n",
                    6, 7, "modle");
   expect_one_error("profiles:\n  - name: q\n    summarizer: yes\n", 3, 17, "summarizer");

@@ -74,7 +74,7 @@ TEST_CASE("renamed keys: every old name is a new name's value, with one warning 
   const auto got = fields_of(by_old.config.profiles.at(0));
   CHECK(got == fields_of(by_new.config.profiles.at(0)));
   for (const auto& entry : new_keys) {
-    const auto& key = entry.first;  // not a structured binding: clang 14's doctest
+    const auto& key = entry.first;     // not a structured binding: clang 14's doctest
     const auto& value = entry.second;  // macros cannot capture one
     INFO(key);
     CHECK(got.at(key) != fields_of(td::pruning::Profile{}).at(key));  // the old key's value arrived
@@ -118,8 +118,8 @@ TEST_CASE("renamed keys: a key split in two sets both, with one warning") {
 }
 
 TEST_CASE("renamed keys: old and new name both given is an error; a bad value names the key as written") {
-  test::expect_one_error("profiles:\n  - name: a\n    identical_tool_outputs: true\n    dedup_tool_outputs: false\n",
-                         4, 5,
+  test::expect_one_error("profiles:\n  - name: a\n    identical_tool_outputs: true\n    dedup_tool_outputs: false\n", 4,
+                         5,
                          "profiles[0].dedup_tool_outputs: the old name of identical_tool_outputs, which is given "
                          "too; remove 'dedup_tool_outputs'");
   test::expect_one_error("profiles:\n  - name: a\n    dedup_min_bytes: lots\n", 3, 22,

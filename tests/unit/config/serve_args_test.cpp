@@ -43,7 +43,7 @@ TEST_CASE("serve with no file: listen and upstream from the command line") {
   CHECK(o.port == 18080);
   CHECK_FALSE(o.tls);
   CHECK(cfg.upstreams.at("anthropic").host == "api.anthropic.com");  // untouched
-  REQUIRE(cfg.profiles.size() == 1);  // still the embedded default otherwise
+  REQUIRE(cfg.profiles.size() == 1);                                 // still the embedded default otherwise
 }
 
 TEST_CASE("--threads, repeated --upstream in order; options not given stay unset") {

@@ -16,8 +16,8 @@
 #include "trajectory_body.hpp"
 
 using namespace td::diet;
-using td::test::fixture;
 using td::test::eager_config;
+using td::test::fixture;
 using td::test::trajectory_body;
 
 namespace {
@@ -93,7 +93,8 @@ TEST_CASE("diet: the compaction request of each agent in its own wire format is 
            claude + R"(}]}],"tools":[{"name":"Bash","input_schema":{"type":"object"}}],"stream":true})"},
       {"gemini cli generateContent", td::providers::Api::gemini,
        R"({"contents":[{"role":"user","parts":[{"text":"fix it"}]},{"role":"model","parts":[{"text":"done"}]},{"role":"user","parts":[{"text":)" +
-           gemini + R"(}]}],"systemInstruction":{"parts":[{"text":"You are a specialized system component responsible for distilling chat history into a structured XML <state_snapshot>."}]}})"},
+           gemini +
+           R"(}]}],"systemInstruction":{"parts":[{"text":"You are a specialized system component responsible for distilling chat history into a structured XML <state_snapshot>."}]}})"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);

@@ -14,8 +14,8 @@
 #include "trajectory_body.hpp"
 
 using namespace td::diet;
-using td::test::fixture;
 using td::test::eager_config;
+using td::test::fixture;
 using td::test::trajectory_body;
 
 namespace {
@@ -38,9 +38,8 @@ std::string summary(const DietOutcome& d, const std::string& body) {
 // How much a DietCaches has been used: every lookup of every cache.
 std::uint64_t lookups(const DietCaches& c) {
   const auto counts = c.pipeline.counts.stats();
-  return counts.hits + counts.misses + c.pipeline.plans.hits() + c.pipeline.plans.misses() +
-         c.pipeline.snips.hits() + c.pipeline.snips.misses() + c.pipeline.folds.hits() + c.pipeline.folds.misses() +
-         c.parsed.hits();
+  return counts.hits + counts.misses + c.pipeline.plans.hits() + c.pipeline.plans.misses() + c.pipeline.snips.hits() +
+         c.pipeline.snips.misses() + c.pipeline.folds.hits() + c.pipeline.folds.misses() + c.parsed.hits();
 }
 
 std::string diet(DietCaches& caches, const td::config::Config& cfg) {
@@ -98,7 +97,7 @@ std::vector<std::string> inline_system_messages(const std::string& body) {
 // first assistant turn, the result a body that parses. Returns the outcome
 // and the body as dieted.
 std::pair<DietOutcome, std::string> diet_claude_code_body(const std::string& original, const td::config::Config& cfg,
-                                  std::size_t system_messages_expected) {
+                                                          std::size_t system_messages_expected) {
   const td::providers::ChatRoute route{td::providers::Api::anthropic, {}, false};
   const std::vector<std::string> system_messages = inline_system_messages(original);
   REQUIRE(system_messages.size() == system_messages_expected);

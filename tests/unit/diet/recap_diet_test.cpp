@@ -84,10 +84,10 @@ TEST_CASE("diet: a request over the model's window is recapped below the thresho
     bool recapped;
   };
   const Row rows[] = {
-      {"gpt-4o", 0, false},           // 128k known: it fits
-      {"gpt-4-0613", 0, true},        // 8k known: it does not
-      {"mystery-model", 0, false},    // no window known
-      {"mystery-model", 20000, true}, // the profile's
+      {"gpt-4o", 0, false},            // 128k known: it fits
+      {"gpt-4-0613", 0, true},         // 8k known: it does not
+      {"mystery-model", 0, false},     // no window known
+      {"mystery-model", 20000, true},  // the profile's
   };
   for (const Row& row : rows) {
     CAPTURE(row.model);

@@ -48,10 +48,11 @@ TEST_CASE("json: spans of values, keys and members") {
 }
 
 TEST_CASE("json: rejects what RFC 8259 rejects") {
-  for (std::string bad : {"", " ", "{", "}", "{\"a\":}", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "[01]", "[1.]", "[.5]",
-                          "[-]", "[1e]", "[+1]", "[tru]", "[nul]", "{'a':1}", "{a:1}", "[\"\\x\"]", "[\"\\u12\"]",
-                          "[\"a\nb\"]", "[\"a\tb\"]", "[\"abc]", "{\"a\":1} x", "[1] [2]", "[NaN]", "[Infinity]",
-                          "{\"a\":1}}", "[\"\\\"]"}) {
+  for (std::string bad :
+       {"",        " ",     "{",          "}",           "{\"a\":}",   "{\"a\" 1}",  "{\"a\":1,}", "[1,]",
+        "[01]",    "[1.]",  "[.5]",       "[-]",         "[1e]",       "[+1]",       "[tru]",      "[nul]",
+        "{'a':1}", "{a:1}", "[\"\\x\"]",  "[\"\\u12\"]", "[\"a\nb\"]", "[\"a\tb\"]", "[\"abc]",    "{\"a\":1} x",
+        "[1] [2]", "[NaN]", "[Infinity]", "{\"a\":1}}",  "[\"\\\"]"}) {
     Document d;
     std::string err;
     CHECK_MESSAGE(!d.parse(bad, &err), bad);
@@ -83,8 +84,8 @@ TEST_CASE("json: decoding escapes, surrogates and lone surrogates") {
 }
 
 TEST_CASE("json: decoding agrees with RapidJSON for each escape at every offset, alone and in runs") {
-  const std::vector<std::string> escapes = {R"(\n)", R"(\")", R"(\\)", R"(\/)", R"(\t)", R"(\u00e9)", R"(\u2028)",
-                                            R"(\ud83d\ude00)", R"(\ud800)", "\xC3\xA9"};
+  const std::vector<std::string> escapes = {R"(\n)",     R"(\")",     R"(\\)",           R"(\/)",     R"(\t)",
+                                            R"(\u00e9)", R"(\u2028)", R"(\ud83d\ude00)", R"(\ud800)", "\xC3\xA9"};
   int checked = 0;
   for (std::size_t len = 0; len <= 40; ++len) {
     for (std::size_t at = 0; at <= len; ++at) {
@@ -108,9 +109,9 @@ TEST_CASE("json: decoding agrees with RapidJSON on long escape-dense strings, es
   // Long strings decode 64 bytes at a time: escapes at each offset of a
   // window, straddling its end, consuming backslashes (\\) and the next
   // window's first bytes (\u escapes, surrogate pairs).
-  const std::vector<std::string> pieces = {R"(\n)", R"(\")", R"(\\)", R"(\\\\)", R"(\/)", R"(\t)", R"(\u00e9)",
-                                           R"(\ud83d\ude00)", R"(\ud800\u0041)", R"(\ud800)", "\xC3\xA9", "x", "yz",
-                                           "0123456789abcdef"};
+  const std::vector<std::string> pieces = {
+      R"(\n)",           R"(\")",           R"(\\)",     R"(\\\\)",  R"(\/)", R"(\t)", R"(\u00e9)",
+      R"(\ud83d\ude00)", R"(\ud800\u0041)", R"(\ud800)", "\xC3\xA9", "x",     "yz",    "0123456789abcdef"};
   auto check = [](const std::string& body) {
     std::string out = "keep:";
     decode_string(body, out);
@@ -140,12 +141,17 @@ TEST_CASE("json: append_json_string finds each byte to escape wherever it sits i
   // The plain runs are skipped 16 bytes at a time: put every kind of byte
   // that ends a run at every offset of a long string, and check the result
   // against the short-string cases above.
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\n"}, {std::string(1, '\x01'), "\\u0001"},
-      {"\x7f", "\x7f"}, {"\xC3\xA9", "\xC3\xA9"}, {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},
-      {"\x80", "\xEF\xBF\xBD"}, {"\xE2\x9C", "\xEF\xBF\xBD\xEF\xBF\xBD"}};
+  const std::vector<std::pair<std::string, std::string>> cases = {{"\"", "\\\""},
+                                                                  {"\\", "\\\\"},
+                                                                  {"\n", "\\n"},
+                                                                  {std::string(1, '\x01'), "\\u0001"},
+                                                                  {"\x7f", "\x7f"},
+                                                                  {"\xC3\xA9", "\xC3\xA9"},
+                                                                  {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},
+                                                                  {"\x80", "\xEF\xBF\xBD"},
+                                                                  {"\xE2\x9C", "\xEF\xBF\xBD\xEF\xBF\xBD"}};
   for (const auto& entry : cases) {
-    const auto& raw = entry.first;  // not a structured binding: clang 14's doctest
+    const auto& raw = entry.first;       // not a structured binding: clang 14's doctest
     const auto& escaped = entry.second;  // macros cannot capture one
     for (std::size_t at = 0; at < 40; ++at) {
       CAPTURE(at);

@@ -54,8 +54,7 @@ TEST_CASE("json scan: nested values skipped 16 bytes at a time keep exact spans 
   const std::string choices =
       "[\n    {\n      \"index\": 0,\n      \"message\": {\"content\": \"a ] } { [ , b\"},"
       "                                  \"finish_reason\": \"stop\"\n    }\n  ]";
-  const std::string body = "{\n  \"choices\": " + choices + ",\n  \"usage\": " + usage +
-                           "   ,\n  \"model\": \"m\"\n}";
+  const std::string body = "{\n  \"choices\": " + choices + ",\n  \"usage\": " + usage + "   ,\n  \"model\": \"m\"\n}";
   for (std::size_t k : {1u, 5u, 15u, 16u, 17u, 31u, 100000u}) {
     CAPTURE(k);
     JsonTopLevelScanner s({"usage", "choices"}, /*record_all=*/true);
@@ -121,8 +120,8 @@ std::vector<Seen> split_all(const std::vector<std::string_view>& pieces, std::si
   SseSplitter sp(max);
   std::vector<Seen> out;
   auto sink = [&](const SseEvent& e) {
-    out.push_back({std::string(e.raw), std::string(e.name), std::string(e.data), e.has_data,
-                   e.continuation, e.overflow, e.incomplete});
+    out.push_back({std::string(e.raw), std::string(e.name), std::string(e.data), e.has_data, e.continuation, e.overflow,
+                   e.incomplete});
   };
   for (auto p : pieces) sp.feed(p, sink);
   sp.finish(sink);

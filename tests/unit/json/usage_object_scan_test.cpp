@@ -34,14 +34,27 @@ std::optional<std::int64_t> doc_nested(const rapidjson::Value& obj, const char* 
 }
 
 // Every key either reader could be asked for, top level and nested.
-const std::vector<const char*> kKeys = {
-    "prompt_tokens", "completion_tokens", "total_tokens", "input_tokens", "output_tokens",
-    "cache_read_input_tokens", "cache_creation_input_tokens", "promptTokenCount",
-    "candidatesTokenCount", "cachedContentTokenCount", "thoughtsTokenCount", "a", "b", "x"};
-const std::vector<std::pair<const char*, const char*>> kNested = {
-    {"prompt_tokens_details", "cached_tokens"}, {"completion_tokens_details", "reasoning_tokens"},
-    {"input_tokens_details", "cached_tokens"},  {"output_tokens_details", "reasoning_tokens"},
-    {"o", "a"}, {"o", "b"}, {"a", "x"}};
+const std::vector<const char*> kKeys = {"prompt_tokens",
+                                        "completion_tokens",
+                                        "total_tokens",
+                                        "input_tokens",
+                                        "output_tokens",
+                                        "cache_read_input_tokens",
+                                        "cache_creation_input_tokens",
+                                        "promptTokenCount",
+                                        "candidatesTokenCount",
+                                        "cachedContentTokenCount",
+                                        "thoughtsTokenCount",
+                                        "a",
+                                        "b",
+                                        "x"};
+const std::vector<std::pair<const char*, const char*>> kNested = {{"prompt_tokens_details", "cached_tokens"},
+                                                                  {"completion_tokens_details", "reasoning_tokens"},
+                                                                  {"input_tokens_details", "cached_tokens"},
+                                                                  {"output_tokens_details", "reasoning_tokens"},
+                                                                  {"o", "a"},
+                                                                  {"o", "b"},
+                                                                  {"a", "x"}};
 
 void check_same_as_rapidjson(const std::string& json) {
   CAPTURE(json);
@@ -56,7 +69,7 @@ void check_same_as_rapidjson(const std::string& json) {
     CHECK(scan.count(k) == doc_count(doc, k));
   }
   for (const auto& entry : kNested) {
-    const auto& p = entry.first;  // not a structured binding: clang 14's doctest
+    const auto& p = entry.first;   // not a structured binding: clang 14's doctest
     const auto& k = entry.second;  // macros cannot capture one
     CAPTURE(p);
     CAPTURE(k);
@@ -68,9 +81,9 @@ void check_same_as_rapidjson(const std::string& json) {
 
 TEST_CASE("usage scan: every recorded usage object reads as RapidJSON reads it") {
   int read = 0;
-  for (const char* f : {"wire/openai-chat-nonstream.json", "wire/openai-chat-nonstream-tool-calls.json", "wire/anthropic-messages-tool-use.json",
-                        "wire/anthropic-messages-thinking.json", "wire/gemini-generatecontent-thinking.json",
-                        "wire/gemini-generatecontent-functioncall.json"}) {
+  for (const char* f : {"wire/openai-chat-nonstream.json", "wire/openai-chat-nonstream-tool-calls.json",
+                        "wire/anthropic-messages-tool-use.json", "wire/anthropic-messages-thinking.json",
+                        "wire/gemini-generatecontent-thinking.json", "wire/gemini-generatecontent-functioncall.json"}) {
     CAPTURE(f);
     std::string body = read_fixture(f);
     for (const char* key : {"usage", "usageMetadata"}) {
@@ -106,12 +119,25 @@ TEST_CASE("usage scan: numbers, nesting, duplicates and odd values as RapidJSON 
 
 TEST_CASE("usage scan: malformed or unusual objects are declined, never misread") {
   for (const char* j : {
-           "", "[1]", "{", "{\"a\":1,}", "{\"a\" 1}", "{\"a\":}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}",
-           "{\"a\":1e}", "{\"a\":+1}", "{\"a\":tru}", "{\"a\":\"x}", "{\"a\":1} x", "{\"a\":[1,]}",
-           "{\"a\\u0062\":1}",          // escaped key: RapidJSON decodes it
-           "{\"a\":\"\x01\"}",          // control character in a string
-           "{\"a\":\"\\q\"}",           // bad escape
-           "{\"a\":1e999}",             // out of range
+           "",
+           "[1]",
+           "{",
+           "{\"a\":1,}",
+           "{\"a\" 1}",
+           "{\"a\":}",
+           "{\"a\":01}",
+           "{\"a\":1.}",
+           "{\"a\":.5}",
+           "{\"a\":1e}",
+           "{\"a\":+1}",
+           "{\"a\":tru}",
+           "{\"a\":\"x}",
+           "{\"a\":1} x",
+           "{\"a\":[1,]}",
+           "{\"a\\u0062\":1}",  // escaped key: RapidJSON decodes it
+           "{\"a\":\"\x01\"}",  // control character in a string
+           "{\"a\":\"\\q\"}",   // bad escape
+           "{\"a\":1e999}",     // out of range
            "{\"a\":NaN}",
        }) {
     CAPTURE(j);

@@ -21,8 +21,7 @@ using td::test::TempDir;
 namespace {
 
 [[noreturn]] void child(const std::string& path, int out_fd) {
-  auto opened = Ledger::open({.path = path, .batch_rows = 64,
-                              .flush_interval = std::chrono::milliseconds(5)});
+  auto opened = Ledger::open({.path = path, .batch_rows = 64, .flush_interval = std::chrono::milliseconds(5)});
   if (!opened.ledger) _exit(3);
   Ledger& ledger = *opened.ledger;
   for (int i = 0; i < 100; ++i) ledger.submit(sample_row(i));
@@ -44,8 +43,7 @@ std::string integrity(const std::string& path) {
   sqlite3_open(path.c_str(), &db);
   sqlite3_stmt* s = nullptr;
   std::string out = "prepare failed";
-  if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, nullptr) == SQLITE_OK &&
-      sqlite3_step(s) == SQLITE_ROW)
+  if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
     out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
   sqlite3_finalize(s);
   sqlite3_close(db);

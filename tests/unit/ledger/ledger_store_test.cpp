@@ -203,10 +203,11 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   // The same file as schema 1 wrote it: no recovery column.
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
-                           "ALTER TABLE requests DROP COLUMN recovery; DROP TABLE recap_summaries; "
-                           "PRAGMA user_version = 1", nullptr, nullptr,
-                       nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db,
+                       "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
+                       "ALTER TABLE requests DROP COLUMN recovery; DROP TABLE recap_summaries; "
+                       "PRAGMA user_version = 1",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(db);
   auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
   REQUIRE(ro.store);
@@ -224,7 +225,9 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
 
 // Schema 1 files (before recovery, evicted_tasks, recalled and recap_summaries) are brought to
 // the current schema when opened for writing, their rows kept.
-TEST_CASE("a schema-1 ledger gains the recovery, evicted_tasks and recalled columns and the recap_summaries table, rows kept") {
+TEST_CASE(
+    "a schema-1 ledger gains the recovery, evicted_tasks and recalled columns and the recap_summaries table, rows "
+    "kept") {
   TempDir tmp;
   const std::string path = tmp.file("usage.db");
   sqlite3* db = nullptr;

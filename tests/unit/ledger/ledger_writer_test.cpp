@@ -24,8 +24,7 @@ std::vector<LedgerRow> stored(const std::string& path) {
 
 // Waits (bounded) for the writer to commit n rows by itself, without flush().
 bool wait_written(const Ledger& ledger, std::uint64_t n) {
-  for (int i = 0; i < 2000 && ledger.written() < n; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (int i = 0; i < 2000 && ledger.written() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   return ledger.written() >= n;
 }
 
@@ -64,7 +63,8 @@ TEST_CASE("the writer thread runs at the background nice value it is given") {
     std::getline(stat, line);
     std::istringstream rest(line.substr(line.rfind(')') + 2));
     std::string field;
-    for (int i = 3; i <= 19 && rest >> field; ++i) {}
+    for (int i = 3; i <= 19 && rest >> field; ++i) {
+    }
     writer_nice = std::stoi(field);
   }
   CHECK(writer_nice == 7);
@@ -107,17 +107,14 @@ TEST_CASE("a large batch is committed commit_rows at a time, every row once and 
 TEST_CASE("the writer commits on its own: after batch_rows, or after the flush interval") {
   TempDir tmp;
   SUBCASE("batch_rows reached, interval far away") {
-    auto opened = Ledger::open({.path = tmp.file("a.db"),
-                                .batch_rows = 4,
-                                .flush_interval = std::chrono::hours(1)});
+    auto opened = Ledger::open({.path = tmp.file("a.db"), .batch_rows = 4, .flush_interval = std::chrono::hours(1)});
     REQUIRE(opened.ledger);
     for (int i = 0; i < 4; ++i) opened.ledger->submit(sample_row(i));
     CHECK(wait_written(*opened.ledger, 4));
   }
   SUBCASE("one row, short interval") {
-    auto opened = Ledger::open({.path = tmp.file("b.db"),
-                                .batch_rows = 1000,
-                                .flush_interval = std::chrono::milliseconds(20)});
+    auto opened =
+        Ledger::open({.path = tmp.file("b.db"), .batch_rows = 1000, .flush_interval = std::chrono::milliseconds(20)});
     REQUIRE(opened.ledger);
     opened.ledger->submit(sample_row(0));
     CHECK(wait_written(*opened.ledger, 1));

@@ -8,8 +8,8 @@ using td::config::Price;
 
 namespace {
 
-UsageSums sums(std::string group, std::string model, std::int64_t requests, std::int64_t before,
-               std::int64_t after, std::int64_t prompt, std::int64_t cached, std::int64_t completion) {
+UsageSums sums(std::string group, std::string model, std::int64_t requests, std::int64_t before, std::int64_t after,
+               std::int64_t prompt, std::int64_t cached, std::int64_t completion) {
   UsageSums s;
   s.group = std::move(group);
   s.model = std::move(model);
@@ -33,8 +33,7 @@ const std::vector<Price> kPrices = {
 const Price* lookup(std::string_view model) {
   for (const auto& p : kPrices) {
     std::string_view g = p.model;
-    if (g.back() == '*' ? model.substr(0, g.size() - 1) == g.substr(0, g.size() - 1) : model == g)
-      return &p;
+    if (g.back() == '*' ? model.substr(0, g.size() - 1) == g.substr(0, g.size() - 1) : model == g) return &p;
   }
   return nullptr;
 }
@@ -132,8 +131,8 @@ TEST_CASE("--since: durations back from now, UTC dates and times") {
   CHECK(parse_since("2026-11-01T12:30", now, &err) == 1'793'491'200'000 + 45'000'000);
   CHECK(parse_since("2026-11-01T12:30:15Z", now, &err) == 1'793'491'200'000 + 45'015'000);
   CHECK(parse_since("1970-01-01", now, &err) == 0);
-  for (const char* bad : {"", "h", "24x", "-3d", "2026-13-01", "2026-02-30", "2025-02-29",
-                          "2026-11-1", "2026-11-01T25:00", "yesterday", "99999999999999d"}) {
+  for (const char* bad : {"", "h", "24x", "-3d", "2026-13-01", "2026-02-30", "2025-02-29", "2026-11-1",
+                          "2026-11-01T25:00", "yesterday", "99999999999999d"}) {
     err.clear();
     CHECK_MESSAGE(!parse_since(bad, now, &err), bad);
     CHECK_MESSAGE(!err.empty(), bad);

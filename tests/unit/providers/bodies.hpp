@@ -18,7 +18,7 @@ std::string serialize(const rapidjson::Value& v, Style style);
 // request t holds the messages before the t-th assistant message.
 struct Trajectory {
   std::string id, model;
-  std::vector<std::string> messages;  // each message serialised (Compact)
+  std::vector<std::string> messages;      // each message serialised (Compact)
   std::vector<std::size_t> assistant_at;  // index of each assistant message
 };
 Trajectory load_trajectory(const std::string& path);

@@ -21,10 +21,12 @@ std::string body_with(std::string_view system_mark, std::string_view last_mark, 
   b += system_mark;
   b += R"(}],"messages":[)";
   b += R"({"role":"user","content":[{"type":"text","text":"task"}]},)";
-  b += R"({"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"SIG"},{"type":"tool_use","id":"u1","name":"Read","input":{"file_path":"a.py"}}]},)";
+  b +=
+      R"({"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"SIG"},{"type":"tool_use","id":"u1","name":"Read","input":{"file_path":"a.py"}}]},)";
   b += R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"u1","content":"line 1\nline 2"}]},)";
   b += R"({"role":"assistant","content":[{"type":"tool_use","id":"u2","name":"Bash","input":{"command":"ls"}}]},)";
-  b += R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"u2","content":"a.py b.py"},{"type":"text","text":"go on")";
+  b +=
+      R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"u2","content":"a.py b.py"},{"type":"text","text":"go on")";
   b += last_mark;
   b += R"(}]}])";
   b += extra;
@@ -63,16 +65,20 @@ TEST_CASE("anthropic: the anchored part gets a breakpoint, the rest stays byte f
   SUBCASE("with a text edit elsewhere (the array written in place)") {
     td::pruning::set_text(msgs[5], msgs[5].parts[0], "a.py");
     const std::string out = write_ok(r, body);
-    CHECK(out.find(R"({"type":"tool_result","tool_use_id":"u1","content":"line 1\nline 2","cache_control":{"type":"ephemeral"}})") !=
-          std::string::npos);
+    CHECK(
+        out.find(
+            R"({"type":"tool_result","tool_use_id":"u1","content":"line 1\nline 2","cache_control":{"type":"ephemeral"}})") !=
+        std::string::npos);
     CHECK(marks(out) == 3);
     CHECK(out.find(R"("content":"a.py")") != std::string::npos);
   }
   SUBCASE("with the anchored part itself edited") {
     td::pruning::set_text(msgs[3], msgs[3].parts[0], "[… 2 lines hidden]");
     const std::string out = write_ok(r, body);
-    CHECK(out.find(R"({"type":"tool_result","tool_use_id":"u1","content":"[… 2 lines hidden]","cache_control":{"type":"ephemeral"}})") !=
-          std::string::npos);
+    CHECK(
+        out.find(
+            R"({"type":"tool_result","tool_use_id":"u1","content":"[… 2 lines hidden]","cache_control":{"type":"ephemeral"}})") !=
+        std::string::npos);
   }
   SUBCASE("with a message restructured (the array rebuilt), the anchored one untouched") {
     msgs[2].parts.erase(msgs[2].parts.begin());  // the signed thinking dropped
@@ -88,8 +94,10 @@ TEST_CASE("anthropic: the anchored part gets a breakpoint, the rest stays byte f
     msgs[3].parts[0].cache_anchor = false;
     msgs[2].parts[0].cache_anchor = true;  // the tool_use, now the only block
     const std::string out = write_ok(r, body);
-    CHECK(out.find(R"({"type":"tool_use","id":"u1","name":"Read","input":{"file_path":"a.py"},"cache_control":{"type":"ephemeral"}})") !=
-          std::string::npos);
+    CHECK(
+        out.find(
+            R"({"type":"tool_use","id":"u1","name":"Read","input":{"file_path":"a.py"},"cache_control":{"type":"ephemeral"}})") !=
+        std::string::npos);
   }
   SUBCASE("the same request twice: the same bytes") {
     td::pruning::set_text(msgs[5], msgs[5].parts[0], "a.py");
@@ -164,7 +172,8 @@ TEST_CASE("anthropic: a tool result without content, edited and anchored, is wri
   std::string body = body_with(mark, mark);
   const std::string result = R"(,"content":"line 1\nline 2")";
   body.erase(body.find(result), result.size());  // {"type":"tool_result","tool_use_id":"u1"}
-  const std::string expected = R"({"type":"tool_result","tool_use_id":"u1","content":"x","cache_control":{"type":"ephemeral"}})";
+  const std::string expected =
+      R"({"type":"tool_result","tool_use_id":"u1","content":"x","cache_control":{"type":"ephemeral"}})";
   for (bool rebuilt : {false, true}) {
     ParsedRequest r = parse_ok(Api::anthropic, body, "anthropic");
     auto& msgs = r.conversation.messages;

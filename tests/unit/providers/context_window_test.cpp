@@ -24,8 +24,7 @@ TEST_CASE("context overflow: each provider's wording gives the window and its co
       {"input length and `max_tokens` exceed context limit: 197000 + 8192 > 200000, decrease input length or "
        "`max_tokens` and try again",
        200000, 197000, 8192},
-      {"The input token count (1234567) exceeds the maximum number of tokens allowed (1048576).", 1048576, 1234567,
-       0},
+      {"The input token count (1234567) exceeds the maximum number of tokens allowed (1048576).", 1048576, 1234567, 0},
       {"Unable to submit request because the input token count is 1100000 but model only supports up to 1048576. "
        "Reduce the input token count and try again.",
        1048576, 1100000, 0},
@@ -46,7 +45,8 @@ TEST_CASE("context overflow: each provider's wording gives the window and its co
 
 TEST_CASE("context overflow: the fixtures' errors are recognised and read") {
   const ResponseError e = classify_error_body(
-      400, R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 5 tokens > 4 maximum"}})");
+      400,
+      R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 5 tokens > 4 maximum"}})");
   CHECK(e.context_length_exceeded);
   CHECK(context_overflow_in(e.message).window == 4);
 }

@@ -85,7 +85,7 @@ TEST_CASE("fail open: every truncation of real bodies, and random byte damage") 
   };
   std::mt19937 rng(12345);
   for (const auto& entry : bodies) {
-    const auto& f = entry.first;  // not a structured binding: clang 14's doctest
+    const auto& f = entry.first;      // not a structured binding: clang 14's doctest
     const auto& body = entry.second;  // macros cannot capture one
     INFO(std::string(name(f)));
     std::size_t value_end = body.find_last_not_of(" \n\r\t") + 1;
@@ -97,8 +97,7 @@ TEST_CASE("fail open: every truncation of real bodies, and random byte damage") 
     const std::string_view chars = "{}[]\":,\\ \n0aZ\x80\xff";
     for (int round = 0; round < 1500; ++round) {
       std::string damaged = body;
-      for (int k = 0; k < 1 + round % 3; ++k)
-        damaged[rng() % damaged.size()] = chars[rng() % chars.size()];
+      for (int k = 0; k < 1 + round % 3; ++k) damaged[rng() % damaged.size()] = chars[rng() % chars.size()];
       exercise(f, damaged);
     }
   }
@@ -144,7 +143,8 @@ TEST_CASE("fail open: a view that does not fit the body is refused, not written"
 TEST_CASE("fail open: parse_request on junk never throws and says why") {
   auto route = chat_route("POST", "/v1/chat/completions");
   REQUIRE(route);
-  for (std::string junk : {std::string(), std::string("\0\0\0", 3), std::string(100000, '['), std::string("{\"messages\":[")}) {
+  for (std::string junk :
+       {std::string(), std::string("\0\0\0", 3), std::string(100000, '['), std::string("{\"messages\":[")}) {
     ParseOutcome p = parse_request(*route, junk, &test_memo());
     CHECK_FALSE(p.request.has_value());
     CHECK_FALSE(p.error.empty());

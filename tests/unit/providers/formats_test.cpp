@@ -64,10 +64,11 @@ TEST_CASE("openai chat: view and splices") {
     msgs[1].parts.pop_back();
     msgs[1].changed = true;
     td::pruning::remove_message(msgs[3]);
-    CHECK(written(r, body) ==
-          R"({"model":"gpt-4o","messages":[{"role":"system","content":"sys"},)"
-          R"({"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]},)"
-          R"({"role":"tool","tool_call_id":"c1","content":"a b"}],"stream":true})");
+    CHECK(
+        written(r, body) ==
+        R"({"model":"gpt-4o","messages":[{"role":"system","content":"sys"},)"
+        R"({"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]},)"
+        R"({"role":"tool","tool_call_id":"c1","content":"a b"}],"stream":true})");
   }
   SUBCASE("drop every call: tool_calls goes, content stays null") {
     msgs[1].parts.clear();
@@ -84,9 +85,10 @@ TEST_CASE("openai chat: view and splices") {
     Message result = new_message(Role::Tool, PartKind::ToolResult, "archived text", "c9");
     msgs.push_back(call);
     msgs.push_back(result);
-    CHECK(written(r, body).find(
-              R"({"role":"assistant","content":null,"tool_calls":[{"id":"c9","type":"function","function":{"name":"recall","arguments":"{\"q\":\"x\"}"}}]},)"
-              R"({"role":"tool","tool_call_id":"c9","content":"archived text"}])") != std::string::npos);
+    CHECK(
+        written(r, body).find(
+            R"({"role":"assistant","content":null,"tool_calls":[{"id":"c9","type":"function","function":{"name":"recall","arguments":"{\"q\":\"x\"}"}}]},)"
+            R"({"role":"tool","tool_call_id":"c9","content":"archived text"}])") != std::string::npos);
   }
 }
 
@@ -136,9 +138,10 @@ TEST_CASE("anthropic: cache breakpoints, signatures, tool results keep their fie
 
   SUBCASE("edited result keeps is_error and cache_control") {
     td::pruning::set_text(msgs[3], msgs[3].parts[0], "b...m");
-    CHECK(written(r, body).find(
-              R"({"type":"tool_result","tool_use_id":"u1","is_error":true,"content":"b...m","cache_control":{"type":"ephemeral"}})") !=
-          std::string::npos);
+    CHECK(
+        written(r, body).find(
+            R"({"type":"tool_result","tool_use_id":"u1","is_error":true,"content":"b...m","cache_control":{"type":"ephemeral"}})") !=
+        std::string::npos);
   }
   SUBCASE("signed thinking may be dropped, not edited") {
     msgs[2].parts.erase(msgs[2].parts.begin());
@@ -186,9 +189,10 @@ TEST_CASE("anthropic: a system message inside messages is parsed and kept where 
     td::pruning::set_text(msgs[4], msgs[4].parts[0], "[hidden]");
     const std::string out = written(r, body);
     CHECK(out.find(R"({"role":"system","content":"<env>cwd: /w</env>"},)") != std::string::npos);
-    CHECK(out.find(
-              R"({"role":"system","content":[{"type":"text","text":"effort: medium","cache_control":{"type":"ephemeral"}}],"output_config":{"effort":"medium"}})") !=
-          std::string::npos);
+    CHECK(
+        out.find(
+            R"({"role":"system","content":[{"type":"text","text":"effort: medium","cache_control":{"type":"ephemeral"}}],"output_config":{"effort":"medium"}})") !=
+        std::string::npos);
     CHECK(out.find(R"("content":"[hidden]")") != std::string::npos);
   }
   SUBCASE("a removed message around them: they stay, in order") {
@@ -268,9 +272,10 @@ TEST_CASE("gemini: signatures stay with their parts, responses pair by name") {
   SUBCASE("a one-string response is edited in place, any other becomes {output}") {
     td::pruning::set_text(msgs[2], msgs[2].parts[0], "R1");
     td::pruning::set_text(msgs[2], msgs[2].parts[1], "[hidden]");
-    CHECK(written(r, body).find(
-              R"({"functionResponse":{"name":"f","response":{"result":"R1"}}},{"functionResponse":{"name":"g","response":{"output":"[hidden]"}}})") !=
-          std::string::npos);
+    CHECK(
+        written(r, body).find(
+            R"({"functionResponse":{"name":"f","response":{"result":"R1"}}},{"functionResponse":{"name":"g","response":{"output":"[hidden]"}}})") !=
+        std::string::npos);
   }
   SUBCASE("a new system instruction goes before contents") {
     Message sys = new_message(Role::System, PartKind::Text, "rules");
@@ -281,11 +286,10 @@ TEST_CASE("gemini: signatures stay with their parts, responses pair by name") {
 }
 
 TEST_CASE("openai responses: items and a bare input string") {
-  const std::string body =
-      R"({"model":"gpt-5","instructions":"sys","input":[{"role":"user","content":"q"},)"
-      R"({"type":"function_call","call_id":"c1","name":"sh","arguments":"{}"},)"
-      R"({"type":"function_call_output","call_id":"c1","output":"big"},)"
-      R"({"type":"reasoning","id":"rs","summary":[],"encrypted_content":"ENC"}]})";
+  const std::string body = R"({"model":"gpt-5","instructions":"sys","input":[{"role":"user","content":"q"},)"
+                           R"({"type":"function_call","call_id":"c1","name":"sh","arguments":"{}"},)"
+                           R"({"type":"function_call_output","call_id":"c1","output":"big"},)"
+                           R"({"type":"reasoning","id":"rs","summary":[],"encrypted_content":"ENC"}]})";
   ParsedRequest r = parse_ok(Api::openai_responses, body, "responses");
   auto& msgs = r.conversation.messages;
   REQUIRE(msgs.size() == 5);

@@ -66,7 +66,8 @@ TEST_CASE("generation settings: fail open on what cannot be written") {
            Case{Api::openai_chat, R"({"messages":[]})", "", budget(1), "openai_chat has no thinking_budget"},
            Case{Api::openai_responses, R"({"input":"x","reasoning":"high"})", "reasoning: not an object", effort("low"),
                 "reasoning: not an object"},
-           Case{Api::openai_responses, R"({"input":"x","reasoning":[]})", "not an object", effort("low"), "not an object"},
+           Case{Api::openai_responses, R"({"input":"x","reasoning":[]})", "not an object", effort("low"),
+                "not an object"},
            Case{Api::openai_responses, R"({"input":"x"})", "", level("low"), "has no thinking_level"},
            Case{Api::anthropic, R"({"messages":[],"thinking":"on"})", "thinking: not an object", type("adaptive"),
                 "not an object"},
@@ -75,8 +76,8 @@ TEST_CASE("generation settings: fail open on what cannot be written") {
            Case{Api::anthropic, R"({"messages":[]})", "", budget(2048), "needs thinking.type \"enabled\""},
            Case{Api::anthropic, R"({"messages":[],"thinking":{"type":"adaptive"}})", "", budget(2048),
                 "needs thinking.type \"enabled\""},
-           Case{Api::anthropic, R"({"messages":[],"thinking":{"type":"enabled","budget_tokens":4096}})", "", budget(512),
-                "1024"},
+           Case{Api::anthropic, R"({"messages":[],"thinking":{"type":"enabled","budget_tokens":4096}})", "",
+                budget(512), "1024"},
            Case{Api::anthropic, R"({"messages":[]})", "", type("enabled"), "needs thinking.budget_tokens"},
            Case{Api::anthropic, R"({"messages":[]})", "", type("sometimes"), "enabled, disabled or adaptive"},
            Case{Api::anthropic, R"({"messages":[],"thinking":{"type":7}})", "thinking.type: not a string",
@@ -143,8 +144,10 @@ TEST_CASE("generation settings: applied after the message writer") {
     REQUIRE(pruned.changed);
     GenerationSettings want;
     want.max_output_tokens = 4321;
-    if (body.api != Api::gemini) want.reasoning_effort = "low";
-    else if (!read_generation_settings(body.api, pruned.body).settings.thinking_budget) want.thinking_level = "low";
+    if (body.api != Api::gemini)
+      want.reasoning_effort = "low";
+    else if (!read_generation_settings(body.api, pruned.body).settings.thinking_budget)
+      want.thinking_level = "low";
     SettingsWrite w = write_generation_settings(body.api, pruned.body, want);
     INFO(w.error);
     REQUIRE(w.ok);
@@ -190,18 +193,25 @@ std::string random_body(Api api, std::mt19937& rng) {
     if (pick <= 3) {  // a value of the right type
       static const char* kStrings[] = {"low", "high", "enabled", "disabled", "adaptive", "medium"};
       static const std::int64_t kNumbers[] = {-1, 0, 1, 1024, 4096, 8192, 32000};
-      if (is_string) value.SetString(rapidjson::StringRef(kStrings[rng() % 6]));
-      else if (is_bool) value.SetBool(rng() % 2);
-      else value.SetInt64(kNumbers[rng() % 7]);
+      if (is_string)
+        value.SetString(rapidjson::StringRef(kStrings[rng() % 6]));
+      else if (is_bool)
+        value.SetBool(rng() % 2);
+      else
+        value.SetInt64(kNumbers[rng() % 7]);
     } else if (pick == 4) {
       value.SetNull();
     } else if (pick == 5) {  // the wrong type
-      if (is_string) value.SetInt(3);
-      else value.SetString("3");
+      if (is_string)
+        value.SetInt(3);
+      else
+        value.SetString("3");
     } else if (keys.size() > 1) {  // a parent that is null or not an object
       keys.resize(1 + rng() % (keys.size() - 1));
-      if (rng() % 2) value.SetArray();
-      else value.SetNull();
+      if (rng() % 2)
+        value.SetArray();
+      else
+        value.SetNull();
     }
     rapidjson::Value* v = &d;
     for (std::size_t i = 0; v && i < keys.size(); ++i) {
@@ -230,12 +240,24 @@ GenerationSettings random_want(Api api, std::mt19937& rng) {
   for (Setting s : kAllSettings) {
     if (!*expected_wire(api, s) || rng() % 2) continue;
     switch (s) {
-      case Setting::reasoning_effort: g.reasoning_effort = kStrings[rng() % 6]; break;
-      case Setting::thinking_type: g.thinking_type = kStrings[rng() % 6]; break;
-      case Setting::thinking_level: g.thinking_level = kStrings[rng() % 6]; break;
-      case Setting::thinking_budget: g.thinking_budget = kNumbers[rng() % 8]; break;
-      case Setting::max_output_tokens: g.max_output_tokens = kNumbers[rng() % 8]; break;
-      case Setting::include_thoughts: g.include_thoughts = rng() % 2; break;
+      case Setting::reasoning_effort:
+        g.reasoning_effort = kStrings[rng() % 6];
+        break;
+      case Setting::thinking_type:
+        g.thinking_type = kStrings[rng() % 6];
+        break;
+      case Setting::thinking_level:
+        g.thinking_level = kStrings[rng() % 6];
+        break;
+      case Setting::thinking_budget:
+        g.thinking_budget = kNumbers[rng() % 8];
+        break;
+      case Setting::max_output_tokens:
+        g.max_output_tokens = kNumbers[rng() % 8];
+        break;
+      case Setting::include_thoughts:
+        g.include_thoughts = rng() % 2;
+        break;
     }
   }
   return g;

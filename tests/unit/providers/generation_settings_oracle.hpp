@@ -47,11 +47,11 @@ inline std::vector<Body> recorded_bodies() {
     for (Style s : kStyles)
       out.push_back({route->api, file + " style " + std::to_string(int(s)), serialize(d["body"], s), model});
   }
-  for (auto [file, api] : {std::pair{"providers/openai-chat.json", Api::openai_chat},
-                           std::pair{"providers/anthropic.json", Api::anthropic},
-                           std::pair{"providers/gemini.json", Api::gemini},
-                           std::pair{"providers/openai-responses.json", Api::openai_responses},
-                           std::pair{"providers/openai-responses-string.json", Api::openai_responses}}) {
+  for (auto [file, api] :
+       {std::pair{"providers/openai-chat.json", Api::openai_chat},
+        std::pair{"providers/anthropic.json", Api::anthropic}, std::pair{"providers/gemini.json", Api::gemini},
+        std::pair{"providers/openai-responses.json", Api::openai_responses},
+        std::pair{"providers/openai-responses-string.json", Api::openai_responses}}) {
     std::string text = fixture(file);
     rapidjson::Document d;
     d.Parse(text.data(), text.size());
@@ -182,7 +182,8 @@ inline void set_path(rapidjson::Document& d, std::string_view path, rapidjson::V
 
 // What the writer must make of tree `d` (normalized): `want` set, and the
 // members the pairing rules take along.
-inline void oracle_write(rapidjson::Document& d, Api api, const GenerationSettings& want, const GenerationSettings& before) {
+inline void oracle_write(rapidjson::Document& d, Api api, const GenerationSettings& want,
+                         const GenerationSettings& before) {
   auto& a = d.GetAllocator();
   for (Setting s : kAllSettings) {
     std::string path = expected_wire(api, s);
@@ -322,12 +323,24 @@ inline void check_write(const Body& body, const GenerationSettings& want, const 
 inline GenerationSettings new_value(Setting s, const GenerationSettings& now) {
   GenerationSettings g;
   switch (s) {
-    case Setting::reasoning_effort: g.reasoning_effort = now.reasoning_effort == "low" ? "high" : "low"; break;
-    case Setting::thinking_type: g.thinking_type = now.thinking_type == "disabled" ? "adaptive" : "disabled"; break;
-    case Setting::thinking_budget: g.thinking_budget = now.thinking_budget == 8192 ? 4096 : 8192; break;
-    case Setting::thinking_level: g.thinking_level = now.thinking_level == "low" ? "high" : "low"; break;
-    case Setting::include_thoughts: g.include_thoughts = !now.include_thoughts.value_or(false); break;
-    case Setting::max_output_tokens: g.max_output_tokens = now.max_output_tokens.value_or(1233) + 1; break;
+    case Setting::reasoning_effort:
+      g.reasoning_effort = now.reasoning_effort == "low" ? "high" : "low";
+      break;
+    case Setting::thinking_type:
+      g.thinking_type = now.thinking_type == "disabled" ? "adaptive" : "disabled";
+      break;
+    case Setting::thinking_budget:
+      g.thinking_budget = now.thinking_budget == 8192 ? 4096 : 8192;
+      break;
+    case Setting::thinking_level:
+      g.thinking_level = now.thinking_level == "low" ? "high" : "low";
+      break;
+    case Setting::include_thoughts:
+      g.include_thoughts = !now.include_thoughts.value_or(false);
+      break;
+    case Setting::max_output_tokens:
+      g.max_output_tokens = now.max_output_tokens.value_or(1233) + 1;
+      break;
   }
   return g;
 }

@@ -103,57 +103,62 @@ TEST_CASE("generation settings: inserted members follow the body's spacing") {
   GenerationSettings enable;
   enable.thinking_type = "enabled";
   enable.thinking_budget = 2048;
-  for (const Case& c : {
-           Case{Api::openai_chat, R"({"model":"m","messages":[]})", low,
-                R"({"model":"m","messages":[],"reasoning_effort":"low"})"},
-           Case{Api::openai_chat, "{\n  \"model\": \"m\",\n  \"messages\": []\n}", low,
-                "{\n  \"model\": \"m\",\n  \"messages\": [],\n  \"reasoning_effort\": \"low\"\n}"},
-           Case{Api::openai_chat, "{\n    \"messages\": []\n}", low,
-                "{\n    \"messages\": [],\n    \"reasoning_effort\": \"low\"\n}"},
-           Case{Api::openai_chat, R"({"model": "m", "messages": []})", low,
-                R"({"model": "m", "messages": [], "reasoning_effort": "low"})"},
-           Case{Api::openai_chat, R"({"messages":[],"reasoning_effort":null})", low,
-                R"({"messages":[],"reasoning_effort":"low"})"},
-           // OpenAI chat's output cap: whichever the body uses, else the current name.
-           Case{Api::openai_chat, R"({"messages":[]})", cap, R"({"messages":[],"max_completion_tokens":100})"},
-           Case{Api::openai_chat, R"({"messages":[],"max_tokens":7})", cap, R"({"messages":[],"max_tokens":100})"},
-           Case{Api::openai_chat, R"({"max_completion_tokens":7,"messages":[]})", cap,
-                R"({"max_completion_tokens":100,"messages":[]})"},
-           Case{Api::openai_chat, R"({"max_tokens":7,"messages":[],"max_completion_tokens":7})", cap,
-                R"({"max_tokens":100,"messages":[],"max_completion_tokens":100})"},
-           Case{Api::openai_responses, R"({"input":"hi"})", low, R"({"input":"hi","reasoning":{"effort":"low"}})"},
-           Case{Api::openai_responses, R"({"input":"hi","reasoning":null})", low,
-                R"({"input":"hi","reasoning":{"effort":"low"}})"},
-           Case{Api::openai_responses, R"({"reasoning": {"summary": "auto"}, "input": "hi"})", low,
-                R"({"reasoning": {"summary": "auto", "effort": "low"}, "input": "hi"})"},
-           Case{Api::openai_responses, R"({"reasoning":{ },"input":"hi"})", low,
-                R"({"reasoning":{"effort":"low" },"input":"hi"})"},
-           Case{Api::openai_responses, R"({"input":"hi","max_output_tokens":5})", cap,
-                R"({"input":"hi","max_output_tokens":100})"},
-           Case{Api::anthropic, R"({"messages":[],"max_tokens":1024})", low,
-                R"({"messages":[],"max_tokens":1024,"output_config":{"effort":"low"}})"},
-           Case{Api::anthropic, R"({"messages":[]})", enable,
-                R"({"messages":[],"thinking":{"type":"enabled","budget_tokens":2048}})"},
-           Case{Api::anthropic, R"({"messages":[],"thinking":{"type":"disabled"}})", enable,
-                R"({"messages":[],"thinking":{"type":"enabled","budget_tokens":2048}})"},
-           Case{Api::anthropic, R"({"messages":[],"thinking":{"budget_tokens":1024,"type":"enabled"}})", budget,
-                R"({"messages":[],"thinking":{"budget_tokens":8192,"type":"enabled"}})"},
-           // Gemini: one generationConfig for every new member, snake_case where the object uses it.
-           Case{Api::gemini, R"({"contents":[]})", gem,
-                R"({"contents":[],"generationConfig":{"maxOutputTokens":2000,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}})"},
-           Case{Api::gemini, R"({"contents":[],"generationConfig":{}})", cap,
-                R"({"contents":[],"generationConfig":{"maxOutputTokens":100}})"},
-           Case{Api::gemini, R"({"contents":[],"generationConfig":null})", budget,
-                R"({"contents":[],"generationConfig":{"thinkingConfig":{"thinkingBudget":8192}}})"},
-           Case{Api::gemini, R"({"contents":[],"generationConfig":{"thinkingConfig":{"include_thoughts":true}}})", budget,
-                R"({"contents":[],"generationConfig":{"thinkingConfig":{"include_thoughts":true,"thinking_budget":8192}}})"},
-           Case{Api::gemini, R"({"system_instruction":{"parts":[]},"contents":[]})", level,
-                R"({"system_instruction":{"parts":[]},"contents":[],"generation_config":{"thinking_config":{"thinking_level":"low"}}})"},
-           Case{Api::gemini, R"({"contents":[],"generation_config":{"thinking_config":{"thinking_budget":1024}}})", budget,
-                R"({"contents":[],"generation_config":{"thinking_config":{"thinking_budget":8192}}})"},
-           Case{Api::gemini, R"({"contents":[],"generationConfig":{"thinkingConfig":{"thinkingBudget":1024}}})", gem,
-                R"({"contents":[],"generationConfig":{"thinkingConfig":{"thinkingBudget":8192,"includeThoughts":true},"maxOutputTokens":2000}})"},
-       }) {
+  for (
+      const Case& c : {
+          Case{Api::openai_chat, R"({"model":"m","messages":[]})", low,
+               R"({"model":"m","messages":[],"reasoning_effort":"low"})"},
+          Case{Api::openai_chat, "{\n  \"model\": \"m\",\n  \"messages\": []\n}", low,
+               "{\n  \"model\": \"m\",\n  \"messages\": [],\n  \"reasoning_effort\": \"low\"\n}"},
+          Case{Api::openai_chat, "{\n    \"messages\": []\n}", low,
+               "{\n    \"messages\": [],\n    \"reasoning_effort\": \"low\"\n}"},
+          Case{Api::openai_chat, R"({"model": "m", "messages": []})", low,
+               R"({"model": "m", "messages": [], "reasoning_effort": "low"})"},
+          Case{Api::openai_chat, R"({"messages":[],"reasoning_effort":null})", low,
+               R"({"messages":[],"reasoning_effort":"low"})"},
+          // OpenAI chat's output cap: whichever the body uses, else the current name.
+          Case{Api::openai_chat, R"({"messages":[]})", cap, R"({"messages":[],"max_completion_tokens":100})"},
+          Case{Api::openai_chat, R"({"messages":[],"max_tokens":7})", cap, R"({"messages":[],"max_tokens":100})"},
+          Case{Api::openai_chat, R"({"max_completion_tokens":7,"messages":[]})", cap,
+               R"({"max_completion_tokens":100,"messages":[]})"},
+          Case{Api::openai_chat, R"({"max_tokens":7,"messages":[],"max_completion_tokens":7})", cap,
+               R"({"max_tokens":100,"messages":[],"max_completion_tokens":100})"},
+          Case{Api::openai_responses, R"({"input":"hi"})", low, R"({"input":"hi","reasoning":{"effort":"low"}})"},
+          Case{Api::openai_responses, R"({"input":"hi","reasoning":null})", low,
+               R"({"input":"hi","reasoning":{"effort":"low"}})"},
+          Case{Api::openai_responses, R"({"reasoning": {"summary": "auto"}, "input": "hi"})", low,
+               R"({"reasoning": {"summary": "auto", "effort": "low"}, "input": "hi"})"},
+          Case{Api::openai_responses, R"({"reasoning":{ },"input":"hi"})", low,
+               R"({"reasoning":{"effort":"low" },"input":"hi"})"},
+          Case{Api::openai_responses, R"({"input":"hi","max_output_tokens":5})", cap,
+               R"({"input":"hi","max_output_tokens":100})"},
+          Case{Api::anthropic, R"({"messages":[],"max_tokens":1024})", low,
+               R"({"messages":[],"max_tokens":1024,"output_config":{"effort":"low"}})"},
+          Case{Api::anthropic, R"({"messages":[]})", enable,
+               R"({"messages":[],"thinking":{"type":"enabled","budget_tokens":2048}})"},
+          Case{Api::anthropic, R"({"messages":[],"thinking":{"type":"disabled"}})", enable,
+               R"({"messages":[],"thinking":{"type":"enabled","budget_tokens":2048}})"},
+          Case{Api::anthropic, R"({"messages":[],"thinking":{"budget_tokens":1024,"type":"enabled"}})", budget,
+               R"({"messages":[],"thinking":{"budget_tokens":8192,"type":"enabled"}})"},
+          // Gemini: one generationConfig for every new member, snake_case where the object uses it.
+          Case{
+              Api::gemini, R"({"contents":[]})", gem,
+              R"({"contents":[],"generationConfig":{"maxOutputTokens":2000,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}})"},
+          Case{Api::gemini, R"({"contents":[],"generationConfig":{}})", cap,
+               R"({"contents":[],"generationConfig":{"maxOutputTokens":100}})"},
+          Case{Api::gemini, R"({"contents":[],"generationConfig":null})", budget,
+               R"({"contents":[],"generationConfig":{"thinkingConfig":{"thinkingBudget":8192}}})"},
+          Case{
+              Api::gemini, R"({"contents":[],"generationConfig":{"thinkingConfig":{"include_thoughts":true}}})", budget,
+              R"({"contents":[],"generationConfig":{"thinkingConfig":{"include_thoughts":true,"thinking_budget":8192}}})"},
+          Case{
+              Api::gemini, R"({"system_instruction":{"parts":[]},"contents":[]})", level,
+              R"({"system_instruction":{"parts":[]},"contents":[],"generation_config":{"thinking_config":{"thinking_level":"low"}}})"},
+          Case{Api::gemini, R"({"contents":[],"generation_config":{"thinking_config":{"thinking_budget":1024}}})",
+               budget, R"({"contents":[],"generation_config":{"thinking_config":{"thinking_budget":8192}}})"},
+          Case{
+              Api::gemini, R"({"contents":[],"generationConfig":{"thinkingConfig":{"thinkingBudget":1024}}})", gem,
+              R"({"contents":[],"generationConfig":{"thinkingConfig":{"thinkingBudget":8192,"includeThoughts":true},"maxOutputTokens":2000}})"},
+      }) {
     INFO(c.body);
     SettingsWrite w = write_generation_settings(c.api, c.body, c.want);
     INFO(w.error);
@@ -166,8 +171,9 @@ TEST_CASE("generation settings: the same values, however spelled, are not rewrit
   GenerationSettings same;
   same.reasoning_effort = "low";
   same.max_output_tokens = 1024;
-  for (const char* body : {R"({"messages":[],"reasoning_effort":"\u006cow","max_tokens":1024})",
-                           R"({"messages":[],"reasoning_effort":"lo\u0077","max_completion_tokens":1024,"max_tokens":1024})"}) {
+  for (const char* body :
+       {R"({"messages":[],"reasoning_effort":"\u006cow","max_tokens":1024})",
+        R"({"messages":[],"reasoning_effort":"lo\u0077","max_completion_tokens":1024,"max_tokens":1024})"}) {
     INFO(body);
     SettingsWrite w = write_generation_settings(Api::openai_chat, body, same);
     CHECK(w.ok);
@@ -175,10 +181,12 @@ TEST_CASE("generation settings: the same values, however spelled, are not rewrit
     CHECK(w.body.empty());
   }
   // Nor refused when the body breaks a rule we would keep: not ours to fix.
-  for (const auto& entry : {std::pair{Api::anthropic, R"({"thinking":{"type":"enabled","budget_tokens":500}})"},
-                           std::pair{Api::anthropic, R"({"thinking":{"type":"enabled"}})"},
-                           std::pair{Api::gemini, R"({"generationConfig":{"thinkingConfig":{"thinkingLevel":"low","thinkingBudget":0}}})"}}) {
-    const auto& api = entry.first;  // not a structured binding: clang 14's doctest
+  for (const auto& entry :
+       {std::pair{Api::anthropic, R"({"thinking":{"type":"enabled","budget_tokens":500}})"},
+        std::pair{Api::anthropic, R"({"thinking":{"type":"enabled"}})"},
+        std::pair{Api::gemini,
+                  R"({"generationConfig":{"thinkingConfig":{"thinkingLevel":"low","thinkingBudget":0}}})"}}) {
+    const auto& api = entry.first;    // not a structured binding: clang 14's doctest
     const auto& body = entry.second;  // macros cannot capture one
     INFO(body);
     const SettingsRead r = read_generation_settings(api, body);
@@ -208,4 +216,3 @@ TEST_CASE("generation settings: Anthropic thinking.type switches drop the budget
   w = write_generation_settings(Api::anthropic, R"({"thinking":{"budget_tokens":4096}})", adaptive);
   CHECK(w.body == R"({"thinking":{"type":"adaptive"}})");
 }
-

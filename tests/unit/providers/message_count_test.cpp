@@ -25,23 +25,25 @@ TEST_CASE("cookbook example: 3 per message + role + content, 1 per name, 3 to pr
   // OpenAI cookbook "How to count tokens with tiktoken": these messages are
   // billed 129 prompt tokens on gpt-4o/gpt-4 family models (cl100k shown).
   Conversation c;
-  c.messages.push_back(msg(Role::System,
-      "You are a helpful, pattern-following assistant that translates corporate jargon into plain English."));
+  c.messages.push_back(
+      msg(Role::System,
+          "You are a helpful, pattern-following assistant that translates corporate jargon into plain English."));
   Message ex_user = msg(Role::System, "New synergies will help drive top-line growth.");
   ex_user.name = "example_user";
   c.messages.push_back(ex_user);
   Message ex_asst = msg(Role::System, "Things working well together will increase revenue.");
   ex_asst.name = "example_assistant";
   c.messages.push_back(ex_asst);
-  Message ex_user2 = msg(Role::System,
-      "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.");
+  Message ex_user2 =
+      msg(Role::System,
+          "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.");
   ex_user2.name = "example_user";
   c.messages.push_back(ex_user2);
   Message ex_asst2 = msg(Role::System, "Let's talk later when we're less busy about how to do better.");
   ex_asst2.name = "example_assistant";
   c.messages.push_back(ex_asst2);
-  c.messages.push_back(msg(Role::User,
-      "This late pivot means we don't have time to boil the ocean for the client deliverable."));
+  c.messages.push_back(
+      msg(Role::User, "This late pivot means we don't have time to boil the ocean for the client deliverable."));
   auto n = count_conversation(c, exact_counter(EncodingId::Cl100kBase));
   CHECK(n.total == 129);
   CHECK(n.priming == 3);
@@ -53,7 +55,8 @@ TEST_CASE("tool calls, tool results, opaque parts and removed messages") {
   const auto& o200k = exact_counter(EncodingId::O200kBase);
   Message asst;
   asst.role = Role::Assistant;
-  asst.parts.push_back(Part{.kind = PartKind::ToolCall, .text = R"({"path":"a.txt"})", .id = "c1", .name = "read_file"});
+  asst.parts.push_back(
+      Part{.kind = PartKind::ToolCall, .text = R"({"path":"a.txt"})", .id = "c1", .name = "read_file"});
   CHECK(count_message(asst, o200k) ==
         3 + o200k.count("assistant") + o200k.count("read_file") + o200k.count(R"({"path":"a.txt"})") + 3);
   Message tool = msg(Role::Tool, "file contents");
@@ -109,7 +112,8 @@ TEST_CASE("the cache makes a resent history cost only its new messages, with equ
   CountCache cache(1 << 12);
   Conversation c;
   c.fixed_overhead_text = "namespace functions {\n\ntype ping = () => any;\n\n} // namespace functions";
-  for (int i = 0; i < 20; ++i) c.messages.push_back(msg(i % 2 ? Role::Assistant : Role::User, "turn " + std::to_string(i)));
+  for (int i = 0; i < 20; ++i)
+    c.messages.push_back(msg(i % 2 ? Role::Assistant : Role::User, "turn " + std::to_string(i)));
   auto first = count_conversation(c, o200k, &cache);
   CHECK(first.cache_hits == 0);
   c.messages.push_back(msg(Role::User, "one more"));

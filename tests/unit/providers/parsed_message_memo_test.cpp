@@ -30,8 +30,8 @@ bool same_slot(const TextSlot& a, const TextSlot& b) {
 
 bool same_node(const json::Node& a, const json::Node& b) {
   return a.begin == b.begin && a.end == b.end && a.key_begin == b.key_begin && a.key_end == b.key_end &&
-         a.first == b.first && a.next == b.next && a.count == b.count && a.type == b.type &&
-         a.escaped == b.escaped && a.key_escaped == b.key_escaped;
+         a.first == b.first && a.next == b.next && a.count == b.count && a.type == b.type && a.escaped == b.escaped &&
+         a.key_escaped == b.key_escaped;
 }
 
 void check_same(const ParsedRequest& a, const ParsedRequest& b) {
@@ -107,7 +107,8 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
     REQUIRE(route.has_value());
     for (Style style : {Style::Compact, Style::Pretty, Style::PythonAscii}) {
       const std::string body = serialize(d["body"], style);
-      const std::string shifted = "{\"zz_first\":[\"" + std::string(37, 'z') + "\",{}]," + body.substr(body.find('{') + 1);
+      const std::string shifted =
+          "{\"zz_first\":[\"" + std::string(37, 'z') + "\",{}]," + body.substr(body.find('{') + 1);
       for (const std::string* b : {&body, &body, &shifted}) {  // the second time from the memos
         INFO(file << " style " << int(style));
         ParseOutcome with = parse(route->api, *b, &memo);
@@ -121,7 +122,7 @@ TEST_CASE("parse reuse: every recorded request of every format, again and shifte
     }
   }
   CHECK(checked >= 225);
-  CHECK(spliced >= 225);  // parsed again, elements are copied into the Document, not parsed
+  CHECK(spliced >= 225);                // parsed again, elements are copied into the Document, not parsed
   CHECK(memo.spliced_members() >= 20);  // and so are tool definitions
 }
 
@@ -130,9 +131,9 @@ TEST_CASE("parse reuse: our bodies for each format (cache_control breakpoints, e
     const char* file;
     Api format;
   };
-  for (Case c : {Case{"providers/openai-chat.json", Api::openai_chat}, Case{"providers/anthropic.json", Api::anthropic},
-                 Case{"providers/gemini.json", Api::gemini},
-                 Case{"providers/openai-responses.json", Api::openai_responses}}) {
+  for (Case c :
+       {Case{"providers/openai-chat.json", Api::openai_chat}, Case{"providers/anthropic.json", Api::anthropic},
+        Case{"providers/gemini.json", Api::gemini}, Case{"providers/openai-responses.json", Api::openai_responses}}) {
     const std::string body = fixture(c.file);
     const std::string shifted = "{\"zz_first\":{\"a\":[]}," + body.substr(body.find('{') + 1);
     ParsedMessageMemo memo;
@@ -166,8 +167,8 @@ TEST_CASE("parsed-message memo: every trajectory request parses and writes as wi
       const std::string body = chat_body(t, count);
       // The same messages further on: another member first moves every
       // message's bytes and node indices.
-      const std::string shifted = "{\"user\":\"" + std::string(turn * 7 + 1, 'u') + "\",\"metadata\":{\"a\":[1,2]}," +
-                                  body.substr(1);
+      const std::string shifted =
+          "{\"user\":\"" + std::string(turn * 7 + 1, 'u') + "\",\"metadata\":{\"a\":[1,2]}," + body.substr(1);
       for (const std::string* b : {&body, &shifted}) {
         INFO(t.id << " request " << turn << (b == &shifted ? " shifted" : ""));
         ParsedRequest with = parse_ok(Api::openai_chat, *b, t.id);
@@ -187,9 +188,10 @@ TEST_CASE("parsed-message memo: every trajectory request parses and writes as wi
   CHECK(spliced > messages / 2);  // and most were not even parsed
 }
 
-TEST_CASE("spliced elements: a guess whose bytes changed, ran past the body or is followed by junk parses as without it") {
-  const std::string tool = std::string("{\"role\":\"tool\",\"tool_call_id\":\"call_guess\",\"content\":\"") +
-                           std::string(300, 'x');
+TEST_CASE(
+    "spliced elements: a guess whose bytes changed, ran past the body or is followed by junk parses as without it") {
+  const std::string tool =
+      std::string("{\"role\":\"tool\",\"tool_call_id\":\"call_guess\",\"content\":\"") + std::string(300, 'x');
   const std::string element = tool + "\"}";
   auto body_with = [](const std::string& el, const std::string& after = "]}") {
     return "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"go\"}," + el + after;
@@ -201,13 +203,13 @@ TEST_CASE("spliced elements: a guess whose bytes changed, ran past the body or i
   REQUIRE(again.request);
   CHECK(again.request->spliced.size() == 2);
   const std::vector<std::string> variants = {
-      body_with(tool + "y\"}"),                  // the same first bytes, one byte longer
+      body_with(tool + "y\"}"),                            // the same first bytes, one byte longer
       body_with(tool.substr(0, tool.size() - 1) + "\"}"),  // one shorter
-      body_with(tool + "\",\"name\":\"n\"}"),        // the known bytes, then more members
-      body_with(element, "]"),                  // the object not closed
-      body_with(element, "x]}"),                // junk after the element
-      body_with(element, ""),                   // the body ends right after it
-      body_with(tool),                          // the body ends inside it
+      body_with(tool + "\",\"name\":\"n\"}"),              // the known bytes, then more members
+      body_with(element, "]"),                             // the object not closed
+      body_with(element, "x]}"),                           // junk after the element
+      body_with(element, ""),                              // the body ends right after it
+      body_with(tool),                                     // the body ends inside it
   };
   for (const std::string& v : variants) {
     INFO(v.substr(v.size() - 40));

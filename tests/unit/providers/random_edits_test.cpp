@@ -23,9 +23,30 @@ namespace {
 
 // Valid UTF-8 with the characters escaping must handle.
 std::string random_text(std::mt19937& rng) {
-  static const std::vector<std::string> atoms = {"a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\r", "\x01", "\x1f",
-                                                 "\x7f", "\xC3\xA9", "\xE2\x80\xA8", "\xE2\x9C\x93",
-                                                 "\xF0\x9F\x98\x80", "{", "}", "[", "]", ",", ":", "\\u0041", "0"};
+  static const std::vector<std::string> atoms = {"a",
+                                                 "Z",
+                                                 " ",
+                                                 "\"",
+                                                 "\\",
+                                                 "/",
+                                                 "\n",
+                                                 "\t",
+                                                 "\r",
+                                                 "\x01",
+                                                 "\x1f",
+                                                 "\x7f",
+                                                 "\xC3\xA9",
+                                                 "\xE2\x80\xA8",
+                                                 "\xE2\x9C\x93",
+                                                 "\xF0\x9F\x98\x80",
+                                                 "{",
+                                                 "}",
+                                                 "[",
+                                                 "]",
+                                                 ",",
+                                                 ":",
+                                                 "\\u0041",
+                                                 "0"};
   std::string s;
   int n = static_cast<int>(rng() % 40);
   for (int i = 0; i < n; ++i) s += atoms[rng() % atoms.size()];
@@ -59,8 +80,14 @@ Message random_new_message(Api api, std::mt19937& rng) {
   m.changed = true;
   Part p;
   switch (rng() % 5) {
-    case 0: m.role = Role::User; p.kind = PartKind::Text; break;
-    case 1: m.role = Role::Assistant; p.kind = PartKind::Text; break;
+    case 0:
+      m.role = Role::User;
+      p.kind = PartKind::Text;
+      break;
+    case 1:
+      m.role = Role::Assistant;
+      p.kind = PartKind::Text;
+      break;
     case 2:
       m.role = Role::Assistant;
       p.kind = PartKind::ToolCall;
@@ -73,7 +100,9 @@ Message random_new_message(Api api, std::mt19937& rng) {
       p.id = "call_" + std::to_string(rng() % 1000);
       p.name = "tool" + std::to_string(rng() % 3);
       break;
-    default: m.role = Role::System; p.kind = PartKind::Text;
+    default:
+      m.role = Role::System;
+      p.kind = PartKind::Text;
   }
   p.text = p.kind == PartKind::ToolCall ? (object_args(api) ? random_args(rng) : random_text(rng)) : random_text(rng);
   // Gemini and Anthropic results carry no id of their own: Gemini pairs by
@@ -96,8 +125,8 @@ void mutate(Api api, Conversation& c, std::mt19937& rng) {
           if (p.editable && p.kind != PartKind::Opaque) editable.push_back(&p);
         if (editable.empty()) break;
         Part& p = *editable[rng() % editable.size()];
-        td::pruning::set_text(m, p, p.kind == PartKind::ToolCall && object_args(api) ? random_args(rng)
-                                                                                    : random_text(rng));
+        td::pruning::set_text(m, p,
+                              p.kind == PartKind::ToolCall && object_args(api) ? random_args(rng) : random_text(rng));
         break;
       }
       case 1:
@@ -112,8 +141,8 @@ void mutate(Api api, Conversation& c, std::mt19937& rng) {
       case 3: {  // a new text part after the message's last text part
         if (m.removed || (api == Api::openai_chat && m.role == Role::Tool)) break;
         if (api == Api::openai_responses && m.system_field) break;  // instructions: one string
-        auto last_text = std::find_if(m.parts.rbegin(), m.parts.rend(),
-                                      [](const Part& p) { return p.kind == PartKind::Text; });
+        auto last_text =
+            std::find_if(m.parts.rbegin(), m.parts.rend(), [](const Part& p) { return p.kind == PartKind::Text; });
         if (last_text == m.parts.rend()) {
           if (api == Api::openai_chat || api == Api::openai_responses) break;  // content order is fixed
           last_text = m.parts.rbegin();
@@ -150,7 +179,7 @@ TEST_CASE("random edits always write a body that reads back as the edited view")
   }
   std::mt19937 rng(20240607);
   for (const auto& entry : bodies) {
-    const auto& api = entry.first;  // not a structured binding: clang 14's doctest
+    const auto& api = entry.first;    // not a structured binding: clang 14's doctest
     const auto& body = entry.second;  // macros cannot capture one
     ParsedRequest original = std::move(*parse(api, body, &test_memo()).request);
     for (int round = 0; round < 300; ++round) {

@@ -10,35 +10,51 @@ using namespace td::providers;
 
 namespace {
 
-std::string ev(const std::string& name, const std::string& data) { return "event: " + name + "\ndata: " + data + "\n\n"; }
+std::string ev(const std::string& name, const std::string& data) {
+  return "event: " + name + "\ndata: " + data + "\n\n";
+}
 
 // Round 1: text, then a thinking block, then a recall call and a call of the client's own tool.
 const std::string kRound1 =
-    ev("message_start", R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-x","stop_reason":null,"usage":{"input_tokens":100,"cache_read_input_tokens":50,"output_tokens":1}}})") +
-    ev("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}})") +
-    ev("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"need the log"}})") +
-    ev("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"SIG1"}})") +
+    ev("message_start",
+       R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-x","stop_reason":null,"usage":{"input_tokens":100,"cache_read_input_tokens":50,"output_tokens":1}}})") +
+    ev("content_block_start",
+       R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}})") +
+    ev("content_block_delta",
+       R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"need the log"}})") +
+    ev("content_block_delta",
+       R"({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"SIG1"}})") +
     ev("content_block_stop", R"({"type":"content_block_stop","index":0})") +
     ev("content_block_start", R"({"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}})") +
-    ev("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Let me look."}})") +
+    ev("content_block_delta",
+       R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Let me look."}})") +
     ev("content_block_stop", R"({"type":"content_block_stop","index":1})") +
-    ev("content_block_start", R"({"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_r","name":"tokendiet_recall","input":{}}})") +
-    ev("content_block_delta", R"({"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"id\":\"td-"}})") +
-    ev("content_block_delta", R"({"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"abc\"}"}})") +
+    ev("content_block_start",
+       R"({"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_r","name":"tokendiet_recall","input":{}}})") +
+    ev("content_block_delta",
+       R"({"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"id\":\"td-"}})") +
+    ev("content_block_delta",
+       R"({"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"abc\"}"}})") +
     ev("content_block_stop", R"({"type":"content_block_stop","index":2})") +
-    ev("content_block_start", R"({"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_c","name":"bash","input":{}}})") +
-    ev("content_block_delta", R"({"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"cmd\":\"ls\"}"}})") +
+    ev("content_block_start",
+       R"({"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_c","name":"bash","input":{}}})") +
+    ev("content_block_delta",
+       R"({"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"cmd\":\"ls\"}"}})") +
     ev("content_block_stop", R"({"type":"content_block_stop","index":3})") +
-    ev("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":20}})") +
+    ev("message_delta",
+       R"({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":20}})") +
     ev("message_stop", R"({"type":"message_stop"})");
 
 const std::string kRound2 =
-    ev("message_start", R"({"type":"message_start","message":{"id":"msg_2","type":"message","role":"assistant","content":[],"model":"claude-x","stop_reason":null,"usage":{"input_tokens":300,"cache_read_input_tokens":150,"output_tokens":1}}})") +
+    ev("message_start",
+       R"({"type":"message_start","message":{"id":"msg_2","type":"message","role":"assistant","content":[],"model":"claude-x","stop_reason":null,"usage":{"input_tokens":300,"cache_read_input_tokens":150,"output_tokens":1}}})") +
     ev("ping", R"({"type":"ping"})") +
     ev("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})") +
-    ev("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The log says 42."}})") +
+    ev("content_block_delta",
+       R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The log says 42."}})") +
     ev("content_block_stop", R"({"type":"content_block_stop","index":0})") +
-    ev("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":30}})") +
+    ev("message_delta",
+       R"({"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":30}})") +
     ev("message_stop", R"({"type":"message_stop"})");
 
 // Feeds `s` in pieces of `step` bytes.

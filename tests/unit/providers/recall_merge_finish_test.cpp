@@ -17,10 +17,14 @@ namespace {
 
 const char* api_name(Api api) {
   switch (api) {
-    case Api::anthropic: return "anthropic";
-    case Api::openai_chat: return "openai_chat";
-    case Api::openai_responses: return "responses";
-    case Api::gemini: return "gemini";
+    case Api::anthropic:
+      return "anthropic";
+    case Api::openai_chat:
+      return "openai_chat";
+    case Api::openai_responses:
+      return "responses";
+    case Api::gemini:
+      return "gemini";
   }
   return "";
 }

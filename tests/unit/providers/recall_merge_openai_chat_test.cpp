@@ -11,7 +11,8 @@ using namespace td::providers;
 namespace {
 
 std::string chunk(const std::string& id, const std::string& choice_or_usage) {
-  return "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-x\"," + choice_or_usage + "}\n\n";
+  return "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-x\"," + choice_or_usage +
+         "}\n\n";
 }
 std::string delta(const std::string& id, const std::string& d, const std::string& finish = "null") {
   return chunk(id, R"("choices":[{"index":0,"delta":)" + d + R"(,"finish_reason":)" + finish + "}]");
@@ -19,16 +20,24 @@ std::string delta(const std::string& id, const std::string& d, const std::string
 
 const std::string kRound1 =
     delta("c1", R"({"role":"assistant","content":""})") + delta("c1", R"({"content":"Let me look."})") +
-    delta("c1", R"({"tool_calls":[{"index":0,"id":"call_r","type":"function","function":{"name":"tokendiet_recall","arguments":""}}]})") +
+    delta(
+        "c1",
+        R"({"tool_calls":[{"index":0,"id":"call_r","type":"function","function":{"name":"tokendiet_recall","arguments":""}}]})") +
     delta("c1", R"({"tool_calls":[{"index":0,"function":{"arguments":"{\"id\":\"td-abc\"}"}}]})") +
-    delta("c1", R"({"tool_calls":[{"index":1,"id":"call_c","type":"function","function":{"name":"bash","arguments":"{}"}}]})") +
+    delta(
+        "c1",
+        R"({"tool_calls":[{"index":1,"id":"call_c","type":"function","function":{"name":"bash","arguments":"{}"}}]})") +
     delta("c1", "{}", "\"tool_calls\"") +
-    chunk("c1", R"("choices":[],"usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,"prompt_tokens_details":{"cached_tokens":40}})") +
+    chunk(
+        "c1",
+        R"("choices":[],"usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,"prompt_tokens_details":{"cached_tokens":40}})") +
     "data: [DONE]\n\n";
 const std::string kRound2 =
     delta("c2", R"({"role":"assistant","content":""})") + delta("c2", R"({"content":" It was 42."})") +
     delta("c2", "{}", "\"stop\"") +
-    chunk("c2", R"("choices":[],"usage":{"prompt_tokens":300,"completion_tokens":30,"total_tokens":330,"prompt_tokens_details":{"cached_tokens":100}})") +
+    chunk(
+        "c2",
+        R"("choices":[],"usage":{"prompt_tokens":300,"completion_tokens":30,"total_tokens":330,"prompt_tokens_details":{"cached_tokens":100}})") +
     "data: [DONE]\n\n";
 
 void feed(RecallMerge& m, const std::string& s, std::string& out, std::size_t step) {
@@ -112,7 +121,9 @@ TEST_CASE("recall merge, OpenAI chat stream: one chunk id, one usage chunk summe
 TEST_CASE("recall merge, OpenAI chat stream: a round without a recall call passes byte for byte, tool calls included") {
   const std::string plain =
       delta("c9", R"({"role":"assistant","content":null})") +
-      delta("c9", R"({"tool_calls":[{"index":0,"id":"call_c","type":"function","function":{"name":"bash","arguments":"{}"}}]})") +
+      delta(
+          "c9",
+          R"({"tool_calls":[{"index":0,"id":"call_c","type":"function","function":{"name":"bash","arguments":"{}"}}]})") +
       delta("c9", "{}", "\"tool_calls\"") + "data: [DONE]\n\n";
   auto m = RecallMerge::make(Api::openai_chat, true);
   std::string out;

@@ -38,34 +38,47 @@ std::string rev(const std::string& type, int seq, const std::string& rest) {
 
 std::string responses_round(const std::string& id, const std::string& text, bool call, int input_tokens) {
   int s = 0;
-  const std::string msg = R"({"type":"message","id":"m_)" + id + R"(","role":"assistant","status":"completed","content":[{"type":"output_text","text":")" + text + R"("}]})";
-  const std::string rsn = R"({"type":"reasoning","id":"rs_)" + id + R"(","summary":[],"encrypted_content":"ENC_)" + id + R"("})";
-  const std::string fc = R"({"type":"function_call","id":"fc_)" + id + R"(","call_id":"call_r","name":"tokendiet_recall","arguments":"{\"id\":\"td-abc\"}","status":"completed"})";
-  const std::string bash = R"({"type":"function_call","id":"fb_)" + id + R"(","call_id":"call_c","name":"bash","arguments":"{}","status":"completed"})";
-  std::string out = rev("response.created", s++, R"(,"response":{"id":")" + id + R"(","status":"in_progress","output":[]})");
-  out += rev("response.output_item.added", s++, R"(,"output_index":0,"item":{"type":"reasoning","id":"rs_)" + id + R"(","summary":[]})");
+  const std::string msg = R"({"type":"message","id":"m_)" + id +
+                          R"(","role":"assistant","status":"completed","content":[{"type":"output_text","text":")" +
+                          text + R"("}]})";
+  const std::string rsn =
+      R"({"type":"reasoning","id":"rs_)" + id + R"(","summary":[],"encrypted_content":"ENC_)" + id + R"("})";
+  const std::string fc =
+      R"({"type":"function_call","id":"fc_)" + id +
+      R"(","call_id":"call_r","name":"tokendiet_recall","arguments":"{\"id\":\"td-abc\"}","status":"completed"})";
+  const std::string bash = R"({"type":"function_call","id":"fb_)" + id +
+                           R"(","call_id":"call_c","name":"bash","arguments":"{}","status":"completed"})";
+  std::string out =
+      rev("response.created", s++, R"(,"response":{"id":")" + id + R"(","status":"in_progress","output":[]})");
+  out += rev("response.output_item.added", s++,
+             R"(,"output_index":0,"item":{"type":"reasoning","id":"rs_)" + id + R"(","summary":[]})");
   out += rev("response.output_item.done", s++, R"(,"output_index":0,"item":)" + rsn);
-  out += rev("response.output_item.added", s++, R"(,"output_index":1,"item":{"type":"message","id":"m_)" + id + R"(","content":[]})");
-  out += rev("response.output_text.delta", s++, R"(,"output_index":1,"item_id":"m_)" + id + R"(","content_index":0,"delta":")" + text + "\"");
+  out += rev("response.output_item.added", s++,
+             R"(,"output_index":1,"item":{"type":"message","id":"m_)" + id + R"(","content":[]})");
+  out += rev("response.output_text.delta", s++,
+             R"(,"output_index":1,"item_id":"m_)" + id + R"(","content_index":0,"delta":")" + text + "\"");
   out += rev("response.output_item.done", s++, R"(,"output_index":1,"item":)" + msg);
   std::string output = rsn + "," + msg;
   if (call) {
     out += rev("response.output_item.added", s++, R"(,"output_index":2,"item":)" + fc);
-    out += rev("response.function_call_arguments.delta", s++, R"(,"output_index":2,"item_id":"fc_)" + id + R"(","delta":"{\"id\":\"td-abc\"}")");
+    out += rev("response.function_call_arguments.delta", s++,
+               R"(,"output_index":2,"item_id":"fc_)" + id + R"(","delta":"{\"id\":\"td-abc\"}")");
     out += rev("response.output_item.done", s++, R"(,"output_index":2,"item":)" + fc);
     out += rev("response.output_item.added", s++, R"(,"output_index":3,"item":)" + bash);
     out += rev("response.output_item.done", s++, R"(,"output_index":3,"item":)" + bash);
     output += "," + fc + "," + bash;
   }
-  out += rev("response.completed", s++, R"(,"response":{"id":")" + id + R"(","status":"completed","output":[)" + output +
-                                            R"(],"usage":{"input_tokens":)" + std::to_string(input_tokens) +
-                                            R"(,"output_tokens":10,"total_tokens":)" + std::to_string(input_tokens + 10) + "}}");
+  out += rev("response.completed", s++,
+             R"(,"response":{"id":")" + id + R"(","status":"completed","output":[)" + output +
+                 R"(],"usage":{"input_tokens":)" + std::to_string(input_tokens) +
+                 R"(,"output_tokens":10,"total_tokens":)" + std::to_string(input_tokens + 10) + "}}");
   return out;
 }
 
 }  // namespace
 
-TEST_CASE("recall merge, Responses stream: one created and completed, output indices and sequence numbers consecutive") {
+TEST_CASE(
+    "recall merge, Responses stream: one created and completed, output indices and sequence numbers consecutive") {
   for (std::size_t step : {11u, 100000u}) {
     auto m = RecallMerge::make(Api::openai_responses, true);
     REQUIRE(m);
@@ -126,10 +139,13 @@ TEST_CASE("recall merge, Responses stream: one round without a recall call passe
 
 TEST_CASE("recall merge, Gemini stream: chunks in order, the call cut, usage summed on the last chunk") {
   const std::string r1 =
-      R"(data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Let me ","thoughtSignature":"SIG"}]},"index":0}],"usageMetadata":{"promptTokenCount":100,"totalTokenCount":100},"responseId":"g1"})" "\n\n"
-      R"(data: {"candidates":[{"content":{"role":"model","parts":[{"text":"look."},{"functionCall":{"name":"tokendiet_recall","args":{"id":"td-abc"}}},{"functionCall":{"name":"bash","args":{}}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":9,"totalTokenCount":109},"responseId":"g1"})" "\n\n";
+      R"(data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Let me ","thoughtSignature":"SIG"}]},"index":0}],"usageMetadata":{"promptTokenCount":100,"totalTokenCount":100},"responseId":"g1"})"
+      "\n\n"
+      R"(data: {"candidates":[{"content":{"role":"model","parts":[{"text":"look."},{"functionCall":{"name":"tokendiet_recall","args":{"id":"td-abc"}}},{"functionCall":{"name":"bash","args":{}}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":9,"totalTokenCount":109},"responseId":"g1"})"
+      "\n\n";
   const std::string r2 =
-      R"(data: {"candidates":[{"content":{"role":"model","parts":[{"text":"It was 42."}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":300,"candidatesTokenCount":5,"totalTokenCount":305},"responseId":"g2"})" "\n\n";
+      R"(data: {"candidates":[{"content":{"role":"model","parts":[{"text":"It was 42."}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":300,"candidatesTokenCount":5,"totalTokenCount":305},"responseId":"g2"})"
+      "\n\n";
   auto m = RecallMerge::make(Api::gemini, true);
   REQUIRE(m);
   std::string out;
@@ -146,7 +162,8 @@ TEST_CASE("recall merge, Gemini stream: chunks in order, the call cut, usage sum
   REQUIRE(turn.Size() == 3);  // two text parts (the signature kept), the recall call; not bash
   CHECK(std::string(turn[0]["thoughtSignature"].GetString()) == "SIG");
   CHECK(std::string(turn[2]["functionCall"]["name"].GetString()) == "tokendiet_recall");
-  CHECK(std::string(req["contents"][2]["parts"][0]["functionResponse"]["response"]["output"].GetString()) == "archived");
+  CHECK(std::string(req["contents"][2]["parts"][0]["functionResponse"]["response"]["output"].GetString()) ==
+        "archived");
 
   feed(*m, r2, out, 13);
   CHECK(m->end_round(out).empty());
@@ -165,7 +182,8 @@ TEST_CASE("recall merge, Gemini stream: chunks in order, the call cut, usage sum
   CHECK(chunks.back()["usageMetadata"]["totalTokenCount"].GetInt() == 414);
 }
 
-TEST_CASE("recall merge, Gemini JSON: one response, every round's parts, usage summed; a stream's array stays an array") {
+TEST_CASE(
+    "recall merge, Gemini JSON: one response, every round's parts, usage summed; a stream's array stays an array") {
   const std::string r1 =
       R"({"candidates":[{"content":{"role":"model","parts":[{"text":"A"},{"functionCall":{"name":"tokendiet_recall","args":{"id":"td-abc"}}}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"totalTokenCount":12},"responseId":"g1"})";
   const std::string r2 =

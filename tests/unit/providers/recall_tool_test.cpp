@@ -19,7 +19,8 @@ rapidjson::Document parse(const std::string& s) {
 }  // namespace
 
 TEST_CASE("recall tool: OpenAI chat's shape, after the client's tools, the bytes before unchanged") {
-  const std::string before = R"({"model":"gpt-5","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"bash","parameters":{}}}] ,"stream":true})";
+  const std::string before =
+      R"({"model":"gpt-5","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"bash","parameters":{}}}] ,"stream":true})";
   std::string body = before;
   REQUIRE(append_recall_tool(Api::openai_chat, body));
   const auto cut = before.find("}}]") + 2;
@@ -116,8 +117,8 @@ TEST_CASE("recall tool: an answer over the bound is cut at a line and names the 
   CHECK(part.rfind("line 1 of the output\n", 0) == 0);
   CHECK(part.find("line 10 of the output\n") != std::string::npos);
   CHECK(part.find("line 11 ") == std::string::npos);
-  CHECK(part.find("[tokendiet_recall: lines 1-10 of 100 shown; an answer holds at most 215 bytes: ask for lines 11-100 next]") !=
-        std::string::npos);
+  CHECK(part.find("[tokendiet_recall: lines 1-10 of 100 shown; an answer holds at most 215 bytes: ask for lines 11-100 "
+                  "next]") != std::string::npos);
   // A range: the bound counts from its first line, the next range ends where it asked.
   const std::string range = recall_result_text({"td-abc", 50, 60}, text, 70);
   CHECK(range.rfind("line 50 of the output\nline 51 of the output\nline 52 of the output\n", 0) == 0);
@@ -126,7 +127,8 @@ TEST_CASE("recall tool: an answer over the bound is cut at a line and names the 
   // One line longer than the bound: its start, cut on a character, and where to go on.
   const std::string wide = std::string(300, 'x') + "\xc3\xa9" + std::string(10, 'y') + "\nshort\n";
   const std::string cut = recall_result_text({"td-w", 0, 0}, wide, 301);
-  CHECK(cut.rfind(std::string(300, 'x') + "\n[tokendiet_recall: line 1 of 2 shown in part (its first 300 of 312 bytes)", 0) == 0);
+  CHECK(cut.rfind(std::string(300, 'x') + "\n[tokendiet_recall: line 1 of 2 shown in part (its first 300 of 312 bytes)",
+                  0) == 0);
   CHECK(cut.find("ask for lines 2-2 next") != std::string::npos);
   // Within the bound: the asked lines exactly, no notice.
   CHECK(recall_result_text({"td-abc", 99, 100}, text, 200) == "line 99 of the output\nline 100 of the output\n");

@@ -28,9 +28,10 @@ void check_view(const Trajectory& t, const ParsedRequest& r) {
     d.Parse(t.messages[i].data(), t.messages[i].size());
     const auto& m = r.conversation.messages[i];
     std::string_view role = d["role"].GetString();
-    CHECK(m.role == (role == "system" ? Role::System : role == "user" ? Role::User
-                     : role == "assistant"                            ? Role::Assistant
-                                                                      : Role::Tool));
+    CHECK(m.role == (role == "system"      ? Role::System
+                     : role == "user"      ? Role::User
+                     : role == "assistant" ? Role::Assistant
+                                           : Role::Tool));
     std::size_t k = 0;
     auto next = [&](PartKind kind) -> const td::pruning::Part& {
       REQUIRE(k < m.parts.size());

@@ -43,11 +43,16 @@ namespace {
 
 const char* kind_name(PartKind k) {
   switch (k) {
-    case PartKind::Text: return "text";
-    case PartKind::ToolCall: return "call";
-    case PartKind::ToolResult: return "result";
-    case PartKind::Thinking: return "thinking";
-    case PartKind::Opaque: return "opaque";
+    case PartKind::Text:
+      return "text";
+    case PartKind::ToolCall:
+      return "call";
+    case PartKind::ToolResult:
+      return "result";
+    case PartKind::Thinking:
+      return "thinking";
+    case PartKind::Opaque:
+      return "opaque";
   }
   return "?";
 }
@@ -170,8 +175,7 @@ void check_remove(Api f, std::string_view body, ParsedRequest& r, std::size_t in
   m = saved;
 }
 
-void check_drop_part(Api f, std::string_view body, ParsedRequest& r, std::size_t index,
-                     const std::string& label) {
+void check_drop_part(Api f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label) {
   Message& m = r.conversation.messages[index];
   if (m.parts.size() < 2) return;
   INFO(label << " drop last part of message " << index);

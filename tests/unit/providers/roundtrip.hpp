@@ -43,8 +43,7 @@ void check_remove(Api f, std::string_view body, ParsedRequest& r, std::size_t in
 
 // Drops the last part of message `index` (when it has two or more) and checks
 // the message parses back to the remaining parts.
-void check_drop_part(Api f, std::string_view body, ParsedRequest& r, std::size_t index,
-                     const std::string& label);
+void check_drop_part(Api f, std::string_view body, ParsedRequest& r, std::size_t index, const std::string& label);
 
 // Appends a new user message (and, for formats with a system field, replaces
 // or adds the system prompt) and checks the result parses back to the view.

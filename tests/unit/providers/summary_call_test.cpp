@@ -54,6 +54,7 @@ TEST_CASE("summary answer: the text of recorded answers; nothing from errors or 
   CHECK_FALSE(summary_response_text("anthropic", "{\"content\":[{\"type\":\"text\",\"text\":\"  \"}]}"));
   CHECK_FALSE(summary_response_text("openai", "not json"));
   // Nested past the limit every reader of upstream JSON keeps: refused, not parsed.
-  CHECK_FALSE(summary_response_text("openai", R"({"choices":)" + std::string(100000, '[') + std::string(100000, ']') + "}"));
+  CHECK_FALSE(
+      summary_response_text("openai", R"({"choices":)" + std::string(100000, '[') + std::string(100000, ']') + "}"));
   CHECK(summary_response_text("anthropic", "{\"content\":[{\"type\":\"text\",\"text\":\" a \\n\"}]}") == "a");
 }

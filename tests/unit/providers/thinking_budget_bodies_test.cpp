@@ -38,9 +38,9 @@ std::vector<Plant> plants(Api api) {
   switch (api) {
     case Api::openai_chat:
     case Api::openai_responses:
-      return {{"gpt-5.1", effort("high"), effort("low")},  {"gpt-5.1", effort("minimal"), kNoChange},
-              {"gpt-5", effort("medium"), effort("low")},  {"gpt-5-pro", effort("high"), kNoChange},
-              {"o3-mini", effort("high"), effort("low")},  {"gpt-4.1", effort("high"), kNoChange}};
+      return {{"gpt-5.1", effort("high"), effort("low")}, {"gpt-5.1", effort("minimal"), kNoChange},
+              {"gpt-5", effort("medium"), effort("low")}, {"gpt-5-pro", effort("high"), kNoChange},
+              {"o3-mini", effort("high"), effort("low")}, {"gpt-4.1", effort("high"), kNoChange}};
     case Api::anthropic:
       return {{"claude-sonnet-4-5", enabled(16000, 32000), budget(8192)},
               {"claude-opus-4-1", enabled(30000, 20000), budget(8192)},
@@ -95,9 +95,7 @@ Setting only_setting(const GenerationSettings& want) {
   return set.front();
 }
 
-bool has_thinking(const GenerationSettings& g) {
-  return g.reasoning_effort || g.thinking_budget || g.thinking_level;
-}
+bool has_thinking(const GenerationSettings& g) { return g.reasoning_effort || g.thinking_budget || g.thinking_level; }
 
 struct Tally {
   std::size_t lowered[4] = {};

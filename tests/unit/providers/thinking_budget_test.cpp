@@ -211,9 +211,20 @@ std::int64_t size(std::int64_t b) { return b == -1 ? std::numeric_limits<std::in
 }  // namespace
 
 TEST_CASE("thinking budget: never added, never raised, a second lowering changes nothing") {
-  const char* models[] = {"gpt-5.1", "gpt-5", "gpt-5-pro", "o3-mini", "gpt-4.1", "gemini-3-pro-preview",
-                          "gemini-3-flash-preview", "gemini-3.1-pro", "gemini-2.5-pro", "gemini-2.5-flash",
-                          "gemini-2.5-flash-lite", "claude-sonnet-4-5", "claude-opus-4-6", ""};
+  const char* models[] = {"gpt-5.1",
+                          "gpt-5",
+                          "gpt-5-pro",
+                          "o3-mini",
+                          "gpt-4.1",
+                          "gemini-3-pro-preview",
+                          "gemini-3-flash-preview",
+                          "gemini-3.1-pro",
+                          "gemini-2.5-pro",
+                          "gemini-2.5-flash",
+                          "gemini-2.5-flash-lite",
+                          "claude-sonnet-4-5",
+                          "claude-opus-4-6",
+                          ""};
   const Api apis[] = {Api::openai_chat, Api::openai_responses, Api::gemini, Api::anthropic};
   const std::int64_t budgets[] = {-1, 0, 1, 128, 511, 512, 1023, 1024, 4096, 8191, 8192, 8193, 24576, 32768, 100000};
   const char* limits_effort[] = {"low", "minimal", "none", "medium", "high"};

@@ -49,11 +49,10 @@ TEST_CASE("synthesized bodies for each format round-trip") {
     const char* file;
     Api format;
   };
-  for (Case c : {Case{"providers/openai-chat.json", Api::openai_chat},
-                 Case{"providers/anthropic.json", Api::anthropic},
-                 Case{"providers/gemini.json", Api::gemini},
-                 Case{"providers/openai-responses.json", Api::openai_responses},
-                 Case{"providers/openai-responses-string.json", Api::openai_responses}}) {
+  for (Case c :
+       {Case{"providers/openai-chat.json", Api::openai_chat}, Case{"providers/anthropic.json", Api::anthropic},
+        Case{"providers/gemini.json", Api::gemini}, Case{"providers/openai-responses.json", Api::openai_responses},
+        Case{"providers/openai-responses-string.json", Api::openai_responses}}) {
     std::string body = fixture(c.file);
     check_all(c.format, body, c.file);
     rapidjson::Document d;

@@ -113,15 +113,16 @@ TEST_CASE("completed_tasks: a completed task's outputs become tombstones; the re
   CHECK(is_tombstone(c.messages[sc.parser_b].parts[0]));
   CHECK_FALSE(is_tombstone(c.messages[sc.before_task].parts[0]));  // before any task: never
   CHECK_FALSE(is_tombstone(c.messages[sc.tests_first].parts[0]));  // a task still in progress
-  CHECK(c.messages[sc.completed_at] .parts[1].text == sent.messages[sc.completed_at].parts[1].text);
+  CHECK(c.messages[sc.completed_at].parts[1].text == sent.messages[sc.completed_at].parts[1].text);
   // The archive holds exactly what the tombstone replaced, byte for byte.
   CHECK(r.archived[0].text == sc.parser_a_text);
   CHECK(r.archived[0].id == archive_id(sc.parser_a_text));
   CHECK(r.archived[0].task == "Fix the parser");
   CHECK(r.archived[0].tokens == QuarterCounter().count(sc.parser_a_text));
-  CHECK(c.messages[sc.parser_a].parts[0].text ==
-        "[task \"Fix the parser\" completed: output archived as " + r.archived[0].id + ", 1,000 tokens; "
-        "tokendiet_recall can read it back]");
+  CHECK(c.messages[sc.parser_a].parts[0].text == "[task \"Fix the parser\" completed: output archived as " +
+                                                     r.archived[0].id +
+                                                     ", 1,000 tokens; "
+                                                     "tokendiet_recall can read it back]");
   CHECK(r.tokens_after < r.tokens_before);
   // Every other message as it came.
   for (std::size_t i = 0; i < c.messages.size(); ++i)
@@ -186,7 +187,8 @@ TEST_CASE("completed_tasks: several tasks in progress: evicted only once all are
   for (int k = 0; k < 12; ++k) s.run(output("c" + std::to_string(k), 300));
   c = s.c;
   const PipelineResult r = run(c, semantic_only());
-  auto entry = std::find_if(r.archived.begin(), r.archived.end(), [&](const ArchivedOutput& a) { return a.text == shared_text; });
+  auto entry = std::find_if(r.archived.begin(), r.archived.end(),
+                            [&](const ArchivedOutput& a) { return a.text == shared_text; });
   REQUIRE(entry != r.archived.end());
   CHECK(entry->task == "A; B");
   CHECK(is_tombstone(c.messages[shared].parts[0]));
@@ -239,8 +241,10 @@ TEST_CASE("completed_tasks: byte-identical on every later request; the cache bre
     bool prefix_kept = now.size() >= last.size() && std::equal(last.begin(), last.end(), now.begin());
     // A step is reported as such (the diet restates the task after it), and only a step.
     CHECK(r.semantic_stepped == (r.archived.size() != last_archived));
-    if (r.archived.size() != last_archived) ++steps;
-    else CHECK_MESSAGE(prefix_kept, "request of " << n << " messages rewrote its prefix without a new tombstone");
+    if (r.archived.size() != last_archived)
+      ++steps;
+    else
+      CHECK_MESSAGE(prefix_kept, "request of " << n << " messages rewrote its prefix without a new tombstone");
     CHECK(r.archived.size() >= last_archived);  // never taken back
     last = now;
     last_archived = r.archived.size();
@@ -289,7 +293,7 @@ TEST_CASE("completed_tasks: an output the stale frontier already cut saves only 
   Conversation c = sc.s.c;
   const PipelineResult r = run(c, p);
   INFO("stale messages " << r.stale_messages << ", fired " << join_names(r.fired));
-  CHECK(r.stale_messages > sc.parser_b);  // the frontier passed the task's outputs ...
+  CHECK(r.stale_messages > sc.parser_b);                       // the frontier passed the task's outputs ...
   CHECK(c.messages[sc.parser_a].parts[0].text.size() < 1000);  // ... and cut them (folded: their lines are alike)
   CHECK(r.archived.empty());  // a ~40-token cut form would save less than clear_at_least_tokens
   p.clear_at_least_tokens = 1;

@@ -34,23 +34,22 @@ std::string edit_script(const std::string& quoted) {
 std::string args(const std::string& script) {
   std::string out = "{\"command\":\"";
   for (char c : script) {
-    if (c == '\n') out += "\\n";
-    else if (c == '"' || c == '\\') out += std::string("\\") + c;
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '"' || c == '\\')
+      out += std::string("\\") + c;
+    else
+      out += c;
   }
   return out + "\"}";
 }
 
 Conversation session() {
   Conversation c;
-  c.messages = {user_msg("fix the bug"),
-                assistant_call("c1", args("cat pvlib/iam.py")),
-                tool_msg("c1", file_read()),
-                assistant_call("c2", args(edit_script(kLine))),
-                tool_msg("c2", "ok"),
-                assistant_call("c3", args(edit_script(kLine))),
-                tool_msg("c3", "ok"),
-                assistant_msg("done")};
+  c.messages = {user_msg("fix the bug"),     assistant_call("c1", args("cat pvlib/iam.py")),
+                tool_msg("c1", file_read()), assistant_call("c2", args(edit_script(kLine))),
+                tool_msg("c2", "ok"),        assistant_call("c3", args(edit_script(kLine))),
+                tool_msg("c3", "ok"),        assistant_msg("done")};
   return c;
 }
 }  // namespace
@@ -115,7 +114,8 @@ TEST_CASE("copied lines: a message's cut does not change as the history grows") 
   after.messages.push_back(tool_msg("c5", "ok"));
   after.messages.push_back(assistant_msg("done again"));
   const std::uint32_t limit = static_cast<std::uint32_t>(after.messages.size()) - 1;
-  auto st = stale_assistant_text(after, p, limit, nullptr, CopiedLines(after, limit, p.stale_assistant_text_copied_line_bytes));
+  auto st = stale_assistant_text(after, p, limit, nullptr,
+                                 CopiedLines(after, limit, p.stale_assistant_text_copied_line_bytes));
   for (std::size_t i = 0; i < 7; ++i) CHECK(render(after.messages[i]) == render(before.messages[i]));
   // The new copy keeps the line it is the first to copy.
   CHECK(after.messages[10].parts[1].text.find("compute_the_other_thing(a, b)") != std::string::npos);

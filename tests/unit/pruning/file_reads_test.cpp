@@ -15,7 +15,8 @@ Conversation session(const std::vector<std::string>& commands, const std::vector
   Conversation c = agent_loop(static_cast<int>(commands.size()), [&](int k) {
     return k < static_cast<int>(outputs.size()) ? outputs[k] : numbered_lines(40, "    value = compute(x)");
   });
-  for (std::size_t i = 0; i < commands.size(); ++i) c.messages[2 + 2 * i].parts[1].text = "{\"command\":\"" + commands[i] + "\"}";
+  for (std::size_t i = 0; i < commands.size(); ++i)
+    c.messages[2 + 2 * i].parts[1].text = "{\"command\":\"" + commands[i] + "\"}";
   return c;
 }
 
@@ -77,9 +78,9 @@ TEST_CASE("a file read stays whole until a later call of its block names its pat
   Conversation c = session({"cat src/app.py", "python run.py", "sed -i s/a/b/ src/app.py", "cat src/util.py",
                             "cat src/lib.py", "ls", "ls -la", "cat src/lib.py"});
   const auto keep = unsuperseded_reads(c, p, static_cast<std::uint32_t>(c.messages.size()));
-  CHECK_FALSE(keep[3]);  // src/app.py: written later in the same block
-  CHECK_FALSE(keep[5]);  // not a read
-  CHECK(keep[9]);        // src/util.py: nothing names it again in its block
+  CHECK_FALSE(keep[3]);   // src/app.py: written later in the same block
+  CHECK_FALSE(keep[5]);   // not a read
+  CHECK(keep[9]);         // src/util.py: nothing names it again in its block
   CHECK_FALSE(keep[11]);  // src/lib.py: read again later in its block
   CHECK(keep[17]);        // the newer read of src/lib.py
   // Outside its block, a later mention does not count: the answer never changes once the block is whole.
@@ -120,7 +121,8 @@ TEST_CASE("with keep_reads_revisited, only a read of a path an earlier call name
   p.frontier_step_turns = 4;
   CHECK(p.stale_tool_outputs_keep_reads_revisited);  // the default
   // Turns 0-3, 4-7: nothing later in a block names what it read.
-  Conversation c = session({"cat src/util.py", "ls", "ls", "ls", "grep -n parse src/lib.py", "cat src/lib.py", "ls", "ls"});
+  Conversation c =
+      session({"cat src/util.py", "ls", "ls", "ls", "grep -n parse src/lib.py", "cat src/lib.py", "ls", "ls"});
   const auto keep = unsuperseded_reads(c, p, all(c));
   CHECK_FALSE(keep[3]);  // src/util.py: read once in passing
   CHECK(keep[13]);       // src/lib.py: searched first, then read
@@ -138,7 +140,7 @@ TEST_CASE("stale_tool_outputs leaves unsuperseded reads up to keep_reads_bytes w
   stale_tool_outputs(kept, p, all(kept));
   CHECK(kept.messages[5].parts[0].text == read);
   CHECK(kept.messages[7].parts[0].text != c.messages[7].parts[0].text);  // `ls` output: snipped as before
-  p.stale_tool_outputs_keep_reads_bytes = 0;  // off: snipped
+  p.stale_tool_outputs_keep_reads_bytes = 0;                             // off: snipped
   Conversation cut = c;
   stale_tool_outputs(cut, p, all(cut));
   CHECK(cut.messages[5].parts[0].text != read);
@@ -156,7 +158,8 @@ std::string source_lines(const std::string& name, int n) {
 Conversation two_reads(const std::vector<std::string>& more = {}) {
   const std::string a = source_lines("alpha", 20), shared = source_lines("alpha", 12);
   const std::string b = source_lines("beta", 5) + shared + source_lines("gamma", 4);
-  std::vector<std::string> commands = {"ls src/a.py src/b.py", "cat src/a.py", "ls", "ls", "cat src/b.py", "ls", "ls", "ls"};
+  std::vector<std::string> commands = {"ls src/a.py src/b.py", "cat src/a.py", "ls", "ls",
+                                       "cat src/b.py",         "ls",           "ls", "ls"};
   commands.insert(commands.end(), more.begin(), more.end());
   std::vector<std::string> outputs = {"src/a.py\nsrc/b.py\n", a, "", "", b, "", "", ""};
   for (std::size_t i = 0; i < more.size(); ++i) outputs.push_back(a + b);

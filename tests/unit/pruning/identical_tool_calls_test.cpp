@@ -41,10 +41,12 @@ TEST_CASE("identical calls: a later copy names the first call in valid JSON; id,
 
 TEST_CASE("identical calls: other names, small arguments and calls past the limit stay") {
   Conversation c;
-  c.messages = {user_msg("q"), assistant_call("a", kArgs, "t", "bash"), tool_msg("a", "r"),
-                assistant_call("b", kArgs, "t", "python"), tool_msg("b", "r"), assistant_call("c", "{\"x\":1}"),
-                tool_msg("c", "r"), assistant_call("d", "{\"x\":1}"), tool_msg("d", "r"),
-                assistant_call("e", kArgs, "t", "bash"), tool_msg("e", "r")};
+  c.messages = {user_msg("q"),      assistant_call("a", kArgs, "t", "bash"),
+                tool_msg("a", "r"), assistant_call("b", kArgs, "t", "python"),
+                tool_msg("b", "r"), assistant_call("c", "{\"x\":1}"),
+                tool_msg("c", "r"), assistant_call("d", "{\"x\":1}"),
+                tool_msg("d", "r"), assistant_call("e", kArgs, "t", "bash"),
+                tool_msg("e", "r")};
   CHECK(identical_tool_calls(c, on(), 9).hits == 0);
   CHECK(identical_tool_calls(c, on(), 11).hits == 1);
 }

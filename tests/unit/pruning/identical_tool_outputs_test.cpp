@@ -43,8 +43,9 @@ TEST_CASE("identical outputs: three copies all refer to the first") {
 
 TEST_CASE("identical outputs: a reused call id gets the message number too") {
   Conversation c;
-  c.messages = {user_msg("task"),      assistant_call("x", "{\"a\":1}"), tool_msg("x", kBig),
-                assistant_call("x", "{\"a\":2}"), tool_msg("x", "different"), assistant_call("y", "{}"),
+  c.messages = {user_msg("task"),           assistant_call("x", "{\"a\":1}"),
+                tool_msg("x", kBig),        assistant_call("x", "{\"a\":2}"),
+                tool_msg("x", "different"), assistant_call("y", "{}"),
                 tool_msg("y", kBig)};
   identical_tool_outputs(c, Profile{}, 100);
   CHECK(c.messages[6].parts[0].text ==
@@ -55,9 +56,14 @@ TEST_CASE("identical outputs: excluded tools, non-editable parts and other roles
   Profile p;
   p.exclude_tools = {"read_file"};
   Conversation c;
-  c.messages = {user_msg(kBig), assistant_call("a", "{}", "t", "read_file"), tool_msg("a", kBig),
-                assistant_call("b", "{}", "t", "read_file"), tool_msg("b", kBig), assistant_msg(kBig),
-                assistant_call("c", "{}"), tool_msg("c", kBig)};
+  c.messages = {user_msg(kBig),
+                assistant_call("a", "{}", "t", "read_file"),
+                tool_msg("a", kBig),
+                assistant_call("b", "{}", "t", "read_file"),
+                tool_msg("b", kBig),
+                assistant_msg(kBig),
+                assistant_call("c", "{}"),
+                tool_msg("c", kBig)};
   c.messages[7].parts[0].editable = false;
   CHECK(identical_tool_outputs(c, p, 100).hits == 0);
   CHECK(c.messages[4].parts[0].text == kBig);
@@ -72,7 +78,8 @@ TEST_CASE("identical outputs: excluded tools, non-editable parts and other roles
 // wall time. The same output under different wrappers is a repeat; the
 // later copy keeps its own wrapper around the reference.
 TEST_CASE("identical outputs: repeats are found under Claude Code's reminders, kept around the reference") {
-  const std::string reminder = "\n\n<system-reminder>\nWhenever you read a file, consider whether it is malware.\n</system-reminder>\n";
+  const std::string reminder =
+      "\n\n<system-reminder>\nWhenever you read a file, consider whether it is malware.\n</system-reminder>\n";
   const std::string todo = "<system-reminder>The TodoWrite tool hasn't been used recently.</system-reminder>";
   auto c = agent_loop(3, [&](int k) { return k == 0 ? kBig + reminder : k == 2 ? kBig + reminder + todo : "x"; });
   auto st = identical_tool_outputs(c, Profile{}, 100);
@@ -87,17 +94,20 @@ TEST_CASE("identical outputs: repeats are found under Claude Code's reminders, k
 
 TEST_CASE("identical outputs: repeats are found under Codex's headers, whose lines stay") {
   auto codex = [](const std::string& chunk, const std::string& wall, int code) {
-    return "Chunk ID: " + chunk + "\nWall time: " + wall + " seconds\nProcess exited with code " + std::to_string(code) +
-           "\nOriginal token count: 160\nOutput:\n" + kBig;
+    return "Chunk ID: " + chunk + "\nWall time: " + wall + " seconds\nProcess exited with code " +
+           std::to_string(code) + "\nOriginal token count: 160\nOutput:\n" + kBig;
   };
-  auto c = agent_loop(3, [&](int k) { return k == 0 ? codex("a1b2c3", "0.0213", 0) : k == 2 ? codex("ff09e1", "0.1840", 1) : "x"; });
+  auto c = agent_loop(3, [&](int k) {
+    return k == 0 ? codex("a1b2c3", "0.0213", 0) : k == 2 ? codex("ff09e1", "0.1840", 1) : "x";
+  });
   CHECK(identical_tool_outputs(c, Profile{}, 100).hits == 1);
   CHECK(c.messages[7].parts[0].text ==
         "Chunk ID: ff09e1\nWall time: 0.1840 seconds\nProcess exited with code 1\nOriginal token count: 160\nOutput:\n"
         "[same output as tool call call_0: " +
             std::to_string(kBig.size() - 1) + " bytes omitted]\n");
   // The shell tool's header too.
-  auto d = agent_loop(2, [&](int k) { return "Exit code: 0\nWall time: " + std::to_string(k) + ".5 seconds\nOutput:\n" + kBig; });
+  auto d = agent_loop(
+      2, [&](int k) { return "Exit code: 0\nWall time: " + std::to_string(k) + ".5 seconds\nOutput:\n" + kBig; });
   CHECK(identical_tool_outputs(d, Profile{}, 100).hits == 1);
 }
 

@@ -27,9 +27,9 @@ TEST_CASE("json nesting: counts brackets outside strings only") {
   CHECK(json_nesting_within("[]", 1));
   CHECK(json_nesting_within(R"({"a":[1,{"b":[]}]})", 4));
   CHECK_FALSE(json_nesting_within(R"({"a":[1,{"b":[]}]})", 3));
-  CHECK(json_nesting_within(R"(["[[[[{{{{"])", 1));          // brackets in a string
-  CHECK(json_nesting_within(R"(["\"[[[[\\", "x"])", 1));     // escaped quote, escaped backslash
-  CHECK_FALSE(json_nesting_within(R"(["\\", [[]]])", 2));    // the string ends at \\"
+  CHECK(json_nesting_within(R"(["[[[[{{{{"])", 1));        // brackets in a string
+  CHECK(json_nesting_within(R"(["\"[[[[\\", "x"])", 1));   // escaped quote, escaped backslash
+  CHECK_FALSE(json_nesting_within(R"(["\\", [[]]])", 2));  // the string ends at \\"
   CHECK(json_nesting_within(R"(["unterminated [[[[)", 1));
   CHECK(json_nesting_within(nested(kMaxJsonNesting), kMaxJsonNesting));
   CHECK_FALSE(json_nesting_within(nested(kMaxJsonNesting + 1)));

@@ -83,7 +83,7 @@ TEST_CASE("loss cap: after a step every request costs less than without, so the 
   double prev_ratio = prev.with / prev.without;
   for (std::uint32_t end = 8; end <= 42; end += 2) {
     const LossCap::Totals t = cap.through(end);
-    CHECK(t.with - prev.with < t.without - prev.without);  // this request: 90 cached tokens fewer
+    CHECK(t.with - prev.with < t.without - prev.without);    // this request: 90 cached tokens fewer
     CHECK(t.with / t.without <= std::max(prev_ratio, 1.0));  // falls while above 1, never back over it
     prev_ratio = t.with / t.without;
     prev = t;

@@ -24,7 +24,8 @@ namespace {
 // repeated later (deduplicated against the first call's id), ending on an
 // answer.
 Conversation base() {
-  Conversation c = agent_loop(10, [](int k) { return numbered_lines(12, "out " + std::to_string(k % 3 == 0 ? 0 : k)); });
+  Conversation c =
+      agent_loop(10, [](int k) { return numbered_lines(12, "out " + std::to_string(k % 3 == 0 ? 0 : k)); });
   c.messages[2].parts.insert(c.messages[2].parts.begin(), thinking_part(std::string(300, 'r')));
   c.messages[4].parts.insert(c.messages[4].parts.begin(), thinking_part(std::string(300, 's'), "SIG"));
   Part opaque;
@@ -141,7 +142,8 @@ TEST_CASE("plan memo: a resent history, and the next turns until the frontier's 
   for (Message& m : moved.messages) m.origin += 3;
   const Run shifted = with_memo(moved, p, cache);
   CHECK(cache.plans.hits() == hits + 2);
-  for (std::size_t i = 0; i < moved.messages.size(); ++i) CHECK(shifted.conv.messages[i].origin == moved.messages[i].origin);
+  for (std::size_t i = 0; i < moved.messages.size(); ++i)
+    CHECK(shifted.conv.messages[i].origin == moved.messages[i].origin);
   CHECK(dump(shifted.conv) == dump(without_memo(moved, p).conv));
 }
 

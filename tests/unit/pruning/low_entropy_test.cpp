@@ -25,13 +25,15 @@ TEST_CASE("fold_text: near-identical lines keep the first and the last") {
 
 TEST_CASE("fold_text: lines that differ in their words are never folded") {
   std::string text;
-  for (int i = 0; i < 30; ++i) text += "tests/test_mod.py::test_case_" + std::string(1, char('a' + i % 26)) + std::to_string(i / 26) + " PASSED\n";
+  for (int i = 0; i < 30; ++i)
+    text += "tests/test_mod.py::test_case_" + std::string(1, char('a' + i % 26)) + std::to_string(i / 26) + " PASSED\n";
   // Same shape only where the letters agree: test_case_a0 .. test_case_z0 all differ.
   CHECK(fold_text(text, 4, 256) == text);
-  std::string listing = "-rw-r--r-- 1 root root 185 Nov 22 2024 .deepsource.toml\n"
-                        "-rw-r--r-- 1 root root 386 Nov 22 2024 .editorconfig\n"
-                        "-rw-r--r-- 1 root root 383 Nov 22 2024 .gitattributes\n"
-                        "-rw-r--r-- 1 root root 585 Nov 22 2024 .gitignore\n";
+  std::string listing =
+      "-rw-r--r-- 1 root root 185 Nov 22 2024 .deepsource.toml\n"
+      "-rw-r--r-- 1 root root 386 Nov 22 2024 .editorconfig\n"
+      "-rw-r--r-- 1 root root 383 Nov 22 2024 .gitattributes\n"
+      "-rw-r--r-- 1 root root 585 Nov 22 2024 .gitignore\n";
   CHECK(fold_text(listing, 4, 256) == listing);
 }
 
@@ -64,8 +66,8 @@ TEST_CASE("fold_text: base64 and hex blobs are folded, ordinary long words are n
   for (std::size_t i = 0; i < hex.size(); i += 3) hex[i] = '7';
   std::string text = "image: data:image/png;base64," + b64 + "==\nsha: " + hex + "\n";
   std::string out = fold_text(text, 4, 256);
-  CHECK(out == "image: data:image/png;base64," + b64.substr(0, 16) + "[… 802-byte base64 blob folded]\nsha: " +
-                   hex.substr(0, 16) + "[… 512-byte hex blob folded]\n");
+  CHECK(out == "image: data:image/png;base64," + b64.substr(0, 16) +
+                   "[… 802-byte base64 blob folded]\nsha: " + hex.substr(0, 16) + "[… 512-byte hex blob folded]\n");
   std::string path = "/" + std::string(300, 'a') + "/file.py\n";  // one case, no digits
   CHECK(fold_text(path, 4, 256) == path);
   std::string commit = "commit 3f2c1e9a7b5d4c2e1f0a9b8c7d6e5f4a3b2c1d0e\n";  // 40 hex: a reference, kept
@@ -94,15 +96,17 @@ TEST_CASE("low entropy: only tool outputs before the limit are folded") {
 
 TEST_CASE("fold_text: a fold names the distinct paths it hides") {
   std::string text = "checking\n";
-  for (int i = 18; i <= 29; ++i) text += "ok src/sqlfluff/rules/L0" + std::to_string(i) + ".py passed in 0.0" + std::to_string(i % 10) + "s\n";
+  for (int i = 18; i <= 29; ++i)
+    text += "ok src/sqlfluff/rules/L0" + std::to_string(i) + ".py passed in 0.0" + std::to_string(i % 10) + "s\n";
   text += "done\n";
   std::string out = fold_text(text, 4, 256);
-  CHECK(out == "checking\nok src/sqlfluff/rules/L018.py passed in 0.08s\n"
-               "[… 10 similar lines folded, naming src/sqlfluff/rules/L019.py src/sqlfluff/rules/L020.py "
-               "src/sqlfluff/rules/L021.py src/sqlfluff/rules/L022.py src/sqlfluff/rules/L023.py "
-               "src/sqlfluff/rules/L024.py src/sqlfluff/rules/L025.py src/sqlfluff/rules/L026.py "
-               "src/sqlfluff/rules/L027.py src/sqlfluff/rules/L028.py]\n"
-               "ok src/sqlfluff/rules/L029.py passed in 0.09s\ndone\n");
+  CHECK(out ==
+        "checking\nok src/sqlfluff/rules/L018.py passed in 0.08s\n"
+        "[… 10 similar lines folded, naming src/sqlfluff/rules/L019.py src/sqlfluff/rules/L020.py "
+        "src/sqlfluff/rules/L021.py src/sqlfluff/rules/L022.py src/sqlfluff/rules/L023.py "
+        "src/sqlfluff/rules/L024.py src/sqlfluff/rules/L025.py src/sqlfluff/rules/L026.py "
+        "src/sqlfluff/rules/L027.py src/sqlfluff/rules/L028.py]\n"
+        "ok src/sqlfluff/rules/L029.py passed in 0.09s\ndone\n");
   // More distinct paths than it may name: folded from where it can name them all, or not at all.
   CHECK(fold_text(text, 4, 256, 9).find("[… 9 similar lines folded, naming src/sqlfluff/rules/L020.py") !=
         std::string::npos);
@@ -110,7 +114,8 @@ TEST_CASE("fold_text: a fold names the distinct paths it hides") {
   // Lines that differ only in numbers that are no paths fold without names.
   std::string counts;
   for (int i = 0; i < 8; ++i) counts += "Downloading 12345" + std::to_string(i) + " bytes\n";
-  CHECK(fold_text(counts, 4, 256) == "Downloading 123450 bytes\n[… 6 similar lines folded]\nDownloading 123457 bytes\n");
+  CHECK(fold_text(counts, 4, 256) ==
+        "Downloading 123450 bytes\n[… 6 similar lines folded]\nDownloading 123457 bytes\n");
 }
 
 TEST_CASE("is_path_name: a slash or a file extension") {

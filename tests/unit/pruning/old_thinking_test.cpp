@@ -63,8 +63,8 @@ TEST_CASE("old thinking: signed thinking is dropped whole, never edited") {
 TEST_CASE("old thinking: never the last assistant turn nor the last messages, whatever the limit") {
   auto c = with_thinking();
   prune_old_thinking(c, Profile{}, 12);
-  CHECK(c.messages[10].parts[0].text == "last turn");     // last assistant
-  CHECK(c.messages[8].parts[0].text == "recent");         // within the last 4 messages
+  CHECK(c.messages[10].parts[0].text == "last turn");  // last assistant
+  CHECK(c.messages[8].parts[0].text == "recent");      // within the last 4 messages
   CHECK(c.messages[8].parts[0].signature == "SIG3");
 }
 
@@ -76,9 +76,11 @@ TEST_CASE("old thinking: beyond the limit, opaque parts, user messages and a dis
   Part opaque;
   opaque.kind = PartKind::Opaque;
   opaque.opaque_bytes = 100;
-  o.messages = {user_msg("q"), msg(Role::Assistant, {opaque, text_part("hi")}), user_msg("q"),
-                msg(Role::User, {thinking_part("user-side thinking?")}), user_msg("q"), user_msg("q"),
-                user_msg("q"), user_msg("q"), assistant_msg("a")};
+  o.messages = {user_msg("q"),     msg(Role::Assistant, {opaque, text_part("hi")}),
+                user_msg("q"),     msg(Role::User, {thinking_part("user-side thinking?")}),
+                user_msg("q"),     user_msg("q"),
+                user_msg("q"),     user_msg("q"),
+                assistant_msg("a")};
   auto st = prune_old_thinking(o, Profile{}, 9);
   CHECK(st.hits == 0);
   CHECK(o.messages[1].parts.size() == 2);

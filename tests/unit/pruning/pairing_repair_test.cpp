@@ -17,8 +17,7 @@ TEST_CASE("pairing: a well-formed history is left exactly as it is") {
 
 TEST_CASE("pairing: an unanswered call gets a result after the existing ones, with its id and name") {
   Conversation c;
-  c.messages = {user_msg("q"),
-                msg(Role::Assistant, {call_part("a", "bash", "{}"), call_part("b", "grep", "{}")}),
+  c.messages = {user_msg("q"), msg(Role::Assistant, {call_part("a", "bash", "{}"), call_part("b", "grep", "{}")}),
                 tool_msg("a", "ra"), user_msg("next"), assistant_msg("done")};
   auto st = pairing_repair(c);
   CHECK(st.hits == 1);
@@ -46,7 +45,8 @@ TEST_CASE("pairing: a call with no results at all is answered right after it") {
 
 TEST_CASE("pairing: a result answering nothing is removed, its message too when emptied") {
   Conversation c;
-  c.messages = {tool_msg("early", "r"), user_msg("q"), assistant_call("a", "{}"), tool_msg("a", "ra"),
+  c.messages = {tool_msg("early", "r"),    user_msg("q"),
+                assistant_call("a", "{}"), tool_msg("a", "ra"),
                 tool_msg("zzz", "orphan"), msg(Role::User, {result_part("yyy", "orphan"), text_part("note")}),
                 assistant_msg("ok")};
   auto st = pairing_repair(c);
@@ -62,11 +62,16 @@ TEST_CASE("pairing: a result answering nothing is removed, its message too when 
 
 TEST_CASE("pairing: reused ids pair within their own block") {
   Conversation c;
-  c.messages = {user_msg("q"),        assistant_call("x", "{\"a\":1}"), tool_msg("x", "r1"),
-                assistant_call("x", "{\"a\":2}"), tool_msg("x", "r2"), tool_msg("x", "duplicate answer"),
-                assistant_call("x", "{\"a\":3}"), user_msg("interrupt")};
+  c.messages = {user_msg("q"),
+                assistant_call("x", "{\"a\":1}"),
+                tool_msg("x", "r1"),
+                assistant_call("x", "{\"a\":2}"),
+                tool_msg("x", "r2"),
+                tool_msg("x", "duplicate answer"),
+                assistant_call("x", "{\"a\":3}"),
+                user_msg("interrupt")};
   auto st = pairing_repair(c);
-  CHECK(st.hits == 2);           // the duplicate answer goes, the last call is answered
+  CHECK(st.hits == 2);  // the duplicate answer goes, the last call is answered
   CHECK(c.messages[5].removed);
   REQUIRE(c.messages.size() == 9);
   CHECK(c.messages[7].parts[0].id == "x");

@@ -17,8 +17,9 @@ using namespace td::pruning::test;
 namespace {
 
 std::string random_text(std::mt19937& rng, std::size_t max_lines) {
-  static const char* words[] = {"error", "src/app.py:12", "parse_args", "ok", "retrying", "0.91506", "Traceback",
-                                "the", "value", "é€😀", "AAAAQUJDZGv5QUJDZGv5", "--", "\r50%", "x_y.z"};
+  static const char* words[] = {
+      "error", "src/app.py:12", "parse_args",           "ok", "retrying", "0.91506", "Traceback", "the",
+      "value", "é€😀",           "AAAAQUJDZGv5QUJDZGv5", "--", "\r50%",    "x_y.z"};
   std::uniform_int_distribution<std::size_t> lines(0, max_lines), per(1, 12), w(0, std::size(words) - 1);
   std::string s;
   std::size_t n = lines(rng);
@@ -68,7 +69,8 @@ Conversation random_conversation(std::mt19937& rng, int steps) {
       const char* tool = rng() % 2 ? "bash" : "read";
       const auto step = rng() % 7;
       const auto padding = rng() % 200;
-      a.parts.push_back(call_part(id, tool, "{\"command\":\"" + std::to_string(step) + std::string(padding, 'c') + "\"}"));
+      a.parts.push_back(
+          call_part(id, tool, "{\"command\":\"" + std::to_string(step) + std::string(padding, 'c') + "\"}"));
     }
     if (a.parts.empty()) a.parts.push_back(text_part("ok"));
     c.messages.push_back(std::move(a));
@@ -131,7 +133,8 @@ Profile aggressive() {
 
 }  // namespace
 
-TEST_CASE("random conversations: paired, system and last turns intact, deterministic, stable" * doctest::test_suite("property")) {
+TEST_CASE("random conversations: paired, system and last turns intact, deterministic, stable" *
+          doctest::test_suite("property")) {
   const Profile p = aggressive();
   for (unsigned seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);

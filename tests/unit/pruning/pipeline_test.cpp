@@ -21,8 +21,9 @@ std::string word(int i) {
 Conversation busy_loop(int steps) {
   return agent_loop(steps, [](int k) {
     if (k % 5 == 3) return numbered_lines(20, "src/util.py:");  // the same listing again and again
-    std::string out;  // 300 distinct lines (distinct words, not just numbers)
-    for (int i = 0; i < 300; ++i) out += "step " + std::to_string(k) + " found " + word(i) + " in module " + word(i * 7) + "\n";
+    std::string out;                                            // 300 distinct lines (distinct words, not just numbers)
+    for (int i = 0; i < 300; ++i)
+      out += "step " + std::to_string(k) + " found " + word(i) + " in module " + word(i * 7) + "\n";
     for (int i = 0; i < 30; ++i) out += "retrying\n";
     return out;
   });

@@ -19,9 +19,12 @@ std::uint32_t turns_in_history = 10;
 
 LevelCut table_tokens(Level l) {
   switch (l) {
-    case Level::Standard: return {kDiet, turns_in_history};
-    case Level::Window: return {kWindow, turns_in_history};
-    case Level::DropMiddle: return {kMiddle, turns_in_history};
+    case Level::Standard:
+      return {kDiet, turns_in_history};
+    case Level::Window:
+      return {kWindow, turns_in_history};
+    case Level::DropMiddle:
+      return {kMiddle, turns_in_history};
   }
   return {};
 }
@@ -59,7 +62,8 @@ TEST_CASE("policy: runway and counts -> mode, level, admission") {
   const Case table[] = {
       {"unknown runway: the profile alone", Runway{}, Mode::Standard, Level::Standard, SurvivalOutcome::None,
        Admission::Kind::Send},
-      {"room to spare", combined(1e6, 1e6), Mode::Standard, Level::Standard, SurvivalOutcome::None, Admission::Kind::Send},
+      {"room to spare", combined(1e6, 1e6), Mode::Standard, Level::Standard, SurvivalOutcome::None,
+       Admission::Kind::Send},
       {"the diet fits exactly with the margin", combined(1e6, 12'000), Mode::Standard, Level::Standard,
        SurvivalOutcome::None, Admission::Kind::Send},
       {"the diet does not fit: the window does", combined(1e6, 11'999), Mode::Survival, Level::Window,
@@ -166,8 +170,8 @@ TEST_CASE("policy: thinking is lowered under the threshold and restored only ove
     bool was_lowered, lowered;
   };
   const Row rows[] = {
-      {150'000, false, true},  {250'000, false, false}, {300'000, true, true},
-      {399'999, true, true},   {400'000, true, false},  {1e6, true, false},
+      {150'000, false, true}, {250'000, false, false}, {300'000, true, true},
+      {399'999, true, true},  {400'000, true, false},  {1e6, true, false},
   };
   for (const Row& r : rows) {
     CAPTURE(r.level);
@@ -252,9 +256,9 @@ TEST_CASE("policy: a session that overflowed goes at the first level under what 
     Level level;
   };
   const Row rows[] = {
-      {0, Runway{}, Level::Standard},                    // never overflowed
-      {kDiet, Runway{}, Level::Standard},                // the diet fits
-      {kWindow + 1, Runway{}, Level::Window},        // unknown runway: the window level fits
+      {0, Runway{}, Level::Standard},          // never overflowed
+      {kDiet, Runway{}, Level::Standard},      // the diet fits
+      {kWindow + 1, Runway{}, Level::Window},  // unknown runway: the window level fits
       {kMiddle, Runway{}, Level::DropMiddle},
       {kMiddle - 1, Runway{}, Level::DropMiddle},    // none fits: the hardest
       {kWindow, combined(1e9, 1e9), Level::Window},  // a roomy runway does not undo it

@@ -59,7 +59,9 @@ inline Message assistant_call(std::string id, std::string args, std::string text
                               std::string name = "bash") {
   return msg(Role::Assistant, {text_part(std::move(text)), call_part(std::move(id), std::move(name), std::move(args))});
 }
-inline Message tool_msg(std::string id, std::string text) { return msg(Role::Tool, {result_part(std::move(id), std::move(text))}); }
+inline Message tool_msg(std::string id, std::string text) {
+  return msg(Role::Tool, {result_part(std::move(id), std::move(text))});
+}
 
 // n numbered lines "prefix i\n".
 inline std::string numbered_lines(int n, const std::string& prefix) {

@@ -39,12 +39,14 @@ Conversation trajectory(const std::string& name) {
       c.messages.push_back(tool_msg(m["tool_call_id"].GetString(), content));
       continue;
     }
-    Message msg_ = msg(role == "system" ? Role::System : role == "user" ? Role::User : Role::Assistant,
+    Message msg_ = msg(role == "system" ? Role::System
+                       : role == "user" ? Role::User
+                                        : Role::Assistant,
                        {text_part(content)});
     if (m.HasMember("tool_calls"))
       for (const auto& t : m["tool_calls"].GetArray())
-        msg_.parts.push_back(call_part(t["id"].GetString(), t["function"]["name"].GetString(),
-                                       t["function"]["arguments"].GetString()));
+        msg_.parts.push_back(
+            call_part(t["id"].GetString(), t["function"]["name"].GetString(), t["function"]["arguments"].GetString()));
     c.messages.push_back(std::move(msg_));
   }
   for (std::size_t i = 0; i < c.messages.size(); ++i) c.messages[i].origin = static_cast<std::uint32_t>(i);
@@ -150,7 +152,8 @@ TEST_CASE("recap: the paths it lists and the errors it quotes are in the turns i
       ++paths;
       CHECK_MESSAGE(replaced.find(n) != std::string::npos, n);
     }
-    for (std::size_t at = plan.text.find("(exit "); at != std::string::npos; at = plan.text.find("(exit ", at + 1)) ++exits;
+    for (std::size_t at = plan.text.find("(exit "); at != std::string::npos; at = plan.text.find("(exit ", at + 1))
+      ++exits;
     CHECK(paths > 5);
     CHECK(exits > 5);
   }
@@ -162,10 +165,12 @@ TEST_CASE("recap: names what was asked, concluded, read, written, run and failed
   c.messages.push_back(user_msg("Fix the crash in src/parser.py"));
   c.messages.push_back(assistant_call("c1", R"({"file_path":"src/parser.py"})", "Reading the parser.", "Read"));
   c.messages.push_back(tool_msg("c1", std::string(4000, 'x') + "\n"));
-  c.messages.push_back(assistant_call("c2", R"({"command":"python -m pytest tests/test_parser.py"})",
-                                      "Running the tests.", "Bash"));
-  c.messages.push_back(tool_msg("c2", "collected 3 items\nE   KeyError: 'token'\nFAILED tests/test_parser.py::test_a\n"
-                                      "Process exited with code 1\n" + std::string(4000, 'y')));
+  c.messages.push_back(
+      assistant_call("c2", R"({"command":"python -m pytest tests/test_parser.py"})", "Running the tests.", "Bash"));
+  c.messages.push_back(tool_msg("c2",
+                                "collected 3 items\nE   KeyError: 'token'\nFAILED tests/test_parser.py::test_a\n"
+                                "Process exited with code 1\n" +
+                                    std::string(4000, 'y')));
   c.messages.push_back(user_msg("Also keep the old API working."));
   c.messages.push_back(assistant_call("c3", R"({"file_path":"src/parser.py","old_string":"a","new_string":"b"})",
                                       "The KeyError comes from the missing default; patching it.", "Edit"));

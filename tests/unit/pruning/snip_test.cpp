@@ -137,7 +137,8 @@ TEST_CASE("snip_text: head and tail go to informative lines, past prompts, progr
       "100  5120  100  5120    0     0  51200      0 --:--:-- --:--:-- --:--:-- 51200\n"
       "\n"
       "def parse_config(path):\n";
-  for (int i = 0; i < 40; ++i) text += "    value_" + std::to_string(i) + " = read_entry(path, " + std::to_string(i) + ")\n";
+  for (int i = 0; i < 40; ++i)
+    text += "    value_" + std::to_string(i) + " = read_entry(path, " + std::to_string(i) + ")\n";
   text += "    return values\n\n(Open file: /repo/src/config.py)\n(Current directory: /repo)\nbash-$";
   SnipOptions o;
   o.head_bytes = 48;

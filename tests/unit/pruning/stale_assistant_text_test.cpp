@@ -21,7 +21,8 @@ std::string prose() {
 }
 std::string heredoc_args() {
   std::string script = "cat > /testbed/reproduce.py << 'EOF'\nimport sys\n";
-  for (int i = 0; i < 60; ++i) script += "print('case " + std::to_string(i) + "', check_value_" + std::to_string(i) + "())\n";
+  for (int i = 0; i < 60; ++i)
+    script += "print('case " + std::to_string(i) + "', check_value_" + std::to_string(i) + "())\n";
   return script + "EOF\npython /testbed/reproduce.py";
 }
 bool is_json_object(const std::string& s) {

@@ -41,7 +41,8 @@ TEST_CASE("stale outputs: excluded tools, non-editable parts and a disabled prof
 TEST_CASE("stale outputs: a name listed by an earlier output is not listed again") {
   std::string out;
   for (int i = 0; i < 80; ++i)
-    out += (i >= 20 && i < 60 ? "match in src/shared_module.py line " : "plain line here ") + std::string(30, 'x') + "\n";
+    out +=
+        (i >= 20 && i < 60 ? "match in src/shared_module.py line " : "plain line here ") + std::string(30, 'x') + "\n";
   auto c = agent_loop(3, [&](int k) { return "header " + std::to_string(k) + "\n" + out + "footer\n"; });
   Profile p;
   stale_tool_outputs(c, p, 100);
@@ -58,15 +59,19 @@ TEST_CASE("stale outputs: what an agent already masked or truncated is left alon
   const std::string lines = numbered_lines(60, "out");
   const std::vector<std::string> cut_by_agents = {
       // Gemini CLI 0.61: a masked output, and a truncated one.
-      "<tool_output_masked>\n" + lines + "\nOutput too large. Full output available at: /tmp/gemini/tool-outputs/shell_1.txt\n</tool_output_masked>",
+      "<tool_output_masked>\n" + lines +
+          "\nOutput too large. Full output available at: /tmp/gemini/tool-outputs/shell_1.txt\n</tool_output_masked>",
       "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /tmp/o.txt\n" + lines +
           "\n... [1,234 characters omitted] ...\n" + lines,
       // Claude Code 2.1: an output persisted to disk, with its preview.
-      "<persisted-output>\nOutput too large (52.1KB). Full output saved to: /root/.claude/out.txt\n\nPreview (first 2KB):\n" +
+      "<persisted-output>\nOutput too large (52.1KB). Full output saved to: /root/.claude/out.txt\n\nPreview (first "
+      "2KB):\n" +
           lines + "</persisted-output>",
       // Codex 0.169: a middle cut.
       "Warning: truncated output (original token count: 45488)\nTotal output lines: 4378\n\n" + lines +
-          "\xE2\x80\xA6" "33930 tokens truncated\xE2\x80\xA6" + lines,
+          "\xE2\x80\xA6"
+          "33930 tokens truncated\xE2\x80\xA6" +
+          lines,
   };
   for (const std::string& out : cut_by_agents) {
     INFO(out.substr(0, 60));

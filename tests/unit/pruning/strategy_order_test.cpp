@@ -18,9 +18,10 @@ std::vector<std::string> names(const std::vector<StrategyStats>& stats) {
   for (const StrategyStats& s : stats) out.emplace_back(s.name);
   return out;
 }
-const std::vector<std::string> kExpected = {
-    "old_thinking",   "identical_tool_calls", "identical_tool_outputs", "low_entropy", "stale_tool_outputs",
-    "stale_assistant_text", "completed_tasks", "trim_middle",   "recap",       "pairing_repair"};
+const std::vector<std::string> kExpected = {"old_thinking",    "identical_tool_calls", "identical_tool_outputs",
+                                            "low_entropy",     "stale_tool_outputs",   "stale_assistant_text",
+                                            "completed_tasks", "trim_middle",          "recap",
+                                            "pairing_repair"};
 }  // namespace
 
 TEST_CASE("strategy order: the table lists every step once, in order, by stage") {

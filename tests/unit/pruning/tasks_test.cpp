@@ -66,16 +66,16 @@ TEST_CASE("tasks: Claude Code TodoWrite: an output belongs to the task in progre
       R"({"todos":[{"content":"Fix the parser","status":"completed","activeForm":"Fixing the parser"},)"
       R"({"content":"Run the tests","status":"in_progress","activeForm":"Running the tests"}]})";
   Conversation c = history({
-      assistant_call("c0", R"({"command":"ls"})"), tool_msg("c0", "before any task"),  // 1, 2
+      assistant_call("c0", R"({"command":"ls"})"), tool_msg("c0", "before any task"),                   // 1, 2
       task_call("t1", "TodoWrite", a_doing), tool_msg("t1", "Todos have been modified successfully."),  // 3, 4
-      assistant_call("c1", R"({"command":"cat parser.c"})"), tool_msg("c1", "parser source"),  // 5, 6
+      assistant_call("c1", R"({"command":"cat parser.c"})"), tool_msg("c1", "parser source"),           // 5, 6
       task_call("t2", "TodoWrite", b_doing), tool_msg("t2", "Todos have been modified successfully."),  // 7, 8
-      assistant_call("c2", R"({"command":"make test"})"), tool_msg("c2", "tests pass"),  // 9, 10
+      assistant_call("c2", R"({"command":"make test"})"), tool_msg("c2", "tests pass"),                 // 9, 10
   });
   const TaskHistory h = track_tasks(c, Profile{});
   REQUIRE(h.tasks.size() == 2);
-  CHECK(owners(h, 2).empty());  // before any task: no owner
-  CHECK(owners(h, 4).empty());  // the task tool's own result
+  CHECK(owners(h, 2).empty());                                        // before any task: no owner
+  CHECK(owners(h, 4).empty());                                        // the task tool's own result
   CHECK(owners(h, 5) == std::vector<std::string>{"Fix the parser"});  // the call's arguments
   CHECK(owners(h, 6) == std::vector<std::string>{"Fix the parser"});
   CHECK(owners(h, 10) == std::vector<std::string>{"Run the tests"});
@@ -93,8 +93,10 @@ TEST_CASE("tasks: Claude Code TaskCreate / TaskUpdate: ids from the result, stat
       tool_msg("k1", "Task #1 created successfully: Fix the parser"),
       task_call("k2", "TaskUpdate", R"({"taskId":"1","status":"in_progress"})"),
       tool_msg("k2", "Updated task #1 status"),
-      assistant_call("c1", R"({"command":"cat lexer.c"})"), tool_msg("c1", "lexer source"),  // 5, 6
-      task_call("k3", "TaskUpdate", R"({"taskId":"1","status":"completed"})"), tool_msg("k3", "Updated task #1 status"),
+      assistant_call("c1", R"({"command":"cat lexer.c"})"),
+      tool_msg("c1", "lexer source"),  // 5, 6
+      task_call("k3", "TaskUpdate", R"({"taskId":"1","status":"completed"})"),
+      tool_msg("k3", "Updated task #1 status"),
   });
   const TaskHistory h = track_tasks(c, Profile{});
   REQUIRE(h.tasks.size() == 1);
@@ -124,8 +126,8 @@ TEST_CASE("tasks: Codex update_plan, Gemini CLI write_todos, opencode todowrite,
   for (const Shape& s : shapes) {
     CAPTURE(s.tool);
     Conversation c = history({
-        task_call("t1", s.tool, s.doing), tool_msg("t1", "ok"),
-        assistant_call("c1", R"({"command":"cat parser.c"})"), tool_msg("c1", "parser source"),  // 3, 4
+        task_call("t1", s.tool, s.doing), tool_msg("t1", "ok"), assistant_call("c1", R"({"command":"cat parser.c"})"),
+        tool_msg("c1", "parser source"),                        // 3, 4
         task_call("t2", s.tool, s.done), tool_msg("t2", "ok"),  // 5
     });
     const TaskHistory h = track_tasks(c, Profile{});
@@ -133,7 +135,6 @@ TEST_CASE("tasks: Codex update_plan, Gemini CLI write_todos, opencode todowrite,
     CHECK(owners(h, 4).size() == 1);
     CHECK(h.tasks[0].completed_after(3) == 5u);
     CHECK(h.tasks[0].title_at(4) == "Fix the parser");  // renamed on completion (SigmaTaskUpdate): as of then
-
   }
 }
 
@@ -141,7 +142,8 @@ TEST_CASE("tasks: Roo / Kilo update_todo_list: a markdown checklist") {
   Conversation c = history({
       task_call("t1", "update_todo_list", R"({"todos":"[x] Read the spec\n[-] Fix the parser\n[ ] Run the tests"})"),
       tool_msg("t1", "Todo list updated successfully."),
-      assistant_call("c1", R"({"command":"cat parser.c"})"), tool_msg("c1", "parser source"),  // 3, 4
+      assistant_call("c1", R"({"command":"cat parser.c"})"),
+      tool_msg("c1", "parser source"),  // 3, 4
       task_call("t2", "update_todo_list", R"({"todos":"[x] Read the spec\n[x] Fix the parser\n[-] Run the tests"})"),
       tool_msg("t2", "Todo list updated successfully."),
   });
@@ -155,8 +157,8 @@ TEST_CASE("tasks: several in progress: the output belongs to all of them") {
   const std::string both =
       R"({"todos":[{"content":"A","status":"in_progress","activeForm":"a"},{"content":"B","status":"in_progress","activeForm":"b"}]})";
   Conversation c = history({
-      task_call("t1", "TodoWrite", both), tool_msg("t1", "ok"),
-      assistant_call("c1", R"({"command":"x"})"), tool_msg("c1", "shared output"),  // 3, 4
+      task_call("t1", "TodoWrite", both), tool_msg("t1", "ok"), assistant_call("c1", R"({"command":"x"})"),
+      tool_msg("c1", "shared output"),  // 3, 4
   });
   const TaskHistory h = track_tasks(c, Profile{});
   CHECK(owners(h, 4) == std::vector<std::string>{"A", "B"});
@@ -169,7 +171,7 @@ TEST_CASE("tasks: a call made in the same message after the task tool's update b
                             msg(Role::Tool, {result_part("c0", "zero")}), msg(Role::Tool, {result_part("t1", "ok")}),
                             msg(Role::Tool, {result_part("c1", "one")})});
   const TaskHistory h = track_tasks(c, Profile{});
-  CHECK(owners(h, 2).empty());                         // c0: before the update
+  CHECK(owners(h, 2).empty());                           // c0: before the update
   CHECK(owners(h, 4) == std::vector<std::string>{"A"});  // c1: after it
 }
 
@@ -177,14 +179,14 @@ TEST_CASE("tasks: a task dropped from the list is no longer in progress; one com
   const std::string doing = R"({"todos":[{"content":"A","status":"in_progress","activeForm":"a"}]})";
   const std::string done = R"({"todos":[{"content":"A","status":"completed","activeForm":"a"}]})";
   Conversation c = history({
-      task_call("t1", "TodoWrite", doing), tool_msg("t1", "ok"),
-      task_call("t2", "TodoWrite", R"({"todos":[]})"), tool_msg("t2", "ok"),   // 3: dropped
-      assistant_call("c1", "{}"), tool_msg("c1", "no task"),                   // 5, 6
-      task_call("t3", "TodoWrite", doing), tool_msg("t3", "ok"),              // 7
-      assistant_call("c2", "{}"), tool_msg("c2", "first round"),              // 9, 10
-      task_call("t4", "TodoWrite", done), tool_msg("t4", "ok"),               // 11
-      task_call("t5", "TodoWrite", doing), tool_msg("t5", "ok"),              // 13: reopened
-      assistant_call("c3", "{}"), tool_msg("c3", "second round"),             // 15, 16
+      task_call("t1", "TodoWrite", doing), tool_msg("t1", "ok"), task_call("t2", "TodoWrite", R"({"todos":[]})"),
+      tool_msg("t2", "ok"),                                        // 3: dropped
+      assistant_call("c1", "{}"), tool_msg("c1", "no task"),       // 5, 6
+      task_call("t3", "TodoWrite", doing), tool_msg("t3", "ok"),   // 7
+      assistant_call("c2", "{}"), tool_msg("c2", "first round"),   // 9, 10
+      task_call("t4", "TodoWrite", done), tool_msg("t4", "ok"),    // 11
+      task_call("t5", "TodoWrite", doing), tool_msg("t5", "ok"),   // 13: reopened
+      assistant_call("c3", "{}"), tool_msg("c3", "second round"),  // 15, 16
   });
   const TaskHistory h = track_tasks(c, Profile{});
   REQUIRE(h.tasks.size() == 1);

@@ -8,18 +8,17 @@ using namespace td::pruning::test;
 
 TEST_CASE("working memory: a chat turn is a user message and the reply") {
   Conversation c;
-  c.messages = {system_msg("s"), user_msg("q1"), assistant_msg("a1"), user_msg("q2"), assistant_msg("a2"),
-                user_msg("q3")};
+  c.messages = {system_msg("s"), user_msg("q1"),      assistant_msg("a1"),
+                user_msg("q2"),  assistant_msg("a2"), user_msg("q3")};
   auto wm = working_memory(c, Profile{});
   CHECK(wm.turn_start == std::vector<std::uint32_t>{1, 3, 5});
 }
 
 TEST_CASE("working memory: in an agent loop each step after a tool result is a turn") {
   Conversation c;
-  c.messages = {system_msg("s"), user_msg("task"), assistant_call("a", "{}"), tool_msg("a", "out"),
-                assistant_call("b", "{}"), tool_msg("b", "out"), assistant_msg("thinking"),
-                assistant_call("c", "{}"), tool_msg("c", "x"), user_msg("more"), user_msg("and more"),
-                assistant_msg("ok")};
+  c.messages = {system_msg("s"),           user_msg("task"),     assistant_call("a", "{}"), tool_msg("a", "out"),
+                assistant_call("b", "{}"), tool_msg("b", "out"), assistant_msg("thinking"), assistant_call("c", "{}"),
+                tool_msg("c", "x"),        user_msg("more"),     user_msg("and more"),      assistant_msg("ok")};
   auto wm = working_memory(c, Profile{});
   // [U A T] [A T] [A A T] [U U A]
   CHECK(wm.turn_start == std::vector<std::uint32_t>{1, 4, 6, 9});

@@ -5,16 +5,17 @@
 #include "quota/runway_store.hpp"
 
 using namespace td::quota;
+using std::chrono::milliseconds;
 using td::providers::Provider;
 using td::providers::RateLimits;
 using td::pruning::Runway;
 using td::pruning::RunwayAsk;
-using std::chrono::milliseconds;
 
 namespace {
 
 const Clock::time_point t0 = Clock::time_point{} + std::chrono::hours(1000);
-const std::chrono::system_clock::time_point wall0 = std::chrono::system_clock::time_point{} + std::chrono::hours(500'000);
+const std::chrono::system_clock::time_point wall0 =
+    std::chrono::system_clock::time_point{} + std::chrono::hours(500'000);
 
 QuotaLimits tpm(std::uint64_t n) { return QuotaLimits{.tpm = n}; }
 

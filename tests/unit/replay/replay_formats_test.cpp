@@ -25,7 +25,6 @@ namespace {
 
 constexpr std::string_view kAnchorMark = R"(,"cache_control":{"type":"ephemeral"})";
 
-
 std::string compact(const rj::Value& v) {
   rj::StringBuffer b;
   rj::Writer<rj::StringBuffer> w(b);
@@ -173,7 +172,8 @@ std::size_t count_of(const std::string& s, const std::string& needle) {
 }
 
 // The blocks (or parts) of `kind` in a body, as compact JSON.
-std::multiset<std::string> items_of(const rj::Document& d, const char* array, const char* blocks, bool (*pick)(const rj::Value&)) {
+std::multiset<std::string> items_of(const rj::Document& d, const char* array, const char* blocks,
+                                    bool (*pick)(const rj::Value&)) {
   std::multiset<std::string> out;
   for (const auto& m : d[array].GetArray()) {
     const auto it = m.FindMember(blocks);

@@ -5,11 +5,12 @@
 using namespace td::cli;
 
 TEST_CASE("references: maximal runs of 6+ characters with a digit or _ . / :") {
-  auto refs = extract_references("open src/foo.py:12 then run_tests, E1234 (too short: E12), 3.14159 and words; "
-                                 "path-like-but-plain; http://x.io/a?b=1 again src/foo.py:12");
+  auto refs = extract_references(
+      "open src/foo.py:12 then run_tests, E1234 (too short: E12), 3.14159 and words; "
+      "path-like-but-plain; http://x.io/a?b=1 again src/foo.py:12");
   CHECK(refs == std::vector<std::string>{"src/foo.py:12", "run_tests", "short:", "3.14159", "http://x.io/a"});
   CHECK(extract_references("plain words only, hyphen-ated-words too").empty());
-  CHECK(extract_references("abc_d") .empty());                   // 5 characters
+  CHECK(extract_references("abc_d").empty());  // 5 characters
   CHECK(extract_references("x/y.z_1") == std::vector<std::string>{"x/y.z_1"});
   CHECK(extract_references("order.") == std::vector<std::string>{"order."});  // trailing dot counts
 }
@@ -21,8 +22,9 @@ TEST_CASE("references count when first seen in a tool output and never said by a
       {Speaker::Assistant, "I will invent new_helper.py now"},
       {Speaker::Tool, "src/app.py:10: error in parse_args\nsee lib/util.py and new_helper.py"},
       {Speaker::Tool, "config.yaml loaded; value 0.91506"},
-      {Speaker::Assistant, "parse_args fails; lib/util.py, src/app.py, config.yaml, new_helper.py, 0.91506, "
-                           "not_seen_anywhere.py"},
+      {Speaker::Assistant,
+       "parse_args fails; lib/util.py, src/app.py, config.yaml, new_helper.py, 0.91506, "
+       "not_seen_anywhere.py"},
   };
   ReferenceIndex idx(t);
   // src/app.py: said by the user first; config.yaml: in the system prompt;
@@ -53,8 +55,10 @@ TEST_CASE("retained: substring of what was sent") {
 }
 
 TEST_CASE("copy lines: stripped, at least 20 characters, once each") {
-  auto lines = extract_copy_lines("    def parse_args(argv):\r\nshort line\n\t  return parser.parse(argv)  \n"
-                                  "    def parse_args(argv):\n" + std::string(19, 'x') + "\n" + std::string(20, 'y'));
+  auto lines = extract_copy_lines(
+      "    def parse_args(argv):\r\nshort line\n\t  return parser.parse(argv)  \n"
+      "    def parse_args(argv):\n" +
+      std::string(19, 'x') + "\n" + std::string(20, 'y'));
   CHECK(lines == std::vector<std::string>{"def parse_args(argv):", "return parser.parse(argv)", std::string(20, 'y')});
 }
 
@@ -62,10 +66,12 @@ TEST_CASE("copied lines count when first seen in a tool output and never said by
   std::vector<MessageText> t = {
       {Speaker::User, "please keep    config = load_config(path)  as is"},
       {Speaker::Assistant, "I will write    helper = make_helper(1, 2)"},
-      {Speaker::Tool, "12:    result = compute_total(items)\n13:    config = load_config(path)\n"
-                      "helper = make_helper(1, 2)\n"},
-      {Speaker::Assistant, "old_str:\n    result = compute_total(items)\nconfig = load_config(path)\n"
-                           "helper = make_helper(1, 2)\nnot_in_any_output_line = 1"},
+      {Speaker::Tool,
+       "12:    result = compute_total(items)\n13:    config = load_config(path)\n"
+       "helper = make_helper(1, 2)\n"},
+      {Speaker::Assistant,
+       "old_str:\n    result = compute_total(items)\nconfig = load_config(path)\n"
+       "helper = make_helper(1, 2)\nnot_in_any_output_line = 1"},
   };
   ReferenceIndex idx(t);
   // load_config: the user said it first; make_helper: the assistant wrote it before the tool showed it.

@@ -148,7 +148,8 @@ std::uint64_t check_all(const pruning::Profile* profile, std::uint32_t window_tu
       // (unless trim-middle's cut moved over it).
       if (s.trimmed_until == prev_trim)
         for (const std::string& id : prev_archived)
-        CHECK_MESSAGE(std::find(s.archived.begin(), s.archived.end(), id) != s.archived.end(), id << " was taken back");
+          CHECK_MESSAGE(std::find(s.archived.begin(), s.archived.end(), id) != s.archived.end(),
+                        id << " was taken back");
       if (r > 0 && s.stale_messages == prev_stale && s.trimmed_until == prev_trim &&
           s.archived.size() == prev_archived.size()) {
         bool prefix = prev.size() <= b.raw.size() && std::equal(prev.begin(), prev.end(), b.raw.begin());
@@ -169,12 +170,14 @@ std::uint64_t check_all(const pruning::Profile* profile, std::uint32_t window_tu
 
 }  // namespace
 
-TEST_CASE("every request of every trajectory, default profile: valid, paired, system and last turns intact, stable" * doctest::test_suite("trajectories")) {
+TEST_CASE("every request of every trajectory, default profile: valid, paired, system and last turns intact, stable" *
+          doctest::test_suite("trajectories")) {
   REQUIRE(trajectories().size() >= 20);
   check_all(nullptr, pruning::Profile{}.window_turns);
 }
 
-TEST_CASE("every request of every trajectory, every strategy on and eager: the same invariants" * doctest::test_suite("trajectories")) {
+TEST_CASE("every request of every trajectory, every strategy on and eager: the same invariants" *
+          doctest::test_suite("trajectories")) {
   pruning::Profile p;
   p.trigger_tokens = 0;
   p.payback_requests = 100000;
@@ -195,7 +198,8 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   CHECK(check_all(&p, p.window_turns) > 0);
 }
 
-TEST_CASE("every request of every trajectory: the plan memo changes nothing, and a growing history hits it" * doctest::test_suite("trajectories_memo")) {
+TEST_CASE("every request of every trajectory: the plan memo changes nothing, and a growing history hits it" *
+          doctest::test_suite("trajectories_memo")) {
   using namespace td::pruning;
   for (const bool eager : {false, true}) {
     Profile p;
@@ -224,7 +228,8 @@ TEST_CASE("every request of every trajectory: the plan memo changes nothing, and
       misses += caches.plans.misses();
     }
     MESSAGE("plan memo over the trajectories (eager " << eager << "): " << hits << " of " << planned
-                                                     << " planned requests answered from it, " << misses << " planned");
+                                                      << " planned requests answered from it, " << misses
+                                                      << " planned");
     CHECK(planned > 300);
     // An agent resends its history; the plan only changes when the grid of
     // frontier steps moves (every 4 turns by default, every 2 when eager).
@@ -243,13 +248,12 @@ std::vector<std::string_view> lines_of(std::string_view s) {
   return out;
 }
 bool informative(std::string_view line) { return !pruning::is_boilerplate_line(line); }
-bool is_notice(std::string_view line) {
-  return line.starts_with("[… ") || line.starts_with("[hidden names: ");
-}
+bool is_notice(std::string_view line) { return line.starts_with("[… ") || line.starts_with("[hidden names: "); }
 
 }  // namespace
 
-TEST_CASE("every trajectory, default profile: snips keep informative heads and tails, folds name what they hide" * doctest::test_suite("trajectories")) {
+TEST_CASE("every trajectory, default profile: snips keep informative heads and tails, folds name what they hide" *
+          doctest::test_suite("trajectories")) {
   const config::Config cfg = config::default_config();
   std::uint64_t snips = 0, folds = 0;
   for (const Trajectory& t : trajectories()) {

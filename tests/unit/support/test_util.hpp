@@ -47,8 +47,7 @@ inline std::vector<std::string_view> cut_at(std::string_view s, std::vector<std:
 }
 
 // Random pieces of 1..max_piece bytes; deterministic per seed.
-inline std::vector<std::string_view> random_split(std::string_view s, unsigned seed,
-                                                  std::size_t max_piece = 97) {
+inline std::vector<std::string_view> random_split(std::string_view s, unsigned seed, std::size_t max_piece = 97) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<std::size_t> len(1, max_piece);
   std::vector<std::string_view> out;
@@ -65,8 +64,7 @@ inline std::vector<std::string_view> random_split(std::string_view s, unsigned s
 template <class F>
 void for_each_split(std::string_view s, F&& f) {
   for (std::size_t k = 1; k <= 64; ++k) f(fixed_split(s, k), "fixed " + std::to_string(k));
-  for (std::size_t k : {97u, 128u, 257u, 1000u, 4096u})
-    f(fixed_split(s, k), "fixed " + std::to_string(k));
+  for (std::size_t k : {97u, 128u, 257u, 1000u, 4096u}) f(fixed_split(s, k), "fixed " + std::to_string(k));
   f(std::vector<std::string_view>{s}, std::string("whole"));
   for (unsigned seed = 1; seed <= 24; ++seed)
     f(random_split(s, seed, seed % 2 ? 13 : 300), "random seed " + std::to_string(seed));

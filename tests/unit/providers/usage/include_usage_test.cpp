@@ -54,8 +54,10 @@ std::string naive_unusage(std::string s, const std::string& eol) {
 std::string with_eol(std::string_view s, const std::string& eol) {
   std::string out;
   for (char c : s) {
-    if (c == '\n') out += eol;
-    else out += c;
+    if (c == '\n')
+      out += eol;
+    else
+      out += c;
   }
   return out;
 }
@@ -86,7 +88,9 @@ TEST_CASE("inject: appended after the last member, every other byte kept") {
   std::string body = R"({"model":"gpt-5.1","messages":[{"role":"user","content":"hi"}],"stream":true})";
   auto r = inject_include_usage(body);
   REQUIRE(r.outcome == IncludeUsage::injected);
-  CHECK(r.body == R"({"model":"gpt-5.1","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}})");
+  CHECK(
+      r.body ==
+      R"({"model":"gpt-5.1","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}})");
 
   std::string pretty = "{\n  \"stream\": true,\n  \"model\": \"gpt-4o\"\n}\n";
   r = inject_include_usage(pretty);
@@ -184,8 +188,7 @@ TEST_CASE("scrub: byte-exact over every recording, every split, three line-endin
       for (std::size_t cut = 1; cut < in.size(); ++cut) {
         if (in.size() > 4096 && cut > 2048 && cut < in.size() - 2048) continue;
         std::string_view v = in;
-        if (scrub({v.substr(0, cut), v.substr(cut)}) != want && ++failures <= 3)
-          FAIL_CHECK("cut at " << cut);
+        if (scrub({v.substr(0, cut), v.substr(cut)}) != want && ++failures <= 3) FAIL_CHECK("cut at " << cut);
       }
       CHECK(failures == 0);
     }
@@ -229,8 +232,7 @@ TEST_CASE("scrub: holds back at most the event in progress") {
 
 TEST_CASE("scrub: streams without the injected parts pass through unchanged") {
   for (const char* file : {"wire/openai-chat-stream.sse", "wire/gemini-stream-thinking.sse",
-                           "wire/openai-error-model-not-found.json",
-                           "wire/gemini-stream-error-not-found.json"}) {
+                           "wire/openai-error-model-not-found.json", "wire/gemini-stream-error-not-found.json"}) {
     CAPTURE(file);
     std::string in = read_fixture(file);
     for_each_split(in, [&](const std::vector<std::string_view>& pieces, const std::string& how) {
@@ -256,8 +258,7 @@ TEST_CASE("scrub: member position and spacing variants") {
       {"data: {\"usage\": null, \"id\":\"a\",\"choices\":[{\"index\":0}]}\n\n",
        "data: {\"id\":\"a\",\"choices\":[{\"index\":0}]}\n\n"},
       // middle, spaces around
-      {"data: {\"id\":\"a\", \"usage\" : null , \"choices\":[]}\n\n",
-       "data: {\"id\":\"a\" , \"choices\":[]}\n\n"},
+      {"data: {\"id\":\"a\", \"usage\" : null , \"choices\":[]}\n\n", "data: {\"id\":\"a\" , \"choices\":[]}\n\n"},
       // last
       {"data: {\"id\":\"a\",\"choices\":[{\"delta\":{}}],\"usage\":null}\n\n",
        "data: {\"id\":\"a\",\"choices\":[{\"delta\":{}}]}\n\n"},
@@ -265,7 +266,8 @@ TEST_CASE("scrub: member position and spacing variants") {
       {"data: {\"choices\":[{\"delta\":{\"content\":\"\\\"usage\\\":null\"},\"usage\":null}]}\n\n",
        "data: {\"choices\":[{\"delta\":{\"content\":\"\\\"usage\\\":null\"},\"usage\":null}]}\n\n"},
       // usage-only chunk from servers that send choices null or no choices
-      {"data: {\"id\":\"a\",\"choices\":null,\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n",
+      {"data: {\"id\":\"a\",\"choices\":null,\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}\n\ndata: "
+       "[DONE]\n\n",
        "data: [DONE]\n\n"},
       {"data: {\"id\":\"a\",\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n",
        "data: [DONE]\n\n"},

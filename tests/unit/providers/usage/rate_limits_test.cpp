@@ -61,8 +61,8 @@ TEST_CASE("RFC 3339 and HTTP dates") {
   CHECK(parse_rfc3339("2024-06-01T14:00:30+02:00") == at(2024, 6, 1, 12, 0, 30));
   CHECK(parse_rfc3339("2024-06-01T12:00:30.250Z") == at(2024, 6, 1, 12, 0, 30) + milliseconds{250});
   CHECK(parse_rfc3339("2024-06-01T11:30:30-00:30") == at(2024, 6, 1, 12, 0, 30));
-  for (const char* bad : {"2024-06-01T12:00:30", "2024-13-01T12:00:30Z", "2024-02-30T00:00:00Z",
-                          "2024-06-01 12:00Z", "yesterday", "2024-06-01T12:00:30Zjunk"}) {
+  for (const char* bad : {"2024-06-01T12:00:30", "2024-13-01T12:00:30Z", "2024-02-30T00:00:00Z", "2024-06-01 12:00Z",
+                          "yesterday", "2024-06-01T12:00:30Zjunk"}) {
     CAPTURE(bad);
     CHECK_FALSE(parse_rfc3339(bad));
   }
@@ -91,10 +91,9 @@ TEST_CASE("OpenAI: the recorded x-ratelimit headers") {
 
 TEST_CASE("no rate-limit headers: Gemini and the recorded error responses") {
   SysTime now = at(2026, 6, 17, 23, 0, 0);
-  for (const char* f : {"wire/gemini-generatecontent-verbatim.headers.json",
-                        "wire/gemini-stream-vertex-verbatim.headers.json",
-                        "wire/openai-error-invalid-api-key.headers.json",
-                        "wire/anthropic-error-model-not-found.headers.json"}) {
+  for (const char* f :
+       {"wire/gemini-generatecontent-verbatim.headers.json", "wire/gemini-stream-vertex-verbatim.headers.json",
+        "wire/openai-error-invalid-api-key.headers.json", "wire/anthropic-error-model-not-found.headers.json"}) {
     CAPTURE(f);
     auto h = recorded(f);
     CHECK_FALSE(parse_rate_limits(h.list, now).present());
@@ -145,8 +144,8 @@ TEST_CASE("retry-after: seconds, HTTP date, milliseconds (preferred)") {
 TEST_CASE("-1 or 0 from a proxy in front means unknown, not empty") {
   SysTime now = at(2026, 1, 1, 0, 0, 0);
   std::vector<Header> azure = {
-      {"x-ratelimit-limit-tokens", "-1"},   {"x-ratelimit-remaining-tokens", "0"},
-      {"x-ratelimit-limit-requests", "0"},  {"x-ratelimit-remaining-requests", "-1"},
+      {"x-ratelimit-limit-tokens", "-1"},  {"x-ratelimit-remaining-tokens", "0"},
+      {"x-ratelimit-limit-requests", "0"}, {"x-ratelimit-remaining-requests", "-1"},
       {"x-ratelimit-reset-tokens", "0s"},
   };
   RateLimits r = parse_rate_limits(azure, now);
@@ -243,14 +242,25 @@ TEST_CASE("rate-limit headers of the harness's 429 fixtures") {
 }
 
 TEST_CASE("other spellings of overflow, rate limits, and non-errors") {
-  CHECK(classify_error(400, R"({"message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens","type":"BadRequestError","code":400})")
-            .context_length_exceeded);  // vLLM
-  CHECK(classify_error(400, R"({"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000, decrease input length or `max_tokens` and try again"})")
-            .context_length_exceeded);
-  CHECK(classify_error(400, R"({"code":400,"message":"Unable to submit request because the input token count is 1196265 but model only supports up to 1048576. Reduce the input token count and try again.","status":"INVALID_ARGUMENT"})")
-            .context_length_exceeded);  // Vertex
+  CHECK(
+      classify_error(
+          400,
+          R"({"message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens","type":"BadRequestError","code":400})")
+          .context_length_exceeded);  // vLLM
+  CHECK(
+      classify_error(
+          400,
+          R"({"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000, decrease input length or `max_tokens` and try again"})")
+          .context_length_exceeded);
+  CHECK(
+      classify_error(
+          400,
+          R"({"code":400,"message":"Unable to submit request because the input token count is 1196265 but model only supports up to 1048576. Reduce the input token count and try again.","status":"INVALID_ARGUMENT"})")
+          .context_length_exceeded);                                              // Vertex
   CHECK(classify_error(400, R"("prompt is too long")").context_length_exceeded);  // plain string
-  auto rl = classify_error(429, R"({"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"})");
+  auto rl = classify_error(
+      429,
+      R"({"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"})");
   CHECK(rl.rate_limited);
   CHECK_FALSE(rl.context_length_exceeded);
   CHECK(classify_error(429, "").rate_limited);
@@ -259,7 +269,10 @@ TEST_CASE("other spellings of overflow, rate limits, and non-errors") {
   auto garbage = classify_error(500, "{not json");
   CHECK(garbage.is_error);
   CHECK_FALSE(garbage.context_length_exceeded);
-  CHECK(classify_error_body(400, "[{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"The input token count (2000000) exceeds the maximum number of tokens allowed (1048576).\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n]")
+  CHECK(classify_error_body(
+            400,
+            "[{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"The input token count (2000000) exceeds the "
+            "maximum number of tokens allowed (1048576).\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n]")
             .context_length_exceeded);
 }
 

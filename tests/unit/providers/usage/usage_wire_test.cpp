@@ -23,8 +23,8 @@ struct Expect {
   const char* model;
 };
 
-Usage U(std::uint64_t prompt, std::uint64_t completion, std::uint64_t cached_read = 0,
-        std::uint64_t cache_write = 0, std::uint64_t reasoning = 0) {
+Usage U(std::uint64_t prompt, std::uint64_t completion, std::uint64_t cached_read = 0, std::uint64_t cache_write = 0,
+        std::uint64_t reasoning = 0) {
   return Usage{prompt, completion, cached_read, cache_write, reasoning, true};
 }
 const Usage kNone{};
@@ -36,84 +36,66 @@ constexpr const char* kSse = "text/event-stream; charset=utf-8";
 // prompt = input_tokens + cache reads + cache writes.
 const std::vector<Expect> kWire = {
     {"wire/openai-chat-nonstream.json", Api::openai_chat, kJson, U(33, 10), "gpt-5.1-2025-11-13"},
-    {"wire/openai-chat-nonstream-tool-calls.json", Api::openai_chat, kJson, U(71, 46),
-     "gpt-4o-2024-08-06"},
-    {"wire/openai-chat-nonstream-tool-calls-verbatim.json", Api::openai_chat, kJson, U(161, 24),
-     "gpt-5.1-2025-11-13"},
+    {"wire/openai-chat-nonstream-tool-calls.json", Api::openai_chat, kJson, U(71, 46), "gpt-4o-2024-08-06"},
+    {"wire/openai-chat-nonstream-tool-calls-verbatim.json", Api::openai_chat, kJson, U(161, 24), "gpt-5.1-2025-11-13"},
     {"wire/openai-chat-stream.sse", Api::openai_chat, kSse, kNone, "gpt-5.1-2025-11-13"},
-    {"wire/openai-chat-stream-include-usage.sse", Api::openai_chat, kSse, U(33, 10),
+    {"wire/openai-chat-stream-include-usage.sse", Api::openai_chat, kSse, U(33, 10), "gpt-5.1-2025-11-13"},
+    {"wire/openai-chat-stream-tool-calls-include-usage.sse", Api::openai_chat, kSse, U(364, 40), "gpt-4o-2024-08-06"},
+    {"wire/openai-chat-stream-text-include-usage.sse", Api::openai_chat, kSse, U(448, 49), "gpt-4o-2024-08-06"},
+    {"wire/openai-chat-stream-tool-calls-include-usage-verbatim.sse", Api::openai_chat, kSse, U(161, 24),
      "gpt-5.1-2025-11-13"},
-    {"wire/openai-chat-stream-tool-calls-include-usage.sse", Api::openai_chat, kSse, U(364, 40),
-     "gpt-4o-2024-08-06"},
-    {"wire/openai-chat-stream-text-include-usage.sse", Api::openai_chat, kSse, U(448, 49),
-     "gpt-4o-2024-08-06"},
-    {"wire/openai-chat-stream-tool-calls-include-usage-verbatim.sse", Api::openai_chat, kSse,
-     U(161, 24), "gpt-5.1-2025-11-13"},
     {"wire/openai-error-model-not-found.json", Api::openai_chat, kJson, kNone, ""},
     {"wire/openai-error-invalid-api-key.json", Api::openai_chat, kJson, kNone, ""},
-    {"wire/gemini-generatecontent-functioncall.json", Api::gemini, kJson, U(23, 5),
-     "gemini-2.0-flash-exp"},
+    {"wire/gemini-generatecontent-functioncall.json", Api::gemini, kJson, U(23, 5), "gemini-2.0-flash-exp"},
     {"wire/gemini-generatecontent-thinking.json", Api::gemini, kJson, U(29, 736 + 1001, 0, 0, 1001),
      "gemini-3-pro-preview"},
-    {"wire/gemini-generatecontent-verbatim.json", Api::gemini, kJson, U(18, 1 + 125, 0, 0, 125),
-     "gemini-3.5-flash"},
+    {"wire/gemini-generatecontent-verbatim.json", Api::gemini, kJson, U(18, 1 + 125, 0, 0, 125), "gemini-3.5-flash"},
     {"wire/gemini-stream-functioncall-thoughtsignature.sse", Api::gemini, "text/event-stream",
      U(29, 10 + 202, 0, 0, 202), "gemini-3-pro-preview"},
     // The last chunk's usageMetadata wins: its prompt (257) differs from the earlier chunks' (55).
     {"wire/gemini-stream-after-functionresponse.sse", Api::gemini, "text/event-stream", U(257, 8),
      "gemini-3-pro-preview"},
-    {"wire/gemini-stream-thinking.sse", Api::gemini, "text/event-stream",
-     U(34, 469 + 787, 0, 0, 787), "gemini-2.5-pro"},
+    {"wire/gemini-stream-thinking.sse", Api::gemini, "text/event-stream", U(34, 469 + 787, 0, 0, 787),
+     "gemini-2.5-pro"},
     // Vertex: the first chunk's usageMetadata has no counts; it must not erase
     // the last one's. (Vertex's own totalTokenCount, 214, is one short of
     // 18 + 1 + 196; we report the fields, not the total.)
-    {"wire/gemini-stream-vertex-verbatim.sse", Api::gemini, "text/event-stream",
-     U(18, 1 + 196, 0, 0, 196), "gemini-3.5-flash"},
-    {"wire/gemini-stream-functioncall-verbatim.sse", Api::gemini, "text/event-stream",
-     U(148, 16 + 177, 0, 0, 177), "gemini-3.5-flash"},
-    {"wire/gemini-error-model-not-found.json", Api::gemini, "application/json; charset=UTF-8", kNone,
-     ""},
-    {"wire/gemini-error-invalid-api-key.json", Api::gemini, "application/json; charset=UTF-8", kNone,
-     ""},
+    {"wire/gemini-stream-vertex-verbatim.sse", Api::gemini, "text/event-stream", U(18, 1 + 196, 0, 0, 196),
+     "gemini-3.5-flash"},
+    {"wire/gemini-stream-functioncall-verbatim.sse", Api::gemini, "text/event-stream", U(148, 16 + 177, 0, 0, 177),
+     "gemini-3.5-flash"},
+    {"wire/gemini-error-model-not-found.json", Api::gemini, "application/json; charset=UTF-8", kNone, ""},
+    {"wire/gemini-error-invalid-api-key.json", Api::gemini, "application/json; charset=UTF-8", kNone, ""},
     // Errors to alt=sse requests: plain JSON although labelled text/event-stream.
     {"wire/gemini-stream-error-not-found.json", Api::gemini, "text/event-stream", kNone, ""},
     {"wire/gemini-stream-error-invalid-api-key.json", Api::gemini, "text/event-stream", kNone, ""},
-    {"wire/anthropic-messages-thinking.json", Api::anthropic, kJson, U(43, 321),
-     "claude-sonnet-4-5-20250929"},
+    {"wire/anthropic-messages-thinking.json", Api::anthropic, kJson, U(43, 321), "claude-sonnet-4-5-20250929"},
     {"wire/anthropic-messages-tool-use.json", Api::anthropic, kJson, U(658, 76), "claude-sonnet-4-6"},
-    {"wire/anthropic-stream-thinking.sse", Api::anthropic, "text/event-stream", U(43, 282),
-     "claude-sonnet-4-20250514"},
+    {"wire/anthropic-stream-thinking.sse", Api::anthropic, "text/event-stream", U(43, 282), "claude-sonnet-4-20250514"},
     // message_delta carries a larger input count (server tool use read more
     // input) than message_start: the later count wins.
-    {"wire/anthropic-stream-tool-use.sse", Api::anthropic, "text/event-stream", U(1591, 175),
-     "claude-sonnet-4-6"},
+    {"wire/anthropic-stream-tool-use.sse", Api::anthropic, "text/event-stream", U(1591, 175), "claude-sonnet-4-6"},
     {"wire/anthropic-error-model-not-found.json", Api::anthropic, kJson, kNone, ""},
     // Synthesized shapes (tests/fixtures/synth/usage/README.md says how).
-    {"synth/usage/anthropic-messages-cache.json", Api::anthropic, kJson,
-     U(12 + 18204 + 1577, 312, 18204, 1577), "claude-sonnet-4-5-20250929"},
-    {"synth/usage/anthropic-stream-cache.sse", Api::anthropic, "text/event-stream",
-     U(7 + 2911 + 340, 515, 2911, 340), "claude-opus-4-1-20250805"},
-    {"synth/usage/openai-chat-nonstream-cached-reasoning.json", Api::openai_chat, kJson,
-     U(4212, 1890, 3968, 0, 1472), "o4-mini-2025-04-16"},
-    {"synth/usage/openai-responses-nonstream.json", Api::openai_responses, kJson,
-     U(1840, 415, 1536, 0, 256), "gpt-5.1-2025-11-13"},
-    {"synth/usage/openai-responses-stream.sse", Api::openai_responses, "text/event-stream",
-     U(912, 120, 768, 0, 64), "gpt-5.1-2025-11-13"},
-    {"synth/usage/gemini-generatecontent-cached.json", Api::gemini, kJson,
-     U(40961 + 112, 820 + 1311, 32768, 0, 1311), "gemini-2.5-pro"},
-    {"synth/usage/gemini-streamgeneratecontent-array.json", Api::gemini, kJson, U(61, 9),
-     "gemini-2.5-flash"},
-    // The harness's synthesized bodies (tests/fixtures/synth/README.md).
-    {"synth/anthropic-messages-nonstream.json", Api::anthropic, kJson, U(43, 321),
+    {"synth/usage/anthropic-messages-cache.json", Api::anthropic, kJson, U(12 + 18204 + 1577, 312, 18204, 1577),
      "claude-sonnet-4-5-20250929"},
-    {"synth/anthropic-messages-tool-use-nonstream.json", Api::anthropic, kJson, U(658, 76),
-     "claude-sonnet-4-6"},
-    {"synth/openai-responses-nonstream.json", Api::openai_responses, kJson, U(27, 2),
+    {"synth/usage/anthropic-stream-cache.sse", Api::anthropic, "text/event-stream", U(7 + 2911 + 340, 515, 2911, 340),
+     "claude-opus-4-1-20250805"},
+    {"synth/usage/openai-chat-nonstream-cached-reasoning.json", Api::openai_chat, kJson, U(4212, 1890, 3968, 0, 1472),
+     "o4-mini-2025-04-16"},
+    {"synth/usage/openai-responses-nonstream.json", Api::openai_responses, kJson, U(1840, 415, 1536, 0, 256),
      "gpt-5.1-2025-11-13"},
-    {"synth/openai-responses-stream.sse", Api::openai_responses, "text/event-stream", U(27, 2),
+    {"synth/usage/openai-responses-stream.sse", Api::openai_responses, "text/event-stream", U(912, 120, 768, 0, 64),
      "gpt-5.1-2025-11-13"},
-    {"synth/openai-chat-stream-long.sse", Api::openai_chat, kSse, U(13102, 28, 12800),
-     "gpt-4o-2024-08-06"},
+    {"synth/usage/gemini-generatecontent-cached.json", Api::gemini, kJson, U(40961 + 112, 820 + 1311, 32768, 0, 1311),
+     "gemini-2.5-pro"},
+    {"synth/usage/gemini-streamgeneratecontent-array.json", Api::gemini, kJson, U(61, 9), "gemini-2.5-flash"},
+    // The harness's synthesized bodies (tests/fixtures/synth/README.md).
+    {"synth/anthropic-messages-nonstream.json", Api::anthropic, kJson, U(43, 321), "claude-sonnet-4-5-20250929"},
+    {"synth/anthropic-messages-tool-use-nonstream.json", Api::anthropic, kJson, U(658, 76), "claude-sonnet-4-6"},
+    {"synth/openai-responses-nonstream.json", Api::openai_responses, kJson, U(27, 2), "gpt-5.1-2025-11-13"},
+    {"synth/openai-responses-stream.sse", Api::openai_responses, "text/event-stream", U(27, 2), "gpt-5.1-2025-11-13"},
+    {"synth/openai-chat-stream-long.sse", Api::openai_chat, kSse, U(13102, 28, 12800), "gpt-4o-2024-08-06"},
     {"synth/openai-error-context-length.json", Api::openai_chat, kJson, kNone, ""},
     {"synth/openai-error-rate-limit.json", Api::openai_chat, kJson, kNone, ""},
     {"synth/openai-error-server.json", Api::openai_chat, kJson, kNone, ""},
@@ -222,8 +204,8 @@ TEST_CASE("truncated and malformed bodies never throw and report what was comple
     tee.finish();
     if (tee.usage().present) CHECK(tee.usage().prompt == 43);
   }
-  for (const char* junk : {"{\"usage\": {\"prompt_tokens\": \"x\"}}", "{\"usage\": [1,2]}",
-                           "{\"usage\": {", "{{{{", "data: {\"usage\":{]}\n\n", "\xff\xfe"}) {
+  for (const char* junk : {"{\"usage\": {\"prompt_tokens\": \"x\"}}", "{\"usage\": [1,2]}", "{\"usage\": {", "{{{{",
+                           "data: {\"usage\":{]}\n\n", "\xff\xfe"}) {
     ResponseUsageTee a(Api::openai_chat, kJson), b(Api::openai_chat, "text/event-stream");
     a.feed(junk);
     b.feed(junk);
@@ -242,8 +224,8 @@ TEST_CASE("a negative count is read as 0, after the provider's sums") {
   };
   const Case cases[] = {
       {Api::openai_chat, R"({"usage":{"prompt_tokens":-5,"completion_tokens":7}})", U(0, 7)},
-      {Api::gemini, R"({"usageMetadata":{"promptTokenCount":-5,"toolUsePromptTokenCount":9,"candidatesTokenCount":-1}})",
-       U(4, 0)},
+      {Api::gemini,
+       R"({"usageMetadata":{"promptTokenCount":-5,"toolUsePromptTokenCount":9,"candidatesTokenCount":-1}})", U(4, 0)},
       {Api::anthropic,
        R"({"usage":{"input_tokens":-20,"cache_read_input_tokens":5,"output_tokens":3,"cache_creation_input_tokens":-2}})",
        U(0, 3, 5, 0)},

@@ -37,7 +37,8 @@ LocalResponse answered(FilterResult r) {
   if (r.answers()) return r.answer();
   REQUIRE(r.pauses());
   std::promise<void> woken;
-  if (r.handle()->arm([&] { woken.set_value(); })) REQUIRE(woken.get_future().wait_for(10s) == std::future_status::ready);
+  if (r.handle()->arm([&] { woken.set_value(); }))
+    REQUIRE(woken.get_future().wait_for(10s) == std::future_status::ready);
   REQUIRE_FALSE(r.handle()->cancel());
   auto answer = r.handle()->take_answer();
   REQUIRE(answer);

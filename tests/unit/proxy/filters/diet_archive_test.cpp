@@ -24,8 +24,8 @@
 using namespace td::proxy;
 using namespace std::chrono_literals;
 using td::test::BodyPhase;
-using td::test::DietChain;
 using td::test::diet_report;
+using td::test::DietChain;
 using td::test::TempDir;
 
 namespace {
@@ -162,9 +162,9 @@ TEST_CASE("diet + archive: evicted outputs are archived on the archive's thread,
   WorkPool thread(1, [] {});
   std::atomic<int> failures{0};
   td::diet::DietCaches caches;
-  DietChain filter(semantic_config(),
-                   DietServices{.caches = &caches,
-                                .archive = DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }}});
+  DietChain filter(
+      semantic_config(),
+      DietServices{.caches = &caches, .archive = DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }}});
   Run run = diet(filter, sent);
   CHECK(run.paused);  // the write was not made on the request's thread
   CHECK(run.body != sent);
@@ -211,9 +211,9 @@ TEST_CASE("diet + archive: a failed write sends the request unpruned of those ou
   WorkPool thread(1, [] {});
   std::atomic<int> failures{0};
   td::diet::DietCaches caches;
-  DietChain filter(semantic_config(),
-                   DietServices{.caches = &caches,
-                                .archive = DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }}});
+  DietChain filter(
+      semantic_config(),
+      DietServices{.caches = &caches, .archive = DietArchive{[&] { return &store; }, &thread, [&] { ++failures; }}});
   Run run = diet(filter, sent);
   CHECK(run.body.find("tokendiet_recall can read it back") == std::string::npos);
   for (const std::string& text : evicted) CHECK(holds(run.body, text));
@@ -252,14 +252,16 @@ TEST_CASE("diet + archive: a big body dieted on a diet thread is archived there,
   TempDir inline_dir, offload_dir;
   td::archive::Store inline_store(inline_dir.path()), offload_store(offload_dir.path());
   td::diet::DietCaches c1, c2;
-  DietChain inline_filter(semantic_config(),
-                          DietServices{.caches = &c1, .archive = DietArchive{[&] { return &inline_store; }, nullptr, {}}});
+  DietChain inline_filter(
+      semantic_config(),
+      DietServices{.caches = &c1, .archive = DietArchive{[&] { return &inline_store; }, nullptr, {}}});
   td::config::Config offload_cfg = semantic_config();
   offload_cfg.limits.diet_offload_bytes = 1;
   WorkPool pool(1, [] {});
-  DietChain offload_filter(offload_cfg, DietServices{.caches = &c2,
-                                                     .workers = &pool,
-                                                     .archive = DietArchive{[&] { return &offload_store; }, nullptr, {}}});
+  DietChain offload_filter(
+      offload_cfg,
+      DietServices{
+          .caches = &c2, .workers = &pool, .archive = DietArchive{[&] { return &offload_store; }, nullptr, {}}});
   Run a = diet(inline_filter, sent);
   Run b = diet(offload_filter, sent);
   CHECK(b.paused);
@@ -280,8 +282,8 @@ TEST_CASE("diet + archive: the request where tombstones are first placed restate
   td::diet::DietCaches caches;
   DietChain filter(semantic_config(), DietServices{.caches = &caches, .archive = DietArchive{[&] { return &store; }}});
   const auto restated = [](const Run& run) {
-    return std::find(diet_report(run.ctx).strategies.begin(), diet_report(run.ctx).strategies.end(), std::string_view("reanchor")) !=
-           diet_report(run.ctx).strategies.end();
+    return std::find(diet_report(run.ctx).strategies.begin(), diet_report(run.ctx).strategies.end(),
+                     std::string_view("reanchor")) != diet_report(run.ctx).strategies.end();
   };
   int seen = 0;  // requests with tombstones so far
   const auto& messages = full["messages"];

@@ -64,8 +64,8 @@ TEST_CASE("diet filter: Gemini takes its model from the path") {
 
 TEST_CASE("diet filter: fails open on bodies it cannot parse") {
   td::config::Config cfg;
-  for (std::string bad : {std::string("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\""), std::string("not json"),
-                          std::string(R"({"messages":"wrong type"})"), std::string()}) {
+  for (std::string bad : {std::string("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\""),
+                          std::string("not json"), std::string(R"({"messages":"wrong type"})"), std::string()}) {
     Run r = run(cfg, "/v1/chat/completions", bad);
     CHECK(r.body == bad);
     CHECK(r.ctx.fail_open);

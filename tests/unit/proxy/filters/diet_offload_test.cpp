@@ -35,7 +35,8 @@ std::optional<LocalResponse> wait_resumed(const FilterResult& r, RequestContext&
   REQUIRE(r.pauses());
   REQUIRE(r.handle());
   std::promise<void> woken;
-  if (r.handle()->arm([&] { woken.set_value(); })) REQUIRE(woken.get_future().wait_for(30s) == std::future_status::ready);
+  if (r.handle()->arm([&] { woken.set_value(); }))
+    REQUIRE(woken.get_future().wait_for(30s) == std::future_status::ready);
   REQUIRE_FALSE(r.handle()->cancel(PausedRequest{&ctx, &body}));  // resumed, not cancelled
   return r.handle()->take_answer(PausedRequest{&ctx, &body});
 }

@@ -53,8 +53,7 @@ struct Proxy {
   }
   td::pruning::Runway runway(const td::pruning::Profile& p, const std::string& model, const char* key = "key-1") {
     return runways.snapshot(td::quota::runway_key(Provider::openai, key, model), Provider::openai,
-                            {p.tpm_limit, 0, 0, std::chrono::milliseconds(p.quota_window_ms)},
-                            td::quota::Clock::now());
+                            {p.tpm_limit, 0, 0, std::chrono::milliseconds(p.quota_window_ms)}, td::quota::Clock::now());
   }
 };
 
@@ -226,8 +225,8 @@ TEST_CASE("diet policy: survival's compression re-anchors the task after the new
     REQUIRE(quota_of(s.ctx).survival == "compressed");
     const bool restated = s.body.find("[tokendiet: the task, restated]") != std::string::npos;
     CHECK(restated == on);
-    CHECK((std::find(diet_report(s.ctx).strategies.begin(), diet_report(s.ctx).strategies.end(), std::string_view("reanchor")) !=
-           diet_report(s.ctx).strategies.end()) == on);
+    CHECK((std::find(diet_report(s.ctx).strategies.begin(), diet_report(s.ctx).strategies.end(),
+                     std::string_view("reanchor")) != diet_report(s.ctx).strategies.end()) == on);
     if (on) {  // the restatement is the last message; re-sent, the same bytes (never twice)
       CHECK(s.body.rfind("[tokendiet: the task, restated]") > s.body.rfind("\"role\":\"tool\""));
       CHECK(proxy.send(body).body == s.body);
@@ -263,7 +262,8 @@ TEST_CASE("diet policy: two anonymous conversations draw on two runways; anonymo
     CHECK(ask_a > 1000);
     CHECK(*quota_of(keyed.ctx).runway_tokens == std::int64_t(1'000'000 - diet_report(b.ctx).tokens_after));
     if (shared) {
-      CHECK(*quota_of(b.ctx).runway_tokens == *quota_of(a.ctx).runway_tokens - std::int64_t(diet_report(b.ctx).tokens_after));
+      CHECK(*quota_of(b.ctx).runway_tokens ==
+            *quota_of(a.ctx).runway_tokens - std::int64_t(diet_report(b.ctx).tokens_after));
     } else {
       CHECK(*quota_of(b.ctx).runway_tokens == std::int64_t(1'000'000 - diet_report(b.ctx).tokens_after));
     }

@@ -34,7 +34,8 @@ TEST_CASE("explain filter: the diet's decision in headers; nothing when it never
 TEST_CASE("explain filter: the quota's report and the wait") {
   ExplainFilter f;
   RequestContext ctx;
-  ctx.objects.publish<DietReport>(DietReport{.mode = td::pruning::Mode::Survival, .thinking = "reasoning_effort high -> low"});
+  ctx.objects.publish<DietReport>(
+      DietReport{.mode = td::pruning::Mode::Survival, .thinking = "reasoning_effort high -> low"});
   ctx.objects.publish<QuotaReport>(QuotaReport{.survival = "waited", .runway_tokens = 1200, .quota_group = "g"});
   ctx.delay_upstream = std::chrono::milliseconds(350);
   SimpleHeaderMap h;

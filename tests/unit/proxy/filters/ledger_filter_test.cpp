@@ -199,7 +199,7 @@ TEST_CASE("the recaps a model wrote are kept in the ledger and restored on the n
     t.diet_caches().summaries.put(1, "before the ledger: memory only");
     REQUIRE(t.open_ledger(cfg).empty());
     t.diet_caches().summaries.put(2, "a model's recap");
-    t.diet_caches().summaries.put(3, "");  // the summarizer failed: the extractive recap stays
+    t.diet_caches().summaries.put(3, "");                // the summarizer failed: the extractive recap stays
     t.diet_caches().summaries.put(2, "a later answer");  // the first text stays
     REQUIRE(t.ledger()->flush());
     t.close_ledger();

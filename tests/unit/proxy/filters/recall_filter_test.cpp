@@ -31,22 +31,30 @@ struct MapSource final : RecallSource {
   }
 };
 
-std::string ev(const std::string& name, const std::string& data) { return "event: " + name + "\ndata: " + data + "\n\n"; }
+std::string ev(const std::string& name, const std::string& data) {
+  return "event: " + name + "\ndata: " + data + "\n\n";
+}
 
 // An Anthropic round: text, then (if `recall_id`) a tokendiet_recall call of it.
 std::string round(int n, const std::string& text, const std::string& recall_id) {
   const std::string in = std::to_string(100 * n);
-  std::string s = ev("message_start", R"({"type":"message_start","message":{"id":"msg_)" + std::to_string(n) +
-                                          R"(","type":"message","role":"assistant","content":[],"model":"claude-x","usage":{"input_tokens":)" +
-                                          in + R"(,"output_tokens":1}}})");
-  s += ev("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})");
-  s += ev("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":")" + text + "\"}}");
+  std::string s =
+      ev("message_start",
+         R"({"type":"message_start","message":{"id":"msg_)" + std::to_string(n) +
+             R"(","type":"message","role":"assistant","content":[],"model":"claude-x","usage":{"input_tokens":)" + in +
+             R"(,"output_tokens":1}}})");
+  s += ev("content_block_start",
+          R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})");
+  s += ev("content_block_delta",
+          R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":")" + text + "\"}}");
   s += ev("content_block_stop", R"({"type":"content_block_stop","index":0})");
   if (!recall_id.empty()) {
-    s += ev("content_block_start", R"({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_)" +
-                                       std::to_string(n) + R"(","name":"tokendiet_recall","input":{}}})");
-    s += ev("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"id\":\")" +
-                                       recall_id + R"(\"}"}})");
+    s += ev("content_block_start",
+            R"({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_)" +
+                std::to_string(n) + R"(","name":"tokendiet_recall","input":{}}})");
+    s += ev("content_block_delta",
+            R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"id\":\")" +
+                recall_id + R"(\"}"}})");
     s += ev("content_block_stop", R"({"type":"content_block_stop","index":1})");
   }
   s += ev("message_delta", std::string(R"({"type":"message_delta","delta":{"stop_reason":")") +

@@ -39,9 +39,10 @@ const std::string& history() {
 
 td::providers::ResponseError openai_error(std::uint64_t window, std::uint64_t prompt) {
   return td::providers::classify_error_body(
-      400, R"({"error":{"message":"This model's maximum context length is )" + std::to_string(window) +
-               " tokens. However, your messages resulted in " + std::to_string(prompt) +
-               R"( tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})");
+      400,
+      R"({"error":{"message":"This model's maximum context length is )" + std::to_string(window) +
+          " tokens. However, your messages resulted in " + std::to_string(prompt) +
+          R"( tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})");
 }
 
 rapidjson::Document parse(const std::string& body) {
@@ -182,7 +183,8 @@ TEST_CASE("recovery filter: retries a chat request's context-length error once c
   const std::uint64_t sent = tokens_of(history());
   const std::string error = R"({"error":{"message":"This model's maximum context length is )" +
                             std::to_string(sent / 2) + R"( tokens. However, your messages resulted in )" +
-                            std::to_string(sent) + R"( tokens.","type":"invalid_request_error","code":"context_length_exceeded"}})";
+                            std::to_string(sent) +
+                            R"( tokens.","type":"invalid_request_error","code":"context_length_exceeded"}})";
   auto outcome = [](unsigned status, std::string_view body) {
     UpstreamOutcome o;
     o.status = status;
@@ -210,10 +212,9 @@ TEST_CASE("recovery filter: retries a chat request's context-length error once c
     const td::proxy::UpstreamFailure failure{};
     UpstreamOutcome failed;
     failed.failure = &failure;
-    for (const UpstreamOutcome& o :
-         {outcome(400, R"({"error":{"message":"bad tool schema","code":"invalid_value"}})"),
-          outcome(429, R"({"error":{"message":"Rate limit","code":"rate_limit_exceeded"}})"), outcome(500, error),
-          failed}) {
+    for (const UpstreamOutcome& o : {outcome(400, R"({"error":{"message":"bad tool schema","code":"invalid_value"}})"),
+                                     outcome(429, R"({"error":{"message":"Rate limit","code":"rate_limit_exceeded"}})"),
+                                     outcome(500, error), failed}) {
       RequestContext ctx = chat();
       std::string body = history();
       CHECK(filter.upstream_failure_filter(ctx, o, body) == RetryDecision::no_retry);
@@ -231,7 +232,8 @@ TEST_CASE("recovery filter: retries a chat request's context-length error once c
   {  // Cannot fit: the error stands, and the log says so.
     RequestContext ctx = chat();
     std::string body = history();
-    const std::string tiny = R"({"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}})";
+    const std::string tiny =
+        R"({"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}})";
     CHECK(filter.upstream_failure_filter(ctx, outcome(400, tiny), body) == RetryDecision::no_retry);
     CHECK(body == history());
     CHECK(recovery_of(ctx) == "no_fit");

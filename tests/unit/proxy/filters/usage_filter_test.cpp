@@ -19,15 +19,14 @@ namespace {
 
 struct Run {
   RequestContext ctx;
-  std::string body;       // what went upstream
-  SimpleHeaderMap head;   // the response head as relayed
-  std::string client;     // the response body as relayed
+  std::string body;      // what went upstream
+  SimpleHeaderMap head;  // the response head as relayed
+  std::string client;    // the response body as relayed
 };
 
 // One request through the filter: `upstream_body` arrives in pieces of `piece` bytes.
-Run run(UsageFilter& f, std::string target, std::string request_body, unsigned status,
-        SimpleHeaderMap head, const std::string& upstream_body, std::size_t piece,
-        std::string model = "gpt-5.1") {
+Run run(UsageFilter& f, std::string target, std::string request_body, unsigned status, SimpleHeaderMap head,
+        const std::string& upstream_body, std::size_t piece, std::string model = "gpt-5.1") {
   Run r;
   r.ctx.method = "POST";
   r.ctx.target = std::move(target);
@@ -57,8 +56,7 @@ SimpleHeaderMap sse_head() {
           {"x-ratelimit-reset-tokens", "6m0s"}};
 }
 
-const char* kStreamBody =
-    R"({"model":"gpt-5.1","messages":[{"role":"user","content":"count to six"}],"stream":true})";
+const char* kStreamBody = R"({"model":"gpt-5.1","messages":[{"role":"user","content":"count to six"}],"stream":true})";
 
 }  // namespace
 
@@ -90,8 +88,7 @@ TEST_CASE("filter: an OpenAI stream without include_usage is asked for it and sc
 TEST_CASE("filter: a client that asked for usage gets the stream untouched") {
   config::Config cfg;
   UsageFilter f(cfg);
-  std::string asked =
-      R"({"model":"gpt-5.1","stream":true,"stream_options":{"include_usage":true},"messages":[]})";
+  std::string asked = R"({"model":"gpt-5.1","stream":true,"stream_options":{"include_usage":true},"messages":[]})";
   std::string upstream = read_fixture("wire/openai-chat-stream-include-usage.sse");
   Run r = run(f, "/v1/chat/completions", asked, 200, sse_head(), upstream, 13);
   CHECK(r.body == asked);
@@ -123,11 +120,11 @@ TEST_CASE("filter: non-stream and other providers are teed, never changed") {
     std::uint64_t prompt, completion, cached_read, cache_write;
   } cases[] = {
       {"/v1/chat/completions", "wire/openai-chat-nonstream.json", "application/json", 33, 10, 0, 0},
-      {"/v1beta/models/gemini-3.5-flash:streamGenerateContent?alt=sse",
-       "wire/gemini-stream-functioncall-verbatim.sse", "text/event-stream", 148, 193, 0, 0},
+      {"/v1beta/models/gemini-3.5-flash:streamGenerateContent?alt=sse", "wire/gemini-stream-functioncall-verbatim.sse",
+       "text/event-stream", 148, 193, 0, 0},
       {"/v1/messages", "wire/anthropic-stream-tool-use.sse", "text/event-stream", 1591, 175, 0, 0},
-      {"/v1/messages", "synth/usage/anthropic-messages-cache.json", "application/json",
-       12 + 18204 + 1577, 312, 18204, 1577},
+      {"/v1/messages", "synth/usage/anthropic-messages-cache.json", "application/json", 12 + 18204 + 1577, 312, 18204,
+       1577},
       {"/v1/responses", "synth/openai-responses-stream.sse", "text/event-stream", 27, 2, 0, 0},
   };
   for (const auto& c : cases) {
@@ -151,8 +148,7 @@ TEST_CASE("filter: an error answered to an injected request passes through and i
   UsageFilter f(cfg);
   std::string err = read_fixture("synth/openai-error-context-length.json");
   Run r = run(f, "/v1/chat/completions", kStreamBody, 400,
-              {{"content-type", "application/json"}, {"content-length", std::to_string(err.size())}},
-              err, 9);
+              {{"content-type", "application/json"}, {"content-length", std::to_string(err.size())}}, err, 9);
   CHECK(r.client == err);
   CHECK(r.head.contains("content-length"));
   CHECK(td::test::billed(r.ctx).context_length_exceeded);
@@ -160,8 +156,8 @@ TEST_CASE("filter: an error answered to an injected request passes through and i
   CHECK_FALSE(td::test::billed(r.ctx).usage.present);
 
   std::string gem = read_fixture("wire/gemini-stream-error-not-found.json");
-  Run g = run(f, "/v1beta/models/x:streamGenerateContent?alt=sse", "{}", 404,
-              {{"content-type", "text/event-stream"}}, gem, 5);
+  Run g = run(f, "/v1beta/models/x:streamGenerateContent?alt=sse", "{}", 404, {{"content-type", "text/event-stream"}},
+              gem, 5);
   CHECK(g.client == gem);
   CHECK_FALSE(td::test::billed(g.ctx).context_length_exceeded);
   CHECK(td::test::billed(g.ctx).upstream_error_code == "NOT_FOUND");

@@ -43,7 +43,7 @@ class ContinueFilter final : public Filter {
  private:
   unsigned rounds_;
   unsigned asked_ = 0, made_ = 0;  // one request per test
-  bool awaiting_ = false;           // asked for a round, none of its bytes seen yet
+  bool awaiting_ = false;          // asked for a round, none of its bytes seen yet
 };
 
 // After the continue filter: sees every byte the client gets and one end.
@@ -60,10 +60,22 @@ class Observer final : public Filter {
     status_ = ctx.status;
     logged_ = true;
   }
-  std::string seen() const { std::lock_guard lock(mutex_); return seen_; }
-  int ends() const { std::lock_guard lock(mutex_); return ends_; }
-  bool logged() const { std::lock_guard lock(mutex_); return logged_; }
-  unsigned status() const { std::lock_guard lock(mutex_); return status_; }
+  std::string seen() const {
+    std::lock_guard lock(mutex_);
+    return seen_;
+  }
+  int ends() const {
+    std::lock_guard lock(mutex_);
+    return ends_;
+  }
+  bool logged() const {
+    std::lock_guard lock(mutex_);
+    return logged_;
+  }
+  unsigned status() const {
+    std::lock_guard lock(mutex_);
+    return status_;
+  }
 
  private:
   mutable std::mutex mutex_;
@@ -85,9 +97,8 @@ std::unique_ptr<TestProxy> proxy_with(unsigned rounds, Observer*& observer, unsi
 }  // namespace
 
 TEST_CASE("continuation phase: each round's request is the filter's body, the client gets the rounds as one body") {
-  FakeUpstream upstream([](const UpstreamRequest&, std::size_t n) {
-    return json_response(200, "<answer " + std::to_string(n) + ">");
-  });
+  FakeUpstream upstream(
+      [](const UpstreamRequest&, std::size_t n) { return json_response(200, "<answer " + std::to_string(n) + ">"); });
   Observer* observer = nullptr;
   auto proxy = proxy_with(2, observer, upstream.port());
   ClientReply r = post(proxy->port(), kChat, R"({"model":"m","messages":[]})");

@@ -67,9 +67,18 @@ class RetryFilter final : public Filter {
     std::lock_guard lock(mutex_);
     return logged_;
   }
-  unsigned logged_status() const { std::lock_guard lock(mutex_); return logged_status_; }
-  unsigned logged_retries() const { std::lock_guard lock(mutex_); return logged_retries_; }
-  std::uint64_t logged_upstream_bytes() const { std::lock_guard lock(mutex_); return logged_upstream_bytes_; }
+  unsigned logged_status() const {
+    std::lock_guard lock(mutex_);
+    return logged_status_;
+  }
+  unsigned logged_retries() const {
+    std::lock_guard lock(mutex_);
+    return logged_retries_;
+  }
+  std::uint64_t logged_upstream_bytes() const {
+    std::lock_guard lock(mutex_);
+    return logged_upstream_bytes_;
+  }
 
  private:
   std::function<bool(const UpstreamOutcome&)> wants_;
@@ -122,7 +131,9 @@ class StderrCapture {
 
 }  // namespace
 
-TEST_CASE("a filter that asks for a retry after an upstream 400 gets one more attempt with its new body; the client sees only the second answer") {
+TEST_CASE(
+    "a filter that asks for a retry after an upstream 400 gets one more attempt with its new body; the client sees "
+    "only the second answer") {
   FakeUpstream upstream([](const UpstreamRequest&, std::size_t n) {
     return n == 0 ? json_response(400, kTooLong) : json_response(200, R"({"ok":true})");
   });
@@ -162,7 +173,9 @@ TEST_CASE("a filter that asks for a retry after an upstream 400 gets one more at
   CHECK(last.find("retries") == std::string::npos);
 }
 
-TEST_CASE("filters get one retry per request: an upstream that keeps failing is asked twice, the client sees its second answer") {
+TEST_CASE(
+    "filters get one retry per request: an upstream that keeps failing is asked twice, the client sees its second "
+    "answer") {
   FakeUpstream upstream([](const UpstreamRequest&, std::size_t n) {
     return json_response(400, R"({"error":{"code":"context_length_exceeded","attempt":)" + std::to_string(n) + "}}");
   });
@@ -220,8 +233,8 @@ TEST_CASE("a failed connection enters the phase too; the retry's failure is the 
   auto proxy = proxy_with(filter, dead_port, [](const UpstreamOutcome& o) { return o.failure != nullptr; });
   ClientReply r = post(proxy->port(), kChat, kFirstBody);
   CHECK(r.status == 502);
-  CHECK(r.body.find("tokendiet: upstream openai (http://127.0.0.1:" + std::to_string(dead_port) + "): cannot connect") !=
-        std::string::npos);
+  CHECK(r.body.find("tokendiet: upstream openai (http://127.0.0.1:" + std::to_string(dead_port) +
+                    "): cannot connect") != std::string::npos);
   CHECK(filter->seen().asked == 1);
   REQUIRE(filter->seen().failure);
   CHECK(*filter->seen().failure == UpstreamFailure::Kind::connect_failed);

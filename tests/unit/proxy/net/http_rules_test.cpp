@@ -97,7 +97,7 @@ TEST_CASE("client identity: the key query parameter as a server decodes it") {
   CHECK(find_api_key(none, "key=AIza-1") == "AIza-1");
   CHECK(find_api_key(none, "alt=sse&KEY=AIza-1") == "AIza-1");
   CHECK(find_api_key(none, "Key=AIza-1&alt=sse") == "AIza-1");
-  CHECK(find_api_key(none, "%6Bey=AIza-1") == "AIza-1");    // k percent-encoded
+  CHECK(find_api_key(none, "%6Bey=AIza-1") == "AIza-1");      // k percent-encoded
   CHECK(find_api_key(none, "%4B%45%59=AIza-1") == "AIza-1");  // KEY
   CHECK(find_api_key(none, "key=AI%7Aa-1") == "AIza-1");      // the value decoded too
   CHECK(fp_of({}, "key=AI%7Aa-1") == fp_of({{"x-goog-api-key", "AIza-1"}}));
@@ -113,9 +113,10 @@ TEST_CASE("client identity: the key query parameter as a server decodes it") {
 
 TEST_CASE("client identity: the precedence when several credentials are present") {
   // Authorization, then x-api-key, api-key, x-goog-api-key, then ?key=.
-  CHECK(find_api_key(SimpleHeaderMap{{"x-goog-api-key", "g"}, {"api-key", "az"}, {"x-api-key", "ant"},
-                                     {"Authorization", "Bearer oa"}},
-                     "key=q") == "oa");
+  CHECK(find_api_key(
+            SimpleHeaderMap{
+                {"x-goog-api-key", "g"}, {"api-key", "az"}, {"x-api-key", "ant"}, {"Authorization", "Bearer oa"}},
+            "key=q") == "oa");
   CHECK(find_api_key(SimpleHeaderMap{{"x-goog-api-key", "g"}, {"api-key", "az"}, {"x-api-key", "ant"}}, "key=q") ==
         "ant");
   CHECK(find_api_key(SimpleHeaderMap{{"x-goog-api-key", "g"}, {"api-key", "az"}}, "key=q") == "az");
@@ -140,8 +141,9 @@ TEST_CASE("client identity: a request with no credential has none (an anonymous 
 }
 
 TEST_CASE("provider error bodies have each provider's own shape") {
-  CHECK(provider_error_body(Provider::openai, 502, "upstream \"x\" down") ==
-        R"({"error":{"message":"upstream \"x\" down","type":"server_error","param":null,"code":"upstream_unreachable"}})");
+  CHECK(
+      provider_error_body(Provider::openai, 502, "upstream \"x\" down") ==
+      R"({"error":{"message":"upstream \"x\" down","type":"server_error","param":null,"code":"upstream_unreachable"}})");
   CHECK(provider_error_body(Provider::anthropic, 504, "slow") ==
         R"({"type":"error","error":{"type":"api_error","message":"slow"}})");
   CHECK(provider_error_body(Provider::gemini, 502, "down") ==
@@ -162,13 +164,16 @@ TEST_CASE("an OpenAI-shaped 502 or 504 names its cause in code; other statuses k
 }
 
 TEST_CASE("body peek finds the top-level model and stream flag") {
-  auto p = peek_body(R"({"messages":[{"role":"user","content":"say \"model\": \"x\""}],"model" : "gpt-4o","stream":true})");
+  auto p =
+      peek_body(R"({"messages":[{"role":"user","content":"say \"model\": \"x\""}],"model" : "gpt-4o","stream":true})");
   CHECK(p.model == "gpt-4o");
   CHECK(p.stream);
-  p = peek_body(R"({"tools":[{"input_schema":{"properties":{"model":{"type":"string"}}}}],"model":"claude","stream_options":{},"stream":false})");
+  p = peek_body(
+      R"({"tools":[{"input_schema":{"properties":{"model":{"type":"string"}}}}],"model":"claude","stream_options":{},"stream":false})");
   CHECK(p.model == "claude");
   CHECK_FALSE(p.stream);
-  std::string big = R"({"messages":[{"role":"user","content":")" + std::string(20000, 'x') + R"("}],"model":"gpt-4o-mini","stream":true})";
+  std::string big = R"({"messages":[{"role":"user","content":")" + std::string(20000, 'x') +
+                    R"("}],"model":"gpt-4o-mini","stream":true})";
   p = peek_body(big);
   CHECK(p.model == "gpt-4o-mini");
   CHECK(p.stream);
@@ -183,7 +188,8 @@ TEST_CASE("body peek finds the top-level model and stream flag") {
 
 TEST_CASE("body peek finds the keys at every offset of the 16-byte search, past look-alike keys") {
   for (std::size_t pad = 0; pad < 40; ++pad) {
-    const std::string body = R"({"p":")" + std::string(pad, 'm') + R"(","mode":"m","models":"s","m\"":1,"model":"gpt-5","stream":true})";
+    const std::string body =
+        R"({"p":")" + std::string(pad, 'm') + R"(","mode":"m","models":"s","m\"":1,"model":"gpt-5","stream":true})";
     CAPTURE(pad);
     auto p = peek_body(body);
     CHECK(p.model == "gpt-5");
@@ -194,4 +200,3 @@ TEST_CASE("body peek finds the keys at every offset of the 16-byte search, past 
     CHECK_FALSE(p.stream);
   }
 }
-

@@ -54,7 +54,8 @@ class PausingFilter final : public Filter {
   std::string_view name() const override { return "pausing"; }
 
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override {
-    if (auto hold = headers.get("x-test-hold"); !hold.empty()) ctx.delay_upstream = std::chrono::milliseconds(number(hold));
+    if (auto hold = headers.get("x-test-hold"); !hold.empty())
+      ctx.delay_upstream = std::chrono::milliseconds(number(hold));
     if (headers.get("x-test-phase") == "body") {
       pause_body_ = std::string(headers.get("x-test-pause"));
       answer_ = number(headers.get("x-test-answer"));
@@ -97,12 +98,15 @@ class PausingFilter final : public Filter {
         auto timer = std::make_shared<asio::steady_timer>(timers_, after);
         timer->async_wait([this, timer, handle, answer, body, taken](auto) {
           ++resumed;
-          if (answer) handle->resume(LocalResponse{answer, "application/json", R"({"from":"filter"})", {}});
-          else if (body) handle->resume_then([taken](PausedRequest request) {
-            *request.body = std::move(*taken);  // on the session's thread, into the request's body
-            return std::optional<LocalResponse>();
-          });
-          else handle->resume();
+          if (answer)
+            handle->resume(LocalResponse{answer, "application/json", R"({"from":"filter"})", {}});
+          else if (body)
+            handle->resume_then([taken](PausedRequest request) {
+              *request.body = std::move(*taken);  // on the session's thread, into the request's body
+              return std::optional<LocalResponse>();
+            });
+          else
+            handle->resume();
         });
       });
     }
@@ -238,7 +242,8 @@ TEST_CASE("a phase 1 pause while the body is still arriving: the body is read me
 
 TEST_CASE("a phase 2 pause, then the request goes upstream with its body") {
   Fixture fx;
-  ClientReply r = post(fx.proxy->port(), kChat, R"({"model":"c"})", {{"x-test-phase", "body"}, {"x-test-pause", "100"}});
+  ClientReply r =
+      post(fx.proxy->port(), kChat, R"({"model":"c"})", {{"x-test-phase", "body"}, {"x-test-pause", "100"}});
   CHECK(r.status == 200);
   CHECK(r.took >= 100ms);
   auto seen = fx.upstream.requests();

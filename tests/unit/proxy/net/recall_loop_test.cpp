@@ -30,7 +30,8 @@ class SetRecall final : public Filter {
   explicit SetRecall(const RecallSource* source) : source_(source) {}
   std::string_view name() const override { return "set_recall"; }
   FilterResult request_body_filter(RequestContext& ctx, const HeaderMap&, std::string&) override {
-    ctx.objects.publish<RecallOffer>(RecallOffer{std::shared_ptr<const RecallSource>(std::shared_ptr<void>(), source_), {}});
+    ctx.objects.publish<RecallOffer>(
+        RecallOffer{std::shared_ptr<const RecallSource>(std::shared_ptr<void>(), source_), {}});
     return {};
   }
   void logging(const RequestContext& ctx) override {
@@ -41,9 +42,18 @@ class SetRecall final : public Filter {
     }
     logged_ = true;
   }
-  bool logged() const { std::lock_guard lock(mutex_); return logged_; }
-  std::vector<std::string> recalled() const { std::lock_guard lock(mutex_); return recalled_; }
-  unsigned rounds() const { std::lock_guard lock(mutex_); return rounds_; }
+  bool logged() const {
+    std::lock_guard lock(mutex_);
+    return logged_;
+  }
+  std::vector<std::string> recalled() const {
+    std::lock_guard lock(mutex_);
+    return recalled_;
+  }
+  unsigned rounds() const {
+    std::lock_guard lock(mutex_);
+    return rounds_;
+  }
 
  private:
   const RecallSource* source_;
@@ -54,7 +64,8 @@ class SetRecall final : public Filter {
 };
 
 std::string chunk(const std::string& id, const std::string& delta, const std::string& finish = "null") {
-  return "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" + delta +
+  return "data: {\"id\":\"" + id +
+         "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" + delta +
          ",\"finish_reason\":" + finish + "}]}\n\n";
 }
 
@@ -70,7 +81,9 @@ UpstreamResponse answer(const UpstreamRequest& req, std::size_t n) {
   if (n == 0)
     return sse_response(
         chunk("c1", R"({"role":"assistant","content":"Let me look. "})") +
-        chunk("c1", R"({"tool_calls":[{"index":0,"id":"call_r","type":"function","function":{"name":"tokendiet_recall","arguments":"{\"id\":\"td-aaa\",\"lines\":\"2-2\"}"}}]})") +
+        chunk(
+            "c1",
+            R"({"tool_calls":[{"index":0,"id":"call_r","type":"function","function":{"name":"tokendiet_recall","arguments":"{\"id\":\"td-aaa\",\"lines\":\"2-2\"}"}}]})") +
         chunk("c1", "{}", "\"tool_calls\"") + "data: [DONE]\n\n");
   rapidjson::Document d;
   d.Parse(req.body().c_str());
@@ -82,13 +95,15 @@ UpstreamResponse answer(const UpstreamRequest& req, std::size_t n) {
   std::string text = "Recalled: " + quoted;
   std::string escaped;
   for (char c : text) escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
-  return sse_response(chunk("c2", R"({"role":"assistant","content":")" + escaped + "\"}") + chunk("c2", "{}", "\"stop\"") +
-                      "data: [DONE]\n\n");
+  return sse_response(chunk("c2", R"({"role":"assistant","content":")" + escaped + "\"}") +
+                      chunk("c2", "{}", "\"stop\"") + "data: [DONE]\n\n");
 }
 
 }  // namespace
 
-TEST_CASE("recall loop: an OpenAI chat stream that calls tokendiet_recall is continued with the archived lines; the client gets one stream") {
+TEST_CASE(
+    "recall loop: an OpenAI chat stream that calls tokendiet_recall is continued with the archived lines; the client "
+    "gets one stream") {
   FakeUpstream upstream(answer);
   OneEntry archive;
   std::vector<std::unique_ptr<Filter>> chain;
@@ -120,7 +135,8 @@ TEST_CASE("recall loop: an OpenAI chat stream that calls tokendiet_recall is con
   std::vector<std::unique_ptr<Filter>> bare;
   bare.push_back(std::make_unique<RecallFilter>());
   TestProxy direct(std::move(bare), plain.port());
-  ClientReply untouched = post(direct.port(), "/v1/chat/completions", R"({"model":"gpt-x","stream":true,"messages":[]})");
+  ClientReply untouched =
+      post(direct.port(), "/v1/chat/completions", R"({"model":"gpt-x","stream":true,"messages":[]})");
   CHECK(untouched.body == answer(UpstreamRequest{}, 0).body());
   CHECK(plain.requests().size() == 1);
 }

@@ -65,8 +65,7 @@ std::string beast_bytes(Response res, const std::vector<std::string>& pieces) {
   return out;
 }
 
-std::string framer_bytes(const Response& res, bool chunked, const std::vector<std::string>& pieces,
-                         bool head_first) {
+std::string framer_bytes(const Response& res, bool chunked, const std::vector<std::string>& pieces, bool head_first) {
   ResponseFramer framer(res, chunked);
   std::string out;
   auto take = [&](auto bufs) {
@@ -87,15 +86,23 @@ TEST_CASE("response framer: the bytes of Beast's serializer, chunked and not, he
       {"data: one\n\n", ""},  // the body ends with an empty read
       {""},                   // no body at all
   };
-  for (const auto& entry : {std::pair<unsigned, std::string_view>{200, "OK"}, {429, "Too Many Requests"},
-                                {503, ""}, {299, "Custom Reason"}}) {
-    const auto& status = entry.first;  // not a structured binding: clang 14's doctest
+  for (const auto& entry : {std::pair<unsigned, std::string_view>{200, "OK"},
+                            {429, "Too Many Requests"},
+                            {503, ""},
+                            {299, "Custom Reason"}}) {
+    const auto& status = entry.first;   // not a structured binding: clang 14's doctest
     const auto& reason = entry.second;  // macros cannot capture one
     for (bool chunked : {true, false}) {
       for (const auto& pieces : bodies) {
         Response res = recorded_head(status, reason);
-        if (chunked) res.chunked(true);
-        else res.content_length([&] { std::size_t n = 0; for (auto& p : pieces) n += p.size(); return n; }());
+        if (chunked)
+          res.chunked(true);
+        else
+          res.content_length([&] {
+            std::size_t n = 0;
+            for (auto& p : pieces) n += p.size();
+            return n;
+          }());
         res.keep_alive(status != 503);
         CAPTURE(status);
         CAPTURE(chunked);

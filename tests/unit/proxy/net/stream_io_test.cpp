@@ -18,7 +18,8 @@ namespace http = boost::beast::http;
 
 namespace {
 
-constexpr std::string_view kHead = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+constexpr std::string_view kHead =
+    "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
 
 struct Fed {
   bool flagged = false;  // has_bare_line_feed() said so after some piece
@@ -73,7 +74,7 @@ TEST_CASE("has_bare_line_feed: an LF without its CR anywhere in the bytes") {
 TEST_CASE("valid chunked bodies are never flagged, whatever the pieces, LFs in the chunk data included") {
   const std::string_view bodies[] = {
       "5\r\nhello\r\n0\r\n\r\n",
-      "6\r\nab\ncd\n\r\n1\r\n\n\r\n0\r\n\r\n",        // chunk data made of LFs
+      "6\r\nab\ncd\n\r\n1\r\n\n\r\n0\r\n\r\n",         // chunk data made of LFs
       "a;name=\"v\"\r\n{\"x\":\n1}\n\n\r\n0\r\n\r\n",  // a chunk extension
       "3\r\n\n\n\n\r\n0\r\nX-Trailer: a\r\n\r\n",      // a trailer
   };
@@ -92,10 +93,10 @@ TEST_CASE("valid chunked bodies are never flagged, whatever the pieces, LFs in t
 
 TEST_CASE("a framing line ended by a bare LF is flagged, where Beast itself would wait for more") {
   const std::string_view bodies[] = {
-      "5\nhello\n0\n\n",                 // every line
-      "5\r\nhello\r\n0\n\n",             // the last chunk's line
-      "5\r\nhello\r\n0\r\nX-T: a\n\n",   // a trailer line
-      "5\r\nhello\r\n0\r\n\n",           // the empty line that ends the body
+      "5\nhello\n0\n\n",                // every line
+      "5\r\nhello\r\n0\n\n",            // the last chunk's line
+      "5\r\nhello\r\n0\r\nX-T: a\n\n",  // a trailer line
+      "5\r\nhello\r\n0\r\n\n",          // the empty line that ends the body
   };
   for (std::string_view body : bodies) {
     CAPTURE(body);

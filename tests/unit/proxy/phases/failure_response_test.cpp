@@ -62,7 +62,8 @@ TEST_CASE("client_answer: a reused connection changes nothing the client sees") 
   f.reused_connection = true;
   FailureAnswer a = client_answer(f, "anthropic", "https://api.anthropic.com");
   CHECK(a.status == 502);
-  CHECK(a.message == "tokendiet: upstream anthropic (https://api.anthropic.com): cannot send the request: Connection reset by peer");
+  CHECK(a.message ==
+        "tokendiet: upstream anthropic (https://api.anthropic.com): cannot send the request: Connection reset by peer");
 }
 
 TEST_CASE("the failure phase's own rule: only a write that failed on a pooled connection goes once more") {
@@ -73,9 +74,9 @@ TEST_CASE("the failure phase's own rule: only a write that failed on a pooled co
     return f;
   };
   CHECK(stale_connection_retry(failure(Kind::send_failed, true)));
-  CHECK_FALSE(stale_connection_retry(failure(Kind::send_failed, false)));   // a fresh connection: a real failure
-  CHECK_FALSE(stale_connection_retry(failure(Kind::send_timeout, true)));   // slow, not stale
-  CHECK_FALSE(stale_connection_retry(failure(Kind::no_response, true)));    // the request may have got through
+  CHECK_FALSE(stale_connection_retry(failure(Kind::send_failed, false)));  // a fresh connection: a real failure
+  CHECK_FALSE(stale_connection_retry(failure(Kind::send_timeout, true)));  // slow, not stale
+  CHECK_FALSE(stale_connection_retry(failure(Kind::no_response, true)));   // the request may have got through
   CHECK_FALSE(stale_connection_retry(failure(Kind::response_timeout, true)));
   CHECK_FALSE(stale_connection_retry(failure(Kind::connect_failed, false)));
 }

@@ -22,7 +22,9 @@ struct Publisher final : Filter {
     ctx.objects.publish<WordReport>(WordReport{body.substr(0, body.find(' '))});
     return {};
   }
-  void response_body_filter(RequestContext& ctx, std::string&, bool) override { ++ctx.objects.get<ChunkCount>().chunks; }
+  void response_body_filter(RequestContext& ctx, std::string&, bool) override {
+    ++ctx.objects.get<ChunkCount>().chunks;
+  }
 };
 
 struct Reader final : Filter {
@@ -34,7 +36,6 @@ struct Reader final : Filter {
     return {};
   }
 };
-
 
 }  // namespace
 

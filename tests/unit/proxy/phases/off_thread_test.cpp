@@ -42,17 +42,15 @@ OffThreadSteps<Upper> upper_steps(std::function<void(const std::function<bool()>
             job.saw_stop = stopped();
             for (char& c : job.body) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
           },
-      .finish =
-          [](PausedRequest r, Upper& job) -> std::optional<LocalResponse> {
-            *r.body = std::move(job.body);
-            r.ctx->model = "finished";
-            return std::nullopt;
-          },
-      .give_back =
-          [](PausedRequest r, Upper& job) -> std::optional<LocalResponse> {
-            if (r.body) *r.body = job.body;
-            return std::nullopt;
-          },
+      .finish = [](PausedRequest r, Upper& job) -> std::optional<LocalResponse> {
+        *r.body = std::move(job.body);
+        r.ctx->model = "finished";
+        return std::nullopt;
+      },
+      .give_back = [](PausedRequest r, Upper& job) -> std::optional<LocalResponse> {
+        if (r.body) *r.body = job.body;
+        return std::nullopt;
+      },
   };
 }
 
@@ -70,7 +68,7 @@ TEST_CASE("off thread: the work runs elsewhere and its result is handed over wit
   CHECK_FALSE(job->ran);  // not on this thread
   queue.run_all();
   CHECK(job->ran);
-  CHECK(ctx.model.empty());  // nothing touched the request from the job's thread
+  CHECK(ctx.model.empty());                                       // nothing touched the request from the job's thread
   REQUIRE_FALSE(r.handle()->cancel(PausedRequest{&ctx, &body}));  // resumed
   CHECK_FALSE(r.handle()->take_answer(PausedRequest{&ctx, &body}));
   CHECK(body == "ABC");
@@ -111,8 +109,7 @@ TEST_CASE("off thread: a running job sees the cancel, and its late result is dro
   // Cancelled while running: `stopped()` turns true for the job.
   auto job2 = std::make_shared<Upper>(Upper{"def"});
   std::shared_ptr<ResumeHandle> h2;
-  FilterResult r2 = run_off_thread(&queue, 5s, job2,
-                                   upper_steps([&](const std::function<bool()>&) { h2->cancel(); }));
+  FilterResult r2 = run_off_thread(&queue, 5s, job2, upper_steps([&](const std::function<bool()>&) { h2->cancel(); }));
   h2 = r2.handle();
   queue.run_all();
   CHECK(job2->ran);

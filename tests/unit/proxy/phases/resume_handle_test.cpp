@@ -63,7 +63,10 @@ TEST_CASE("ResumeHandle: resumed before the wait starts, there is nothing to wai
 TEST_CASE("ResumeHandle: a cancel tells the filter once, and a later resume is ignored") {
   ResumeHandle h;
   int told = 0, woken = 0;
-  h.on_cancel([&](PausedRequest) { ++told; return std::optional<LocalResponse>(); });
+  h.on_cancel([&](PausedRequest) {
+    ++told;
+    return std::optional<LocalResponse>();
+  });
   REQUIRE(h.arm([&] { ++woken; }));
   CHECK(h.cancel());
   CHECK(h.cancel());  // already cancelled: still true, not told twice
@@ -74,18 +77,27 @@ TEST_CASE("ResumeHandle: a cancel tells the filter once, and a later resume is i
   CHECK_FALSE(h.take_answer());
   // Registering after the cancel runs the function at once.
   int late = 0;
-  h.on_cancel([&](PausedRequest) { ++late; return std::optional<LocalResponse>(); });
+  h.on_cancel([&](PausedRequest) {
+    ++late;
+    return std::optional<LocalResponse>();
+  });
   CHECK(late == 1);
 }
 
 TEST_CASE("ResumeHandle: a resumed request is never reported cancelled") {
   ResumeHandle h;
   int told = 0;
-  h.on_cancel([&](PausedRequest) { ++told; return std::optional<LocalResponse>(); });
+  h.on_cancel([&](PausedRequest) {
+    ++told;
+    return std::optional<LocalResponse>();
+  });
   h.resume();
   CHECK_FALSE(h.cancel());
   CHECK(told == 0);
-  h.on_cancel([&](PausedRequest) { ++told; return std::optional<LocalResponse>(); });
+  h.on_cancel([&](PausedRequest) {
+    ++told;
+    return std::optional<LocalResponse>();
+  });
   CHECK(told == 0);
 }
 

@@ -82,7 +82,7 @@ TEST_CASE("redact_target reads names as servers do: percent-decoded, ';' a separ
   CHECK(redact_target("/m?%4B%45%59=S") == "/m?%4B%45%59=REDACTED");
   CHECK(redact_target("/m?alt=sse;key=AIzaSECRET") == "/m?alt=sse;key=REDACTED");
   CHECK(redact_target("/m?a=1;%61pi_key=S&token=T;b=2") == "/m?a=1;%61pi_key=REDACTED&token=REDACTED;b=2");
-  CHECK(redact_target("/m?%6Bey") == "/m?%6Bey");           // no value to hide
+  CHECK(redact_target("/m?%6Bey") == "/m?%6Bey");                // no value to hide
   CHECK(redact_target("/m?%6=x&%zz=y&%") == "/m?%6=x&%zz=y&%");  // bad escapes kept as they are
   CHECK(redact_target("/m?ke%79word=k") == "/m?ke%79word=k");
 }
@@ -98,7 +98,10 @@ TEST_CASE("redact_target hides a secret under every spelling a server decodes to
   CHECK(redact_target("/m?key%09=SECRET") == "/m?key%09=REDACTED");
   CHECK(redact_target("/m?+key+=SECRET&x=1") == "/m?+key+=REDACTED&x=1");
   CHECK(redact_target("/m?%20Key%20=SECRET") == "/m?%20Key%20=REDACTED");
-  CHECK(redact_target("/m?k\x01" "ey=SECRET") == "/m?k\x01" "ey=REDACTED");
+  CHECK(redact_target("/m?k\x01"
+                      "ey=SECRET") ==
+        "/m?k\x01"
+        "ey=REDACTED");
   // Encoded twice (a proxy in front decoded once already).
   CHECK(redact_target("/m?ke%2579=SECRET") == "/m?ke%2579=REDACTED");
   CHECK(redact_target("/m?key%253DSECRET") == "/m?key%253DREDACTED");

@@ -131,8 +131,8 @@ Page parse_page(const std::string& text) {
   return page;
 }
 
-LedgerRow row(std::string provider, std::string model, int status, std::int64_t before,
-              std::int64_t after, std::int64_t total_ms, std::string mode = "none") {
+LedgerRow row(std::string provider, std::string model, int status, std::int64_t before, std::int64_t after,
+              std::int64_t total_ms, std::string mode = "none") {
   LedgerRow r;
   r.provider = std::move(provider);
   r.model = std::move(model);
@@ -180,8 +180,7 @@ TEST_CASE("counters by provider, model and status class; modes; fail open") {
   CHECK(page.value("tokendiet_requests_total", with(gpt, "status_class", "2xx")) == 2);
   CHECK(page.value("tokendiet_requests_total", with(gpt, "status_class", "4xx")) == 1);
   CHECK(page.find("tokendiet_requests_total", with(gpt, "status_class", "5xx")).empty());
-  CHECK(page.value("tokendiet_requests_total",
-                   {{"model", "claude-sonnet-4"}, {"status_class", "none"}}) == 1);
+  CHECK(page.value("tokendiet_requests_total", {{"model", "claude-sonnet-4"}, {"status_class", "none"}}) == 1);
   CHECK(page.value("tokendiet_tokens_in_total", gpt) == 1600);
   CHECK(page.value("tokendiet_tokens_sent_total", gpt) == 1200);
   CHECK(page.value("tokendiet_tokens_saved_total", gpt) == 400);
@@ -223,8 +222,7 @@ TEST_CASE("latency histograms: seconds, cumulative, +Inf equals count") {
   CHECK(page.value("tokendiet_request_duration_seconds_count", {{"model", "g"}}) == 5);
   CHECK(page.value("tokendiet_request_duration_seconds_bucket", {{"model", "g"}, {"le", "0.1"}}) == 2);
   CHECK(page.value("tokendiet_request_duration_seconds_bucket", {{"model", "g"}, {"le", "2.5"}}) == 4);
-  CHECK(page.value("tokendiet_request_duration_seconds_sum", {{"model", "g"}}) ==
-        doctest::Approx(702.251));
+  CHECK(page.value("tokendiet_request_duration_seconds_sum", {{"model", "g"}}) == doctest::Approx(702.251));
   CHECK(page.value("tokendiet_time_to_first_byte_seconds_count", {{"model", "g"}}) == 5);
 }
 
@@ -287,8 +285,10 @@ TEST_CASE("context-overflow recovery's outcomes by provider and model") {
   m.record(no_fit);
   m.record(row("openai", "gpt-4o", 200, 900, 900, 10, "standard"));  // none
   Page page = parse_page(m.render());
-  CHECK(page.value("tokendiet_recovery_total", {{"provider", "openai"}, {"model", "gpt-4o"}, {"outcome", "retried"}}) == 2);
-  CHECK(page.value("tokendiet_recovery_total", {{"provider", "openai"}, {"model", "gpt-4o"}, {"outcome", "no_fit"}}) == 1);
+  CHECK(page.value("tokendiet_recovery_total", {{"provider", "openai"}, {"model", "gpt-4o"}, {"outcome", "retried"}}) ==
+        2);
+  CHECK(page.value("tokendiet_recovery_total", {{"provider", "openai"}, {"model", "gpt-4o"}, {"outcome", "no_fit"}}) ==
+        1);
 }
 
 TEST_CASE("the recall loop's recalls and rounds by provider and model") {

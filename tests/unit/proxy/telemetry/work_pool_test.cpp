@@ -46,7 +46,8 @@ TEST_CASE("work pool: a job that throws is logged and the pool goes on") {
 
 TEST_CASE("work pool: a nice value lowers its threads' priority, not the caller's") {
   const int before = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
-  WorkPool pool(1, [] {}, kDietThreadNice);
+  WorkPool pool(
+      1, [] {}, kDietThreadNice);
   std::promise<int> seen;
   pool.post([&] { seen.set_value(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()))); });
   auto f = seen.get_future();

@@ -40,10 +40,29 @@ std::string repeat(std::string_view s, std::size_t times) {
 
 TEST_CASE("invalid UTF-8 is counted on its bytes, deterministically") {
   const char* samples[] = {
-      "\x80", "\xBF\xBF", "a\xC3", "\xC3(", "\xE2\x82", "\xE2\x82(", "\xF0\x9F\x98",
-      "\xF0\x9F\x98 x", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80",
-      "\xF8\x88\x80\x80\x80", "\xFE\xFF", "\xFF", "word\xFFword", " \x80\x80\x80 x",
-      "'\xC5s", "\xC5\xBF", "12\x80" "34", "\r\n\xA0\r\n", "\xE3\x80\x80\xE3\x80",
+      "\x80",
+      "\xBF\xBF",
+      "a\xC3",
+      "\xC3(",
+      "\xE2\x82",
+      "\xE2\x82(",
+      "\xF0\x9F\x98",
+      "\xF0\x9F\x98 x",
+      "\xC0\xAF",
+      "\xE0\x80\xAF",
+      "\xED\xA0\x80",
+      "\xF4\x90\x80\x80",
+      "\xF8\x88\x80\x80\x80",
+      "\xFE\xFF",
+      "\xFF",
+      "word\xFFword",
+      " \x80\x80\x80 x",
+      "'\xC5s",
+      "\xC5\xBF",
+      "12\x80"
+      "34",
+      "\r\n\xA0\r\n",
+      "\xE3\x80\x80\xE3\x80",
   };
   for (const char* s : samples) {
     INFO("sample=" << s);
@@ -76,8 +95,8 @@ TEST_CASE("10 MB of one repeated character") {
 
 TEST_CASE("2 MB of one repeated multi-byte character, of spaces, of one digit") {
   check_roundtrip(repeat("\xE4\xB8\x80", (2u << 20) / 3));  // 一: one piece
-  check_roundtrip(std::string(2u << 20, ' '));               // one white-space piece
-  check_roundtrip(std::string(2u << 20, '7'));               // 3-digit pieces
+  check_roundtrip(std::string(2u << 20, ' '));              // one white-space piece
+  check_roundtrip(std::string(2u << 20, '7'));              // 3-digit pieces
 }
 
 TEST_CASE("1 MB without a space") {
@@ -92,8 +111,8 @@ TEST_CASE("1 MB without a space") {
 }
 
 TEST_CASE("long combining sequences") {
-  check_roundtrip("a" + repeat("\xCC\x81", 100000));              // a + 100k U+0301
-  check_roundtrip(repeat("e\xCC\x81\xCC\xA7", 50000));             // stacked marks
-  check_roundtrip(" " + repeat("\xCC\x81", 100000) + "x");         // marks after a space
-  check_roundtrip(repeat("\xE0\xA4\x95\xE0\xA5\x8D", 50000));       // Devanagari virama chain
+  check_roundtrip("a" + repeat("\xCC\x81", 100000));           // a + 100k U+0301
+  check_roundtrip(repeat("e\xCC\x81\xCC\xA7", 50000));         // stacked marks
+  check_roundtrip(" " + repeat("\xCC\x81", 100000) + "x");     // marks after a space
+  check_roundtrip(repeat("\xE0\xA4\x95\xE0\xA5\x8D", 50000));  // Devanagari virama chain
 }

@@ -64,8 +64,7 @@ void check_all(EncodingId id) {
       ++ids_checked;
     }
   }
-  MESSAGE(enc.name() << ": " << equal << "/" << cases.size() << " counts equal, ids checked on "
-                     << ids_checked);
+  MESSAGE(enc.name() << ": " << equal << "/" << cases.size() << " counts equal, ids checked on " << ids_checked);
   CHECK(ids_checked == 100);
 }
 

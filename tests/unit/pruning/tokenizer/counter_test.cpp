@@ -10,14 +10,14 @@
 using namespace td::tok;
 
 TEST_CASE("models map to their encodings; others get the estimator") {
-  for (const char* m : {"gpt-4o", "gpt-4o-mini-2024-07-18", "gpt-4.1", "gpt-4.1-nano", "gpt-4.5-preview",
-                        "gpt-5", "gpt-5-mini", "gpt-5.1", "o1", "o1-mini", "o3", "o3-mini", "o4-mini",
-                        "chatgpt-4o-latest", "openai/gpt-4o", "GPT-4o", "gpt-oss-120b"}) {
+  for (const char* m : {"gpt-4o", "gpt-4o-mini-2024-07-18", "gpt-4.1", "gpt-4.1-nano", "gpt-4.5-preview", "gpt-5",
+                        "gpt-5-mini", "gpt-5.1", "o1", "o1-mini", "o3", "o3-mini", "o4-mini", "chatgpt-4o-latest",
+                        "openai/gpt-4o", "GPT-4o", "gpt-oss-120b"}) {
     INFO(m);
     CHECK(encoding_for_model(m) == EncodingId::O200kBase);
   }
-  for (const char* m : {"gpt-4", "gpt-4-0613", "gpt-4-turbo", "gpt-4-32k", "gpt-3.5-turbo",
-                        "gpt-3.5-turbo-0125", "text-embedding-3-small", "text-embedding-ada-002", "azure/gpt-4"}) {
+  for (const char* m : {"gpt-4", "gpt-4-0613", "gpt-4-turbo", "gpt-4-32k", "gpt-3.5-turbo", "gpt-3.5-turbo-0125",
+                        "text-embedding-3-small", "text-embedding-ada-002", "azure/gpt-4"}) {
     INFO(m);
     CHECK(encoding_for_model(m) == EncodingId::Cl100kBase);
   }
@@ -52,21 +52,22 @@ TEST_CASE("the byte-class estimator weighs letters, digits, spaces, punctuation,
   EstimatingCounter e;  // ByteClass is the default
   CHECK(e.method() == EstimateMethod::ByteClass);
   CHECK(e.count("") == 0);
-  CHECK(e.count(" ") == 1);                             // never 0 for non-empty text
-  CHECK(near(e.count(std::string(1000, 'a')), 229));       // letters: ~4.4 bytes/token
-  CHECK(near(e.count(std::string(1000, '7')), 901));       // digits are expensive
-  CHECK(near(e.count(std::string(1000, ' ')), 96));        // white space is cheap
-  CHECK(near(e.count(std::string(1000, '{')), 587));       // punctuation
+  CHECK(e.count(" ") == 1);                           // never 0 for non-empty text
+  CHECK(near(e.count(std::string(1000, 'a')), 229));  // letters: ~4.4 bytes/token
+  CHECK(near(e.count(std::string(1000, '7')), 901));  // digits are expensive
+  CHECK(near(e.count(std::string(1000, ' ')), 96));   // white space is cheap
+  CHECK(near(e.count(std::string(1000, '{')), 587));  // punctuation
   std::string cjk;
-  for (int i = 0; i < 100; ++i) cjk += "\xE4\xB8\x80";       // 3 bytes: ~0.92 tokens/char
+  for (int i = 0; i < 100; ++i) cjk += "\xE4\xB8\x80";  // 3 bytes: ~0.92 tokens/char
   CHECK(near(e.count(cjk), 93));
-  CHECK(e.count("\xC0\xC0\xC0") == 1);                   // odd bytes: clamped, not negative
+  CHECK(e.count("\xC0\xC0\xC0") == 1);  // odd bytes: clamped, not negative
   // Against the exact count of real text it is within a few percent where
   // bytes/4 is far off (a log line: digits, punctuation).
   const std::string log = "2026-11-22 10:41:07.532 INFO [worker-3] GET /v1/chat/completions 200 1532ms id=7f3a9c";
   const auto exact = static_cast<double>(exact_counter(EncodingId::O200kBase).count(log));
   CHECK(std::abs(static_cast<double>(e.count(log)) - exact) / exact < 0.15);
-  CHECK(std::abs(static_cast<double>(EstimatingCounter(1.0, EstimateMethod::BytesOver4).count(log)) - exact) / exact > 0.3);
+  CHECK(std::abs(static_cast<double>(EstimatingCounter(1.0, EstimateMethod::BytesOver4).count(log)) - exact) / exact >
+        0.3);
   CHECK(raw_estimate("abcd", EstimateMethod::BytesOver4) == 1.0);
 }
 

@@ -31,10 +31,10 @@ TEST_CASE("a malformed vocabulary is an error value, not a crash") {
   CHECK_FALSE(v.parse("", &error));
   CHECK_FALSE(v.parse("IQ== 1\n", &error));  // ranks must start at 0
   CHECK(error.find("line 1") != std::string::npos);
-  CHECK_FALSE(v.parse("I!Q== 0\n", &error));  // bad base64
-  CHECK_FALSE(v.parse("IQ==\n", &error));     // no rank
+  CHECK_FALSE(v.parse("I!Q== 0\n", &error));         // bad base64
+  CHECK_FALSE(v.parse("IQ==\n", &error));            // no rank
   CHECK_FALSE(v.parse("IQ== 0\nIQ== 1\n", &error));  // duplicate
-  CHECK_FALSE(v.parse("IQ== 0\n", &error));  // not every byte has a token
+  CHECK_FALSE(v.parse("IQ== 0\n", &error));          // not every byte has a token
   CHECK(error.find("byte") != std::string::npos);
   std::string all;
   const char* b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
