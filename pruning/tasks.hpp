@@ -95,7 +95,10 @@ struct TaskHistory {
 // Tracks the tasks of `conv` through the profile's completed_tasks_tools
 // (specs that do not parse are skipped: config/load.cpp rejects them).
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_TASK_TOOLS_OPTIONS(X) X(completed_tasks_tools)
+// clang-format off
+#define TD_TASK_TOOLS_OPTIONS(X) \
+  X(completed_tasks_tools)
+// clang-format on
 TD_STRATEGY_OPTIONS(TaskToolsOptions, TD_TASK_TOOLS_OPTIONS);
 
 TaskHistory track_tasks(const Conversation& conv, const TaskToolsOptions& opt);

@@ -29,11 +29,19 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_COMPLETED_TASKS_OPTIONS(X)                                                          \
-  X(completed_tasks)                                                                           \
-  X(semantic_threshold) X(completed_tasks_min_output_bytes) X(completed_tasks_arguments_bytes) \
-      X(completed_tasks_title_bytes) TD_TASK_TOOLS_OPTIONS(X) X(exclude_tools) X(min_turns)    \
-          TD_WORKING_MEMORY_OPTIONS(X) TD_STEP_COST_OPTIONS(X)
+// clang-format off
+#define TD_COMPLETED_TASKS_OPTIONS(X) \
+  X(completed_tasks) \
+  X(semantic_threshold) \
+  X(completed_tasks_min_output_bytes) \
+  X(completed_tasks_arguments_bytes) \
+  X(completed_tasks_title_bytes) \
+  TD_TASK_TOOLS_OPTIONS(X) \
+  X(exclude_tools) \
+  X(min_turns) \
+  TD_WORKING_MEMORY_OPTIONS(X) \
+  TD_STEP_COST_OPTIONS(X)
+// clang-format on
 TD_STRATEGY_OPTIONS(CompletedTasksOptions, TD_COMPLETED_TASKS_OPTIONS);
 
 // One tombstone to place.

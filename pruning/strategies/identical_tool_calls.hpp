@@ -24,7 +24,12 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_IDENTICAL_TOOL_CALLS_OPTIONS(X) X(identical_tool_calls) X(identical_tool_calls_min_bytes) X(exclude_tools)
+// clang-format off
+#define TD_IDENTICAL_TOOL_CALLS_OPTIONS(X) \
+  X(identical_tool_calls) \
+  X(identical_tool_calls_min_bytes) \
+  X(exclude_tools)
+// clang-format on
 TD_STRATEGY_OPTIONS(IdenticalToolCallsOptions, TD_IDENTICAL_TOOL_CALLS_OPTIONS);
 
 StrategyStats identical_tool_calls(Conversation& conv, const IdenticalToolCallsOptions& opt, std::uint32_t limit);

@@ -39,10 +39,14 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_IDENTICAL_TOOL_OUTPUTS_OPTIONS(X)                                                                         \
-  X(identical_tool_outputs)                                                                                          \
-  X(identical_tool_outputs_min_bytes) X(identical_tool_outputs_wrapper_lines) X(identical_tool_outputs_wrapper_tags) \
-      X(exclude_tools)
+// clang-format off
+#define TD_IDENTICAL_TOOL_OUTPUTS_OPTIONS(X) \
+  X(identical_tool_outputs) \
+  X(identical_tool_outputs_min_bytes) \
+  X(identical_tool_outputs_wrapper_lines) \
+  X(identical_tool_outputs_wrapper_tags) \
+  X(exclude_tools)
+// clang-format on
 TD_STRATEGY_OPTIONS(IdenticalToolOutputsOptions, TD_IDENTICAL_TOOL_OUTPUTS_OPTIONS);
 
 StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutputsOptions& opt, std::uint32_t limit);

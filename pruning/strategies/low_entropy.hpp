@@ -35,8 +35,14 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
+// clang-format off
 #define TD_LOW_ENTROPY_OPTIONS(X) \
-  X(low_entropy) X(low_entropy_min_run) X(low_entropy_blob_min_bytes) X(low_entropy_names) X(exclude_tools)
+  X(low_entropy) \
+  X(low_entropy_min_run) \
+  X(low_entropy_blob_min_bytes) \
+  X(low_entropy_names) \
+  X(exclude_tools)
+// clang-format on
 TD_STRATEGY_OPTIONS(LowEntropyOptions, TD_LOW_ENTROPY_OPTIONS);
 
 // `folds` (may be null) remembers each output's folded form.

@@ -32,7 +32,11 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_OLD_THINKING_OPTIONS(X) X(old_thinking) X(old_thinking_keep_last_messages)
+// clang-format off
+#define TD_OLD_THINKING_OPTIONS(X) \
+  X(old_thinking) \
+  X(old_thinking_keep_last_messages)
+// clang-format on
 TD_STRATEGY_OPTIONS(OldThinkingOptions, TD_OLD_THINKING_OPTIONS);
 
 // Where old thinking stops whatever the frontier: the last assistant message

@@ -32,10 +32,16 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_RECAP_OPTIONS(X)                                                                                 \
-  X(recap)                                                                                                  \
-  X(token_threshold) X(recap_budget_tokens) X(recap_text_bytes) X(recap_items) TD_WORKING_MEMORY_OPTIONS(X) \
-      TD_STEP_COST_OPTIONS(X)
+// clang-format off
+#define TD_RECAP_OPTIONS(X) \
+  X(recap) \
+  X(token_threshold) \
+  X(recap_budget_tokens) \
+  X(recap_text_bytes) \
+  X(recap_items) \
+  TD_WORKING_MEMORY_OPTIONS(X) \
+  TD_STEP_COST_OPTIONS(X)
+// clang-format on
 TD_STRATEGY_OPTIONS(RecapOptions, TD_RECAP_OPTIONS);
 
 // How a recap message starts (and how tests and the reanchor step know one).

@@ -27,11 +27,19 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_STALE_ASSISTANT_TEXT_OPTIONS(X)                                                                     \
-  X(stale_assistant_text)                                                                                      \
-  X(stale_assistant_text_prose) X(stale_assistant_text_tool_arguments) X(stale_assistant_text_threshold_bytes) \
-      X(stale_assistant_text_head_bytes) X(stale_assistant_text_tail_bytes) X(stale_assistant_text_names)      \
-          X(stale_assistant_text_min_saving_bytes) X(stale_assistant_text_copied_line_bytes) X(exclude_tools)
+// clang-format off
+#define TD_STALE_ASSISTANT_TEXT_OPTIONS(X) \
+  X(stale_assistant_text) \
+  X(stale_assistant_text_prose) \
+  X(stale_assistant_text_tool_arguments) \
+  X(stale_assistant_text_threshold_bytes) \
+  X(stale_assistant_text_head_bytes) \
+  X(stale_assistant_text_tail_bytes) \
+  X(stale_assistant_text_names) \
+  X(stale_assistant_text_min_saving_bytes) \
+  X(stale_assistant_text_copied_line_bytes) \
+  X(exclude_tools)
+// clang-format on
 TD_STRATEGY_OPTIONS(StaleAssistantTextOptions, TD_STALE_ASSISTANT_TEXT_OPTIONS);
 
 // `snips` (may be null) remembers each part's cut; `copied` (built on the

@@ -26,14 +26,24 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_STALE_TOOL_OUTPUTS_OPTIONS(X)                                                                           \
-  X(stale_tool_outputs)                                                                                            \
-  X(stale_tool_outputs_threshold_bytes) X(stale_tool_outputs_head_bytes) X(stale_tool_outputs_tail_bytes)          \
-      X(stale_tool_outputs_error_lines) X(stale_tool_outputs_names) X(stale_tool_outputs_keep_reads_bytes)         \
-          X(stale_tool_outputs_keep_reads_revisited) X(stale_tool_outputs_keep_reads_dedupe)                       \
-              X(stale_tool_outputs_keep_reads_dedupe_run_bytes) X(stale_tool_outputs_keep_reads_dedupe_line_chars) \
-                  X(stale_tool_outputs_min_saving_bytes) X(stale_tool_outputs_skip_markers) X(exclude_tools)       \
-                      TD_WORKING_MEMORY_OPTIONS(X)
+// clang-format off
+#define TD_STALE_TOOL_OUTPUTS_OPTIONS(X) \
+  X(stale_tool_outputs) \
+  X(stale_tool_outputs_threshold_bytes) \
+  X(stale_tool_outputs_head_bytes) \
+  X(stale_tool_outputs_tail_bytes) \
+  X(stale_tool_outputs_error_lines) \
+  X(stale_tool_outputs_names) \
+  X(stale_tool_outputs_keep_reads_bytes) \
+  X(stale_tool_outputs_keep_reads_revisited) \
+  X(stale_tool_outputs_keep_reads_dedupe) \
+  X(stale_tool_outputs_keep_reads_dedupe_run_bytes) \
+  X(stale_tool_outputs_keep_reads_dedupe_line_chars) \
+  X(stale_tool_outputs_min_saving_bytes) \
+  X(stale_tool_outputs_skip_markers) \
+  X(exclude_tools) \
+  TD_WORKING_MEMORY_OPTIONS(X)
+// clang-format on
 TD_STRATEGY_OPTIONS(StaleToolOutputsOptions, TD_STALE_TOOL_OUTPUTS_OPTIONS);
 
 // `snips` (may be null) remembers each output's cut.

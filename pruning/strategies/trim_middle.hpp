@@ -32,9 +32,14 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
+// clang-format off
 #define TD_TRIM_MIDDLE_OPTIONS(X) \
-  X(trim_middle)                  \
-  X(trim_middle_sink_messages) X(trim_middle_recent_messages) X(trim_middle_budget_tokens) X(frontier_step_turns)
+  X(trim_middle) \
+  X(trim_middle_sink_messages) \
+  X(trim_middle_recent_messages) \
+  X(trim_middle_budget_tokens) \
+  X(frontier_step_turns)
+// clang-format on
 TD_STRATEGY_OPTIONS(TrimMiddleOptions, TD_TRIM_MIDDLE_OPTIONS);
 
 // `message_tokens[i]`: tokens of message i as pruned so far; `total`: the

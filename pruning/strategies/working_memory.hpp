@@ -33,7 +33,12 @@
 namespace td::pruning {
 
 // The profile fields it reads (pruning/strategy_options.hpp).
-#define TD_WORKING_MEMORY_OPTIONS(X) X(window_turns) X(keep_tool_uses) X(frontier_step_turns)
+// clang-format off
+#define TD_WORKING_MEMORY_OPTIONS(X) \
+  X(window_turns) \
+  X(keep_tool_uses) \
+  X(frontier_step_turns)
+// clang-format on
 TD_STRATEGY_OPTIONS(WorkingMemoryOptions, TD_WORKING_MEMORY_OPTIONS);
 
 // A tool-result message: role Tool, or any message carrying a ToolResult part.
