@@ -13,12 +13,9 @@ namespace td::diet {
 namespace {
 
 // The output the provider takes from its quota at admission: the output cap
-// (OpenAI's combined TPM, Anthropic's OTPM). Gemini counts input only.
+// (OpenAI's combined TPM, Anthropic's OTPM; Gemini counts input only).
 double reserved_output(const providers::ParsedRequest& request) {
-  if (request.format == providers::Api::gemini) return 0;
-  const providers::SettingsRead read = providers::read_generation_settings(request);
-  const auto cap = read.settings.max_output_tokens;
-  return cap && *cap > 0 ? double(*cap) : 0;
+  return double(providers::reserved_output_tokens(request));
 }
 
 }  // namespace

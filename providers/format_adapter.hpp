@@ -102,6 +102,14 @@ struct FormatAdapter {
   // `"name":...,"description":...` members and its JSON schema.
   std::string (*recall_tool)(std::string_view name_and_description, std::string_view schema);
   std::unique_ptr<RecallMerge> (*recall_merge)(bool sse);
+
+  // --- limits (docs/design.md §Policy)
+  // The provider's quota and context window count the output the request
+  // reserves (its output cap); false: they count input alone (Gemini).
+  bool limits_count_output = true;
+  // A streamed response reports usage only when the request asks for it
+  // (OpenAI chat's stream_options.include_usage, openai_chat/include_usage.hpp).
+  bool stream_usage_on_request = false;
 };
 
 // The one lookup by Api.

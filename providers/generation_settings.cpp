@@ -365,4 +365,14 @@ SettingsWrite write_generation_settings(const ParsedRequest& request, const Gene
   }
 }
 
+bool limits_count_output(Api api) { return adapter(api).limits_count_output; }
+
+std::uint64_t reserved_output_tokens(const ParsedRequest& request) {
+  if (!limits_count_output(request.format)) return 0;
+  const auto cap = read_generation_settings(request).settings.max_output_tokens;
+  return cap && *cap > 0 ? std::uint64_t(*cap) : 0;
+}
+
+bool stream_usage_on_request(Api api) { return adapter(api).stream_usage_on_request; }
+
 }  // namespace td::providers

@@ -106,6 +106,19 @@ SettingsRead read_generation_settings(Api api, std::string_view body);
 // From a parsed request's document (no second parse).
 SettingsRead read_generation_settings(const ParsedRequest& request);
 
+// Whether the provider's quota and context window count the output a request
+// reserves (false: input alone, Gemini).
+bool limits_count_output(Api api);
+
+// The output tokens the request reserves against the provider's quota and
+// context window: its output cap, or 0 where none is set or the provider's
+// limits count input alone (Gemini).
+std::uint64_t reserved_output_tokens(const ParsedRequest& request);
+
+// Whether a streamed response of `api` reports usage only when the request
+// asks for it (OpenAI chat: stream_options.include_usage).
+bool stream_usage_on_request(Api api);
+
 struct SettingsWrite {
   bool ok = false;       // false: nothing written, forward the body as it was (error says why)
   bool changed = false;  // false: the body already had these settings

@@ -179,6 +179,7 @@ const FormatAdapter& gemini_adapter() {
       .lower_thinking = lower_thinking,
       .recall_tool = recall_tool,
       .recall_merge = make_gemini_merge,
+      .limits_count_output = false,
   };
   return kAdapter;
 }

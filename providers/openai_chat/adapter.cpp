@@ -128,6 +128,7 @@ const FormatAdapter& openai_chat_adapter() {
       .lower_thinking = openai::lower_thinking,
       .recall_tool = recall_tool,
       .recall_merge = make_openai_chat_merge,
+      .stream_usage_on_request = true,
   };
   return kAdapter;
 }

@@ -21,11 +21,10 @@ namespace td::proxy {
 namespace {
 
 // The output the window must keep room for: the request's output cap, or
-// what the error says was reserved. Gemini's limit is on input alone.
+// what the error says was reserved (none where the window holds input alone).
 std::uint64_t output_room(const providers::ParsedRequest& request, const providers::ContextOverflow& said) {
-  if (request.format == providers::Api::gemini) return 0;
-  const auto cap = providers::read_generation_settings(request).settings.max_output_tokens;
-  return std::max<std::uint64_t>(cap && *cap > 0 ? std::uint64_t(*cap) : 0, said.output);
+  if (!providers::limits_count_output(request.format)) return 0;
+  return std::max<std::uint64_t>(providers::reserved_output_tokens(request), said.output);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "config/match.hpp"
 #include "providers/api.hpp"
+#include "providers/generation_settings.hpp"
 #include "providers/openai_chat/include_usage.hpp"
 #include "providers/rate_limits.hpp"
 #include "providers/response_error.hpp"
@@ -46,7 +47,7 @@ void fail_open(RequestContext& ctx, std::string_view what) {
 FilterResult UsageFilter::request_body_filter(RequestContext& ctx, const HeaderMap&, std::string& body) {
   auto& st = ctx.objects.get<UsageState>();
   st.api = providers::api_for_target(ctx.target);
-  if (st.api != Api::openai_chat) return {};
+  if (!st.api || !providers::stream_usage_on_request(*st.api)) return {};
   // A request that already failed open goes upstream exactly as it came.
   if (ctx.fail_open) return {};
   const pruning::Profile& profile = config::profile_for(config_, ctx.model);
