@@ -82,17 +82,17 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
 
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
     // (diet/diet.hpp), the same function `tokendiet replay` measures.
-    DietRun run(ctx, *route);
+    std::string rewritten;
     const PolicyIdentity who{ctx.provider, ctx.key_fingerprint, ctx.session_id};
     const diet::PolicyFactsFn facts =
         services_.policy.enabled() ? services_.policy.facts_for(who) : diet::PolicyFactsFn{};
-    diet::DietOutcome outcome = diet::diet_body(*route, body, run.rewritten, *config_, *services_.caches,
+    diet::DietOutcome outcome = diet::diet_body(*route, body, rewritten, *config_, *services_.caches,
                                                 diet::DietOptions{.calibration = services_.calibration,
                                                                   .policy = facts ? &facts : nullptr,
                                                                   .semantic_eviction = services_.archive.on()});
     // A recap to summarize first: on a diet thread, the request paused.
     if (wants_summary(services_, outcome)) return offload(ctx, headers, *route, body);
-    publish_diet(ctx, std::move(*route), std::move(outcome), body, run.rewritten);
+    publish_diet(ctx, std::move(*route), std::move(outcome), body, rewritten);
   } catch (const std::exception& e) {
     fail_open(ctx, std::string("diet: ") + e.what());
   } catch (...) {

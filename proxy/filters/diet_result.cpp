@@ -38,11 +38,10 @@ void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOut
       .thinking = outcome.fail_open ? std::string() : outcome.thinking,
   });
   if (outcome.fail_open) fail_open(ctx, outcome.error);
-  DietResult& result = ctx.objects.publish<DietResult>();
-  result.route = std::move(route);
-  if (outcome.tombstoned()) result.original = std::move(body);
-  if (outcome.rewritten) body = std::move(rewritten);
-  result.outcome = std::move(outcome);
+  const bool tombstoned = outcome.tombstoned(), written = outcome.rewritten;
+  DietResult& result = ctx.objects.publish<DietResult>(std::move(route), std::move(outcome));
+  if (tombstoned) result.original = std::move(body);
+  if (written) body = std::move(rewritten);
 }
 
 }  // namespace td::proxy

@@ -19,7 +19,7 @@ struct DietResult {
   diet::DietOutcome outcome;  // outcome.profile: the profile it used
   // The body as the client sent it while the written request holds
   // tombstones its archive write has not kept yet (archive_write_filter.hpp).
-  std::string original;
+  std::string original{};
   bool offloaded = false;  // dieted on a diet thread: a big body was freed
 };
 

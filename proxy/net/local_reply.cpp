@@ -25,13 +25,13 @@ asio::awaitable<bool> send_local(SessionIo& io, RequestContext& ctx, const Local
   res.result(reply.status);
   res.set(http::field::content_type, reply.content_type);
   for (auto& [name, value] : reply.headers) res.insert(name, value);
-  if (ctx.request_id) res.set("x-tokendiet-request-id", std::to_string(ctx.request_id));
   ctx.status = reply.status;
   ctx.local_response = true;
   if (filters) {
     BeastHeaderMap headers(res);
     for_each_filter(*filters, ctx, "response_head_filter", [&](Filter& f) { f.response_head_filter(ctx, headers); });
   }
+  if (ctx.request_id) res.set("x-tokendiet-request-id", std::to_string(ctx.request_id));
   const bool has_body = has_body_status(reply.status);
   if (head_request || has_body) res.content_length(reply.body.size());
   res.keep_alive(keep_alive);

@@ -73,8 +73,9 @@ void Relay::relay_head(bool head_request, unsigned client_version, bool& keep_al
   auto& res = exchange_.response().get();
   BeastHeaderMap rh(res);
   strip_dropped_fields(res, false);
-  res.set("x-tokendiet-request-id", std::to_string(ctx_.request_id));  // the core's, on every response
   for_each_filter(rt_, ctx_, "response_head_filter", [&](Filter& f) { f.response_head_filter(ctx_, rh); });
+  // The core's, on every response; after the phase, which need not read it.
+  res.set("x-tokendiet-request-id", std::to_string(ctx_.request_id));
 
   const bool no_body = head_request || !has_body_status(ctx_.status);
   if (auto cl = res.find(http::field::content_length); cl != res.end() && !no_body) {

@@ -4,9 +4,19 @@
 // for the filters after it and for the logging phase (the diet's report, the
 // usage the upstream billed). One object per type and request; a type is
 // owned by the filter that publishes it, every other filter only reads it.
+//
+// Every request of a chat request's path publishes a handful of them, so
+// they cost what a slot per filter cost before: a look-up is an index (each
+// type gets a small number on first use), and they are placed one after the
+// other in one block the request allocates at its first object.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <memory>
+#include <memory_resource>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -17,15 +27,24 @@ class FilterObjects {
   FilterObjects() = default;
   FilterObjects(const FilterObjects&) = delete;
   FilterObjects& operator=(const FilterObjects&) = delete;
-  FilterObjects(FilterObjects&&) = default;
-  FilterObjects& operator=(FilterObjects&&) = default;
+  FilterObjects(FilterObjects&& other) noexcept
+      : slots_(std::exchange(other.slots_, {})), arena_(std::move(other.arena_)) {}
+  FilterObjects& operator=(FilterObjects&& other) noexcept {
+    if (this != &other) {
+      destroy_all();
+      slots_ = std::exchange(other.slots_, {});
+      arena_ = std::move(other.arena_);
+    }
+    return *this;
+  }
+  ~FilterObjects() { destroy_all(); }
 
   // The request's T, null when nobody published one.
   template <class T>
   T* find() {
-    for (auto& e : entries_)
-      if (e.key == key<T>()) return &static_cast<Holder<T>&>(*e.object).value;
-    return nullptr;
+    const std::size_t i = id<T>();
+    if (i >= slots_.size() || !slots_[i]) return nullptr;
+    return &static_cast<Holder<T>*>(slots_[i])->value;
   }
   template <class T>
   const T* find() const {
@@ -35,26 +54,23 @@ class FilterObjects {
   // The request's T, made from `args` (replacing one published before).
   template <class T, class... Args>
   T& publish(Args&&... args) {
-    auto object = std::make_unique<Holder<T>>(std::forward<Args>(args)...);
-    T& value = object->value;
-    for (auto& e : entries_)
-      if (e.key == key<T>()) {
-        e.object = std::move(object);
-        return value;
-      }
-    if (entries_.empty()) entries_.reserve(kTypical);  // one allocation for a request's objects
-    entries_.push_back(Entry{key<T>(), std::move(object)});
-    return value;
+    const std::size_t i = id<T>();
+    if (i >= slots_.size()) slots_.resize(std::max<std::size_t>(i + 1, kTypical), nullptr);
+    if (!arena_) arena_ = std::make_unique<std::pmr::monotonic_buffer_resource>(kBlockBytes);
+    void* at = arena_->allocate(sizeof(Holder<T>), alignof(Holder<T>));
+    auto* object = new (at) Holder<T>(std::forward<Args>(args)...);  // if it throws, nothing changed
+    if (slots_[i]) slots_[i]->~Object();
+    slots_[i] = object;
+    return object->value;
   }
 
   // Withdraws the request's T (a decision that no longer stands).
   template <class T>
   void erase() {
-    for (auto it = entries_.begin(); it != entries_.end(); ++it)
-      if (it->key == key<T>()) {
-        entries_.erase(it);
-        return;
-      }
+    const std::size_t i = id<T>();
+    if (i >= slots_.size() || !slots_[i]) return;
+    slots_[i]->~Object();
+    slots_[i] = nullptr;
   }
 
   // The request's T, default-made on first use: a filter's own state.
@@ -71,22 +87,33 @@ class FilterObjects {
   template <class T>
   struct Holder final : Object {
     template <class... Args>
-    explicit Holder(Args&&... args) : value(std::forward<Args>(args)...) {}
+    explicit Holder(Args&&... args) : value{std::forward<Args>(args)...} {}  // braces: aggregates too
     T value;
   };
-  // One address per type in the whole program (an inline variable).
-  template <class T>
-  static inline const char kTag = 0;
-  template <class T>
-  static const void* key() {
-    return &kTag<T>;
+
+  // A type's number, the same for the whole process, given on first use.
+  static std::size_t next_id() {
+    static std::atomic<std::size_t> next{0};
+    return next.fetch_add(1, std::memory_order_relaxed);
   }
-  struct Entry {
-    const void* key;
-    std::unique_ptr<Object> object;
-  };
-  static constexpr std::size_t kTypical = 12;  // a chat request's state and reports
-  std::vector<Entry> entries_;
+  template <class T>
+  static std::size_t id() {
+    static const std::size_t mine = next_id();
+    return mine;
+  }
+
+  void destroy_all() {
+    for (Object*& o : slots_)
+      if (o) {
+        o->~Object();
+        o = nullptr;
+      }
+  }
+
+  static constexpr std::size_t kTypical = 16;       // the types a chat request publishes, and room
+  static constexpr std::size_t kBlockBytes = 2048;  // their objects, in one block (more: another)
+  std::vector<Object*> slots_;                      // by type number; null: none
+  std::unique_ptr<std::pmr::monotonic_buffer_resource> arena_;
 };
 
 }  // namespace td::proxy
