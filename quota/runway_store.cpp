@@ -21,6 +21,14 @@ Limits3 configured_limits(Provider provider, const QuotaLimits& l) {
   return {double(l.tpm), 0, 0};
 }
 
+// The limit a bucket runs under: the lower of the profile's (a team's share
+// of an account) and the provider's (learnt from its headers); either alone
+// when only one is known (docs/design.md §Policy, the runway).
+double effective_limit(double learnt, double configured) {
+  if (learnt > 0 && configured > 0) return std::min(learnt, configured);
+  return learnt > 0 ? learnt : configured;
+}
+
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -49,7 +57,7 @@ pruning::Runway RunwayStore::view(const Entry& e, Provider provider, const Quota
   const double window_ms = double(std::max<std::int64_t>(limits.window.count(), 1));
   auto bucket = [&](const Bucket& b, double cfg_limit) {
     pruning::RunwayBucket r;
-    r.limit = b.learnt_limit > 0 ? b.learnt_limit : cfg_limit;
+    r.limit = effective_limit(b.learnt_limit, cfg_limit);
     if (r.limit <= 0) return pruning::RunwayBucket{};
     r.refill_per_ms = r.limit / window_ms;
     r.level = b.started ? b.level : r.limit;
@@ -133,19 +141,30 @@ bool RunwayStore::rebase(Entry& e, Provider provider, const QuotaLimits& limits,
   const pruning::RunwayAsk own = figures.counted ? pruning::RunwayAsk{} : taken;
   const pruning::RunwayAsk less{std::max(0.0, e.in_flight.input - taken.input) + own.input,
                                 std::max(0.0, e.in_flight.output - taken.output) + own.output};
-  auto learn = [](Bucket& b, const providers::RateWindow& w, double less_ask) {
+  const Limits3 cfg = configured_limits(provider, limits);
+  // True when the level is now the provider's count (which holds this
+  // request's prompt). Under a profile limit lower than the provider's, the
+  // runway keeps its own count of the share, never above what the provider
+  // says is left.
+  auto learn = [](Bucket& b, const providers::RateWindow& w, double less_ask, double ceiling) {
     if (w.limit && *w.limit > 0) b.learnt_limit = double(*w.limit);
     if (!w.remaining || b.learnt_limit <= 0) return false;
-    b.level = std::min(b.learnt_limit, double(*w.remaining) - less_ask);
+    const double left = double(*w.remaining) - less_ask;
+    if (ceiling > 0 && ceiling < b.learnt_limit) {
+      b.level = std::min(b.started ? b.level : ceiling, left);
+      b.started = true;
+      return false;
+    }
+    b.level = std::min(b.learnt_limit, left);
     b.started = true;
     return true;
   };
   bool prompt_rebased = false;
   if (provider == Provider::anthropic) {
-    prompt_rebased = learn(e.input, headers.input_tokens, less.input);
-    learn(e.output, headers.output_tokens, less.output);
+    prompt_rebased = learn(e.input, headers.input_tokens, less.input, cfg.input);
+    learn(e.output, headers.output_tokens, less.output, cfg.output);
   } else if (provider != Provider::gemini) {
-    prompt_rebased = learn(e.combined, headers.tokens, less.input + less.output);
+    prompt_rebased = learn(e.combined, headers.tokens, less.input + less.output, cfg.combined);
   }
   // A 429's retry-after: nothing fits before then (the bill, none, then
   // gives the request's ask back, so at that time the bucket holds it).

@@ -92,11 +92,61 @@ TEST_CASE("runway: the provider's headers teach the limit and re-base the level"
   s.settle(k, Provider::openai, {}, {5'000, 0}, {8'000, 0}, t0);
   CHECK(s.snapshot(k, Provider::openai, {}, t0).combined.level == doctest::Approx(145'000 - 400 - 3'000));
 
-  // A header limit wins over the configured one; -1 / 0 (unknown) teach nothing.
+  // A header limit above the configured one does not lift it (the profile's
+  // limit is a ceiling, tested below); unknown figures (-1 / 0) teach nothing.
   RateLimits unknown;
   unknown.tokens.limit = std::nullopt;
-  s.settle(k, Provider::openai, tpm(1'000), {}, {}, t0, {&unknown, true, wall0});
-  CHECK(s.snapshot(k, Provider::openai, tpm(1'000), t0).combined.limit == doctest::Approx(200'000));
+  s.settle(k, Provider::openai, tpm(1'000'000), {}, {}, t0, {&unknown, true, wall0});
+  CHECK(s.snapshot(k, Provider::openai, tpm(1'000'000), t0).combined.limit == doctest::Approx(200'000));
+}
+
+TEST_CASE("runway: the profile's limit is a ceiling the provider's larger limit does not lift") {
+  // A team's share of an organisation's quota: 40,000 a minute of 50,000,000.
+  RunwayStore s;
+  const std::string k = runway_key(Provider::openai, "fp", "gpt-5");
+  const QuotaLimits share = tpm(40'000);
+  RateLimits h;
+  h.tokens.limit = 50'000'000;
+  h.tokens.remaining = 49'999'998;
+  s.take(k, Provider::openai, share, {10'000, 0}, t0);
+  s.settle(k, Provider::openai, share, {10'000, 0}, {12'000, 100}, t0, {&h, true, wall0});
+  Runway r = s.snapshot(k, Provider::openai, share, t0);
+  CHECK(r.combined.limit == doctest::Approx(40'000));
+  CHECK(r.combined.refill_per_ms == doctest::Approx(40'000.0 / 60'000));
+  // Its own count of the share: the bill (12,100) taken, not the provider's level.
+  CHECK(r.combined.level == doctest::Approx(40'000 - 12'100));
+
+  // Never above what the provider says is left of the whole account.
+  RateLimits low;
+  low.tokens.limit = 50'000'000;
+  low.tokens.remaining = 5'000;
+  s.settle(k, Provider::openai, share, {}, {}, t0, {&low, true, wall0});
+  CHECK(s.snapshot(k, Provider::openai, share, t0).combined.level == doctest::Approx(5'000));
+
+  // A provider limit lower than the profile's is the one that holds.
+  RunwayStore s2;
+  RateLimits small;
+  small.tokens.limit = 30'000;
+  small.tokens.remaining = 29'000;
+  s2.settle(k, Provider::openai, share, {}, {}, t0, {&small, true, wall0});
+  CHECK(s2.snapshot(k, Provider::openai, share, t0).combined.limit == doctest::Approx(30'000));
+  CHECK(s2.snapshot(k, Provider::openai, share, t0).combined.level == doctest::Approx(29'000));
+
+  // Anthropic: the input and output buckets each under their own ceiling.
+  RunwayStore s3;
+  const std::string a = runway_key(Provider::anthropic, "fp", "claude");
+  const QuotaLimits al{.tpm = 20'000, .otpm = 4'000};
+  RateLimits ah;
+  ah.input_tokens.limit = 2'000'000;
+  ah.input_tokens.remaining = 1'990'000;
+  ah.output_tokens.limit = 400'000;
+  ah.output_tokens.remaining = 399'000;
+  s3.settle(a, Provider::anthropic, al, {}, {}, t0, {&ah, true, wall0});
+  const Runway ra = s3.snapshot(a, Provider::anthropic, al, t0);
+  CHECK(ra.input.limit == doctest::Approx(20'000));
+  CHECK(ra.output.limit == doctest::Approx(4'000));
+  CHECK(ra.input.level == doctest::Approx(20'000));
+  CHECK(ra.output.level == doctest::Approx(4'000));
 }
 
 TEST_CASE("runway: an upstream 429's retry-after: the same request fits exactly then") {

@@ -192,16 +192,16 @@ TEST_CASE("diet policy: the logging phase re-bases the runway on the headers and
   billed(s.ctx).usage.prompt = diet_report(s.ctx).tokens_after + 5'000;  // the provider counted more than predicted
   billed(s.ctx).usage.completion = 100;
   RateLimitInfo rl;
-  rl.limits.tokens.limit = 2'000'000;
-  rl.limits.tokens.remaining = 1'500'000;
+  rl.limits.tokens.limit = 800'000;  // below the profile's 1,000,000: the provider's limit holds
+  rl.limits.tokens.remaining = 500'000;
   rl.received = std::chrono::system_clock::now();
   billed(s.ctx).rate_limit = rl;
   proxy.diet->logging(s.ctx);
   // The provider's limit and level, which hold its own count of the prompt;
   // then the bill's 100 completion tokens (no output cap was reserved).
   const td::pruning::Runway r = proxy.runway(p, s.ctx.model);
-  CHECK(r.combined.limit == doctest::Approx(2'000'000));
-  CHECK(r.combined.level == doctest::Approx(1'500'000 - 100).epsilon(1e-4));
+  CHECK(r.combined.limit == doctest::Approx(800'000));
+  CHECK(r.combined.level == doctest::Approx(500'000 - 100).epsilon(1e-4));
 
   // Without headers (Gemini) the bill corrects the prompt too.
   Proxy::Sent g = proxy.send(body, "key-2");
