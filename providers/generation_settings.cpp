@@ -373,6 +373,4 @@ std::uint64_t reserved_output_tokens(const ParsedRequest& request) {
   return cap && *cap > 0 ? std::uint64_t(*cap) : 0;
 }
 
-bool stream_usage_on_request(Api api) { return adapter(api).stream_usage_on_request; }
-
 }  // namespace td::providers

@@ -115,10 +115,6 @@ bool limits_count_output(Api api);
 // limits count input alone (Gemini).
 std::uint64_t reserved_output_tokens(const ParsedRequest& request);
 
-// Whether a streamed response of `api` reports usage only when the request
-// asks for it (OpenAI chat: stream_options.include_usage).
-bool stream_usage_on_request(Api api);
-
 struct SettingsWrite {
   bool ok = false;       // false: nothing written, forward the body as it was (error says why)
   bool changed = false;  // false: the body already had these settings

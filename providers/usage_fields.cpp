@@ -106,4 +106,6 @@ Usage normalise(Api api, const RawUsage& r) {
   return u;
 }
 
+bool stream_usage_on_request(Api api) { return adapter(api).stream_usage_on_request; }
+
 }  // namespace td::providers

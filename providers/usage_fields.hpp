@@ -34,4 +34,8 @@ void merge_into(RawUsage& base, const RawUsage& update);
 
 Usage normalise(Api api, const RawUsage& raw);
 
+// Whether a streamed response of `api` reports usage only when the request
+// asks for it (OpenAI chat: stream_options.include_usage).
+bool stream_usage_on_request(Api api);
+
 }  // namespace td::providers

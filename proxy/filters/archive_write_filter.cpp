@@ -62,10 +62,8 @@ FilterResult ArchiveWriteFilter::request_body_filter(RequestContext& ctx, const 
             }
             report.archive_error = std::move(job.error);
             if (count_failure) count_failure();
-            const bool offloaded = ctx.objects.get<DietResult>().offloaded;
             *request.body = std::move(job.run.body);
             publish_diet(ctx, job.run.route, std::move(job.run.outcome), *request.body, job.run.rewritten);
-            ctx.objects.get<DietResult>().offloaded = offloaded;
             return std::nullopt;
           },
           // Not written in time: the body goes as it came (nothing archived is

@@ -18,6 +18,9 @@ namespace td::proxy {
 
 namespace {
 
+// Marks a request whose body went to a diet thread.
+struct Offloaded {};
+
 // A diet on a diet thread: the run, and for a recap to summarize, the
 // request's credentials for a call to its own provider.
 struct OffloadedDiet {
@@ -83,20 +86,16 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write
     // (diet/diet.hpp), the same function `tokendiet replay` measures.
     std::string rewritten;
-    const PolicyIdentity who{ctx.provider, ctx.key_fingerprint, ctx.session_id};
-    const diet::PolicyFactsFn facts =
-        services_.policy.enabled() ? services_.policy.facts_for(who) : diet::PolicyFactsFn{};
-    diet::DietOutcome outcome = diet::diet_body(*route, body, rewritten, *config_, *services_.caches,
-                                                diet::DietOptions{.calibration = services_.calibration,
-                                                                  .policy = facts ? &facts : nullptr,
-                                                                  .semantic_eviction = services_.archive.on()});
+    diet::DietOutcome outcome =
+        run_diet(*config_, services_, *route, PolicyIdentity{ctx.provider, ctx.key_fingerprint, ctx.session_id}, body,
+                 rewritten, services_.archive.on());
     // A recap to summarize first: on a diet thread, the request paused.
     if (wants_summary(services_, outcome)) return offload(ctx, headers, *route, body);
     publish_diet(ctx, std::move(*route), std::move(outcome), body, rewritten);
   } catch (const std::exception& e) {
-    fail_open(ctx, std::string("diet: ") + e.what());
+    ctx.mark_fail_open(std::string("diet: ") + e.what());
   } catch (...) {
-    fail_open(ctx, "diet: unknown exception");
+    ctx.mark_fail_open("diet: unknown exception");
   }
   return {};
 }
@@ -106,6 +105,7 @@ FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, 
   auto job = std::make_shared<OffloadedDiet>(OffloadedDiet{DietRun(ctx, route), {}});
   if (services_.summarizer) job->credentials = summary_credentials(headers);
   job->run.body = std::move(body);
+  ctx.objects.get<Offloaded>();  // a big body was freed: its memory goes back once the request ends
   return run_off_thread(
       services_.workers, kOffloadWait, std::move(job),
       OffThreadSteps<OffloadedDiet>{
@@ -124,7 +124,6 @@ FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, 
           .finish = [](PausedRequest request, OffloadedDiet& job) -> std::optional<LocalResponse> {
             *request.body = std::move(job.run.body);
             publish_diet(*request.ctx, job.run.route, std::move(job.run.outcome), *request.body, job.run.rewritten);
-            request.ctx->objects.get<DietResult>().offloaded = true;
             return std::nullopt;
           },
           // The wait ended without the diet: the body goes as it came. The
@@ -137,11 +136,11 @@ FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, 
 }
 
 void DietFilter::logging(const RequestContext& ctx) {
-  const DietResult* result = ctx.objects.find<DietResult>();
-  if (!result) return;
   // The big body goes once the request ends: its memory back to the system
   // when the diet threads are next idle.
-  if (result->offloaded && services_.workers) services_.workers->want_release();
+  if (ctx.objects.find<Offloaded>() && services_.workers) services_.workers->want_release();
+  const DietResult* result = ctx.objects.find<DietResult>();
+  if (!result) return;
   const BilledUsage* billed = ctx.objects.find<BilledUsage>();
   if (!services_.calibration || !billed || !billed->usage.present || ctx.fail_open || ctx.status < 200 ||
       ctx.status >= 300)

@@ -4,25 +4,26 @@
 
 namespace td::proxy {
 
-void DietRun::run(const config::Config& config, const DietServices& services, bool semantic_eviction) {
-  const PolicyIdentity who{provider, key_fingerprint, session_id};
+diet::DietOutcome run_diet(const config::Config& config, const DietServices& services,
+                           const providers::ChatRoute& route, const PolicyIdentity& who, std::string_view body,
+                           std::string& rewritten, bool semantic_eviction) {
   const diet::PolicyFactsFn facts = services.policy.enabled() ? services.policy.facts_for(who) : diet::PolicyFactsFn{};
   rewritten.clear();
-  outcome = diet::diet_body(route, body, rewritten, config, *services.caches,
-                            diet::DietOptions{.calibration = services.calibration,
-                                              .policy = facts ? &facts : nullptr,
-                                              .semantic_eviction = semantic_eviction});
+  return diet::diet_body(route, body, rewritten, config, *services.caches,
+                         diet::DietOptions{.calibration = services.calibration,
+                                           .policy = facts ? &facts : nullptr,
+                                           .semantic_eviction = semantic_eviction});
 }
 
-void fail_open(RequestContext& ctx, std::string reason) {
-  ctx.fail_open = true;
-  ctx.fail_open_reason = std::move(reason);
+void DietRun::run(const config::Config& config, const DietServices& services, bool semantic_eviction) {
+  outcome = run_diet(config, services, route, PolicyIdentity{provider, key_fingerprint, session_id}, body, rewritten,
+                     semantic_eviction);
 }
 
 void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOutcome outcome, std::string& body,
                   std::string& rewritten) {
   if (!outcome.parsed) {
-    fail_open(ctx, outcome.error);
+    ctx.mark_fail_open(outcome.error);
     return;
   }
   if (!outcome.model.empty()) ctx.model = outcome.model;
@@ -35,9 +36,9 @@ void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOut
       .tokens_before = outcome.result.tokens_before,
       .tokens_after = outcome.result.tokens_after,
       .strategies = std::move(outcome.result.fired),  // the report is where they are read
-      .thinking = outcome.fail_open ? std::string() : outcome.thinking,
+      .thinking = outcome.fail_open ? std::string() : std::move(outcome.thinking),
   });
-  if (outcome.fail_open) fail_open(ctx, outcome.error);
+  if (outcome.fail_open) ctx.mark_fail_open(outcome.error);
   const bool tombstoned = outcome.tombstoned(), written = outcome.rewritten;
   DietResult& result = ctx.objects.publish<DietResult>(std::move(route), std::move(outcome));
   if (tombstoned) result.original = std::move(body);

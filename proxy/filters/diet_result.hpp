@@ -20,8 +20,13 @@ struct DietResult {
   // The body as the client sent it while the written request holds
   // tombstones its archive write has not kept yet (archive_write_filter.hpp).
   std::string original{};
-  bool offloaded = false;  // dieted on a diet thread: a big body was freed
 };
+
+// One diet of `body` for the request `who` (the pruned request, if any, goes
+// to `rewritten`), with the policy's state when the services have it.
+diet::DietOutcome run_diet(const config::Config& config, const DietServices& services,
+                           const providers::ChatRoute& route, const PolicyIdentity& who, std::string_view body,
+                           std::string& rewritten, bool semantic_eviction);
 
 // One diet of `body`, with the request's identity its own: the request may be
 // gone while it runs.
@@ -45,8 +50,5 @@ struct DietRun {
 // diet could not read is a fail-open with nothing published.
 void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOutcome outcome, std::string& body,
                   std::string& rewritten);
-
-// Records a fail-open: the original bytes go upstream.
-void fail_open(RequestContext& ctx, std::string reason);
 
 }  // namespace td::proxy

@@ -11,7 +11,7 @@
 
 #include "config/match.hpp"
 #include "providers/api.hpp"
-#include "providers/generation_settings.hpp"
+#include "providers/usage_fields.hpp"
 #include "providers/openai_chat/include_usage.hpp"
 #include "providers/rate_limits.hpp"
 #include "providers/response_error.hpp"

@@ -12,8 +12,7 @@ namespace td::proxy {
 // Records a hook's exception: the request continues fail-open (the filter's
 // change, if any, may be partial).
 inline void filter_failed(RequestContext& ctx, const Filter& f, const char* phase, const char* what) {
-  ctx.fail_open = true;
-  ctx.fail_open_reason = std::string(f.name()) + " " + phase + ": " + what;
+  ctx.mark_fail_open(std::string(f.name()) + " " + phase + ": " + what);
   log_error("filter_error", ctx.fail_open_reason);
 }
 

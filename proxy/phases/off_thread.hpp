@@ -80,10 +80,7 @@ FilterResult run_off_thread(JobQueue* queue, std::chrono::milliseconds at_most, 
       return;
     }
     handle->resume_then([job, give_back, failure](PausedRequest request) -> std::optional<LocalResponse> {
-      if (request.ctx) {
-        request.ctx->fail_open = true;
-        request.ctx->fail_open_reason = "off-thread job: " + failure;
-      }
+      if (request.ctx) request.ctx->mark_fail_open("off-thread job: " + failure);
       if (!give_back) return std::nullopt;
       return give_back(request, *job);
     });

@@ -72,6 +72,10 @@ struct RequestContext {
   // --- filled by filters ------------------------------------------------
   bool fail_open = false;  // a filter failed and the original bytes went upstream
   std::string fail_open_reason;
+  void mark_fail_open(std::string reason) {
+    fail_open = true;
+    fail_open_reason = std::move(reason);
+  }
 
   // A filter may ask the proxy to hold the request this long before sending
   // it upstream (e.g. survival mode waiting for TPM runway), from any phase

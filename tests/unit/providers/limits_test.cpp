@@ -7,6 +7,7 @@
 
 #include "providers/generation_settings.hpp"
 #include "providers/request.hpp"
+#include "providers/usage_fields.hpp"
 
 using namespace td::providers;
 
