@@ -1,8 +1,12 @@
 #include "cli/usage_command.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <iostream>
 #include <optional>
+#include <set>
+#include <utility>
 
 #include "cli/config_file.hpp"
 #include "cli/input_path.hpp"
@@ -18,14 +22,15 @@ namespace td::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "usage: tokendiet usage [--since WHEN] [--by GROUP] [--json] [--ledger FILE] [--config FILE]\n"
+    "usage: tokendiet usage [--since WHEN] [--by GROUP] [--json] [--ledger FILE...] [--config FILE]\n"
     "\n"
     "Reports what went through tokendiet, from its usage ledger: per group, the\n"
     "requests, prompt tokens as sent by clients (in), as forwarded (sent) and\n"
     "removed (saved), the upstream's billed prompt/completion/cached tokens, the\n"
     "actual cost and what the saved tokens would have cost at the model's input\n"
     "price. Prices (USD per million tokens) come from `prices:` in the config;\n"
-    "models without a price show n/a.\n"
+    "models without a price show n/a. Several ledgers (one per replica) are\n"
+    "reported together, as if they were one.\n"
     "\n"
     "options:\n";
 
@@ -50,10 +55,12 @@ Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
                "fingerprint).")
       ->type_name("GROUP");
   app->add_flag("--json", o.json, "one JSON object instead of the table.");
-  add_optional(*app, "--ledger", o.ledger,
-               "the ledger to read. Default: ledger.path from the config, else\n"
-               "$STATE_DIRECTORY/usage.db, $XDG_STATE_HOME/tokendiet/usage.db or\n"
-               "~/.local/state/tokendiet/usage.db.")
+  app->add_option("--ledger", o.ledgers,
+                  "the ledger to read; several (--ledger a.db b.db, or the option\n"
+                  "again) are summed together. Default: ledger.path from the\n"
+                  "config, else $STATE_DIRECTORY/usage.db,\n"
+                  "$XDG_STATE_HOME/tokendiet/usage.db or\n"
+                  "~/.local/state/tokendiet/usage.db.")
       ->type_name("FILE");
   add_optional(*app, "--config", o.config,
                "the config with the prices (and ledger.path). Default: the\n"
@@ -91,28 +98,40 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (!loaded) return 1;
   const config::Config& cfg = *loaded;
 
-  std::string path;
-  if (o.ledger) {
-    path = *o.ledger;
-  } else if (auto resolved = config::ledger_file(cfg.ledger)) {
-    path = *resolved;
-  } else {
-    err << "usage: no ledger path: set ledger.path in the config, or pass --ledger FILE\n";
-    return 1;
+  std::vector<std::string> paths = o.ledgers;
+  if (paths.empty()) {
+    if (auto resolved = config::ledger_file(cfg.ledger)) {
+      paths.push_back(*resolved);
+    } else {
+      err << "usage: no ledger path: set ledger.path in the config, or pass --ledger FILE\n";
+      return 1;
+    }
   }
 
-  if (auto problem = path_problem(path, PathKind::file); !problem.empty()) {
-    err << "usage: no ledger at " << problem << "\n";
-    return 1;
+  // One file named twice (a.db and ./a.db) is read once: its rows are not
+  // counted twice.
+  std::vector<std::vector<ledger::UsageSums>> per_ledger;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  std::vector<std::string> read;
+  for (const std::string& path : paths) {
+    if (auto problem = path_problem(path, PathKind::file); !problem.empty()) {
+      err << "usage: no ledger at " << problem << "\n";
+      return 1;
+    }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !seen.insert({st.st_dev, st.st_ino}).second) continue;
+    auto opened = ledger::LedgerStore::open(path, ledger::LedgerStore::Access::ReadOnly);
+    if (!opened.store) {
+      err << "usage: " << terminal_text(opened.error) << "\n";
+      return 1;
+    }
+    per_ledger.push_back(opened.store->sums(by, since_ms));
+    read.push_back(path);
   }
-  auto opened = ledger::LedgerStore::open(path, ledger::LedgerStore::Access::ReadOnly);
-  if (!opened.store) {
-    err << "usage: " << terminal_text(opened.error) << "\n";
-    return 1;
-  }
-  ledger::UsageReport report = ledger::build_usage_report(
-      opened.store->sums(by, since_ms), by, [&cfg](std::string_view model) { return config::price_for(cfg, model); });
-  report.ledger_path = path;
+  ledger::UsageReport report =
+      ledger::build_usage_report(ledger::merge_sums(std::move(per_ledger)), by,
+                                 [&cfg](std::string_view model) { return config::price_for(cfg, model); });
+  report.ledger_paths = std::move(read);
   report.since_ms = since_ms;
   report.now_ms = now_ms;
   if (o.json) {
@@ -123,7 +142,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
   // their control characters visible (the table's widths count what is shown).
   for (ledger::UsageGroup& g : report.groups) g.key = terminal_text(g.key);
   for (std::string& m : report.total.unpriced_models) m = terminal_text(m);
-  report.ledger_path = terminal_text(report.ledger_path);
+  for (std::string& p : report.ledger_paths) p = terminal_text(p);
   out << ledger::render_usage_table(report);
   return 0;
 }

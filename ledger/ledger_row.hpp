@@ -47,7 +47,7 @@ struct LedgerRow {
   // (archived first), once each, in order (column evicted_tasks, schema 2).
   std::vector<std::string> evicted_tasks;
 
-  // The policy's report, for /metrics (not stored in the ledger file).
+  // The policy's report (stored, schema 6; /metrics counts it too).
   std::string survival;                       // survival's outcome; "" none
   std::int64_t wait_ms = 0;                   // held for the runway
   std::string quota_group;                    // the runway's group; "" none known

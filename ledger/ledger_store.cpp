@@ -58,22 +58,33 @@ constexpr const char* kColumns =
     "time_ms, request_id, session, key_fingerprint, provider, model, profile, mode, "
     "tokens_before, tokens_after, prompt_tokens, completion_tokens, cached_read_tokens, "
     "cache_write_tokens, reasoning_tokens, usage_present, status, ttfb_ms, total_ms, stream, "
-    "strategies, fail_open, bytes_in, bytes_out, recovery, evicted_tasks, recalled";
-constexpr int kColumnCount = 27;
+    "strategies, fail_open, bytes_in, bytes_out, recovery, evicted_tasks, recalled, "
+    "survival, wait_ms, quota_group, runway_tokens";
+constexpr int kColumnCount = 31;
 
-// The columns each schema version after 1 added (each TEXT, "" for the rows
-// before): migrate() adds them in order, rows_since() reads "" for those an
-// older file (opened read-only, so not migrated) lacks.
+// The columns each schema version after 1 added: migrate() adds them in
+// order, with the value the rows before get (`fill`), and rows_since() reads
+// that value for those an older file (opened read-only, so not migrated) lacks.
 //   2: context-overflow recovery's outcome ("retried", "no_fit"; "" none);
 //   3: the tasks semantic eviction took outputs of (docs/design.md §The
 //      archive), their titles joined by newlines;
 //   4: the archive entries the model read back with tokendiet_recall
-//      (docs/design.md §Recall), their ids joined by newlines.
+//      (docs/design.md §Recall), their ids joined by newlines;
+//   6: survival's report (docs/design.md §Policy): its outcome ("" none), the
+//      time the request was held for the runway, the runway's quota group and
+//      the tokens it had left after the request (NULL: not known).
 struct AddedColumn {
   int version;
   const char* name;
+  const char* type;  // as ALTER TABLE ADD COLUMN takes it
+  const char* fill;  // what a row written before the column reads as
 };
-constexpr AddedColumn kAddedColumns[] = {{2, "recovery"}, {3, "evicted_tasks"}, {4, "recalled"}};
+constexpr const char* kText = "TEXT NOT NULL DEFAULT ''";
+constexpr const char* kInteger = "INTEGER NOT NULL DEFAULT 0";
+constexpr AddedColumn kAddedColumns[] = {
+    {2, "recovery", kText, "''"},         {3, "evicted_tasks", kText, "''"}, {4, "recalled", kText, "''"},
+    {6, "survival", kText, "''"},         {6, "wait_ms", kInteger, "0"},     {6, "quota_group", kText, "''"},
+    {6, "runway_tokens", "INTEGER", "NULL"}};
 
 // The tables each later schema version added.
 //   5: the recaps a model wrote (ledger_state.cpp), so a restart renders
@@ -90,7 +101,17 @@ CREATE TABLE recap_summaries (
   created_ms INTEGER NOT NULL
 );
 )sql"}};
-static_assert(std::size(kAddedColumns) + std::size(kAddedTables) + 1 == kLedgerSchemaVersion);
+// Each version after 1 adds columns or a table.
+constexpr bool every_version_adds_something() {
+  for (int v = 2; v <= kLedgerSchemaVersion; ++v) {
+    bool adds = false;
+    for (const AddedColumn& c : kAddedColumns) adds = adds || c.version == v;
+    for (const AddedTable& t : kAddedTables) adds = adds || t.version == v;
+    if (!adds) return false;
+  }
+  return true;
+}
+static_assert(every_version_adds_something());
 
 // A list column: the items joined by `sep` (strategies: ','; task titles and
 // entry ids, which may hold commas: '\n').
@@ -113,6 +134,17 @@ std::vector<std::string> split(const std::string& s, char sep = ',') {
     start = at + 1;
   }
   return out;
+}
+
+// Where column `name` stands in a column list: as a whole name ("wait_ms",
+// never inside another).
+std::size_t column_at(const std::string& columns, std::string_view name) {
+  for (std::size_t at = columns.find(name); at != std::string::npos; at = columns.find(name, at + 1)) {
+    const bool starts = at == 0 || columns[at - 1] == ' ';
+    const std::size_t end = at + name.size();
+    if (starts && (end == columns.size() || columns[end] == ',')) return at;
+  }
+  return std::string::npos;
 }
 
 std::string parent_dir(const std::string& path) {
@@ -218,9 +250,8 @@ std::string LedgerStore::migrate() {
     }
     for (int next = v + 1; why.empty() && next <= kLedgerSchemaVersion; v = next++) {
       for (const AddedColumn& c : kAddedColumns)
-        if (c.version == next)
-          why = exec(db_,
-                     ("ALTER TABLE requests ADD COLUMN " + std::string(c.name) + " TEXT NOT NULL DEFAULT ''").c_str());
+        if (c.version == next && why.empty())
+          why = exec(db_, ("ALTER TABLE requests ADD COLUMN " + std::string(c.name) + " " + c.type).c_str());
       for (const AddedTable& t : kAddedTables)
         if (t.version == next) why = exec(db_, t.sql);
       if (why.empty()) why = exec(db_, ("PRAGMA user_version = " + std::to_string(next)).c_str());
@@ -282,6 +313,13 @@ void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, JoinedTexts& joined) 
   bind_text(s, ++i, r.recovery);
   bind_text(s, ++i, joined.evicted_tasks);
   bind_text(s, ++i, joined.recalled);
+  bind_text(s, ++i, r.survival);
+  sqlite3_bind_int64(s, ++i, r.wait_ms);
+  bind_text(s, ++i, r.quota_group);
+  if (r.runway_tokens)
+    sqlite3_bind_int64(s, ++i, *r.runway_tokens);
+  else
+    sqlite3_bind_null(s, ++i);
 }
 
 }  // namespace
@@ -325,7 +363,7 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
   // Older files (opened read-only, so not migrated) lack the later columns.
   const int version = schema_version();
   for (const AddedColumn& c : kAddedColumns)
-    if (version < c.version) columns.replace(columns.rfind(c.name), std::string_view(c.name).size(), "''");
+    if (version < c.version) columns.replace(column_at(columns, c.name), std::string_view(c.name).size(), c.fill);
   std::string sql = "SELECT " + columns + " FROM requests WHERE time_ms >= ? ORDER BY time_ms, id LIMIT ?";
   Stmt s(db_, sql.c_str());
   std::vector<LedgerRow> rows;
@@ -359,6 +397,11 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
     r.recovery = text(q, c++);
     r.evicted_tasks = split(text(q, c++), '\n');
     r.recalled = split(text(q, c++), '\n');
+    r.survival = text(q, c++);
+    r.wait_ms = sqlite3_column_int64(q, c++);
+    r.quota_group = text(q, c++);
+    if (sqlite3_column_type(q, c) != SQLITE_NULL) r.runway_tokens = sqlite3_column_int64(q, c);
+    ++c;
     rows.push_back(std::move(r));
   }
   return rows;

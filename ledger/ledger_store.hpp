@@ -26,8 +26,8 @@ namespace td::ledger {
 
 // PRAGMA user_version of the schema this build writes. Bump it with a
 // migration step in ledger_store.cpp whenever a table changes.
-inline constexpr int kLedgerSchemaVersion = 5;  // 2: the recovery column; 3: evicted_tasks; 4: recalled;
-                                                // 5: the recap_summaries table
+inline constexpr int kLedgerSchemaVersion = 6;  // 2: the recovery column; 3: evicted_tasks; 4: recalled;
+                                                // 5: the recap_summaries table; 6: survival's columns
 
 // The estimator's correction for one model: upstream prompt tokens divided by
 // our estimate, averaged over `samples` requests.

@@ -109,6 +109,28 @@ double actual_cost_usd(const config::Price& p, std::int64_t prompt, std::int64_t
          kPerMillion;
 }
 
+std::vector<UsageSums> merge_sums(std::vector<std::vector<UsageSums>> per_ledger) {
+  if (per_ledger.size() == 1) return std::move(per_ledger.front());
+  // Ordered as the store orders them (ORDER BY group, model: bytewise).
+  std::map<std::pair<std::string, std::string>, UsageSums> merged;
+  for (std::vector<UsageSums>& sums : per_ledger)
+    for (UsageSums& u : sums) {
+      auto [at, fresh] = merged.try_emplace({u.group, u.model}, u);
+      if (fresh) continue;
+      UsageSums& m = at->second;
+      for (auto field : {&UsageSums::requests, &UsageSums::tokens_before, &UsageSums::tokens_after,
+                         &UsageSums::tokens_saved, &UsageSums::prompt, &UsageSums::completion, &UsageSums::cached_read,
+                         &UsageSums::cache_write, &UsageSums::reasoning, &UsageSums::fail_open, &UsageSums::errors})
+        m.*field += u.*field;
+      m.first_ms = std::min(m.first_ms, u.first_ms);
+      m.last_ms = std::max(m.last_ms, u.last_ms);
+    }
+  std::vector<UsageSums> out;
+  out.reserve(merged.size());
+  for (auto& [key, u] : merged) out.push_back(std::move(u));
+  return out;
+}
+
 UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by, const PriceLookup& price_for) {
   UsageReport report;
   report.by = by;
@@ -150,7 +172,10 @@ UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by, c
 }
 
 std::string render_usage_table(const UsageReport& r) {
-  std::string out = "tokendiet usage: " + r.ledger_path + "\n";
+  std::string out = "tokendiet usage: ";
+  for (std::size_t i = 0; i < r.ledger_paths.size(); ++i) out += (i ? ", " : "") + r.ledger_paths[i];
+  if (r.ledger_paths.size() > 1) out += " (" + std::to_string(r.ledger_paths.size()) + " ledgers together)";
+  out += "\n";
   out += r.since_ms > 0 ? "since " + utc_time(r.since_ms) : std::string("whole ledger");
   out += ", until " + utc_time(r.now_ms) + ", by " + std::string(group_by_name(r.by)) + "\n\n";
   if (r.groups.empty()) return out + "no requests in this period\n";
@@ -243,8 +268,15 @@ std::string render_usage_json(const UsageReport& r) {
     w.EndObject();
   };
   w.StartObject();
+  // "ledger": the first (the only one, but for a report over replicas);
+  // "ledgers": all of them.
+  const std::string first = r.ledger_paths.empty() ? std::string() : r.ledger_paths.front();
   w.Key("ledger");
-  w.String(r.ledger_path.c_str(), static_cast<rapidjson::SizeType>(r.ledger_path.size()));
+  w.String(first.c_str(), static_cast<rapidjson::SizeType>(first.size()));
+  w.Key("ledgers");
+  w.StartArray();
+  for (const std::string& p : r.ledger_paths) w.String(p.c_str(), static_cast<rapidjson::SizeType>(p.size()));
+  w.EndArray();
   w.Key("by");
   w.String(std::string(group_by_name(r.by)).c_str());
   w.Key("since_ms");

@@ -41,12 +41,16 @@ struct UsageReport {
   GroupBy by = GroupBy::Model;
   std::int64_t since_ms = 0;  // 0: the whole ledger
   std::int64_t now_ms = 0;
-  std::string ledger_path;
+  std::vector<std::string> ledger_paths;  // the ledgers read, one per replica
   std::vector<UsageGroup> groups;
   UsageGroup total;  // key "total"
 };
 
 using PriceLookup = std::function<const config::Price*(std::string_view model)>;
+
+// Several ledgers' sums (one per replica) as one ledger's: the rows of one
+// (group, model) added up, first and last times the earliest and latest.
+std::vector<UsageSums> merge_sums(std::vector<std::vector<UsageSums>> per_ledger);
 
 UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by, const PriceLookup& price_for);
 

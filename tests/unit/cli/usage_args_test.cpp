@@ -29,12 +29,15 @@ TEST_CASE("usage: --name value and --name=value give the same options") {
   CHECK(spaced == joined);
   CHECK(spaced.since == "7d");
   CHECK(spaced.by == "day");
-  CHECK(spaced.ledger == "u.db");
+  CHECK(spaced.ledgers == std::vector<std::string>{"u.db"});
   CHECK(spaced.config == "c.yaml");
   CHECK(spaced.json);
   UsageOptions none = parsed({});
   CHECK_FALSE(none.since.has_value());
-  CHECK_FALSE(none.ledger.has_value());
+  CHECK(none.ledgers.empty());
+  // Several ledgers: the option's words, or the option again.
+  CHECK(parsed({"--ledger", "a.db", "b.db"}).ledgers == std::vector<std::string>{"a.db", "b.db"});
+  CHECK(parsed({"--ledger", "a.db", "--json", "--ledger=b.db"}).ledgers == std::vector<std::string>{"a.db", "b.db"});
   CHECK(parsed({"--since="}).since == "");  // given, empty: the command says why it is bad
 }
 

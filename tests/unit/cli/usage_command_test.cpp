@@ -158,3 +158,55 @@ TEST_CASE("usage: a ledger path that is not there, or a directory, is an error n
   CHECK(config.status == 1);
   CHECK(config.err == tmp.file("none.yaml") + ": No such file or directory\n");
 }
+
+// One ledger per replica: the report over several is the report over one
+// ledger holding all their rows; a file named twice is read once.
+TEST_CASE("usage over several ledgers: summed as one, a file named twice counted once") {
+  Fixture f;
+  const std::string second = f.tmp.file("replica-2.db");
+  {
+    auto opened = ledger::LedgerStore::open(second, ledger::LedgerStore::Access::ReadWrite);
+    REQUIRE(opened.store);
+    std::vector<ledger::LedgerRow> rows = {sample_row(3), sample_row(4, "claude-x")};
+    rows[1].time_ms = f.day1 + 86'400'000;
+    rows[1].provider = "anthropic";
+    REQUIRE(opened.store->insert(rows).empty());
+  }
+  const std::string both = f.tmp.file("both.db");
+  {
+    auto opened = ledger::LedgerStore::open(both, ledger::LedgerStore::Access::ReadWrite);
+    REQUIRE(opened.store);
+    std::vector<ledger::LedgerRow> rows = {sample_row(0), sample_row(1), sample_row(2, "claude-x"), sample_row(3),
+                                           sample_row(4, "claude-x")};
+    rows[2].time_ms = rows[4].time_ms = f.day1 + 86'400'000;
+    rows[2].provider = rows[4].provider = "anthropic";
+    REQUIRE(opened.store->insert(rows).empty());
+  }
+  for (const char* by : {"model", "day", "provider", "session"}) {
+    CAPTURE(by);
+    Run together = run({"--ledger", f.ledger, second, "--config", f.config, "--by", by, "--json"}, f.now);
+    REQUIRE_MESSAGE(together.status == 0, together.err);
+    Run one = run({"--ledger", both, "--config", f.config, "--by", by, "--json"}, f.now);
+    REQUIRE(one.status == 0);
+    rapidjson::Document a, b;
+    REQUIRE_FALSE(a.Parse(together.out.c_str()).HasParseError());
+    REQUIRE_FALSE(b.Parse(one.out.c_str()).HasParseError());
+    CHECK(a["ledgers"].Size() == 2);
+    CHECK(a["groups"] == b["groups"]);
+    CHECK(a["total"] == b["total"]);
+  }
+  Run table = run({"--ledger", f.ledger, "--ledger", second, "--config", f.config}, f.now);
+  REQUIRE(table.status == 0);
+  CHECK(table.out.find("(2 ledgers together)") != std::string::npos);
+
+  Run twice = run({"--ledger", f.ledger, f.tmp.file("./usage.db"), "--json"}, f.now);
+  REQUIRE_MESSAGE(twice.status == 0, twice.err);
+  rapidjson::Document d;
+  REQUIRE_FALSE(d.Parse(twice.out.c_str()).HasParseError());
+  CHECK(d["ledgers"].Size() == 1);
+  CHECK(d["total"]["requests"].GetInt64() == 3);
+
+  Run missing = run({"--ledger", f.ledger, f.tmp.file("nope.db")}, f.now);
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("nope.db") != std::string::npos);
+}

@@ -204,6 +204,8 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   REQUIRE(sqlite3_exec(db,
+                       "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
+                       "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
                        "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
                        "ALTER TABLE requests DROP COLUMN recovery; DROP TABLE recap_summaries; "
                        "PRAGMA user_version = 1",
@@ -265,4 +267,56 @@ TEST_CASE(
   REQUIRE(opened.store->insert(std::span(&r, 1)).empty());
   CHECK(opened.store->rows_since(0).back().evicted_tasks == std::vector<std::string>{"a task"});
   CHECK(opened.store->rows_since(0).back().recalled == r.recalled);
+}
+
+// Schema 6 stores survival's report; a schema-5 file (without those columns)
+// reads as "none" until the proxy opens it for writing and migrates it.
+TEST_CASE("schema 6: survival's outcome, wait, quota group and runway kept; a schema-5 file migrated, rows kept") {
+  TempDir tmp;
+  const std::string path = tmp.file("usage.db");
+  auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE_MESSAGE(opened.store, opened.error);
+  LedgerRow held = sample_row(1);
+  held.survival = "wait";
+  held.wait_ms = 1234;
+  held.quota_group = "openai:team-a";
+  held.runway_tokens = 0;
+  LedgerRow plain = sample_row(3);
+  plain.runway_tokens.reset();
+  REQUIRE(opened.store->insert(std::vector{held, plain}).empty());
+  auto rows = opened.store->rows_since(0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0] == held);
+  CHECK(rows[1] == plain);
+  CHECK_FALSE(rows[1].runway_tokens.has_value());
+  CHECK(query_text(path, "SELECT runway_tokens FROM requests ORDER BY id") == "0|NULL");
+  opened.store.reset();
+
+  // The file as schema 5 wrote it.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db,
+                       "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
+                       "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
+                       "PRAGMA user_version = 5",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
+  REQUIRE_MESSAGE(ro.store, ro.error);
+  rows = ro.store->rows_since(0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].survival.empty());
+  CHECK(rows[0].wait_ms == 0);
+  CHECK(rows[0].quota_group.empty());
+  CHECK_FALSE(rows[0].runway_tokens.has_value());
+  CHECK(rows[0].recalled == held.recalled);  // the columns around them still read right
+  ro.store.reset();
+  auto migrated = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE_MESSAGE(migrated.store, migrated.error);
+  CHECK(migrated.store->schema_version() == kLedgerSchemaVersion);
+  REQUIRE(migrated.store->insert(std::vector{held}).empty());
+  rows = migrated.store->rows_since(0);
+  REQUIRE(rows.size() == 3);
+  CHECK_FALSE(rows[0].runway_tokens.has_value());  // the old row: not known
+  CHECK(rows[1] == held);                            // the new one (same time, later id)
 }

@@ -88,7 +88,7 @@ TEST_CASE("table and JSON renderings") {
   std::vector<UsageSums> in = {sums("gpt-4o", "gpt-4o", 3, 9'000, 6'000, 6'100, 1'000, 300),
                                sums("", "", 1, 10, 10, 0, 0, 0)};
   UsageReport r = build_usage_report(in, GroupBy::Model, lookup);
-  r.ledger_path = "/tmp/usage \"x\".db";
+  r.ledger_paths = {"/tmp/usage \"x\".db"};
   r.since_ms = 1'790'000'000'000;
   r.now_ms = r.since_ms + 86'400'000;
 
@@ -103,7 +103,7 @@ TEST_CASE("table and JSON renderings") {
   std::string json = render_usage_json(r);
   rapidjson::Document doc;
   REQUIRE_FALSE(doc.Parse(json.c_str()).HasParseError());
-  CHECK(std::string(doc["ledger"].GetString()) == r.ledger_path);
+  CHECK(std::string(doc["ledger"].GetString()) == r.ledger_paths[0]);
   CHECK(std::string(doc["by"].GetString()) == "model");
   CHECK(doc["since_ms"].GetInt64() == r.since_ms);
   REQUIRE(doc["groups"].Size() == 2);

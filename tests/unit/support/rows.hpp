@@ -33,6 +33,12 @@ inline ledger::LedgerRow sample_row(int i, std::string model = "gpt-4o") {
   r.fail_open = i % 5 == 4;
   r.bytes_in = 4000 + i;
   r.bytes_out = 800 + i;
+  if (i % 3 == 2) {  // survival's report (schema 6)
+    r.survival = i % 2 ? "wait" : "shrink";
+    r.wait_ms = 40 + i;
+    r.quota_group = "team-" + std::to_string(i);
+    r.runway_tokens = i % 4 == 0 ? 0 : 12'000 - i;  // 0 is a value, not "none"
+  }
   return r;
 }
 
