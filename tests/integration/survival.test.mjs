@@ -13,6 +13,8 @@
 // not change what is decided.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
+import {execFileSync} from 'node:child_process';
+import path from 'node:path';
 import {startFakeUpstream, startTokendiet, quotaConfig, trajectory, fillerBody, fakeTokens, post, explain,
   logLineOf, metricSamples, metricSum} from '../support/index.mjs';
 
@@ -102,7 +104,25 @@ test('survival waits when compression is not enough: held for x-tokendiet-wait-m
   assertUpstreamAdmittedAll(key);
   const log = await logLineOf(td, h['request-id']);
   assert.deepEqual([log.survival, log.wait_ms], ['waited', wait]);
+  // The ledger row keeps survival's report (docs/design.md §Ledger and metrics).
+  const row = await ledgerRowOf(td, h['request-id']);
+  assert.deepEqual([row.survival, row.wait_ms, row.quota_group, row.runway_tokens],
+    ['waited', wait, log.quota_group, Number(h['runway-tokens'])], JSON.stringify(row));
 });
+
+// The ledger row of a request, read with the sqlite3 shell once the writer
+// has committed it (within a few ms of the response).
+async function ledgerRowOf(td, requestId) {
+  const file = path.join(td.stateDir, 'usage.db');
+  for (let i = 0; i < 200; ++i) {
+    const out = execFileSync('sqlite3', ['-readonly', '-json', file,
+      `SELECT survival, wait_ms, quota_group, runway_tokens FROM requests WHERE request_id = '${requestId}'`],
+    {encoding: 'utf8'}).trim();
+    if (out) return JSON.parse(out)[0];
+    await new Promise(r => setTimeout(r, 25));
+  }
+  throw new Error(`no ledger row for ${requestId}`);
+}
 
 test('survival answers 429 with a Retry-After when the wait would be too long; the same request then fits', async () => {
   const key = 'agent-reject';
