@@ -151,7 +151,7 @@ def from_claude_code(path):
 
 
 # Codex CLI rollout: only `response_item` records, plus the session's base
-# instructions. Developer messages become system messages, user messages user
+# instructions, up to the first compaction (a `compacted` record). Developer messages become system messages, user messages user
 # messages (the environment and IDE context kept as Codex sent them). One model
 # response (its text, `function_call`s and `custom_tool_call`s such as
 # apply_patch, whose arguments become {"input": <patch>}) is one assistant
@@ -172,6 +172,8 @@ def from_codex(path):
             if text:
                 out.append({"role": "system", "content": text})
             continue
+        if kind == "compacted":
+            break  # Codex replaced the history: the session up to its first compaction
         if kind == "turn_context":
             model = model or p.get("model", "")
             continue
