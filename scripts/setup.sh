@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev
   libxxhash-dev libgoogle-perftools-dev libcli11-dev doctest-dev ca-certificates)
-TEST_PKGS=(sqlite3 openssl curl)
+TEST_PKGS=(sqlite3 openssl curl python3)
 SANITIZE_PKGS=(clang libclang-rt-14-dev clang-format)
 
 want=("${BUILD_PKGS[@]}")
