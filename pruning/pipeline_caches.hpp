@@ -24,9 +24,10 @@ struct PipelineCaches {
   // Token counts of texts (diet/cached_counter.hpp) and of whole
   // messages (pruning/tally.hpp), keyed by salted content hashes.
   tok::CountCache counts;
-  Memo<std::string> folds{std::size_t{64} << 20};  // low_entropy: a tool output's folded form
-  Memo<Snipped> snips{std::size_t{64} << 20};      // stale_tool_outputs, stale_assistant_text: cuts
-  Memo<LossyPlan> plans{std::size_t{32} << 20};    // lossy_plan: the plan of a history
+  Memo<std::string> folds{std::size_t{64} << 20};       // low_entropy: a tool output's folded form
+  Memo<Snipped> snips{std::size_t{64} << 20};           // stale_tool_outputs, stale_assistant_text: cuts
+  Memo<LossyPlan> plans{std::size_t{32} << 20};         // lossy_plan: the plan of a history
+  Memo<std::string> turn_lines{std::size_t{16} << 20};  // recap: a turn's line, by its messages
 };
 
 }  // namespace td::pruning

@@ -222,15 +222,49 @@ struct Line {
   std::uint64_t tokens = 0;
 };
 
+// The memo key of turn `turn`'s line over messages [from, to): everything
+// turn_line() reads of them (roles, the removed and system marks, each part's
+// kind, id, name, error flag and text hash) and the options it takes.
+memo_detail::Key turn_line_key(const Conversation& conv, const RecapOptions& p, std::uint32_t turn, std::uint32_t from,
+                               std::uint32_t to) {
+  std::vector<std::uint64_t> words{turn, p.recap_items, p.recap_text_bytes};
+  for (std::uint32_t i = from; i < to; ++i) {
+    const Message& m = conv.messages[i];
+    words.push_back(static_cast<std::uint64_t>(m.role) | std::uint64_t{m.removed} << 8 |
+                    std::uint64_t{detail::is_system(m)} << 9 | std::uint64_t{m.parts.size()} << 16);
+    for (const Part& part : m.parts) {
+      const tok::Hash128 h = text_hash(part);
+      words.push_back(h.lo);
+      words.push_back(h.hi);
+      words.push_back(static_cast<std::uint64_t>(part.kind) | std::uint64_t{part.is_error} << 8);
+      words.push_back(
+          tok::hash_bytes(part.id.data(), part.id.size(), tok::hash_bytes(part.name.data(), part.name.size(), 0)));
+    }
+  }
+  return memo_detail::key_of(memo_salt("recap-turn-line", {}),
+                             tok::hash128(words.data(), words.size() * sizeof(std::uint64_t)));
+}
+
 // The turn lines of every turn from `start` to `end`, oldest first.
 std::vector<Line> turn_lines(const Conversation& conv, const RecapOptions& p, const WorkingMemory& wm,
-                             std::uint32_t start, std::uint32_t end, const Tally& tally) {
+                             std::uint32_t start, std::uint32_t end, const Tally& tally, Memo<std::string>* memo) {
   std::vector<Line> out;
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   for (std::uint32_t t = 0; t < wm.turns(); ++t) {
     const std::uint32_t from = std::max(wm.start_of(t, size), start), to = std::min(wm.start_of(t + 1, size), end);
     if (from >= to) continue;
-    Line l{from, to, turn_line(conv, p, t, from, to), 0};
+    Line l{from, to, {}, 0};
+    if (!memo) {
+      l.text = turn_line(conv, p, t, from, to);
+    } else {
+      const memo_detail::Key key = turn_line_key(conv, p, t, from, to);
+      if (auto hit = memo->find(key)) {
+        l.text = **hit;
+      } else {
+        l.text = turn_line(conv, p, t, from, to);
+        memo->insert(key, std::make_shared<const std::string>(l.text));
+      }
+    }
     if (l.text.empty()) continue;
     l.tokens = tally.text(l.text);
     out.push_back(std::move(l));
@@ -280,7 +314,8 @@ void hash_into(std::vector<std::uint64_t>& words, std::string_view s) {
 }  // namespace
 
 RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const std::vector<std::uint64_t>& orig,
-                     std::uint64_t fixed, std::uint64_t context_window, const Tally& tally) {
+                     std::uint64_t fixed, std::uint64_t context_window, const Tally& tally,
+                     Memo<std::string>* line_memo) {
   RecapPlan plan;
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   std::uint64_t total = fixed;
@@ -293,7 +328,7 @@ RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const st
   if (start == 0 || wm.grid.empty()) return plan;
   const std::uint32_t reach = wm.start_of(wm.grid.back(), size);
   if (reach <= start + 1) return plan;
-  const std::vector<Line> lines = turn_lines(conv, opt, wm, start, reach, tally);
+  const std::vector<Line> lines = turn_lines(conv, opt, wm, start, reach, tally, line_memo);
 
   // Prefix sums of the tokens as sent and of those a recap replaces (system
   // messages in its range stay), and a plan for the loss cap: each turn's
