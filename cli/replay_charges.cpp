@@ -67,6 +67,8 @@ RecallOffered recall_offered(RecallMode mode, bool cut_so_far, bool tombstoned) 
   switch (mode) {
     case RecallMode::Every:
       return {cut_so_far, true};
+    case RecallMode::FromStart:
+      return {true, true};
     case RecallMode::Tombstones:
       return {tombstoned, false};
     case RecallMode::Off:

@@ -29,10 +29,12 @@ struct Profile;
 
 namespace td::cli {
 
-// Which cuts a real agent could recall: `Every` every cut once the session has
-// one (the proxy's `recall` key, on), `Tombstones` only text a tombstone
-// replaced (semantic mode, the proxy before every cut was recallable), `Off` none.
-enum class RecallMode : std::uint8_t { Every, Tombstones, Off };
+// Which cuts a real agent could recall: `Every` every cut, the tool from the
+// session's first cut on (the proxy's `recall` key, on); `FromStart` the same
+// with the tool from the first request (it heads the cached prefix, so adding
+// it later rewrites the whole cache once); `Tombstones` only text a tombstone
+// replaced (semantic mode, the proxy before every cut was recallable); `Off` none.
+enum class RecallMode : std::uint8_t { Every, FromStart, Tombstones, Off };
 
 // What a request as sent offers for recall.
 struct RecallOffered {

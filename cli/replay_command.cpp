@@ -26,7 +26,7 @@ namespace {
 constexpr const char* kSynopsis =
     "usage: tokendiet replay FILE...|DIR... [--profile NAME] [--pricing openai|anthropic]\n"
     "                        [--config FILE] [--json] [--requests] [--token-threshold N]\n"
-    "                        [--semantic] [--recall every|tombstones|off]\n\n"
+    "                        [--semantic] [--recall MODE]\n\n"
     "Replays recorded agent trajectories (JSON: {\"id\", \"model\", \"messages\"}; a\n"
     "DIR means every *.json in it) request by request through the proxy's diet\n"
     "(adapter parse -> pipeline -> adapter write). Request t is the messages\n"
@@ -98,7 +98,17 @@ std::string json_string(const std::string& s) {
 }
 
 const char* recall_name(RecallMode m) {
-  return m == RecallMode::Every ? "every" : m == RecallMode::Tombstones ? "tombstones" : "off";
+  switch (m) {
+    case RecallMode::Every:
+      return "every";
+    case RecallMode::FromStart:
+      return "from-start";
+    case RecallMode::Tombstones:
+      return "tombstones";
+    case RecallMode::Off:
+      break;
+  }
+  return "off";
 }
 
 double saved(double without, double with) { return without > 0 ? 1 - with / without : 0.0; }
@@ -232,13 +242,15 @@ Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
          [&o](const std::string& name) {
            o.recall = name == "off"          ? RecallMode::Off
                       : name == "tombstones" ? RecallMode::Tombstones
+                      : name == "from-start" ? RecallMode::FromStart
                                              : RecallMode::Every;
          },
          "which cuts a lost line can be recalled from, when charged:\n"
-         "every (default: every cut, once the session has one),\n"
+         "every (default: every cut, the tool from the first cut on),\n"
+         "from-start (every cut, the tool from the first request),\n"
          "tombstones (semantic mode's only), off (re-read instead)")
       ->type_name("MODE")
-      ->check(one_of({"every", "tombstones", "off"}, "recall mode"));
+      ->check(one_of({"every", "from-start", "tombstones", "off"}, "recall mode"));
   app->add_flag("--semantic", o.semantic,
                 "also replay each trajectory with semantic mode off\n"
                 "(completed_tasks: false) and report both, and the\n"

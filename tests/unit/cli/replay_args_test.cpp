@@ -52,6 +52,7 @@ TEST_CASE("replay: --recall says which cuts a charged loss can recall (default: 
   CHECK(parsed({"t.json"}).recall == RecallMode::Every);
   CHECK(parsed({"t.json", "--recall", "off"}).recall == RecallMode::Off);
   CHECK(parsed({"t.json", "--recall=tombstones"}).recall == RecallMode::Tombstones);
+  CHECK(parsed({"t.json", "--recall", "from-start"}).recall == RecallMode::FromStart);
   CHECK(error_of({"t.json", "--recall", "some"}).find("--recall: unknown recall mode 'some'") != std::string::npos);
 }
 

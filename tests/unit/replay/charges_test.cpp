@@ -193,6 +193,7 @@ TEST_CASE("nothing is charged when nothing the agent uses is lost") {
 TEST_CASE("which cuts can be recalled") {
   const std::vector<std::string> tombstones = {"an evicted output with line_42 in it"};
   CHECK_FALSE(recall_offered(RecallMode::Every, false, false).tool);  // no cut yet: no tool
+  CHECK(recall_offered(RecallMode::FromStart, false, false).tool);    // the tool from the first request
   CHECK(recallable(recall_offered(RecallMode::Every, true, false), "anything", {}));
   CHECK(recallable(recall_offered(RecallMode::Tombstones, true, true), "line_42", tombstones));
   CHECK_FALSE(recallable(recall_offered(RecallMode::Tombstones, true, true), "line_43", tombstones));
