@@ -314,7 +314,7 @@ int replay(int argc, char** argv) {
     if (o.semantic) {
       pruning::Profile off = profile ? *profile : config::profile_for(cfg, t->model);
       off.completed_tasks = false;
-      semantic.push_back({replay_trajectory(*t, cfg, &off, o.pricing), reports.back()});
+      semantic.push_back({replay_trajectory(*t, cfg, &off, o.pricing, o.recall), reports.back()});
     }
   }
 
