@@ -7,17 +7,14 @@
 #include <algorithm>
 #include <ctime>
 #include <cmath>
-#include <unordered_set>
 
-#include "providers/billing.hpp"
-#include "providers/request.hpp"
+#include "cli/replay_charges.hpp"
+#include "cli/replay_measure.hpp"
+#include "config/match.hpp"
+#include "providers/parsed_message_memo.hpp"
 #include "providers/route.hpp"
 #include "diet/diet.hpp"
 #include "pruning/json_nesting.hpp"
-#include "pruning/text.hpp"
-#include "pruning/tokenizer/counter.hpp"
-#include "pruning/tokenizer/hash.hpp"
-#include "pruning/tokenizer/message_count.hpp"
 
 namespace td::cli {
 
@@ -59,91 +56,6 @@ Speaker speaker_of(std::string_view role) {
   if (role == "tool" || role == "function") return Speaker::Tool;
   return Speaker::User;
 }
-
-// One request body as the provider would read it.
-struct Measured {
-  std::uint64_t total = 0;
-  std::vector<std::uint64_t> tokens;    // per message
-  std::vector<std::string> raw;         // per message: its JSON bytes as sent
-  std::vector<std::string> first_text;  // per message: its first part's text
-  std::vector<pruning::Role> roles;
-  std::string all_text;  // every text of every message
-};
-
-// `memo`: the diet's, as the proxy's parses share one.
-Measured measure(const std::string& body, tok::CountCache& cache, providers::ParsedMessageMemo& memo) {
-  Measured m;
-  providers::ParseOutcome p = providers::parse(providers::Api::openai_chat, body, &memo);
-  if (!p.request) return m;
-  const providers::ParsedRequest& r = *p.request;
-  static const tok::BillingRules rules = providers::billing_rules_for(providers::Api::openai_chat);
-  tok::ConversationCount count =
-      tok::count_conversation(r.conversation, tok::exact_counter(tok::EncodingId::O200kBase), &cache, rules);
-  m.total = count.total;
-  m.tokens = count.per_message;
-  for (std::size_t i = 0; i < r.conversation.messages.size(); ++i) {
-    const pruning::Message& msg = r.conversation.messages[i];
-    m.raw.emplace_back(r.doc.raw(r.messages[msg.origin].node));
-    m.roles.push_back(msg.role);
-    m.first_text.push_back(msg.parts.empty() ? std::string{} : msg.parts[0].text);
-    for (const pruning::Part& part : msg.parts) {
-      append_line(m.all_text, part.text);
-      if (part.kind == pruning::PartKind::ToolCall) {
-        rapidjson::Document args;
-        if (pruning::json_nesting_within(part.text) &&
-            !args.Parse(part.text.data(), part.text.size()).HasParseError()) {
-          std::string strings;
-          collect_strings(args, strings);
-          append_line(m.all_text, strings);
-        }
-      }
-    }
-  }
-  return m;
-}
-
-// The longest prefix a request shares with any earlier one of its trajectory.
-class PrefixTracker {
- public:
-  struct Shared {
-    std::uint64_t whole = 0;    // tokens of the whole messages shared
-    std::uint64_t partial = 0;  // tokens of the shared start of the next one
-  };
-
-  Shared share(const Measured& m) {
-    std::vector<std::uint64_t> chain(m.raw.size() + 1, 0x7d1e7ull);
-    for (std::size_t i = 0; i < m.raw.size(); ++i)
-      chain[i + 1] = tok::hash_bytes(m.raw[i].data(), m.raw[i].size(), chain[i]);
-    Shared s;
-    std::size_t k = 0;
-    while (k < m.raw.size() && seen_.count(chain[k + 1])) s.whole += m.tokens[k++];
-    // The next message may begin like the previous request's did (a pruned
-    // output keeps its head): count that shared start too.
-    if (k < m.raw.size() && k < prev_.raw.size() && prev_chain_.size() > k && prev_chain_[k] == chain[k] &&
-        prev_.roles[k] == m.roles[k]) {
-      const std::string& a = m.first_text[k];
-      const std::string& b = prev_.first_text[k];
-      std::size_t lcp = 0;
-      while (lcp < a.size() && lcp < b.size() && a[lcp] == b[lcp]) ++lcp;
-      lcp = pruning::text::floor_boundary(a, lcp);
-      if (lcp > 0) {
-        std::uint64_t n = tok::exact_counter(tok::EncodingId::O200kBase).count(std::string_view(a).substr(0, lcp));
-        // The message frame (3 tokens and its role), minus the boundary token.
-        std::uint64_t partial = n + 3;
-        s.partial = std::min<std::uint64_t>(partial, m.tokens[k] > 0 ? m.tokens[k] - 1 : 0);
-      }
-    }
-    for (std::size_t i = 1; i < chain.size(); ++i) seen_.insert(chain[i]);
-    prev_chain_ = std::move(chain);
-    prev_ = m;
-    return s;
-  }
-
- private:
-  std::unordered_set<std::uint64_t> seen_;
-  std::vector<std::uint64_t> prev_chain_;
-  Measured prev_;
-};
 
 // Every request of a trajectory: the number of messages it holds.
 std::vector<std::size_t> request_sizes(const Trajectory& t) {
@@ -223,13 +135,6 @@ std::string request_body(const Trajectory& t, std::size_t n) {
   return body + "]}";
 }
 
-double request_cost(Pricing pricing, std::uint64_t total, std::uint64_t shared) {
-  shared = std::min(shared, total);
-  if (pricing == Pricing::Anthropic) return 0.1 * double(shared) + 1.25 * double(total - shared);
-  std::uint64_t cached = shared >= 1024 ? 1024 + (shared - 1024) / 128 * 128 : 0;
-  return double(total - cached) + 0.1 * double(cached);
-}
-
 double Report::percentile_ms(double p) const {
   if (pipeline_ms.empty()) return 0;
   std::vector<double> v = pipeline_ms;
@@ -255,6 +160,7 @@ void Report::add(const Report& o) {
   pipeline_ms.insert(pipeline_ms.end(), o.pipeline_ms.begin(), o.pipeline_ms.end());
   fail_open += o.fail_open;
   for (const auto& [name, n] : o.fired) fired[name] += n;
+  charges.add(o.charges);
 }
 
 void Report::add_request_cost(double without, double with) {
@@ -267,19 +173,20 @@ void Report::add_request_cost(double without, double with) {
 }
 
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing) {
+                         Pricing pricing, RecallMode recall) {
   diet::DietCaches caches;
-  return replay_trajectory(t, config, profile, pricing, caches);
+  return replay_trajectory(t, config, profile, pricing, caches, recall);
 }
 
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, diet::DietCaches& caches) {
+                         Pricing pricing, diet::DietCaches& caches, RecallMode recall) {
   Report rep;
   rep.id = t.id;
   const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
   tok::CountCache metrics_cache(std::size_t{1} << 16);  // the measurement's own, not the diet's
   PrefixTracker without, with;
   ReferenceIndex refs(t.texts);
+  LossCharger charger(t.texts, refs, charge_rules(profile ? *profile : config::profile_for(config, t.model), recall));
   std::vector<std::string> prev_sent;
   const std::vector<std::size_t> sizes = request_sizes(t);
   if (!sizes.empty()) {
@@ -332,7 +239,12 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     RetentionCount c = retained(refs.copied_lines(n), after.all_text);
     rep.copied.counted += c.counted;
     rep.copied.retained += c.retained;
+
+    std::vector<std::string> tombstones;
+    for (const auto& a : diet.result.archived) tombstones.push_back(a.text);
+    charger.request(n, before, after, SentFacts{diet.rewritten, diet.result.stale_messages, &tombstones});
   }
+  rep.charges = charger.charges();
   return rep;
 }
 
@@ -348,16 +260,33 @@ std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config
   const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
   for (std::size_t n : request_sizes(t)) {
     SentRequest s;
+    s.messages = n;
     s.original = request_body(t, n);
     s.sent = s.original;
     diet::DietOutcome diet = diet::diet_body(route, s.sent, config, caches, diet::DietOptions{.profile = profile});
     s.fail_open = diet.fail_open;
     s.stale_messages = diet.result.stale_messages;
     s.trimmed_until = diet.result.trimmed_until;
-    for (const auto& a : diet.result.archived) s.archived.push_back(a.id);
+    for (const auto& a : diet.result.archived) {
+      s.archived.push_back(a.id);
+      s.tombstones.push_back(a.text);
+    }
     out.push_back(std::move(s));
   }
   return out;
+}
+
+Charges charge_losses(const Trajectory& t, const std::vector<SentRequest>& sent, const ChargeRules& rules) {
+  tok::CountCache cache(std::size_t{1} << 12);
+  providers::ParsedMessageMemo memo;
+  ReferenceIndex refs(t.texts);
+  LossCharger charger(t.texts, refs, rules);
+  for (const SentRequest& s : sent) {
+    const Measured before = measure(s.original, cache, memo);
+    const Measured after = s.sent == s.original ? before : measure(s.sent, cache, memo);
+    charger.request(s.messages, before, after, SentFacts{s.sent != s.original, s.stale_messages, &s.tombstones});
+  }
+  return charger.charges();
 }
 
 }  // namespace td::cli

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "cli/replay_charges.hpp"
 #include "cli/replay_retention.hpp"
 
 namespace td::diet {
@@ -22,8 +23,6 @@ struct DietCaches;
 }
 
 namespace td::cli {
-
-enum class Pricing : std::uint8_t { OpenAI, Anthropic };
 
 struct Trajectory {
   std::string id;
@@ -51,6 +50,7 @@ struct Report {
   std::vector<double> pipeline_ms;             // one per request
   std::uint64_t fail_open = 0;                 // requests the diet forwarded untouched after a failure
   std::map<std::string, std::uint64_t> fired;  // strategy -> requests it changed
+  Charges charges;                             // losses charged (cli/replay_charges.hpp), both pricings
 
   // One line per request (with `--requests`).
   struct Row {
@@ -71,26 +71,25 @@ struct Report {
   void add_request_cost(double without, double with);
 };
 
-// Cost in units of the uncached input price (exposed for tests):
-// `shared_tokens` of `total` were a prefix shared with an earlier request.
-double request_cost(Pricing pricing, std::uint64_t total, std::uint64_t shared_tokens);
-
 // Replays one trajectory with `profile` (nullptr: the profile `config` picks
-// for the trajectory's model), through `caches`.
+// for the trajectory's model), through `caches`; its losses are charged as
+// `recall` says which cuts can be recalled.
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, diet::DietCaches& caches);
+                         Pricing pricing, diet::DietCaches& caches, RecallMode recall = RecallMode::Every);
 // The same through caches of its own, new for this trajectory.
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing);
+                         Pricing pricing, RecallMode recall = RecallMode::Every);
 
 // One request as the diet sent it, for the invariant tests.
 struct SentRequest {
-  std::string original;  // the request body as the client would send it
-  std::string sent;      // as tokendiet sent it (== original when unchanged)
+  std::size_t messages = 0;  // the trajectory's first `messages` messages
+  std::string original;      // the request body as the client would send it
+  std::string sent;          // as tokendiet sent it (== original when unchanged)
   bool fail_open = false;
-  std::uint32_t stale_messages = 0;   // the pipeline's frontier
-  std::uint32_t trimmed_until = 0;    // where trim-middle's cut ended (0: none)
-  std::vector<std::string> archived;  // ids of the tombstones it holds (semantic mode)
+  std::uint32_t stale_messages = 0;     // the pipeline's frontier
+  std::uint32_t trimmed_until = 0;      // where trim-middle's cut ended (0: none)
+  std::vector<std::string> archived;    // ids of the tombstones it holds (semantic mode)
+  std::vector<std::string> tombstones;  // the texts they replaced
 };
 // Requests 1..T of a trajectory, in order, through the diet and `caches`.
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
@@ -98,5 +97,9 @@ std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config
 // The same through caches of its own, new for this trajectory.
 std::vector<SentRequest> sent_requests(const Trajectory& t, const config::Config& config,
                                        const pruning::Profile* profile);
+
+// The losses charged on a trajectory whose requests were sent as `sent`
+// (sent_requests(), or made by hand).
+Charges charge_losses(const Trajectory& t, const std::vector<SentRequest>& sent, const ChargeRules& rules);
 
 }  // namespace td::cli

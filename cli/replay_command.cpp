@@ -24,9 +24,9 @@ namespace td::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "usage: tokendiet replay FILE...|DIR [--profile NAME] [--pricing openai|anthropic]\n"
+    "usage: tokendiet replay FILE...|DIR... [--profile NAME] [--pricing openai|anthropic]\n"
     "                        [--config FILE] [--json] [--requests] [--token-threshold N]\n"
-    "                        [--semantic]\n\n"
+    "                        [--semantic] [--recall MODE]\n\n"
     "Replays recorded agent trajectories (JSON: {\"id\", \"model\", \"messages\"}; a\n"
     "DIR means every *.json in it) request by request through the proxy's diet\n"
     "(adapter parse -> pipeline -> adapter write). Request t is the messages\n"
@@ -37,7 +37,12 @@ constexpr const char* kSynopsis =
     "stability (share of requests that begin with all the previous one sent);\n"
     "pipeline time p50/p99 (parse + pipeline + write); retention of the\n"
     "references the agent used and of the lines it copied from tool output;\n"
-    "the worst cumulative cost ratio (with / without) at any request boundary.\n\n";
+    "the worst cumulative cost ratio (with / without) at any request boundary.\n"
+    "Then the losses charged, under both pricings: where a request as sent lacks\n"
+    "a line or reference the agent then used, a recall round or a re-read (kept\n"
+    "until stale), and the recall tool's own tokens; the recall rounds per 100\n"
+    "requests, the re-reads, the copied lines present as sent. Each FILE or DIR\n"
+    "given is a set: with several, each set's totals, then all together.\n\n";
 
 constexpr const char* kFooter = "Exit status: 0 ok, 1 unreadable input, 2 usage error.\n";
 
@@ -50,8 +55,9 @@ bool read_file(const std::string& path, std::string& out) {
   return static_cast<bool>(f) || f.eof();
 }
 
-// FILEs as given; a DIR's *.json files in name order.
-bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files) {
+// FILEs as given; a DIR's *.json files in name order. `set_of[i]`: the input files[i] came from.
+bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files,
+                   std::vector<std::size_t>& set_of) {
   namespace fs = std::filesystem;
   for (const auto& in : inputs) {
     std::error_code ec;
@@ -68,6 +74,7 @@ bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::stri
     } else {
       files.push_back(in);
     }
+    set_of.resize(files.size(), static_cast<std::size_t>(&in - inputs.data()));
   }
   return true;
 }
@@ -90,6 +97,49 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+const char* recall_name(RecallMode m) {
+  switch (m) {
+    case RecallMode::Every:
+      return "every";
+    case RecallMode::FromStart:
+      return "from-start";
+    case RecallMode::Tombstones:
+      return "tombstones";
+    case RecallMode::Off:
+      break;
+  }
+  return "off";
+}
+
+double saved(double without, double with) { return without > 0 ? 1 - with / without : 0.0; }
+
+// The losses charged (cli/replay_charges.hpp), both pricings.
+std::string charged_json(const Report& r) {
+  const Charges& c = r.charges;
+  std::string out = ",\"charged\":{";
+  for (Pricing p : {Pricing::OpenAI, Pricing::Anthropic}) {
+    const auto i = static_cast<std::size_t>(p);
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "\"%s\":{\"cost_without\":%.1f,\"cost_with\":%.1f,\"cost_charged\":%.1f,\"saved\":%.6f,"
+                  "\"saved_charged\":%.6f,\"worst_charged\":%.6f},",
+                  p == Pricing::OpenAI ? "openai" : "anthropic", c.without[i], c.with[i], c.charged[i],
+                  saved(c.without[i], c.with[i]), saved(c.without[i], c.charged[i]), c.worst[i]);
+    out += buf;
+  }
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "\"recall_rounds\":%llu,\"recall_rounds_per_100\":%.3f,\"rereads\":%llu,\"charged_requests\":%llu,"
+                "\"tool_requests\":%llu,\"copied_lines\":%llu,\"copied_lines_present\":%llu,\"used\":%llu,"
+                "\"used_present\":%llu}",
+                static_cast<unsigned long long>(c.recall_rounds), c.per_100(c.recall_rounds),
+                static_cast<unsigned long long>(c.rereads), static_cast<unsigned long long>(c.charged_requests),
+                static_cast<unsigned long long>(c.tool_requests), static_cast<unsigned long long>(r.copied.counted),
+                static_cast<unsigned long long>(r.copied.retained), static_cast<unsigned long long>(c.used.counted),
+                static_cast<unsigned long long>(c.used.retained));
+  return out + buf;
+}
+
 std::string json_fields(const Report& r) {
   char buf[640];
   std::snprintf(buf, sizeof buf,
@@ -101,7 +151,7 @@ std::string json_fields(const Report& r) {
                 r.reduction(), r.retention.ratio(), r.copied.ratio(), r.cost_without, r.cost_with, r.worst_ratio,
                 static_cast<unsigned long long>(r.losing), r.prefix_stability(), r.percentile_ms(50),
                 r.percentile_ms(99));
-  return buf;
+  return buf + charged_json(r);
 }
 
 // Semantic mode's effect: the same trajectory with the profile's
@@ -133,6 +183,21 @@ void print_semantic(std::vector<SemanticPair> pairs) {
                 p.only.cost_with, p.with.cost_with, 100 * p.only.retention.ratio(), 100 * p.with.retention.ratio(),
                 static_cast<unsigned long long>(fired(p.with, "completed_tasks")));
   std::printf("(tombstone: requests in which completed_tasks placed tombstones; ret: retention of references)\n");
+}
+
+void print_charged_header() {
+  std::printf("\n%-22s %5s %12s %12s %8s %8s %12s %12s %8s %8s %9s %7s %8s %8s\n", "charged losses", "reqs",
+              "openai w/o", "charged", "saved", "charged", "anthr. w/o", "charged", "saved", "charged", "recall/100",
+              "reads", "copied", "used");
+}
+
+void print_charged_row(const Report& r) {
+  const Charges& c = r.charges;
+  std::printf("%-22s %5llu %12.0f %12.0f %7.1f%% %7.1f%% %12.0f %12.0f %7.1f%% %7.1f%% %10.2f %7llu %7.1f%% %7.1f%%\n",
+              terminal_text(r.id).c_str(), static_cast<unsigned long long>(c.requests), c.without[0], c.charged[0],
+              100 * saved(c.without[0], c.with[0]), 100 * saved(c.without[0], c.charged[0]), c.without[1], c.charged[1],
+              100 * saved(c.without[1], c.with[1]), 100 * saved(c.without[1], c.charged[1]), c.per_100(c.recall_rounds),
+              static_cast<unsigned long long>(c.rereads), 100 * r.copied.ratio(), 100 * c.used.ratio());
 }
 
 void print_row(const Report& r) {
@@ -172,6 +237,20 @@ Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
                   "every profile's recap threshold (token_threshold), to\n"
                   "measure the recap (strategies/recap.hpp) at N tokens")
       ->type_name("N");
+  app->add_option_function<std::string>(
+         "--recall",
+         [&o](const std::string& name) {
+           o.recall = name == "off"          ? RecallMode::Off
+                      : name == "tombstones" ? RecallMode::Tombstones
+                      : name == "from-start" ? RecallMode::FromStart
+                                             : RecallMode::Every;
+         },
+         "which cuts a lost line can be recalled from, when charged:\n"
+         "every (default: every cut, the tool from the first cut on),\n"
+         "from-start (every cut, the tool from the first request),\n"
+         "tombstones (semantic mode's only), off (re-read instead)")
+      ->type_name("MODE")
+      ->check(one_of({"every", "from-start", "tombstones", "off"}, "recall mode"));
   app->add_flag("--semantic", o.semantic,
                 "also replay each trajectory with semantic mode off\n"
                 "(completed_tasks: false) and report both, and the\n"
@@ -205,7 +284,10 @@ int replay(int argc, char** argv) {
   }
 
   std::vector<std::string> files;
-  if (!expand_inputs(o.inputs, files)) return 1;
+  std::vector<std::size_t> set_of;
+  if (!expand_inputs(o.inputs, files, set_of)) return 1;
+  std::vector<Report> sets(o.inputs.size() > 1 ? o.inputs.size() : 0);
+  for (std::size_t i = 0; i < sets.size(); ++i) sets[i].id = "total " + o.inputs[i];
   std::vector<Report> reports;
   std::vector<SemanticPair> semantic;
   Report total;
@@ -226,12 +308,13 @@ int replay(int argc, char** argv) {
       return 1;
     }
     if (t->id.empty()) t->id = std::filesystem::path(file).stem().string();
-    reports.push_back(replay_trajectory(*t, cfg, profile, o.pricing));
+    reports.push_back(replay_trajectory(*t, cfg, profile, o.pricing, o.recall));
     total.add(reports.back());
+    if (!sets.empty()) sets[set_of[reports.size() - 1]].add(reports.back());
     if (o.semantic) {
       pruning::Profile off = profile ? *profile : config::profile_for(cfg, t->model);
       off.completed_tasks = false;
-      semantic.push_back({replay_trajectory(*t, cfg, &off, o.pricing), reports.back()});
+      semantic.push_back({replay_trajectory(*t, cfg, &off, o.pricing, o.recall), reports.back()});
     }
   }
 
@@ -245,7 +328,14 @@ int replay(int argc, char** argv) {
                ",\"strategies_only\":{" + json_fields(semantic[i].only) + "}";
       out += "}";
     }
-    out += "],\"total\":{" + json_fields(total) + "}}\n";
+    out += "],";
+    if (!sets.empty()) {
+      out += "\"sets\":[";
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        out += std::string(i ? "," : "") + "{\"input\":" + json_string(o.inputs[i]) + "," + json_fields(sets[i]) + "}";
+      out += "],";
+    }
+    out += "\"recall\":\"" + std::string(recall_name(o.recall)) + "\",\"total\":{" + json_fields(total) + "}}\n";
     std::fputs(terminal_json(out).c_str(), stdout);  // ids come from the files
   } else {
     std::printf("%-22s %5s %12s %12s %8s %8s %8s %13s %13s %8s %6s %6s %11s %7s %7s\n", "trajectory", "reqs",
@@ -260,7 +350,29 @@ int replay(int argc, char** argv) {
                     static_cast<unsigned long long>(row.tokens_with), row.cost_without, row.cost_with,
                     row.stable ? "stable  " : "UNSTABLE", row.stale_messages, row.fired.c_str());
     }
+    for (const auto& r : sets) print_row(r);
     print_row(total);
+    print_charged_header();
+    for (const auto& r : reports) {
+      print_charged_row(r);
+      if (!o.requests) continue;
+      for (std::size_t i = 0; i < r.charges.rows.size(); ++i) {
+        const Charges::Row& row = r.charges.rows[i];
+        std::printf(
+            "  %5zu msgs  charged %9.0f / %9.0f  tool %llu  carried %llu  rounds %u  re-reads %u  +%llu tokens\n",
+            r.rows[i].messages, row.charged[0], row.charged[1], static_cast<unsigned long long>(row.tool),
+            static_cast<unsigned long long>(row.carried), row.rounds, row.rereads,
+            static_cast<unsigned long long>(row.round_input));
+      }
+    }
+    for (const auto& r : sets) print_charged_row(r);
+    print_charged_row(total);
+    std::printf(
+        "\nrecall: %s; charged: cost with the losses charged (a recall round or a re-read where a\n"
+        "request as sent lacks a line or reference the agent used, the recall tool's tokens);\n"
+        "saved: without charges; reads: re-reads; copied: copied lines present as sent; used: copied\n"
+        "lines and references present as sent or in a carried re-read\n",
+        recall_name(o.recall));
     std::printf(
         "\npricing: %s; cost in units of the uncached input price; worst: the largest cumulative cost\n"
         "ratio with / without at a request boundary, losing: boundaries where it is above 1%s\n",

@@ -53,6 +53,8 @@ class ReferenceIndex {
   std::vector<std::string> counted(std::size_t k);
   // The copied lines of assistant message `k` that count (see above).
   std::vector<std::string> copied_lines(std::size_t k);
+  // The first message holding `item` (a reference or copied line; size(): none).
+  std::size_t first_seen(const std::string& item) { return seen(item).first; }
 
  private:
   struct Seen {

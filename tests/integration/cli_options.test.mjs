@@ -41,6 +41,27 @@ test('replay: --pricing=X and --pricing X measure alike', () => {
   assert.notDeepEqual(replayReport([]).total.cost_with, joined.total.cost_with);  // openai prices otherwise
 });
 
+test('replay: each FILE or DIR given is a set: its totals, then all together', () => {
+  const a = path.join(SOURCE_DIR, 'tests/fixtures/replay/tau-bench-3.json');
+  const b = path.join(SOURCE_DIR, 'tests/fixtures/replay/swe-agent-2.json');
+  const report = (...files) => {
+    const r = run(['replay', ...files, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const both = report(a, b);
+  assert.deepEqual(both.sets.map((s) => s.input), [a, b]);
+  assert.equal(both.sets[0].tokens_without, report(a).total.tokens_without);
+  assert.equal(both.sets[1].tokens_without, report(b).total.tokens_without);
+  assert.equal(both.total.tokens_without, both.sets[0].tokens_without + both.sets[1].tokens_without);
+  assert.equal(report(a).sets, undefined);  // one input: no sets
+  // The charged costs are under both pricings, whichever --pricing prices the rest.
+  assert.equal(both.total.charged.openai.cost_without, both.total.cost_without);
+  const anthropic = JSON.parse(run(['replay', a, b, '--json', '--pricing', 'anthropic']).stdout);
+  assert.equal(both.total.charged.anthropic.cost_without, anthropic.total.cost_without);
+  assert.equal(anthropic.recall, 'every');
+});
+
 test('serve: --listen=, --threads=, --upstream= serve; then usage reads the ledger either way', async () => {
   const {dir, cleanup} = tempDir('td-cli-');
   const port = await freePort();

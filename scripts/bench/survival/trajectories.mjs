@@ -86,7 +86,7 @@ function originalText(m) {
 }
 
 // Every text of a chat body as sent, in the order the OpenAI chat adapter
-// reads a message's parts (cli/replay.cpp measure): reasoning, content, tool
+// reads a message's parts (cli/replay_measure.cpp measure): reasoning, content, tool
 // calls (their arguments, then the strings in them).
 export function sentText(body) {
   let doc;

@@ -48,6 +48,14 @@ TEST_CASE("replay: defaults, and the last --pricing wins") {
   CHECK(parsed({"t.json", "--semantic"}).semantic);
 }
 
+TEST_CASE("replay: --recall says which cuts a charged loss can recall (default: every)") {
+  CHECK(parsed({"t.json"}).recall == RecallMode::Every);
+  CHECK(parsed({"t.json", "--recall", "off"}).recall == RecallMode::Off);
+  CHECK(parsed({"t.json", "--recall=tombstones"}).recall == RecallMode::Tombstones);
+  CHECK(parsed({"t.json", "--recall", "from-start"}).recall == RecallMode::FromStart);
+  CHECK(error_of({"t.json", "--recall", "some"}).find("--recall: unknown recall mode 'some'") != std::string::npos);
+}
+
 TEST_CASE("replay: usage errors") {
   CHECK(error_of({}) == "replay: no FILE or DIR given");
   CHECK(error_of({"--json"}) == "replay: no FILE or DIR given");
@@ -63,11 +71,11 @@ TEST_CASE("replay --help: every option and what it does") {
   CHECK(p.stop->status == 0);
   const std::string& help = p.stop->text;
   CHECK(help.find("usage: tokendiet replay FILE...|DIR") == 0);
-  for (const char* line :
-       {"  --profile NAME  the config's profile NAME", "  --pricing P     openai (default)",
-        "\n                  128-token steps", "  --config FILE   tokendiet config",
-        "  --json          one JSON object", "  --requests      also a line per request",
-        "  --semantic      also replay each trajectory with semantic mode off", "\nExit status: 0 ok"})
+  for (const char* line : {"  --profile NAME  the config's profile NAME", "  --pricing P     openai (default)",
+                           "\n                  128-token steps", "  --config FILE   tokendiet config",
+                           "  --json          one JSON object", "  --requests      also a line per request",
+                           "  --semantic      also replay each trajectory with semantic mode off",
+                           "  --recall MODE   which cuts a lost line can be recalled from", "\nExit status: 0 ok"})
     CHECK_MESSAGE(help.find(line) != std::string::npos, line);
 }
 

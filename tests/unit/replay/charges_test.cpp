@@ -1,0 +1,211 @@
+// Losses charged by `tokendiet replay` (cli/replay_charges.hpp), on a small
+// hand-built trajectory whose requests "as sent" are written by hand: the tool
+// output the agent later copies a line from is hidden behind a snip notice.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/replay.hpp"
+#include "providers/parsed_message_memo.hpp"
+#include "pruning/tokenizer/counter.hpp"
+
+using namespace td;
+using namespace td::cli;
+
+namespace {
+
+// 30 lines, none said anywhere else; line 17 is the one the agent copies.
+std::string file_text() {
+  std::string out;
+  for (int i = 1; i <= 30; ++i) {
+    if (i > 1) out += "\n";
+    out += i == 17 ? "    return compute_total(items, tax_rate=0.2)" : "    step_" + std::to_string(i) + " = 1";
+  }
+  return out;
+}
+
+std::string call(const std::string& id, const std::string& args) {
+  return R"({"role":"assistant","content":"","tool_calls":[{"id":")" + id +
+         R"(","type":"function","function":{"name":"bash","arguments":")" + args + R"("}}]})";
+}
+std::string result(const std::string& id, const std::string& content) {
+  std::string escaped;
+  for (char c : content) escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+  return R"({"role":"tool","tool_call_id":")" + id + R"(","content":")" + escaped + R"("})";
+}
+
+// Messages: 0 system, 1 user, 2 cat, 3 the file, 4 ls, 5 its output, 6 the
+// edit copying line 17 (and its references compute_total, tax_rate), then
+// three more calls: 7..12. Requests end before messages 2, 4, ..., 12.
+Trajectory trajectory() {
+  const std::string edit = R"({\"old_string\":\"return compute_total(items, tax_rate=0.2)\",\"new_string\":\"x\"})";
+  std::string json = R"({"id":"hand","model":"gpt-4o","messages":[)"
+                     R"({"role":"system","content":"You are an agent."},)"
+                     R"({"role":"user","content":"Fix the bug."},)" +
+                     call("c1", "cat a") + "," + result("c1", file_text()) + "," + call("c2", "ls") + "," +
+                     result("c2", "x.txt") + "," + call("c3", edit) + "," + result("c3", "edited") + "," +
+                     call("c4", "ls") + "," + result("c4", "ok") + "," + call("c5", "ls") + "," + result("c5", "ok2") +
+                     "," + R"({"role":"assistant","content":"done"}]})";
+  std::string error;
+  auto t = parse_trajectory(json, error);
+  INFO(error);
+  REQUIRE(t);
+  return *t;
+}
+
+// Requests 2, 4, ..., 12 as sent: message `hidden` (if any) replaced by a
+// snip notice from request `from_n` on; `frontier[i]` the diet's frontier.
+std::vector<SentRequest> sent(const Trajectory& t, std::size_t hidden, std::size_t from_n,
+                              const std::vector<std::uint32_t>& frontier) {
+  std::vector<SentRequest> out;
+  Trajectory cut = t;
+  if (hidden) cut.message_json[hidden] = result(hidden == 3 ? "c1" : "c2", "[... 30 lines hidden]");
+  for (std::size_t n = 2, i = 0; n <= 12; n += 2, ++i) {
+    SentRequest s;
+    s.messages = n;
+    s.original = request_body(t, n);
+    s.sent = hidden && n >= from_n ? request_body(cut, n) : s.original;
+    s.stale_messages = frontier[i];
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Measured measured(const std::string& body) {
+  tok::CountCache cache(1024);
+  providers::ParsedMessageMemo memo;
+  return measure(body, cache, memo);
+}
+
+std::uint64_t whole(const Measured& m, std::size_t messages) {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < messages; ++i) n += m.tokens[i];
+  return n;
+}
+
+constexpr std::size_t kOpenAI = 0, kAnthropic = 1;
+const std::vector<std::uint32_t> kNoFrontier(6, 0);
+
+}  // namespace
+
+TEST_CASE("a hidden line the agent copies costs exactly one recall round when recall is offered") {
+  const Trajectory t = trajectory();
+  const auto requests = sent(t, 3, 6, kNoFrontier);
+  const Charges c = charge_losses(t, requests, ChargeRules{RecallMode::Every, 4, 16384});
+
+  CHECK(c.requests == 6);
+  CHECK(c.recall_rounds == 1);
+  CHECK(c.rereads == 0);
+  CHECK(c.charged_requests == 1);
+  CHECK(c.used.counted == 3);  // the line, compute_total, tax_rate
+  CHECK(c.used.retained == 0);
+  CHECK(c.tool_requests == 4);  // from the first cut (request 3) on
+  REQUIRE(c.rows.size() == 6);
+  CHECK(c.rows[1].rounds == 0);
+  CHECK(c.rows[1].tool == 0);
+  const Charges::Row& row = c.rows[2];
+  CHECK(row.rounds == 1);
+  CHECK(row.tool == recall_tool_tokens());
+
+  // The answer: every line of the hidden output (none is in the request as sent).
+  const auto& count = tok::exact_counter(tok::EncodingId::O200kBase);
+  const std::uint64_t answer = 3 + count.count("tool") + count.count(file_text() + "\n");
+  const std::uint64_t the_call = 3 + count.count("assistant") + 3 + count.count("tokendiet_recall") +
+                                 count.count(R"({"id":"td-0123456789abcdef0123456789abcdef","lines":"1201-1460"})");
+  CHECK(call_tokens() == the_call);
+  CHECK(row.round_input == the_call + answer);
+  CHECK(recall_tool_tokens() > 50);
+
+  // The request as sent with the tool at its head shares no prefix with the
+  // one before (which had none); the round reads its messages from the cache
+  // (all but the reply primer, 3 tokens) and writes the call and the answer.
+  const std::uint64_t sent_tokens = measured(requests[2].sent).total + recall_tool_tokens();
+  const double cached = double(sent_tokens - 3), round_new = double(3 + the_call + answer);
+  CHECK(sent_tokens + the_call + answer < 1024);  // openai caches nothing this short
+  CHECK(row.charged[kOpenAI] == doctest::Approx(double(sent_tokens) + cached + round_new + 4.0 * double(the_call)));
+  CHECK(row.charged[kAnthropic] ==
+        doctest::Approx(1.25 * double(sent_tokens) + 0.1 * cached + 1.25 * round_new + 5.0 * double(the_call)));
+}
+
+TEST_CASE("without recall, the lost output is read again and carried until the frontier passes it") {
+  const Trajectory t = trajectory();
+  // The frontier passes message 6 (where the re-read went) at request 5 (n = 10).
+  const auto requests = sent(t, 3, 6, {0, 0, 0, 0, 7, 7});
+  const Charges c = charge_losses(t, requests, ChargeRules{RecallMode::Off, 4, 16384});
+
+  CHECK(c.recall_rounds == 0);
+  CHECK(c.rereads == 1);
+  CHECK(c.tool_requests == 0);
+  REQUIRE(c.rows.size() == 6);
+  const auto& count = tok::exact_counter(tok::EncodingId::O200kBase);
+  const std::uint64_t reread = call_tokens() + 3 + count.count("tool") + count.count(file_text());
+  CHECK(c.rows[2].rereads == 1);
+  CHECK(c.rows[2].round_input == reread);
+  CHECK(c.rows[2].carried == 0);
+  CHECK(c.rows[3].carried == reread);  // n = 8: in the history, before message 6
+  CHECK(c.rows[4].carried == 0);       // n = 10: stale, cut
+  CHECK(c.rows[5].carried == 0);
+
+  // At n = 8 the re-read is part of the cached prefix the round left: messages
+  // 0..5 and the re-read are read, the rest written.
+  const Measured m8 = measured(requests[3].sent);
+  const std::uint64_t shared = whole(m8, 6) + reread;
+  CHECK(c.rows[3].charged[kAnthropic] ==
+        doctest::Approx(0.1 * double(shared) + 1.25 * double(m8.total + reread - shared)));
+  // At n = 10 it is gone: the prefix breaks where it was.
+  const Measured m10 = measured(requests[4].sent);
+  CHECK(c.rows[4].charged[kAnthropic] ==
+        doctest::Approx(0.1 * double(whole(m10, 6)) + 1.25 * double(m10.total - whole(m10, 6))));
+  CHECK(c.charged[kAnthropic] > c.with[kAnthropic]);
+}
+
+TEST_CASE("nothing is charged when nothing the agent uses is lost") {
+  const Trajectory t = trajectory();
+  SUBCASE("no cut: the same cost as with, no tool") {
+    const Charges c = charge_losses(t, sent(t, 0, 0, kNoFrontier), ChargeRules{});
+    CHECK(c.recall_rounds == 0);
+    CHECK(c.rereads == 0);
+    CHECK(c.tool_requests == 0);
+    CHECK(c.used.counted == 3);
+    CHECK(c.used.retained == 3);
+    for (std::size_t p : {kOpenAI, kAnthropic}) {
+      CHECK(c.charged[p] == doctest::Approx(c.with[p]));
+      CHECK(c.with[p] == doctest::Approx(c.without[p]));
+    }
+  }
+  SUBCASE("a cut of an output nobody uses: only the tool is paid, no round") {
+    const Charges c = charge_losses(t, sent(t, 5, 6, kNoFrontier), ChargeRules{});
+    CHECK(c.recall_rounds == 0);
+    CHECK(c.rereads == 0);
+    CHECK(c.charged_requests == 0);
+    CHECK(c.tool_requests == 4);
+    CHECK(c.used.retained == c.used.counted);
+    for (const Charges::Row& row : c.rows) CHECK(row.round_input == 0);
+    CHECK(c.charged[kAnthropic] > c.with[kAnthropic]);  // the tool's tokens
+  }
+  SUBCASE("recall off: nothing at all") {
+    const Charges c = charge_losses(t, sent(t, 5, 6, kNoFrontier), ChargeRules{RecallMode::Off, 4, 16384});
+    for (std::size_t p : {kOpenAI, kAnthropic}) CHECK(c.charged[p] == doctest::Approx(c.with[p]));
+  }
+}
+
+TEST_CASE("which cuts can be recalled") {
+  const std::vector<std::string> tombstones = {"an evicted output with line_42 in it"};
+  CHECK_FALSE(recall_offered(RecallMode::Every, false, false).tool);  // no cut yet: no tool
+  CHECK(recall_offered(RecallMode::FromStart, false, false).tool);    // the tool from the first request
+  CHECK(recallable(recall_offered(RecallMode::Every, true, false), "anything", {}));
+  CHECK(recallable(recall_offered(RecallMode::Tombstones, true, true), "line_42", tombstones));
+  CHECK_FALSE(recallable(recall_offered(RecallMode::Tombstones, true, true), "line_43", tombstones));
+  CHECK_FALSE(recall_offered(RecallMode::Tombstones, true, false).tool);
+  CHECK_FALSE(recall_offered(RecallMode::Off, true, true).tool);
+}
+
+TEST_CASE("a recall answers the hidden lines, cut at a whole line within its bound") {
+  const std::string output = "kept line\nhidden one\nhidden two\nkept too";
+  const std::unordered_set<std::string_view> sent = {"kept line", "kept too"};
+  CHECK(hidden_lines(output, sent, 100) == "hidden one\nhidden two\n");
+  CHECK(hidden_lines(output, sent, 15) == "hidden one\n");
+  CHECK(hidden_lines(output, sent, 4) == "hidd");  // one line longer than the bound: in part
+  CHECK(hidden_lines("kept line", sent, 100).empty());
+}
