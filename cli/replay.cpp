@@ -20,32 +20,6 @@ namespace td::cli {
 
 namespace {
 
-std::string compact(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  return {buf.GetString(), buf.GetSize()};
-}
-
-void append_line(std::string& out, std::string_view s) {
-  if (s.empty()) return;
-  if (!out.empty()) out += '\n';
-  out += s;
-}
-
-// Every string value in a JSON value (tool-call arguments).
-void collect_strings(const rapidjson::Value& v, std::string& out) {
-  if (v.IsString()) {
-    append_line(out, {v.GetString(), v.GetStringLength()});
-  } else if (v.IsArray()) {
-    for (const auto& e : v.GetArray()) collect_strings(e, out);
-  } else if (v.IsObject()) {
-    for (const auto& m : v.GetObject()) collect_strings(m.value, out);
-  } else if (!v.IsNull()) {
-    append_line(out, compact(v));
-  }
-}
-
 std::string_view sv(const rapidjson::Value& v) {
   return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view{};
 }
@@ -99,7 +73,7 @@ std::optional<Trajectory> parse_trajectory(std::string_view json, std::string& e
       error = "a message is not an object";
       return std::nullopt;
     }
-    t.message_json.push_back(compact(m));
+    t.message_json.push_back(compact_json(m));
     MessageText text;
     auto role = m.FindMember("role");
     text.speaker = speaker_of(role == m.MemberEnd() ? "user" : sv(role->value));
@@ -127,7 +101,7 @@ std::optional<Trajectory> parse_trajectory(std::string_view json, std::string& e
 
 std::string request_body(const Trajectory& t, std::size_t n) {
   rapidjson::Value model(t.model.c_str(), static_cast<rapidjson::SizeType>(t.model.size()));
-  std::string body = "{\"model\":" + compact(model) + ",\"messages\":[";
+  std::string body = "{\"model\":" + compact_json(model) + ",\"messages\":[";
   for (std::size_t i = 0; i < n && i < t.message_json.size(); ++i) {
     if (i) body += ',';
     body += t.message_json[i];

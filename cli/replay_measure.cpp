@@ -16,9 +16,7 @@
 
 namespace td::cli {
 
-namespace {
-
-std::string compact(const rapidjson::Value& v) {
+std::string compact_json(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   v.Accept(w);
@@ -31,7 +29,6 @@ void append_line(std::string& out, std::string_view s) {
   out += s;
 }
 
-// Every string value in a JSON value (tool-call arguments).
 void collect_strings(const rapidjson::Value& v, std::string& out) {
   if (v.IsString()) {
     append_line(out, {v.GetString(), v.GetStringLength()});
@@ -40,11 +37,9 @@ void collect_strings(const rapidjson::Value& v, std::string& out) {
   } else if (v.IsObject()) {
     for (const auto& m : v.GetObject()) collect_strings(m.value, out);
   } else if (!v.IsNull()) {
-    append_line(out, compact(v));
+    append_line(out, compact_json(v));
   }
 }
-
-}  // namespace
 
 double request_cost(Pricing pricing, std::uint64_t total, std::uint64_t shared) {
   shared = std::min(shared, total);

@@ -4,8 +4,11 @@
 // of its trajectory (what a provider's prompt cache would read).
 #pragma once
 
+#include <rapidjson/document.h>
+
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -17,6 +20,16 @@ class ParsedMessageMemo;
 }
 
 namespace td::cli {
+
+// `v` as compact JSON.
+std::string compact_json(const rapidjson::Value& v);
+
+// Appends `s` to `out` on a line of its own (nothing when `s` is empty).
+void append_line(std::string& out, std::string_view s);
+
+// Every string value in a JSON value (tool-call arguments), a line each;
+// numbers and booleans as their JSON.
+void collect_strings(const rapidjson::Value& v, std::string& out);
 
 enum class Pricing : std::uint8_t { OpenAI, Anthropic };
 
