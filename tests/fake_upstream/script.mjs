@@ -20,35 +20,64 @@
 // between versions). A request without tools (titles, summaries, the CLIs'
 // side calls) gets `side` (default: text "ok"); one that asks for JSON output
 // gets the smallest value its schema admits (Gemini CLI's model router
-// retries until its JSON parses).
-// Usage reports ceil(body bytes / 4) input tokens, as the quota mode counts them.
+// retries until its JSON parses); a client's compaction request (Codex's
+// prompt, no tools) gets a summary naming the turn reached, from which the
+// turns after it count on.
+// Usage reports ceil(body bytes / 4) input tokens, as the quota mode counts them;
+// in billing mode (billing.mjs) with the cached part in each provider's fields.
 // A turn's `thinking` comes back as each format carries it, with a made-up
 // signature the client must send back as is: an Anthropic signed thinking
 // block, a Responses reasoning item with encrypted_content, a Gemini thought
 // part and a thoughtSignature on the first call (chat: none).
 
 const SIDE_DEFAULT = {text: 'ok'};
+const OUTPUT_TOKENS = 20;  // every scripted answer's output, whatever its length
 
 function parse(body) {
   try { return JSON.parse(body.toString('utf8')); } catch { return null; }
 }
 
-// How many model turns the request's history holds.
-export function modelTurns(route, req) {
-  if (route.op === 'messages' || route.op === 'chat')
-    return (req.messages || []).filter(m => m?.role === 'assistant').length;
+// The items of the request's history, in each wire format's place.
+function historyOf(route, req) {
+  if (route.op === 'messages' || route.op === 'chat') return Array.isArray(req.messages) ? req.messages : [];
+  if (route.op === 'responses') return Array.isArray(req.input) ? req.input : [];
+  return Array.isArray(req.contents) ? req.contents : [];
+}
+
+// How many model turns the items hold (Responses: runs of output items).
+function turnsIn(route, items) {
+  if (route.op === 'messages' || route.op === 'chat') return items.filter(m => m?.role === 'assistant').length;
   if (route.op === 'responses') {
-    const input = Array.isArray(req.input) ? req.input : [];
     const output = it => it && (it.role === 'assistant' ||
       ['function_call', 'reasoning', 'local_shell_call', 'custom_tool_call', 'web_search_call'].includes(it.type));
     let runs = 0, inRun = false;
-    for (const it of input) {
+    for (const it of items) {
       if (output(it) && !inRun) runs++;
       inRun = output(it);
     }
     return runs;
   }
-  return (req.contents || []).filter(c => c?.role === 'model').length;
+  return items.filter(c => c?.role === 'model').length;
+}
+
+// A client's own compaction request: no tools, the client's compaction prompt
+// in it (Codex's inline auto-compaction; tests/fixtures/compaction/codex.txt).
+const COMPACTION = /CONTEXT CHECKPOINT COMPACTION/;
+// The scripted summary says where the session was, so the turns after a
+// compaction carry on from there (the history before it is gone).
+const SUMMARY_MARK = 'Scripted summary: the session had reached turn ';
+
+// How many model turns the session has had: those in the request's history,
+// plus, after a compaction, the turns the newest scripted summary counted.
+export function modelTurns(route, req) {
+  const items = historyOf(route, req);
+  for (let i = items.length - 1; i >= 0; i--) {
+    const at = JSON.stringify(items[i]).indexOf(SUMMARY_MARK);
+    if (at < 0) continue;
+    const n = Number.parseInt(JSON.stringify(items[i]).slice(at + SUMMARY_MARK.length), 10);
+    return (Number.isFinite(n) ? n : 0) + turnsIn(route, items.slice(i + 1));
+  }
+  return turnsIn(route, items);
 }
 
 // The names of the tools the request defines, in every wire format's shape.
@@ -93,7 +122,9 @@ export function scriptedTurn(script, route, body) {
   const names = toolNames(req);
   if (names.size === 0) {
     const side = script.side || SIDE_DEFAULT, schema = outputSchema(req);
-    const text = schema ? JSON.stringify(valueFor(schema)) : side.text ?? 'ok';
+    const compaction = !schema && COMPACTION.test(JSON.stringify(historyOf(route, req).at(-1) ?? ''));
+    const text = compaction ? `${SUMMARY_MARK}${modelTurns(route, req)}.`
+      : schema ? JSON.stringify(valueFor(schema)) : side.text ?? 'ok';
     return {turn: -1, thinking: '', text, calls: []};
   }
   const turns = script.turns || [];
@@ -114,14 +145,16 @@ const signature = a => turnSignature(a.turn);
 
 const sse = (event, data) => (event ? `event: ${event}\n` : '') + `data: ${JSON.stringify(data)}\n\n`;
 
-function anthropic(a, model, stream, inTokens) {
+function anthropic(a, model, stream, u) {
   const id = `msg_script_${a.turn + 1}`;
   const blocks = [];
   if (a.thinking) blocks.push({type: 'thinking', thinking: a.thinking, signature: signature(a)});
   if (a.text) blocks.push({type: 'text', text: a.text});
   for (const c of a.calls) blocks.push({type: 'tool_use', id: `toolu_01script${c.id}`, name: c.name, input: c.input});
   const stop = a.calls.length ? 'tool_use' : 'end_turn';
-  const usage = {input_tokens: inTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 20};
+  const usage = {input_tokens: u.input - u.cached - u.creation - u.creation1h,
+    cache_creation_input_tokens: u.creation + u.creation1h, cache_read_input_tokens: u.cached,
+    cache_creation: {ephemeral_5m_input_tokens: u.creation, ephemeral_1h_input_tokens: u.creation1h}, output_tokens: OUTPUT_TOKENS};
   if (!stream)
     return {kind: 'json', body: {id, type: 'message', role: 'assistant', model, content: blocks,
       stop_reason: stop, stop_sequence: null, usage}};
@@ -147,7 +180,7 @@ function anthropic(a, model, stream, inTokens) {
   return {kind: 'sse', body: out};
 }
 
-function responses(a, model, stream, inTokens) {
+function responses(a, model, stream, u) {
   const id = `resp_script_${a.turn + 1}`;
   const items = [];
   if (a.thinking) items.push({type: 'reasoning', id: `rs_script_${a.turn + 1}`,
@@ -156,8 +189,8 @@ function responses(a, model, stream, inTokens) {
     content: [{type: 'output_text', text: a.text, annotations: []}]});
   for (const c of a.calls) items.push({type: 'function_call', id: `fc_script_${c.id}`, status: 'completed',
     call_id: `call_script_${c.id}`, name: c.name, arguments: JSON.stringify(c.input)});
-  const usage = {input_tokens: inTokens, input_tokens_details: {cached_tokens: 0}, output_tokens: 20,
-    output_tokens_details: {reasoning_tokens: 0}, total_tokens: inTokens + 20};
+  const usage = {input_tokens: u.input, input_tokens_details: {cached_tokens: u.cached}, output_tokens: OUTPUT_TOKENS,
+    output_tokens_details: {reasoning_tokens: 0}, total_tokens: u.input + OUTPUT_TOKENS};
   const response = status => ({id, object: 'response', created_at: 1764000000, status, model,
     output: status === 'completed' ? items : [], usage: status === 'completed' ? usage : null});
   if (!stream) return {kind: 'json', body: response('completed')};
@@ -187,12 +220,13 @@ function responses(a, model, stream, inTokens) {
   return {kind: 'sse', body: out};
 }
 
-function chat(a, model, stream, inTokens) {
+function chat(a, model, stream, u) {
   const id = `chatcmpl-script-${a.turn + 1}`;
   const tool_calls = a.calls.map((c, index) => ({index, id: `call_script_${c.id}`, type: 'function',
     function: {name: c.name, arguments: JSON.stringify(c.input)}}));
   const finish = a.calls.length ? 'tool_calls' : 'stop';
-  const usage = {prompt_tokens: inTokens, completion_tokens: 20, total_tokens: inTokens + 20};
+  const usage = {prompt_tokens: u.input, completion_tokens: OUTPUT_TOKENS, total_tokens: u.input + OUTPUT_TOKENS,
+    prompt_tokens_details: {cached_tokens: u.cached}};
   const base = {id, created: 1764000000, model};
   if (!stream) {
     const message = {role: 'assistant', content: a.text || null};
@@ -208,13 +242,14 @@ function chat(a, model, stream, inTokens) {
   return {kind: 'sse', body: out + 'data: [DONE]\n\n'};
 }
 
-function gemini(a, model, stream, inTokens) {
+function gemini(a, model, stream, u) {
   const parts = [];
   if (a.thinking) parts.push({text: a.thinking, thought: true});
   if (a.text) parts.push({text: a.text});
   a.calls.forEach((c, i) => parts.push({functionCall: {name: c.name, args: c.input}, ...(i === 0 && a.thinking ? {thoughtSignature: signature(a)} : {})}));
   const body = {candidates: [{content: {role: 'model', parts}, finishReason: 'STOP', index: 0}],
-    usageMetadata: {promptTokenCount: inTokens, candidatesTokenCount: 20, totalTokenCount: inTokens + 20},
+    usageMetadata: {promptTokenCount: u.input, candidatesTokenCount: OUTPUT_TOKENS, totalTokenCount: u.input + OUTPUT_TOKENS,
+      ...(u.cached ? {cachedContentTokenCount: u.cached} : {})},
     modelVersion: model};
   return stream ? {kind: 'sse', body: sse(null, body)} : {kind: 'json', body};
 }
@@ -223,13 +258,15 @@ const WRITERS = {messages: anthropic, responses, chat, generateContent: gemini, 
 
 // A fixture-shaped answer ({name, kind, body, status, statusMessage, headers},
 // as fixtures.mjs loads them, plus `turn`) for a scripted request; null when
-// the script does not answer it.
-export function scriptedFixture(script, route, body) {
+// the script does not answer it. billed: the request's charge in billing mode
+// (billing.mjs: input, cached, creation, creation1h tokens), else null.
+export function scriptedFixture(script, route, body, billed = null) {
   const a = scriptedTurn(script, route, body);
   if (!a) return null;
   const req = parse(body) || {};
   const model = req.model || 'scripted-model';
-  const fx = WRITERS[route.op](a, model, route.stream, Math.ceil(body.length / 4));
+  const usage = billed ?? {input: Math.ceil(body.length / 4), cached: 0, creation: 0, creation1h: 0};
+  const fx = WRITERS[route.op](a, model, route.stream, usage);
   const bytes = Buffer.from(fx.kind === 'sse' ? fx.body : JSON.stringify(fx.body));
   return {name: a.turn < 0 ? 'script-side' : `script-turn-${a.turn}`, kind: fx.kind, body: bytes, status: 200, statusMessage: 'OK', turn: a.turn,
     headers: [['content-type', fx.kind === 'sse' ? 'text/event-stream' : 'application/json']]};

@@ -10,6 +10,10 @@
 //        [--script FILE]     (scripted conversations, tests/fake_upstream/script.mjs: a request
 //                             with tools is answered by the script's turn its history reached,
 //                             unless x-fake-fixture or x-fake-mode says otherwise)
+//        [--billing]         (with --script: each scripted answer billed with the provider's prompt
+//                             cache, its usage carrying the cached counts, tests/fake_upstream/
+//                             billing.mjs; in-process startFakeUpstream({script, billing: true}),
+//                             fake.billing.summary())
 //   prints "LISTENING <port>" once it accepts connections (127.0.0.1 only).
 //
 // Or in-process: `const fake = await startFakeUpstream(); fake.port; fake.requests; await fake.close()`.
@@ -102,6 +106,7 @@ import {createQuota, quotaConfig} from './quota.mjs';
 import {recallAnswer} from './recall.mjs';
 import {withLiveRateLimits, answerOverQuota, reportedUsageBody} from './quota_wire.mjs';
 import {scriptedFixture} from './script.mjs';
+import {createBilling} from './billing.mjs';
 
 const ERROR_FIXTURES = {
   openai: {'429': 'openai-error-rate-limit', '500': 'openai-error-server', 'context-length': 'openai-error-context-length'},
@@ -223,6 +228,7 @@ export async function startFakeUpstream(opts = {}) {
   const requests = [];
   const record = opts.record !== false;
   const quota = createQuota(opts.quota);
+  const billing = opts.billing ? createBilling() : null;
   let nextId = 1;
 
   async function handle(req, res) {
@@ -286,7 +292,10 @@ export async function startFakeUpstream(opts = {}) {
       res.writeHead(fx.status, fx.statusMessage, headers.flat());
       return res.end(fx.body);
     }
-    const scripted = !name && !mode && route && opts.script ? scriptedFixture(opts.script, route, body) : null;
+    // Billing mode charges what the script answers (its usage carries the cached counts).
+    const billed = !name && !mode && route && opts.script && billing ? billing.charge(route, req, body, u) : null;
+    if (billed) entry.billing = billed;
+    const scripted = !name && !mode && route && opts.script ? scriptedFixture(opts.script, route, body, billed) : null;
     if (scripted) { name = scripted.name; entry.scriptTurn = scripted.turn; }
     if (!name && route && ERROR_FIXTURES[route.provider][mode]) name = ERROR_FIXTURES[route.provider][mode];
     if (!name && ERROR_FIXTURES.openai[mode] && !route) name = ERROR_FIXTURES.openai[mode];
@@ -306,9 +315,10 @@ export async function startFakeUpstream(opts = {}) {
     }
     entry.fixture = name;
     entry.status = fx.status;
-    if (admission && fx.status < 300 && req.headers['x-fake-usage'] !== 'as-recorded')
+    if (admission && !billed && fx.status < 300 && req.headers['x-fake-usage'] !== 'as-recorded')
       fx = {...fx, body: reportedUsageBody(route.provider, fx.body, usageOf(fx.body, fx.kind), admission.counted)};
     entry.usage = usageOf(fx.body, fx.kind);
+    billing?.settle(billed, entry.usage?.output_tokens ?? entry.usage?.completion_tokens ?? entry.usage?.candidatesTokenCount);
 
     const pieces = bodyPieces(fx, req, route);
     const total = pieces.reduce((n, p) => n + p.length, 0);
@@ -367,7 +377,7 @@ export async function startFakeUpstream(opts = {}) {
   const port = server.address().port;
   const scheme = opts.tls ? 'https' : 'http';
   return {
-    port, server, requests, quota,
+    port, server, requests, quota, billing,
     url: `${scheme}://127.0.0.1:${port}`,
     clear() { requests.length = 0; },
     last() { return requests[requests.length - 1]; },
@@ -405,6 +415,7 @@ function parseArgs(argv) {
     else if (a === '--keep-alive-ms') o.keepAliveMs = Number(next());
     else if (a === '--fixtures') o.fixturesDir = next();
     else if (a === '--no-record') o.record = false;
+    else if (a === '--billing') o.billing = true;
     else if (a === '--script') o.script = JSON.parse(fs.readFileSync(next(), 'utf8'));
     else if (a.startsWith('--quota-') && QUOTA_FLAGS[a]) (o.quota ??= {})[QUOTA_FLAGS[a]] = Number(next());
     else if (a === '--help' || a === '-h') o.help = true;
