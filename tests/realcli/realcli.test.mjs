@@ -1,22 +1,28 @@
 // The optional real-CLI suite (ctest label `realcli`, `scripts/test.sh
 // --realcli`): the agent CLIs users run (Claude Code, Codex CLI, Gemini CLI),
 // installed from npm at the versions pinned in tests/realcli/package-lock.json
-// (tests/realcli/setup.sh), each driven non-interactively through `tokendiet
-// serve` against the fake upstream in its scripted mode
-// (tests/fake_upstream/script.mjs). The script has the CLI read the same file
-// several times and run small commands for a dozen turns, so its history
-// grows the way a working session's does, then answer. The CLIs run the tools
-// themselves, in a temp project, so every request body is the CLI's own.
-// Checked per CLI: the session finishes; no main request (not count_tokens,
-// not a small model's side call) fails open or is refused; the diet fires on
-// some of them under the default profile, `identical_tool_outputs` among its
-// strategies; /metrics agrees.
+// (tests/realcli/setup.sh), each driven non-interactively against the fake
+// upstream in its scripted mode (tests/fake_upstream/script.mjs) with billing
+// on (tests/fake_upstream/billing.mjs: each provider's prompt cache, the
+// cached counts in the usage the CLI reads). Each CLI plays the same 29-turn
+// working session twice: directly against the fake, and through `tokendiet
+// serve`; Codex twice more with its own auto-compaction on. The CLIs run the
+// tools themselves, in a temp project, so every request body is the CLI's own.
+// Checked per CLI: the session finishes in both arms; through tokendiet no
+// main request (not count_tokens, not a small model's side call) fails open
+// or is refused, the diet fires under the default profile,
+// `identical_tool_outputs` among its strategies, /metrics agrees; and the
+// fake-billed cost with caching through tokendiet is not above direct. Both
+// bills are printed (tokens, cached, written, USD, cache breaks).
 //
 // Nothing leaves 127.0.0.1: each CLI gets a fresh HOME (and CODEX_HOME), an
 // environment built from scratch, telemetry, update checks and nonessential
 // traffic off, and a timeout (REALCLI_TIMEOUT_MS, 240 s) after which its
 // process group is killed. REALCLI_RECORD_DIR=DIR keeps the bodies the fake
-// received.
+// received (NAME-ARM-NN.json), each request's charge (NAME-ARM-billing.json)
+// and tokendiet's log lines; REALCLI_CONFIG=FILE runs tokendiet with that
+// config (to measure a profile); REALCLI_CODEX_AUTO_COMPACT=N sets Codex's
+// model_auto_compact_token_limit in the compaction arms.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn} from 'node:child_process';
@@ -117,7 +123,8 @@ async function session(name, makeScript, cli, {through}) {
   fs.writeFileSync(path.join(project, 'build.log'), buildLog());
   const script = makeScript(project);
   const fake = await startFakeUpstream({script, billing: true});
-  const td = through ? await startTokendiet({upstreams: {anthropic: fake.url, openai: fake.url, gemini: fake.url}}) : null;
+  const config = process.env.REALCLI_CONFIG ? fs.readFileSync(process.env.REALCLI_CONFIG, 'utf8') : null;
+  const td = through ? await startTokendiet({upstreams: {anthropic: fake.url, openai: fake.url, gemini: fake.url}, config}) : null;
   try {
     const run = await runCli(...cli({url: td ? td.url : fake.url, project, home, dir: tmp.dir}));
     const samples = td ? await metricSamples(td) : null;
