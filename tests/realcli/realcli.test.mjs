@@ -35,7 +35,7 @@ const BIN = path.join(SOURCE_DIR, 'tests', 'realcli', 'node_modules', '.bin');
 const CLI_TIMEOUT_MS = Number(process.env.REALCLI_TIMEOUT_MS || 240_000);
 const DONE = 'DONE-SCRIPTED';
 
-// A file worth reading three times: 110 small handlers, about 20 KB (Claude Code
+// The file the session reads and edits: 110 small handlers, about 20 KB (Claude Code
 // keeps a Bash output over 30,000 characters in a file and sends a preview).
 function serviceSource() {
   const out = [];
@@ -218,7 +218,7 @@ async function directAndThrough(name, makeScript, cli, opts = {}) {
 test('Claude Code, direct and through tokendiet: the session finishes, no main request fails open, the bill is not above direct', async () => {
   assert.ok(fs.existsSync(path.join(BIN, 'claude')), 'Claude Code not installed: run tests/realcli/setup.sh');
   // The first read with Read, the repeats with Bash (Claude Code answers a
-  // second Read of a file it wrote with a stub, not the file).
+  // second Read of an unchanged file with a stub, not the file).
   await directAndThrough('claude', project => {
     const file = path.join(project, 'service.py');
     const bash = command => ({name: 'Bash', input: {command, description: 'Look at the service'}});
