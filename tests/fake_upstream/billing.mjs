@@ -33,10 +33,12 @@ const TTL_MS = 5 * 60_000;
 const LOOKBACK_BLOCKS = 20;     // Anthropic: block boundaries checked before a breakpoint
 const STEP_BYTES = 128 * 4;     // automatic caches grow in 128-token steps
 
-// USD per million tokens: [pattern, input, cached read, output, minimum cacheable tokens].
+// USD per million tokens: [pattern, input, cached read, output, minimum cacheable tokens],
+// the providers' list prices (Claude Opus 5.5: $4 / $0.20 read / $20, writes $5 and $8).
 // Anthropic's cache write is 1.25 x input (2 x for a 1 h ttl); first match wins.
 const PRICES = {
-  anthropic: [[/haiku/, 1, 0.1, 5, 4096], [/sonnet/, 3, 0.3, 15, 1024], [/opus/, 5, 0.5, 25, 4096], [/./, 3, 0.3, 15, 1024]],
+  anthropic: [[/haiku/, 1, 0.1, 5, 4096], [/opus-5-5/, 4, 0.2, 20, 512], [/opus-5/, 5, 0.5, 25, 512],
+    [/sonnet-5/, 2, 0.2, 10, 1024], [/sonnet/, 3, 0.3, 15, 1024], [/opus/, 5, 0.5, 25, 4096], [/./, 3, 0.3, 15, 1024]],
   openai: [[/mini/, 0.25, 0.025, 2, 1024], [/nano/, 0.05, 0.005, 0.4, 1024], [/gpt-4o/, 2.5, 1.25, 10, 1024],
     [/gpt-4\.1/, 2, 0.5, 8, 1024], [/./, 1.25, 0.125, 10, 1024]],
   gemini: [[/flash-lite/, 0.1, 0.01, 0.4, 2048], [/2\.5-flash/, 0.3, 0.03, 2.5, 2048], [/2\.5-pro/, 1.25, 0.125, 10, 2048],
