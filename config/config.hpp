@@ -42,7 +42,10 @@ struct Limits {
   std::uint32_t idle_timeout_ms = 300'000;          // no byte either way on a stream
   std::uint32_t client_header_timeout_ms = 30'000;  // client must send its headers
   std::uint32_t keepalive_timeout_ms = 75'000;      // idle client connection
-  std::uint32_t drain_timeout_ms = 30'000;          // SIGTERM: wait for in-flight streams
+  // SIGTERM: how long /readyz says 503 while requests are still served, so a
+  // load balancer stops sending here before the drain (docs/design.md §Network)
+  std::uint32_t drain_grace_ms = 0;
+  std::uint32_t drain_timeout_ms = 30'000;  // then: wait for in-flight streams
   std::uint32_t pool_max_idle_per_upstream = 64;
   // Chat bodies at least this big are dieted on a diet thread while the
   // request waits, so the I/O thread goes on serving other connections.

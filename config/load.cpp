@@ -58,6 +58,7 @@ void visit_limits(Limits& l, V&& v) {
   v("idle_timeout_ms", l.idle_timeout_ms, timeout);
   v("client_header_timeout_ms", l.client_header_timeout_ms, timeout);
   v("keepalive_timeout_ms", l.keepalive_timeout_ms, timeout);
+  v("drain_grace_ms", l.drain_grace_ms, Bounds{0, kMaxTimeoutMs});
   v("drain_timeout_ms", l.drain_timeout_ms, Bounds{0, kMaxTimeoutMs});
   v("pool_max_idle_per_upstream", l.pool_max_idle_per_upstream, Bounds{0, 100'000});
   v("diet_offload_bytes", l.diet_offload_bytes, Bounds{0, detail::Wide(1) << 40});
