@@ -9,7 +9,7 @@ import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import {startFakeUpstream, startTokendiet, rawRequest, loadFixture, tokendietBin, freePort, tempDir, SOURCE_DIR} from '../support/index.mjs';
+import {startFakeUpstream, startTokendiet, rawRequest, loadFixture, letterChatBody, tokendietBin, freePort, tempDir, SOURCE_DIR} from '../support/index.mjs';
 
 const NOTIFY_SOCKET_BIN = process.env.NOTIFY_SOCKET_BIN || path.join(SOURCE_DIR, 'build', 'tests', 'notify_socket');
 const sleep = ms => new Promise(r => setTimeout(r, ms));
@@ -204,6 +204,39 @@ test('WATCHDOG=1 every half WATCHDOG_USEC from the event loops', async () => {
     for (let i = 0; i < 4; i++) last = await notify.next(f => f.WATCHDOG === '1', last.index + 1);
     // Five pings 100 ms apart: not a burst.
     assert.ok(last.at - first.at >= 300, `five pings within ${last.at - first.at} ms`);
+  } finally {
+    await td.stop();
+    await notify.stop();
+  }
+});
+
+test('a wedged I/O thread stops the WATCHDOG=1 pings until it runs again', async () => {
+  const notify = await notifySocket();
+  // A big body dieted on the I/O thread itself (no diet-thread offload): the
+  // thread runs nothing else for about a second.
+  const td = await startTokendiet({upstreams: {openai: fake.url}, args: ['--threads', '2'],
+    config: 'limits:\n  diet_offload_bytes: 64GiB\n', env: {NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: '200000'}});
+  try {
+    await notify.next(f => f.WATCHDOG === '1');
+    // Two connections, accepted one after the other: one lands on each I/O
+    // thread, so one wedges a thread other than the one sending the pings.
+    for (let i = 0; i < 2; i++) {
+      // Each its own letter: the diet's caches would make a repeat quick.
+      const body = letterChatBody(24 << 20);
+      body.fill('ab'[i], body.indexOf('"content":"') + 11, body.length - 4);
+      const from = notify.messages.length;
+      const start = Date.now();
+      const r = await rawRequest({port: td.port, method: 'POST', path: '/v1/chat/completions', body,
+        headers: {'content-type': 'application/json'}, timeoutMs: 60000});
+      assert.equal(r.status, 200);
+      const times = [start, ...notify.messages.slice(from).filter(m => m.fields.WATCHDOG === '1').map(m => m.at), Date.now()];
+      const gap = Math.max(...times.slice(1).map((t, j) => t - times[j]));
+      if (process.env.TD_DEBUG) console.error(i, gap, times.length, td.lines.filter(l => l.includes('"request"')).at(-1));
+      assert.ok(gap >= 400, `request ${i}: the pings went on every ${gap} ms at most while a thread was wedged`);
+      // And they resume.
+      await notify.next(f => f.WATCHDOG === '1', notify.messages.length);
+    }
+    await logged(() => td.output(), /"event":"watchdog".*I\/O thread 1 has not run what was posted to it 100 ms ago/);
   } finally {
     await td.stop();
     await notify.stop();
