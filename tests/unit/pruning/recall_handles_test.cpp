@@ -3,6 +3,7 @@
 // returns (PipelineResult::hidden) give back exactly the hidden bytes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -214,4 +215,32 @@ TEST_CASE("recall handles: the pipeline returns every text its written notices n
   auto d = agent_loop(40, [](int k) { return varied_output(k, 150); });
   p.shadow = true;
   CHECK(prune(d, p, QuarterCounter{}).hidden.empty());
+}
+
+TEST_CASE("recall handles: trim-middle's notice names the span it replaced, rendered as text") {
+  auto c = agent_loop(40, [](int k) { return varied_output(k, 30); });
+  Profile p;
+  p.trigger_tokens = 0;
+  p.trim_middle = true;
+  p.trim_middle_budget_tokens = 2000;
+  const Conversation sent = c;
+  auto r = prune(c, p, QuarterCounter{});
+  REQUIRE(r.trimmed_until > 0);
+  const Message* notice = nullptr;
+  for (const Message& m : c.messages)
+    if (!m.removed && m.origin == kNewOrigin && m.parts[0].text.rfind("[... ", 0) == 0) notice = &m;
+  REQUIRE(notice != nullptr);
+  std::smatch m;
+  const std::string& t = notice->parts[0].text;
+  REQUIRE(std::regex_search(t, m, std::regex(R"( (t[0-9a-f]{8})\]$)")));
+  const auto span = text_of(r.hidden, m[1]);
+  REQUIRE(span.has_value());
+  // Role, calls and outputs of the messages it replaced; their own notices
+  // (snips of stale outputs) are recallable in turn.
+  CHECK(span->find("[call bash call_3]\n{\"command\":\"step 3\"}\n") != std::string::npos);
+  CHECK(span->find("[result call_3]\n") != std::string::npos);
+  std::size_t inner = 0;
+  for (auto it = std::sregex_iterator(span->begin(), span->end(), kRef); it != std::sregex_iterator(); ++it, ++inner)
+    CHECK(text_of(r.hidden, (*it)[1]).has_value());
+  CHECK(inner > 0);
 }

@@ -271,7 +271,8 @@ TEST_CASE("every trajectory, default profile: snips keep informative heads and t
       if (before == after) continue;
       INFO(t.id << " message " << i << "\n--- sent:\n" << after);
       const auto ls = lines_of(after);
-      if (after.find(" hidden]") != std::string::npos) {
+      // A snip's notice ends "hidden]", or "hidden t1a2b3c4d:3-58]" naming what it hid.
+      if (after.find(" hidden]") != std::string::npos || after.find(" hidden t") != std::string::npos) {
         ++snips;
         // Head: the first run of kept lines (a notice hiding only the
         // wrapper lines may come before it); tail: the last run.
