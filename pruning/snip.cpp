@@ -21,9 +21,17 @@ constexpr std::array<std::string_view, 14> kErrorWords = {"error",  "Error",  "E
 // inside (0, 1 or 2: the line the head ends in, the one the tail starts in).
 // A piece of a line is never called a line.
 // `ref` (recall_ref(), may be empty) names the lines for tokendiet_recall.
+// Whole lines named by their range need no count: "[… t1a2b3c4d:41-160
+// hidden]" (the count and the handle would cost 3 tokens more a gap on every
+// later request); a gap that cuts inside a line says what it took.
 std::string hidden_notice(std::size_t whole, std::size_t parts, std::size_t bytes, std::string_view ref) {
-  std::string what =
-      whole == 0 ? std::to_string(bytes) + " bytes" : text::count_noun(whole, "line", "lines");
+  if (!ref.empty() && whole > 0 && parts == 0) {
+    std::string out = "[…";
+    out += ref;
+    out += " hidden]\n";
+    return out;
+  }
+  std::string what = whole == 0 ? std::to_string(bytes) + " bytes" : text::count_noun(whole, "line", "lines");
   if (whole > 0 && parts > 0) what += " and parts of " + std::to_string(parts);
   std::string out = "[… " + what + " hidden";
   out += ref;

@@ -287,14 +287,14 @@ std::string KeptReadLines::dedupe(std::string_view read) {
   auto end_run = [&](std::size_t at) {
     const std::string_view run = read.substr(run_start, at - run_start);
     if (run.size() > run_bytes_) {
-      out += "[" + std::to_string(run_lines) + " lines as in an earlier output";
-      if (recall_) {
+      if (recall_) {  // "[t1a2b3c4d:6-17 as in an earlier output]": the range gives the count
         if (handle.empty()) handle = recall_handle(read);
         // The run ends at the line before the one being read (or at the last).
         const std::size_t last = at == read.size() ? line : line - 1;
-        out += recall_ref(handle, last - run_lines + 1, last);
+        out += "[" + recall_ref(handle, last - run_lines + 1, last).substr(1) + " as in an earlier output]\n";
+      } else {
+        out += "[" + std::to_string(run_lines) + " lines as in an earlier output]\n";
       }
-      out += "]\n";
     } else
       out += run;
     run_lines = 0;

@@ -180,8 +180,8 @@ TEST_CASE("with keep_reads_dedupe, a kept read's lines an earlier kept read hold
   stale_tool_outputs(c, p, all(c));
   CHECK(c.messages[5].parts[0].text == first);  // the earlier read: whole
   // The notice names the read's lines it hid (lines 6-17), for tokendiet_recall.
-  CHECK(c.messages[11].parts[0].text == source_lines("beta", 5) + "[12 lines as in an earlier output" +
-                                            recall_ref(recall_handle(read), 6, 17) + "]\n" + source_lines("gamma", 4));
+  CHECK(c.messages[11].parts[0].text == source_lines("beta", 5) + "[" + recall_handle(read) +
+                                            ":6-17 as in an earlier output]\n" + source_lines("gamma", 4));
   p.stale_tool_outputs_keep_reads_dedupe = false;
   Conversation whole = two_reads();
   const std::string second = whole.messages[11].parts[0].text;
@@ -217,6 +217,5 @@ TEST_CASE("keep_reads_dedupe is stable: a kept read's text never changes as the 
       CHECK(longer.messages[i].parts[j].text == shorter.messages[i].parts[j].text);
   // The new read repeats both: one notice for the whole of it.
   const std::string repeat = two_reads({"ls src/a.py", "cat src/a.py", "ls", "ls"}).messages[21].parts[0].text;
-  CHECK(longer.messages[21].parts[0].text ==
-        "[41 lines as in an earlier output" + recall_ref(recall_handle(repeat), 1, 41) + "]\n");
+  CHECK(longer.messages[21].parts[0].text == "[" + recall_handle(repeat) + ":1-41 as in an earlier output]\n");
 }

@@ -51,7 +51,8 @@ std::string lines_of(const std::string& text, std::size_t first, std::size_t las
   return out;
 }
 
-const std::regex kRef(R"( (t[0-9a-f]{8})(?::(\d+)(?:-(\d+))?)?\])");
+// A notice's name for what it hid: "t1a2b3c4d:41-160", "t1a2b3c4d:7" or "t1a2b3c4d".
+const std::regex kRef(R"((?:^|[ \[])(t[0-9a-f]{8})(?::(\d+)(?:-(\d+))?)?(?=[ \]]))");
 
 // `pruned` with every notice line replaced by what its handle and lines
 // recall, and the "[hidden names: ...]" lines dropped: the original when
@@ -117,6 +118,10 @@ TEST_CASE("recall handles: without recall the notices name nothing and nothing i
   REQUIRE(stale_tool_outputs(c, p, 6).hits == 2);
   CHECK_FALSE(std::regex_search(c.messages[3].parts[0].text, std::regex(R"( t[0-9a-f]{8})")));
   CHECK(std::regex_search(c.messages[3].parts[0].text, std::regex(R"(\[… \d+ lines hidden\])")));
+  // With recall, the range stands for the count: "[… t1a2b3c4d:3-58 hidden]".
+  auto d = agent_loop(3, [](int k) { return varied_output(k, 200); });
+  stale_tool_outputs(d, Profile{}, 6);
+  CHECK(std::regex_search(d.messages[3].parts[0].text, std::regex(R"(\n\[… t[0-9a-f]{8}:\d+-\d+ hidden\]\n)")));
   CHECK(hidden_of(c).empty());
 }
 
@@ -167,7 +172,7 @@ TEST_CASE("recall handles: a kept read's dedupe notice names the lines it hid") 
   kept.dedupe(first);
   const std::string second = "a new first line of the file\n" + first + "a new last line of the file\n";
   const std::string out = kept.dedupe(second);
-  CHECK(out.find("[10 lines as in an earlier output " + recall_handle(second) + ":2-11]") != std::string::npos);
+  CHECK(out.find("[" + recall_handle(second) + ":2-11 as in an earlier output]") != std::string::npos);
   CHECK(restore(out, {std::make_shared<const std::string>(second)}) == second);
 }
 
@@ -189,7 +194,7 @@ TEST_CASE("recall handles: stale assistant prose and long tool-call strings name
   CHECK(restore(c.messages[1].parts[0].text, hidden_of(c)) == prose);
   std::smatch m;
   const std::string& call = c.messages[2].parts[0].text;
-  REQUIRE(std::regex_search(call, m, std::regex(R"( (t[0-9a-f]{8}):(\d+)-(\d+)\])")));
+  REQUIRE(std::regex_search(call, m, std::regex(R"(\[… (t[0-9a-f]{8}):(\d+)-(\d+) hidden\])")));
   CHECK(m[1] == recall_handle(code));
   CHECK(text_of(hidden_of(c), m[1]) == code);  // the decoded string, not the arguments' JSON
 }
