@@ -151,10 +151,10 @@ bool parse(ParsedRequest& r, std::string& err) {
   const auto& d = r.doc;
   enum { kModel, kStream, kInputTop, kInstructions, kTools, kPrevious };
   std::array<std::uint32_t, 6> f;
-  if (!pick(d, d.root(),
-            std::array<std::string_view, 6>{"model", "stream", "input", "instructions", "tools",
-                                            "previous_response_id"},
-            f)) {
+  if (!pick(
+          d, d.root(),
+          std::array<std::string_view, 6>{"model", "stream", "input", "instructions", "tools", "previous_response_id"},
+          f)) {
     err = "duplicate top-level member";
     return false;
   }

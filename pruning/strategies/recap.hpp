@@ -62,7 +62,7 @@ struct RecapPlan {
   // With `recall`: the replaced messages as sent (pruning/recall_span.hpp),
   // whose handle the header names; what tokendiet_recall answers for it.
   std::shared_ptr<const std::string> span;
-  bool stepped = false;           // the cut moved at this request (the last one replayed)
+  bool stepped = false;  // the cut moved at this request (the last one replayed)
 };
 
 // The hash of messages [0, end) of `conv` (roles, part kinds, texts, ids and

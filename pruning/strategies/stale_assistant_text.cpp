@@ -15,8 +15,7 @@ namespace td::pruning {
 namespace {
 
 SnipOptions snip_options(const StaleAssistantTextOptions& p) {
-  SnipOptions o{p.stale_assistant_text_head_bytes, p.stale_assistant_text_tail_bytes, 0,
-                p.stale_assistant_text_names};
+  SnipOptions o{p.stale_assistant_text_head_bytes, p.stale_assistant_text_tail_bytes, 0, p.stale_assistant_text_names};
   o.recall = p.recall;
   return o;
 }
@@ -111,9 +110,9 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
   options.keep_line_min_bytes = copied.min_bytes();
   const std::uint64_t text_salt = memo_salt(
       "snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0, opt.recall});
-  const std::uint64_t args_salt = memo_salt("snip_arguments", {options.head_bytes, options.tail_bytes,
-                                                               options.max_names > 0,
-                                                               opt.stale_assistant_text_threshold_bytes, opt.recall});
+  const std::uint64_t args_salt =
+      memo_salt("snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0,
+                                   opt.stale_assistant_text_threshold_bytes, opt.recall});
   NameSet listed;                                     // names listed by earlier messages are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   SnipOptions part_options = options;                 // with the part's copied lines

@@ -178,7 +178,8 @@ TEST_CASE("recall handles: a kept read's dedupe notice names the lines it hid") 
 
 TEST_CASE("recall handles: stale assistant prose and long tool-call strings name what they hid") {
   std::string prose;
-  for (int i = 0; i < 80; ++i) prose += "Paragraph " + std::to_string(i) + " explains step " + std::to_string(i) + ".\n";
+  for (int i = 0; i < 80; ++i)
+    prose += "Paragraph " + std::to_string(i) + " explains step " + std::to_string(i) + ".\n";
   std::string code;
   for (int i = 0; i < 80; ++i) code += "    line_" + std::to_string(i) + " = compute(" + std::to_string(i) + ")\n";
   Conversation c;

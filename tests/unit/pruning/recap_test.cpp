@@ -315,7 +315,8 @@ TEST_CASE("recap: a summary found for the prefix hash is used, else the extracti
   CHECK(recap_prefix_hash(full, 5) == recap_prefix_hash(prefix(full, 7), 5));
 }
 
-TEST_CASE("recap: its header names the span it replaced (recall), as the client sent it, the same on the next request") {
+TEST_CASE(
+    "recap: its header names the span it replaced (recall), as the client sent it, the same on the next request") {
   Conversation c = trajectory(kLongest[0]);
   const Conversation sent = c;
   const Profile p = recap_profile(30000);
