@@ -65,6 +65,12 @@ class RequestRecall final : public RecallSource {
     return std::nullopt;
   }
   bool empty() const { return entries_.empty() && hidden_.empty(); }
+  // This source with `more` texts (a recovery retry's cuts).
+  RequestRecall with(const std::vector<std::shared_ptr<const std::string>>& more) const {
+    RequestRecall r = *this;
+    r.hidden_.insert(r.hidden_.end(), more.begin(), more.end());
+    return r;
+  }
 
  private:
   std::string key_fp_{};  // the key that sent the request: only it reads them
