@@ -155,3 +155,20 @@ test('Responses with previous_response_id: the client will not resend a cut, so 
     await td.stop();
   }
 });
+
+test('recall: false: the same cuts, notices without handles, no tool', async () => {
+  const p = chat;
+  const td = await startTokendiet({upstreams: p.upstreams(fake.url), config: CONFIG + '    recall: false\n'});
+  try {
+    fake.clear();
+    const r = await post(td, p.path(false, KEY), JSON.stringify(p.body(list(), false)), p.headers(KEY));
+    assert.equal(r.status, 200);
+    const sent = upstreamBody(fake.last());
+    assert.ok(!p.offersRecall(sent));
+    const results = p.results(sent);
+    assert.ok(results.some(t => /\[… \d+ lines hidden\]/.test(t)), 'cut as before');
+    assert.ok(!results.some(t => /t[0-9a-f]{8}/.test(t)), 'no handle');
+  } finally {
+    await td.stop();
+  }
+});
