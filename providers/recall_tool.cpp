@@ -82,7 +82,7 @@ std::optional<RecallArgs> parse_recall_arguments(std::string_view json) {
 
 std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived,
                                std::size_t max_bytes) {
-  if (!archived) return "tokendiet_recall: no archived output with id " + args.id + " (unknown id)";
+  if (!archived) return "tokendiet_recall: nothing hidden or archived is known as " + args.id + " (unknown id)";
   const std::string_view text = *archived;
   // Line starts: lines are 1-based, a last line without '\n' counts.
   std::vector<std::size_t> starts{0};
