@@ -1,6 +1,7 @@
 // The recall offer (proxy/filters/recall_offer_filter.hpp): a request that
-// went out with tombstones and the tokendiet_recall tool; the recall filter
-// answers the model's recall calls from it (docs/design.md §Recall).
+// went out with notices naming what its cuts hid (or tombstones) and the
+// tokendiet_recall tool; the recall filter answers the model's recall calls
+// from it (docs/design.md §Recall).
 #pragma once
 
 #include <cstddef>
