@@ -1,6 +1,7 @@
 // The recall filter (docs/design.md §Recall): while a request carries
-// notices naming what its cuts hid (or tombstones) and the tokendiet_recall tool (the RecallOffer published by the
-// recall offer filter), the proxy answers the model's recall calls itself.
+// notices naming what its cuts hid (or tombstones) and the tokendiet_recall
+// tool (the RecallOffer published by the recall offer filter), the proxy
+// answers the model's recall calls itself.
 //
 //   response_head_filter      a 2xx answer to such a request: its rounds will
 //                             be merged (providers/recall_merge.hpp); the
