@@ -105,11 +105,6 @@ std::string recall_ref(std::string_view handle, std::size_t first, std::size_t l
   return out;
 }
 
-std::size_t line_at(std::string_view text, std::size_t at) {
-  at = std::min(at, text.size());
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-}
-
 std::uint64_t copy_line_key(std::string_view line, std::uint64_t min_bytes) {
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
   while (!line.empty() && blank(line.front())) line.remove_prefix(1);

@@ -123,9 +123,6 @@ std::string recall_handle(std::string_view text);
 // "t1a2b3c4d:41-160" to tokendiet_recall as it stands.
 std::string recall_ref(std::string_view handle, std::size_t first = 0, std::size_t last = 0);
 
-// The 1-based line of `text` that byte `at` lies in.
-std::size_t line_at(std::string_view text, std::size_t at);
-
 // Whether a line says nothing an agent would use from a head or tail: blank,
 // a shell prompt, an agent's wrapper lines (SWE-agent's "(Open file: ...)",
 // mini-swe-agent's <returncode>/<output> tags), curl's progress meter, a
