@@ -98,6 +98,9 @@ int serve(int argc, char** argv) {
   }
   if (auto* archive = proxy::process_state().archive())
     proxy::log_info("archive", "keeping evicted outputs in " + archive->dir());
+  // The store shared with other replicas (quota_store): it connects in the
+  // background; until Redis answers, this replica decides alone.
+  proxy::process_state().open_shared_state(loaded.config);
 
   proxy::Server* server_ptr = nullptr;
   proxy::ServerHooks hooks;

@@ -45,13 +45,22 @@ diet::PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
     // key), unless the profile shares one runway among them all.
     const std::string client = quota::runway_client(who.key_fingerprint, f.session, p.anonymous_clients_shared());
     f.runway_key = quota::runway_key(who.provider, client, group_of(p, q.model));
+    if (calibration_) f.bill_ratio = calibration_->ratio(q.model);
+    // Shared by the replicas: one round trip, waited for on this diet thread.
+    if (shared_ && who.may_wait) {
+      if (auto shared = shared_->facts({f.runway_key, who.provider, limits_of(p)}, f.session)) {
+        f.runway = shared->runway;
+        f.memory = shared->memory;
+        if (who.provider == Provider::anthropic) f.cached_prefix = shared->cached_prefix;
+        return f;
+      }
+    }
     f.runway = runways_->snapshot(f.runway_key, who.provider, limits_of(p), now);
     const quota::SessionFacts s = sessions_->get(f.session, now);
     f.memory = s.memory;
     // Only Anthropic leaves cache reads out of its input quota.
     if (who.provider == Provider::anthropic && s.cached_prefix > 0 && now - s.billed_at < kCacheLifetime)
       f.cached_prefix = s.cached_prefix;
-    if (calibration_) f.bill_ratio = calibration_->ratio(q.model);
     return f;
   };
 }
@@ -69,16 +78,31 @@ RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& pr
   a.key = diet.runway_key;
   a.session = diet.session;
   if (d.ask.input > 0 || d.ask.output > 0) {
-    runways_->take(a.key, a.provider, a.limits, d.ask, now);
     a.taken = d.ask;
+    a.shared = shared_ && shared_->shared();
+    if (!a.shared) take_alone(a);
   }
+  // The replica's own memory is kept too: it decides with it while Redis is down.
   sessions_->remember(a.session, d.memory, now);
+  if (shared_ && shared_->shared()) shared_->remember(a.session, d.memory);
   QuotaReport& report = ctx.objects.publish<QuotaReport>();
   report.quota_group = group_of(profile, ctx.model);  // the diet set ctx.model from the body
   if (d.outcome != pruning::SurvivalOutcome::None) report.survival = pruning::outcome_name(d.outcome);
   // Tokens owed ahead of the refill read as none left.
   if (d.left.limit > 0) report.runway_tokens = std::max<std::int64_t>(0, std::llround(d.left.tokens));
   return a;
+}
+
+void PolicyState::take_shared(const RunwayAccount& a, double margin,
+                              std::function<void(std::optional<std::chrono::milliseconds>)> done) const {
+  shared_->take(a.ref(), a.taken, margin, std::move(done));
+}
+
+void PolicyState::take_alone(RunwayAccount& a) const {
+  a.shared = false;
+  runways_->take(a.key, a.provider, a.limits, a.taken, Clock::now());
+  // Charged to the shared buckets once Redis answers again.
+  if (shared_) shared_->decided_alone(a.ref());
 }
 
 void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) const {
@@ -93,18 +117,25 @@ void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) cons
     const std::uint64_t input =
         a.provider == Provider::anthropic ? usage.prompt - std::min(usage.prompt, usage.cached_read) : usage.prompt;
     billed = {double(input), double(usage.completion)};
-    if (a.provider == Provider::anthropic)
+    if (a.provider == Provider::anthropic) {
       sessions_->billed(a.session, double(usage.cached_read + usage.cache_write), now);
+      if (shared_ && shared_->shared()) shared_->billed(a.session, double(usage.cached_read + usage.cache_write));
+    }
   } else if (admitted) {
     billed = a.taken;  // no bill seen: what it took stands
   }
   quota::ProviderFigures figures;
   if (bill && bill->rate_limit) figures = {&bill->rate_limit->limits, admitted, bill->rate_limit->received};
-  runways_->settle(a.key, a.provider, a.limits, a.taken, billed, now, figures);
+  if (a.shared)
+    shared_->settle(a.ref(), a.taken, billed, figures);
+  else
+    runways_->settle(a.key, a.provider, a.limits, a.taken, billed, now, figures);
   // The session overflowed the window: its later requests go under what the retry fitted in.
   const RecoveryReport* recovery = ctx.objects.find<RecoveryReport>();
-  if (recovery && recovery->outcome == "retried" && recovery->fit_tokens)
+  if (recovery && recovery->outcome == "retried" && recovery->fit_tokens) {
     sessions_->overflowed(a.session, recovery->fit_tokens, now);
+    if (shared_ && shared_->shared()) shared_->overflowed(a.session, recovery->fit_tokens);
+  }
 }
 
 }  // namespace td::proxy
