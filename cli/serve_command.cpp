@@ -77,6 +77,10 @@ int serve(int argc, char** argv) {
     for (auto& e : loaded.errors) std::fprintf(stderr, "%s\n", terminal_text(config::format_error(e)).c_str());
     return 1;
   }
+  // The store shared with other replicas (quota_store), before the filters
+  // that use it are built: it connects in the background, and until Redis
+  // answers this replica decides alone.
+  proxy::process_state().open_shared_state(loaded.config);
   std::string error;
   auto runtime = proxy::build_runtime(loaded.config, error);
   if (!runtime) {
@@ -98,9 +102,6 @@ int serve(int argc, char** argv) {
   }
   if (auto* archive = proxy::process_state().archive())
     proxy::log_info("archive", "keeping evicted outputs in " + archive->dir());
-  // The store shared with other replicas (quota_store): it connects in the
-  // background; until Redis answers, this replica decides alone.
-  proxy::process_state().open_shared_state(loaded.config);
 
   proxy::Server* server_ptr = nullptr;
   proxy::ServerHooks hooks;

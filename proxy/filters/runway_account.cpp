@@ -47,6 +47,7 @@ diet::PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
     f.runway_key = quota::runway_key(who.provider, client, group_of(p, q.model));
     if (calibration_) f.bill_ratio = calibration_->ratio(q.model);
     // Shared by the replicas: one round trip, waited for on this diet thread.
+    // (Redis down, the diet ran here: decided alone, and counted.)
     if (shared_ && who.may_wait) {
       if (auto shared = shared_->facts({f.runway_key, who.provider, limits_of(p)}, f.session)) {
         f.runway = shared->runway;
@@ -54,6 +55,8 @@ diet::PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
         if (who.provider == Provider::anthropic) f.cached_prefix = shared->cached_prefix;
         return f;
       }
+    } else if (shared_) {
+      shared_->count_fallback();
     }
     f.runway = runways_->snapshot(f.runway_key, who.provider, limits_of(p), now);
     const quota::SessionFacts s = sessions_->get(f.session, now);
