@@ -9,7 +9,7 @@
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {startFakeUpstream, startTokendiet, startRedis, quotaConfig, trajectory, fillerBody, post, explain,
-  metricSamples} from '../support/index.mjs';
+  metricSamples, recordedHistory, agentRequest} from '../support/index.mjs';
 
 const CHAT = '/v1/chat/completions';
 const MODEL = 'deepseek-chat';  // counted by the estimator, calibrated by a warm-up bill
@@ -131,6 +131,87 @@ test('a session alternating between replicas: the second replica knows the fit t
     assert.equal(r.status, 200, String(r.body));
     assert.equal(fake.requests.length - before1, 1, 'the other replica sent it at the fit the first learnt');
     assert.ok(fake.last().body.equals(reference), 'the other replica sent other bytes than one process');
+  } finally {
+    await stopAll([a, b]);
+    await fake.close();
+  }
+});
+
+test('a session alternating between replicas at survival\'s levels sends the bytes one process sends', async () => {
+  // A 46,000-token share that hardly refills while the test runs: the first
+  // of the recorded agent's last requests (~35,000 tokens as billed, after
+  // the diet) goes at the diet's level, the next ones at harder levels (or a
+  // 429), chosen from the runway left and the session's sticky level and
+  // latch; a replica that saw neither would send the second at the diet's.
+  const profile = {tpm_limit: 46000, quota_window_ms: 3_600_000, max_wait_ms: 0};
+  const body = t => traj.request(t, {model: 'gpt-4o'});
+  const turns = [traj.turns - 4, traj.turns - 3, traj.turns - 2, traj.turns - 1];
+  // The account's own limit is far above the share: its bills are its count
+  // of each request. The bill ratio each process learns is its own (not
+  // shared): each learns it from the same warm-up bill, under another key.
+  const fake = await startFakeUpstream({quota: {tpm: 50_000_000, windowMs: 3_600_000}});
+  const warm = async servers => {
+    for (const [i, td] of servers.entries())
+      assert.equal((await post(td, CHAT, body(100), {authorization: `Bearer warm-up-${i}`})).status, 200);
+  };
+  const run = async servers => {
+    const out = [];
+    for (const [i, t] of turns.entries()) {
+      const r = await post(servers[i % servers.length], CHAT, body(t), {authorization: 'Bearer sk-levels'});
+      const h = explain(r.headers);
+      out.push({status: r.status, level: [h.mode, h.survival].join('/'), bytes: r.status === 200 ? fake.last().body : null});
+    }
+    return out;
+  };
+  try {
+    const single = await startTokendiet({upstreams: {openai: fake.url}, config: quotaConfig(profile)});
+    let reference;
+    try { await warm([single]); reference = await run([single]); } finally { await single.stop(); }
+    assert.ok(reference.some(r => r.level.startsWith('survival/')), JSON.stringify(reference.map(r => r.level)));
+    redis.cli('FLUSHALL');
+    const replicas = await startReplicas(2, fake, sharedConfig(redis.url, profile));
+    fake.quota.clear();
+    let shared;
+    try { await warm(replicas); shared = await run(replicas); } finally { await stopAll(replicas); }
+    assert.deepEqual(shared.map(r => [r.status, r.level]), reference.map(r => [r.status, r.level]),
+      JSON.stringify({shared: shared.map(r => r.level), reference: reference.map(r => r.level)}));
+    for (const [i, r] of shared.entries())
+      assert.ok(r.bytes === null ? reference[i].bytes === null : r.bytes.equals(reference[i].bytes), `request ${i}: other bytes`);
+  } finally {
+    await fake.close();
+  }
+});
+
+test('a model-written recap is shared: the other replica asks no model and sends the same bytes', async () => {
+  // The fake answers a chat completion with "six": that is the summary.
+  const config = `profiles:
+  - name: sum
+    models: ["*-sum"]
+    token_threshold: 30000
+    trigger_tokens: 100000000
+    cache_write_price: 0
+    summarizer:
+      provider: openai
+      model: cheap-summarizer
+`;
+  const fake = await startFakeUpstream();
+  redis.cli('FLUSHALL');
+  const [a, b] = await startReplicas(2, fake, `quota_store: ${redis.url}\nquota_store_timeout_ms: 250\n` + config);
+  try {
+    const req = agentRequest('openai_chat', recordedHistory(), 'Carry on with the next step.', {model: 'gpt-4o-sum'});
+    const send = async td => {
+      const before0 = fake.requests.length;
+      const r = await post(td, req.path, req.body, {authorization: 'Bearer sk-recap'});
+      assert.equal(r.status, 200, String(r.body));
+      await sleep(200);  // nothing more arrives
+      return {calls: fake.requests.length - before0, bytes: fake.last().body};
+    };
+    const first = await send(a);
+    assert.equal(first.calls, 2, 'the summarizer, then the request');
+    assert.match(first.bytes.toString(), /\[tokendiet recap: /);
+    const second = await send(b);
+    assert.equal(second.calls, 1, 'the other replica took the summary from Redis');
+    assert.ok(second.bytes.equals(first.bytes), 'the other replica rendered other bytes');
   } finally {
     await stopAll([a, b]);
     await fake.close();
