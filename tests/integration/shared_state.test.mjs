@@ -260,3 +260,37 @@ test('Redis killed mid-run: traffic goes on, the fallback is counted and logged 
     await fake.close();
   }
 });
+
+test('Redis that stops answering: no request waits for it, the fallback is counted, sharing resumes when it answers', async () => {
+  const fake = await startFakeUpstream();
+  redis.cli('FLUSHALL');
+  const replicas = await startReplicas(2, fake, sharedConfig(redis.url, {tpm_limit: 1_000_000, quota_window_ms: 60000}));
+  try {
+    redis.pause();
+    for (let i = 0; i < 6; i++) {
+      const t0 = Date.now();
+      const r = await post(replicas[i % 2], CHAT, fillerBody(MODEL, 500), {authorization: 'Bearer hung'});
+      assert.equal(r.status, 200, String(r.body));
+      // At most one round trip's time-out (250 ms here) for Redis, and the request's own time.
+      assert.ok(Date.now() - t0 < 2000, `request ${i} took ${Date.now() - t0} ms`);
+    }
+    for (const td of replicas) {
+      assert.ok(await metric(td, 'tokendiet_shared_state_fallbacks_total') >= 1);
+      assert.equal(await metric(td, 'tokendiet_shared_state_shared'), 0);
+    }
+    redis.resume();
+    for (const td of replicas) {
+      const deadline = Date.now() + 10000;
+      while (await metric(td, 'tokendiet_shared_state_shared') !== 1) {
+        assert.ok(Date.now() < deadline, 'the replica went back to the shared state');
+        await sleep(50);
+      }
+    }
+    const r = await post(replicas[0], CHAT, fillerBody(MODEL, 500), {authorization: 'Bearer hung'});
+    assert.equal(r.status, 200);
+  } finally {
+    redis.resume();
+    await stopAll(replicas);
+    await fake.close();
+  }
+});

@@ -37,10 +37,14 @@ export async function startRedis() {
       if (!proc) return;
       const p = proc;
       proc = null;
+      p.kill('SIGCONT');
       const exited = new Promise(r => p.once('exit', r));
       p.kill('SIGKILL');
       await exited;
     },
+    // A Redis that answers nothing (SIGSTOP) while its socket stays open: a slow one.
+    pause() { proc?.kill('SIGSTOP'); },
+    resume() { proc?.kill('SIGCONT'); },
     cli(...args) {
       return execFileSync('redis-cli', ['-p', String(port), ...args], {encoding: 'utf8'});
     },
