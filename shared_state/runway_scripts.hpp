@@ -53,6 +53,6 @@ const std::vector<std::string>& scripts();
 
 inline constexpr long long kRunwayIdleMs = 10 * 60 * 1000;    // quota::RunwayStore::kIdleExpiry
 inline constexpr long long kSessionIdleMs = 60 * 60 * 1000;   // quota::SessionStore::kIdleExpiry
-inline constexpr long long kCacheLifetimeMs = 5 * 60 * 1000;  // PolicyState::kCacheLifetime
+inline constexpr long long kCacheLifetimeMs = 5 * 60 * 1000;  // quota::PolicyStore::kCacheLifetime
 
 }  // namespace td::shared_state

@@ -121,7 +121,7 @@ std::optional<RedisReply> SharedStore::wait(std::function<void(ReplyFn)> send) {
   return r;
 }
 
-std::optional<SharedFacts> SharedStore::facts(const RunwayRef& runway, std::uint64_t session) {
+std::optional<quota::StoredFacts> SharedStore::facts(const RunwayRef& runway, std::uint64_t session) {
   if (!shared()) {
     count_fallback();
     return std::nullopt;
@@ -136,7 +136,7 @@ std::optional<SharedFacts> SharedStore::facts(const RunwayRef& runway, std::uint
     return std::nullopt;
   }
   const auto& e = reply->elements;
-  SharedFacts f;
+  quota::StoredFacts f;
   f.runway.combined = bucket(to_double(e[1]), to_double(e[2]), runway.limits);
   f.runway.input = bucket(to_double(e[3]), to_double(e[4]), runway.limits);
   f.runway.output = bucket(to_double(e[5]), to_double(e[6]), runway.limits);
@@ -149,8 +149,7 @@ std::optional<SharedFacts> SharedStore::facts(const RunwayRef& runway, std::uint
   return f;
 }
 
-void SharedStore::take(const RunwayRef& runway, const pruning::RunwayAsk& ask, double margin,
-                       std::function<void(std::optional<std::chrono::milliseconds>)> done) {
+void SharedStore::take(const RunwayRef& runway, const pruning::RunwayAsk& ask, double margin, TakeDone done) {
   auto args = runway_args(runway);
   args.insert(args.end(), {num(ask.input), num(ask.output), num(margin), std::to_string(kRunwayIdleMs)});
   client_.evalsha(kTake, {runway_key(runway.key)}, std::move(args),

@@ -30,32 +30,21 @@
 
 #include "config/config.hpp"
 #include "pruning/decision.hpp"
+#include "quota/policy_store.hpp"
 #include "quota/runway_store.hpp"
 #include "shared_state/redis_client.hpp"
 
 namespace td::shared_state {
 
-// One runway as the scripts see it.
-struct RunwayRef {
-  std::string key;  // quota::runway_key()
-  providers::Provider provider = providers::Provider::other;
-  quota::QuotaLimits limits;
-};
+using quota::RunwayRef;
 
-// What the policy reads from the shared state.
-struct SharedFacts {
-  pruning::Runway runway;
-  pruning::SessionMemory memory;
-  double cached_prefix = 0;  // within the cache's lifetime, else 0
-};
-
-class SharedStore {
+class SharedStore final : public quota::PolicyStore {
  public:
   // Log lines: (error?, what). `local_runways`: the replica's own, which
   // requests use while Redis is down.
   using Log = std::function<void(bool error, const std::string& message)>;
   SharedStore(const config::QuotaStore& endpoint, quota::RunwayStore& local_runways, Log log);
-  ~SharedStore();
+  ~SharedStore() override;
 
   void start();
   void stop();
@@ -70,19 +59,18 @@ class SharedStore {
 
   // Blocks for one round trip, at most the time-out: off the I/O threads
   // only. nullopt: decide with the replica's own stores (counted).
-  std::optional<SharedFacts> facts(const RunwayRef& runway, std::uint64_t session);
+  std::optional<quota::StoredFacts> facts(const RunwayRef& runway, std::uint64_t session) override;
   // The ask taken from the shared buckets; `done` (on the client's thread)
   // gets the wait they needed for it, or nullopt when Redis did not answer
   // (counted; take it locally then).
-  void take(const RunwayRef& runway, const pruning::RunwayAsk& ask, double margin,
-            std::function<void(std::optional<std::chrono::milliseconds>)> done);
+  void take(const RunwayRef& runway, const pruning::RunwayAsk& ask, double margin, TakeDone done) override;
   // Not waited for: a failure leaves the shared bucket as it was (the
   // provider's next headers re-base it).
   void settle(const RunwayRef& runway, const pruning::RunwayAsk& taken, const pruning::RunwayAsk& billed,
-              const quota::ProviderFigures& figures);
-  void remember(std::uint64_t session, const pruning::SessionMemory& memory);
-  void overflowed(std::uint64_t session, std::uint64_t fit_tokens);
-  void billed(std::uint64_t session, double cached_prefix);
+              const quota::ProviderFigures& figures) override;
+  void remember(std::uint64_t session, const pruning::SessionMemory& memory) override;
+  void overflowed(std::uint64_t session, std::uint64_t fit_tokens) override;
+  void billed(std::uint64_t session, double cached_prefix) override;
   // A request of `runway` was decided and taken with the replica's own
   // stores while Redis was down: reconciled when it is back.
   void decided_alone(const RunwayRef& runway);

@@ -15,8 +15,9 @@
 
 #include "diet/diet.hpp"
 #include "proxy/phases/request_context.hpp"
-#include "quota/runway_store.hpp"
-#include "quota/session_store.hpp"
+#include <memory>
+
+#include "quota/local_policy_store.hpp"
 #include "shared_state/shared_store.hpp"
 
 namespace td::tok {
@@ -35,7 +36,7 @@ struct RunwayAccount {
   std::uint64_t session = 0;
   // The ask goes to (or went to) the shared buckets: settled there.
   bool shared = false;
-  shared_state::RunwayRef ref() const { return {key, provider, limits}; }
+  quota::RunwayRef ref() const { return {key, provider, limits}; }
 };
 
 // Who a request is, as far as its runway and session go: views into the
@@ -52,11 +53,14 @@ struct PolicyIdentity {
 class PolicyState {
  public:
   PolicyState() = default;  // no state: the profile alone decides
+  // The process's stores (both or none), and the replicas' shared one (null: none).
   PolicyState(quota::RunwayStore* runways, quota::SessionStore* sessions, tok::Calibration* calibration,
               shared_state::SharedStore* shared = nullptr)
-      : runways_(runways), sessions_(sessions), calibration_(calibration), shared_(shared) {}
+      : local_(runways && sessions ? std::make_shared<quota::LocalPolicyStore>(*runways, *sessions) : nullptr),
+        calibration_(calibration),
+        shared_(shared) {}
 
-  bool enabled() const { return runways_ && sessions_; }
+  bool enabled() const { return local_ != nullptr; }
   // The replicas share the state now: the diet waits for it off the I/O thread.
   bool sharing() const { return enabled() && shared_ && shared_->shared(); }
 
@@ -73,8 +77,7 @@ class PolicyState {
 
   // The account's ask from the shared buckets; `done` (on the shared
   // store's thread) gets the wait they needed for it, nullopt: not taken.
-  void take_shared(const RunwayAccount& account, double margin,
-                   std::function<void(std::optional<std::chrono::milliseconds>)> done) const;
+  void take_shared(const RunwayAccount& account, double margin, quota::PolicyStore::TakeDone done) const;
   // The shared store did not take it: the replica's own runway does.
   void take_alone(RunwayAccount& account) const;
   std::chrono::milliseconds shared_timeout() const {
@@ -85,13 +88,13 @@ class PolicyState {
   // headers, then charged what the bill says instead of what was taken.
   void settle(const RequestContext& ctx, const RunwayAccount& account) const;
 
-  // How long the provider's prompt cache is taken to hold a prefix
-  // (Anthropic's default lifetime): past it, no cache read is expected.
-  static constexpr std::chrono::minutes kCacheLifetime{5};
-
  private:
-  quota::RunwayStore* runways_ = nullptr;
-  quota::SessionStore* sessions_ = nullptr;
+  // The store the account's runway is in.
+  quota::PolicyStore& store_of(const RunwayAccount& a) const {
+    return a.shared ? static_cast<quota::PolicyStore&>(*shared_) : *local_;
+  }
+
+  std::shared_ptr<quota::LocalPolicyStore> local_;  // shared by the copies of this state
   tok::Calibration* calibration_ = nullptr;
   shared_state::SharedStore* shared_ = nullptr;
 };

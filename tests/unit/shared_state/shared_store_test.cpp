@@ -15,7 +15,7 @@
 
 using namespace td;
 using namespace std::chrono_literals;
-using shared_state::RunwayRef;
+using quota::RunwayRef;
 using shared_state::SharedStore;
 using Clock = std::chrono::steady_clock;
 
