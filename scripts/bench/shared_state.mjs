@@ -24,7 +24,7 @@ for (let i = 0; i < argv.length; i += 2) {
 }
 const log = m => process.stderr.write(`shared_state: ${m}\n`);
 const body = Buffer.from(trajectory('mini-swe-agent-12').request(opts.turn, {model: 'gpt-4o'}));
-const profile = 'profiles:\n  - name: bench\n    models: ["*"]\n    tpm_limit: 1000000000\n';
+const profile = (process.env.BENCH_DIET_THREADS ? `diet_threads: ${process.env.BENCH_DIET_THREADS}\n` : '') + 'profiles:\n  - name: bench\n    models: ["*"]\n    tpm_limit: 1000000000\n';
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
