@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace td::test {
 
@@ -44,7 +45,8 @@ inline bool accepts(int port) {
 
 class RedisServer {
  public:
-  RedisServer() : port_(free_port()) { start(); }
+  // `extra`: more redis-server arguments (--requirepass, --unixsocket ...).
+  explicit RedisServer(std::vector<std::string> extra = {}) : port_(free_port()), extra_(std::move(extra)) { start(); }
   ~RedisServer() { kill(); }
   int port() const { return port_; }
 
@@ -54,9 +56,14 @@ class RedisServer {
       const int null = ::open("/dev/null", O_WRONLY);
       ::dup2(null, 1);
       ::dup2(null, 2);
-      const std::string port = std::to_string(port_);
-      ::execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", "--loglevel", "warning", static_cast<char*>(nullptr));
+      std::vector<std::string> args = {"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
+                                       "--save",       "",       "--appendonly",        "no",     "--loglevel",
+                                       "warning"};
+      args.insert(args.end(), extra_.begin(), extra_.end());
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execvp("redis-server", argv.data());
       std::_Exit(127);
     }
     for (int i = 0; i < 500; ++i) {
@@ -77,6 +84,7 @@ class RedisServer {
 
  private:
   int port_;
+  std::vector<std::string> extra_;
   pid_t pid_ = -1;
 };
 
