@@ -43,9 +43,10 @@ FilterResult QuotaFilter::take_shared(RequestContext& ctx, const pruning::Profil
     return std::nullopt;
   });
   const auto max_wait = std::chrono::milliseconds(profile.max_wait_ms);
+  const RunwayAccount& account = ctx.objects.find<QuotaState>()->runway;
   policy_.take_shared(
-      ctx.objects.find<QuotaState>()->runway, profile.quota_margin,
-      [handle, policy, max_wait](std::optional<std::chrono::milliseconds> wait) {
+      account, profile.quota_margin,
+      [handle, policy, max_wait, account](std::optional<std::chrono::milliseconds> wait) {
         handle->resume_then([policy, wait, max_wait](PausedRequest request) -> std::optional<LocalResponse> {
           RequestContext& ctx = *request.ctx;
           QuotaState* st = ctx.objects.find<QuotaState>();
@@ -64,6 +65,9 @@ FilterResult QuotaFilter::take_shared(RequestContext& ctx, const pruning::Profil
             report->survival = pruning::outcome_name(pruning::SurvivalOutcome::Waited);
           return std::nullopt;
         });
+        // Taken in Redis after the pause ended (the replica's own runway
+        // took it then): given back there, so it is not counted twice.
+        if (wait && handle->cancelled()) policy.give_back_shared(account);
       });
   // The store's own time-out drops a silent connection first; this one
   // only bounds the pause.

@@ -93,6 +93,10 @@ void PolicyState::take_shared(const RunwayAccount& a, double margin, quota::Poli
   shared_->take(a.ref(), a.taken, margin, std::move(done));
 }
 
+void PolicyState::give_back_shared(const RunwayAccount& a) const {
+  if (shared_) shared_->settle(a.ref(), a.taken, {}, {});
+}
+
 void PolicyState::take_alone(RunwayAccount& a) const {
   a.shared = false;
   local_->take(a.ref(), a.taken, 1.0, nullptr);

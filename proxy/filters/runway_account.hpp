@@ -78,6 +78,8 @@ class PolicyState {
   // The account's ask from the shared buckets; `done` (on the shared
   // store's thread) gets the wait they needed for it, nullopt: not taken.
   void take_shared(const RunwayAccount& account, double margin, quota::PolicyStore::TakeDone done) const;
+  // The shared store took it after its pause ended: given back there.
+  void give_back_shared(const RunwayAccount& account) const;
   // The shared store did not take it: the replica's own runway does.
   void take_alone(RunwayAccount& account) const;
   std::chrono::milliseconds shared_timeout() const {
