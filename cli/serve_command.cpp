@@ -77,6 +77,10 @@ int serve(int argc, char** argv) {
     for (auto& e : loaded.errors) std::fprintf(stderr, "%s\n", terminal_text(config::format_error(e)).c_str());
     return 1;
   }
+  // The store shared with other replicas (quota_store), before the filters
+  // that use it are built: it connects in the background, and until Redis
+  // answers this replica decides alone.
+  proxy::process_state().open_shared_state(loaded.config);
   std::string error;
   auto runtime = proxy::build_runtime(loaded.config, error);
   if (!runtime) {

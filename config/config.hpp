@@ -72,6 +72,20 @@ struct Archive {
   std::uint64_t max_age_ms = 30ull * 24 * 3600 * 1000;  // since an entry was last used; 0: no bound
 };
 
+// Where the policy's state lives (docs/design.md §Shared state): the
+// replica's own memory (the default), or a Redis server every replica shares
+// (`quota_store: redis://...` or `unix:///path?db=N`; config/quota_store.hpp).
+struct QuotaStore {
+  std::string url;  // as configured; "": this process's own stores
+  std::string host;  // redis:// (lower-case)
+  std::uint16_t port = 6379;
+  std::string socket;  // unix:// path
+  std::string user, password;
+  unsigned db = 0;
+  std::uint64_t timeout_ms = 50;  // quota_store_timeout_ms: one round trip, at most
+  bool shared() const { return !url.empty(); }
+};
+
 // USD per million tokens, matched by glob on the model name.
 struct Price {
   std::string model;  // glob
@@ -88,6 +102,7 @@ struct Config {
   Limits limits;
   Ledger ledger;
   Archive archive;
+  QuotaStore quota_store;
   std::vector<pruning::Profile> profiles;  // first whose glob matches the model wins
   std::vector<Price> prices;
   std::string source = "<embedded>";  // file it came from
