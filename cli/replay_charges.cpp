@@ -85,7 +85,9 @@ bool recallable(const RecallOffered& offer, std::string_view item, const std::ve
 }
 
 ChargeRules charge_rules(const pruning::Profile& profile, RecallMode recall) {
-  return {recall, std::max<std::uint32_t>(profile.recall_max_calls, 1), profile.recall_max_answer_bytes};
+  // A profile with `recall: false` offers no tool: a loss is a re-read.
+  return {profile.recall ? recall : RecallMode::Off, std::max<std::uint32_t>(profile.recall_max_calls, 1),
+          profile.recall_max_answer_bytes};
 }
 
 std::uint64_t recall_tool_tokens() {

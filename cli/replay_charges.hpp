@@ -53,6 +53,7 @@ struct ChargeRules {
   std::uint32_t max_calls = 4;             // recall_max_calls: calls answered per round
   std::uint64_t max_answer_bytes = 16384;  // recall_max_answer_bytes: one answer's bound
 };
+// `recall` as asked, but Off for a profile with `recall: false`.
 ChargeRules charge_rules(const pruning::Profile& profile, RecallMode recall);
 
 // Output tokens in units of the uncached input price, by Pricing: OpenAI's

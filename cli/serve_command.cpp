@@ -13,6 +13,7 @@
 #include "proxy/telemetry/log.hpp"
 #include "proxy/net/server.hpp"
 #include "proxy/telemetry/process_state.hpp"
+#include "service/systemd_notify.hpp"
 
 namespace td::cli {
 
@@ -25,10 +26,14 @@ constexpr const char* kSynopsis =
 
 constexpr const char* kSignals =
     "\nsignals:\n"
-    "  SIGTERM, SIGINT  stop accepting, let in-flight requests finish (at most\n"
-    "                   limits.drain_timeout_ms), exit 0; a second one stops at once\n"
+    "  SIGTERM, SIGINT  GET /readyz answers 503 (still serving for\n"
+    "                   limits.drain_grace_ms), then stop accepting, let in-flight\n"
+    "                   requests finish (at most limits.drain_timeout_ms), exit 0;\n"
+    "                   a second one stops at once\n"
     "  SIGHUP           reload the config file (command-line options still win);\n"
-    "                   a file with errors keeps the running config\n\n"
+    "                   a file with errors keeps the running config\n"
+    "Under systemd (NOTIFY_SOCKET) it tells READY=1, RELOADING=1, STOPPING=1 and,\n"
+    "with WATCHDOG_USEC, WATCHDOG=1 (see scripts/tokendiet.service).\n\n"
     "Logs one JSON line per request on stderr (event \"request\").\n";
 }  // namespace
 
@@ -72,6 +77,10 @@ int serve(int argc, char** argv) {
     for (auto& e : loaded.errors) std::fprintf(stderr, "%s\n", terminal_text(config::format_error(e)).c_str());
     return 1;
   }
+  // The store shared with other replicas (quota_store), before the filters
+  // that use it are built: it connects in the background, and until Redis
+  // answers this replica decides alone.
+  proxy::process_state().open_shared_state(loaded.config);
   std::string error;
   auto runtime = proxy::build_runtime(loaded.config, error);
   if (!runtime) {
@@ -96,18 +105,42 @@ int serve(int argc, char** argv) {
 
   proxy::Server* server_ptr = nullptr;
   proxy::ServerHooks hooks;
-  hooks.reload = [args = parsed.options, &server_ptr]() -> std::optional<config::Config> {
+  hooks.reload = [args = parsed.options, &server_ptr]() -> proxy::ReloadResult {
     auto r = config::reload_config(args);
     for (auto& w : r.warnings) proxy::log_info("config_warning", config::format_error(w));
     if (!r.ok()) {
       for (auto& e : r.errors) proxy::log_error("reload", config::format_error(e));
       proxy::log_error("reload", "config has errors: keeping the running config");
-      return std::nullopt;
+      std::string first = config::format_error(r.errors.front());
+      if (r.errors.size() > 1) first += " (and " + std::to_string(r.errors.size() - 1) + " more)";
+      return {std::nullopt, std::move(first)};
     }
     for (auto& change : config::restart_required(server_ptr->runtime()->config, r.config))
       proxy::log_info("reload", change + " (takes effect after a restart)");
-    return std::move(r.config);
+    return {std::move(r.config), {}};
   };
+  // Under systemd (Type=notify): readiness, reloads, the stop and the
+  // watchdog, told through NOTIFY_SOCKET (docs/design.md §Network).
+  const service::SystemdNotify systemd;
+  if (systemd.enabled()) {
+    hooks.state = [&systemd](proxy::ServingState state, const std::string& status) {
+      switch (state) {
+        case proxy::ServingState::ready:
+          systemd.ready(status);
+          break;
+        case proxy::ServingState::reloading:
+          systemd.reloading(status);
+          break;
+        case proxy::ServingState::stopping:
+          systemd.stopping(status);
+          break;
+      }
+    };
+    if (systemd.watchdog_interval().count() > 0) {
+      hooks.alive = [&systemd] { systemd.watchdog(); };
+      hooks.alive_every = systemd.watchdog_interval();
+    }
+  }
   proxy::Server server(runtime, std::move(hooks));
   server_ptr = &server;
   int status = server.run();

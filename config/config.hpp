@@ -42,7 +42,10 @@ struct Limits {
   std::uint32_t idle_timeout_ms = 300'000;          // no byte either way on a stream
   std::uint32_t client_header_timeout_ms = 30'000;  // client must send its headers
   std::uint32_t keepalive_timeout_ms = 75'000;      // idle client connection
-  std::uint32_t drain_timeout_ms = 30'000;          // SIGTERM: wait for in-flight streams
+  // SIGTERM: how long /readyz says 503 while requests are still served, so a
+  // load balancer stops sending here before the drain (docs/design.md §Network)
+  std::uint32_t drain_grace_ms = 0;
+  std::uint32_t drain_timeout_ms = 30'000;  // then: wait for in-flight streams
   std::uint32_t pool_max_idle_per_upstream = 64;
   // Chat bodies at least this big are dieted on a diet thread while the
   // request waits, so the I/O thread goes on serving other connections.
@@ -69,6 +72,20 @@ struct Archive {
   std::uint64_t max_age_ms = 30ull * 24 * 3600 * 1000;  // since an entry was last used; 0: no bound
 };
 
+// Where the policy's state lives (docs/design.md §Shared state): the
+// replica's own memory (the default), or a Redis server every replica shares
+// (`quota_store: redis://...` or `unix:///path?db=N`; config/quota_store.hpp).
+struct QuotaStore {
+  std::string url;  // as configured; "": this process's own stores
+  std::string host;  // redis:// (lower-case)
+  std::uint16_t port = 6379;
+  std::string socket;  // unix:// path
+  std::string user, password;
+  unsigned db = 0;
+  std::uint64_t timeout_ms = 50;  // quota_store_timeout_ms: one round trip, at most
+  bool shared() const { return !url.empty(); }
+};
+
 // USD per million tokens, matched by glob on the model name.
 struct Price {
   std::string model;  // glob
@@ -85,6 +102,7 @@ struct Config {
   Limits limits;
   Ledger ledger;
   Archive archive;
+  QuotaStore quota_store;
   std::vector<pruning::Profile> profiles;  // first whose glob matches the model wins
   std::vector<Price> prices;
   std::string source = "<embedded>";  // file it came from

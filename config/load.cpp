@@ -14,6 +14,7 @@
 #include <yaml-cpp/depthguard.h>
 
 #include "config/address.hpp"
+#include "config/quota_store.hpp"
 #include "config/glob.hpp"
 #include "config/renamed_keys.hpp"
 #include "config/suggest.hpp"
@@ -58,6 +59,7 @@ void visit_limits(Limits& l, V&& v) {
   v("idle_timeout_ms", l.idle_timeout_ms, timeout);
   v("client_header_timeout_ms", l.client_header_timeout_ms, timeout);
   v("keepalive_timeout_ms", l.keepalive_timeout_ms, timeout);
+  v("drain_grace_ms", l.drain_grace_ms, Bounds{0, kMaxTimeoutMs});
   v("drain_timeout_ms", l.drain_timeout_ms, Bounds{0, kMaxTimeoutMs});
   v("pool_max_idle_per_upstream", l.pool_max_idle_per_upstream, Bounds{0, 100'000});
   v("diet_offload_bytes", l.diet_offload_bytes, Bounds{0, detail::Wide(1) << 40});
@@ -98,6 +100,7 @@ class Loader {
     read_section(top, "limits", [&](MapFields& f) { visit_limits(cfg.limits, f); });
     read_section(top, "ledger", [&](MapFields& f) { read_ledger(f, cfg.ledger); });
     read_section(top, "archive", [&](MapFields& f) { read_archive(f, cfg.archive); });
+    read_quota_store(top, cfg);
     read_profiles(top, cfg);
     read_prices(top, cfg);
     top.finish();
@@ -214,6 +217,18 @@ class Loader {
     f("max_bytes", archive.max_bytes, Bounds{0, detail::Wide(1) << 50});
     f("max_age_ms", archive.max_age_ms, Bounds{0, detail::Wide(100) * 365 * 24 * 3600 * 1000});
     archive.path = resolve_path(archive.path, base_dir_);
+  }
+
+  // quota_store (config/quota_store.hpp) and its round trip's time-out.
+  void read_quota_store(MapFields& top, Config& cfg) {
+    std::string url;
+    top("quota_store", url);
+    std::uint64_t timeout_ms = cfg.quota_store.timeout_ms;
+    top("quota_store_timeout_ms", timeout_ms, Bounds{1, 10'000});
+    auto parsed = parse_quota_store(url);
+    if (!parsed.ok()) return d_.error(top.mark_of("quota_store"), "quota_store: " + parsed.error);
+    cfg.quota_store = parsed.value;
+    cfg.quota_store.timeout_ms = timeout_ms;
   }
 
   // Profiles as a list of maps with a `name`, or as a map from name to fields.

@@ -21,6 +21,10 @@ std::vector<std::string> restart_required(const Config& running, const Config& r
   if (running.diet_threads != reloaded.diet_threads)
     out.push_back("diet_threads: " + std::to_string(running.diet_threads) + " -> " +
                   std::to_string(reloaded.diet_threads));
+  // The shared store's connection is the process's (no password in the log).
+  if (running.quota_store.url != reloaded.quota_store.url ||
+      running.quota_store.timeout_ms != reloaded.quota_store.timeout_ms)
+    out.push_back("quota_store");
   return out;
 }
 

@@ -117,6 +117,20 @@ std::vector<json::Edit> thinking_step(const providers::ParsedRequest& request, c
   return std::move(lowered.edits.edits);
 }
 
+// A request whose earlier turns the provider holds (ParsedRequest::server_history):
+// what a cut hides the client never resends, so nothing is cut (the
+// messages are not written, as for a shadow profile); the decision's
+// admission and thinking still apply (docs/design.md §Recall).
+void keep_server_history(DietOutcome& out) {
+  out.decision.mode = pruning::Mode::None;
+  out.decision.settings.write = false;
+  out.result.tokens_after = out.result.tokens_before;
+  out.result.fired.clear();
+  out.result.archived.clear();
+  out.result.hidden.clear();
+  out.reason = kServerHistory;
+}
+
 DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, const config::Config& config,
                       DietCaches& caches, const DietOptions& options) {
   std::string rewritten;
@@ -178,6 +192,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       out.decision = pruning::decide(counted, profile);
       out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
     }
+    if (request.server_history) keep_server_history(out);
     out.decision.mode = pruning::reported_mode(out.decision.mode, !out.result.archived.empty());
     reanchor_step(*pruned, profile, out.decision, turns, counter, out.result);
     std::string thinking;

@@ -80,7 +80,7 @@ struct DietOutcome {
   std::uint64_t session = 0;
   std::string thinking;
   // Why the diet left the request alone although its profile is on ("" it
-  // did not): kClientCompaction.
+  // did not): kClientCompaction, kServerHistory.
   std::string_view reason;
 
   // The written request holds tombstones (semantic eviction): their entries
@@ -90,6 +90,9 @@ struct DietOutcome {
 
 // The reason of a client's own compaction request (pruning/client_compaction.hpp).
 inline constexpr std::string_view kClientCompaction = "client_compaction";
+// The reason of a request whose earlier turns the provider holds
+// (providers::ParsedRequest::server_history): nothing cut.
+inline constexpr std::string_view kServerHistory = "server_history";
 
 // 1. Parse: no request means the body goes as it came (error says why).
 providers::ParseOutcome parse_step(const providers::ChatRoute& route, std::string_view body, DietCaches& caches);

@@ -17,12 +17,12 @@ namespace td::providers {
 namespace {
 
 constexpr std::string_view kDescription =
-    "Reads back a tool output that tokendiet archived when its task was completed. "
-    "A tombstone in the conversation names the id (td-...). Give lines as \"A-B\" "
-    "(1-based, inclusive) to read only part of a long output.";
+    "Reads back what tokendiet hid from earlier in this conversation. A notice names it: "
+    "t1a2b3c4d:41-160 (lines 41-160 of that text), t1a2b3c4d (all of it) or td-... (an archived output). "
+    "Pass the name as id.";
 
 constexpr std::string_view kSchema =
-    R"({"type":"object","properties":{"id":{"type":"string","description":"the archive id the tombstone names"},)"
+    R"({"type":"object","properties":{"id":{"type":"string","description":"the name a notice gives, as written"},)"
     R"("lines":{"type":"string","description":"optional line range A-B, 1-based and inclusive"}},"required":["id"]})";
 
 std::string definition(Api api) {
@@ -58,9 +58,16 @@ std::optional<RecallArgs> parse_recall_arguments(std::string_view json) {
   if (id == d.MemberEnd() || !id->value.IsString()) return std::nullopt;
   RecallArgs a;
   a.id.assign(id->value.GetString(), id->value.GetStringLength());
+  std::string_view r;  // the line range: "lines", else the id's ":A-B" (a notice's "t1a2b3c4d:41-160")
   auto lines = d.FindMember("lines");
-  if (lines != d.MemberEnd() && lines->value.IsString()) {
-    std::string_view r(lines->value.GetString(), lines->value.GetStringLength());
+  if (lines != d.MemberEnd() && lines->value.IsString()) r = {lines->value.GetString(), lines->value.GetStringLength()};
+  std::string in_id;
+  if (const auto colon = a.id.find(':'); colon != std::string::npos) {
+    in_id = a.id.substr(colon + 1);
+    a.id.resize(colon);
+    if (r.empty()) r = in_id;
+  }
+  if (!r.empty()) {
     const auto dash = r.find('-');
     std::uint32_t first = 0, last = 0;
     if (dash == std::string_view::npos) {
@@ -75,7 +82,7 @@ std::optional<RecallArgs> parse_recall_arguments(std::string_view json) {
 
 std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived,
                                std::size_t max_bytes) {
-  if (!archived) return "tokendiet_recall: no archived output with id " + args.id + " (unknown id)";
+  if (!archived) return "tokendiet_recall: nothing hidden or archived is known as " + args.id + " (unknown id)";
   const std::string_view text = *archived;
   // Line starts: lines are 1-based, a last line without '\n' counts.
   std::vector<std::size_t> starts{0};

@@ -1,6 +1,6 @@
-// The tokendiet_recall tool (docs/design.md §Recall): added to a request that
-// carries tombstones, so the model can read an archived output back; the
-// proxy answers its calls itself (proxy/filters/recall_filter.hpp).
+// The tokendiet_recall tool (docs/design.md §Recall): added to a request whose
+// notices name what its cuts hid (or tombstones), so the model can read it
+// back; the proxy answers its calls itself (proxy/filters/recall_filter.hpp).
 #pragma once
 
 #include <cstddef>

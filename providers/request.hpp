@@ -85,6 +85,11 @@ struct ParsedRequest {
   pruning::Conversation conversation;  // Message::origin indexes `messages` below
   std::string model;                   // also conversation.model
   bool stream = false;
+  // The provider holds the earlier turns (OpenAI Responses'
+  // previous_response_id): the client will not resend what a cut hides, so
+  // nothing of it could be recalled, and the diet cuts nothing
+  // (docs/design.md §Recall).
+  bool server_history = false;
 
   // The writer's map of the original body.
   json::Document doc;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct Part {
   // breakpoints (Anthropic) marks it, so a step finds that prefix cached.
   bool cache_anchor = false;
   mutable TextDigest digest;  // of `text`, filled on first use by text_hash()
+  // The texts a cut of this part hid, whose recall handles its notices name
+  // (hide_text(); docs/design.md §Recall): the pipeline hands them to the
+  // recall loop, which answers from them. Shared, never copied.
+  std::vector<std::shared_ptr<const std::string>> hidden;
 };
 
 struct Message {
@@ -79,6 +84,22 @@ inline void set_text(Message& m, Part& p, std::string text) {
   p.digest.valid = false;
   p.edited = true;
   m.changed = true;
+}
+// set_text() for a cut whose notices name what it hid: the old text is kept
+// in `hidden` (moved, not copied) for the recall loop, with `also` (texts
+// inside it a notice names on their own: a tool call's long strings).
+inline void hide_text(Message& m, Part& p, std::string text,
+                      std::vector<std::shared_ptr<const std::string>> also = {}) {
+  p.hidden.push_back(std::make_shared<const std::string>(std::move(p.text)));
+  for (auto& t : also) p.hidden.push_back(std::move(t));
+  set_text(m, p, std::move(text));
+}
+// hide_text() when the cut's notices name what it hid (`recall`), else set_text().
+inline void cut_text(Message& m, Part& p, std::string text, bool recall) {
+  if (recall)
+    hide_text(m, p, std::move(text));
+  else
+    set_text(m, p, std::move(text));
 }
 inline void remove_message(Message& m) {
   m.removed = true;

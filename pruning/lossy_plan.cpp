@@ -130,7 +130,10 @@ std::size_t LossyPlan::memo_bytes() const {
   std::size_t n = sizeof(LossyPlan) + changed.size() * (sizeof(std::uint32_t) + sizeof(std::uint64_t));
   for (const Message& m : pruned) {
     n += sizeof(Message) + m.name.size();
-    for (const Part& p : m.parts) n += sizeof(Part) + p.text.size() + p.id.size() + p.name.size() + p.signature.size();
+    for (const Part& p : m.parts) {
+      n += sizeof(Part) + p.text.size() + p.id.size() + p.name.size() + p.signature.size();
+      for (const auto& h : p.hidden) n += sizeof(std::string) + h->size();  // what its notices name
+    }
   }
   for (const StrategyStats& s : stats) n += sizeof(StrategyStats) + s.edits.size() * sizeof(StrategyStats::Edit);
   return n;

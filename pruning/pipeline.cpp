@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "pruning/loss_cap.hpp"
 #include "pruning/lossy_plan.hpp"
@@ -118,6 +119,17 @@ void keep_archived_present(const Conversation& conv, std::vector<ArchivedOutput>
                 [&](const ArchivedOutput& a) { return std::find(ids.begin(), ids.end(), a.id) == ids.end(); });
 }
 
+// Every text a notice of `conv` names, once: the parts' hidden texts, those
+// of messages trim-middle or the recap took out included (their notices'
+// spans show those messages' own notices).
+void collect_hidden(const Conversation& conv, std::vector<std::shared_ptr<const std::string>>& out) {
+  std::unordered_set<const std::string*> seen;
+  for (const Message& m : conv.messages)
+    for (const Part& p : m.parts)
+      for (const auto& h : p.hidden)
+        if (seen.insert(h.get()).second) out.push_back(h);
+}
+
 // Whether the strategy named `name` ran and changed something: later steps
 // ask by name, never by position in the order.
 bool fired(const std::vector<StrategyStats>& strategies, std::string_view name) {
@@ -228,6 +240,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   }
   r.tokens_after = restructured ? tally.conversation(conv) : total;
   if (restructured && !r.archived.empty()) keep_archived_present(conv, r.archived);
+  if (profile.recall) collect_hidden(conv, r.hidden);
 }
 
 }  // namespace
@@ -282,6 +295,7 @@ PipelineResult run_pipeline(Conversation& conv, const Counted& counted, const De
     Conversation copy = conv;
     run_on(copy, counted, lossy, trimming, decision.settings, counter, tally, caches, r);
     r.archived.clear();  // nothing is written, so nothing needs archiving
+    r.hidden.clear();    // nor recalling
   }
   return r;
 }

@@ -29,6 +29,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -56,6 +58,10 @@ struct PipelineResult {
   // What semantic eviction took out (strategies/completed_tasks.hpp): one
   // entry per tombstone in the written request (none when not written).
   std::vector<ArchivedOutput> archived;
+  // What the written request's notices hid, each text once (Part::hidden;
+  // with the profile's `recall`): tokendiet_recall answers a handle
+  // (pruning/snip.hpp, recall_handle()) from these (docs/design.md §Recall).
+  std::vector<std::shared_ptr<const std::string>> hidden;
   // A recap was made and the settings' summaries knew nothing of its prefix:
   // its hash and extractive text (the header, then the turn lines), which
   // the proxy may have a model summarize (docs/design.md §Policy).

@@ -274,7 +274,13 @@ struct Profile {
   std::string anchor;                      // "": the first user message
   std::uint64_t reanchor_max_bytes = 2000;
 
-  // --- The recall loop's bounds (F27; docs/design.md §Recall): per round,
+  // --- Recall (F27; docs/design.md §Recall): every notice a cut leaves
+  // names what it hid by a handle (and line range), and the request carries
+  // the tokendiet_recall tool, answered from the client's own history.
+  // false: notices without handles, no tool (semantic mode's tombstones
+  // still name their archive entries, read with GET /v1/tokendiet/archive).
+  bool recall = true;
+  // The loop's bounds: per round,
   // at most recall_max_calls tokendiet_recall calls are answered (a repeat
   // of one in the same round once), each answer at most
   // recall_max_answer_bytes (cut at a line, the rest named by its range).
@@ -374,6 +380,7 @@ struct Profile {
     v("reanchor_every_turns", reanchor_every_turns);
     v("anchor", anchor);
     v("reanchor_max_bytes", reanchor_max_bytes);
+    v("recall", recall);
     v("recall_max_calls", recall_max_calls);
     v("recall_max_answer_bytes", recall_max_answer_bytes);
   }

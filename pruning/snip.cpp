@@ -20,11 +20,23 @@ constexpr std::array<std::string_view, 14> kErrorWords = {"error",  "Error",  "E
 // What a gap hid: `whole` whole lines, and `parts` pieces of lines cut
 // inside (0, 1 or 2: the line the head ends in, the one the tail starts in).
 // A piece of a line is never called a line.
-std::string hidden_notice(std::size_t whole, std::size_t parts, std::size_t bytes) {
-  if (whole == 0) return "[… " + std::to_string(bytes) + " bytes hidden]\n";
-  std::string what = text::count_noun(whole, "line", "lines");
-  if (parts > 0) what += " and parts of " + std::to_string(parts);
-  return "[… " + what + " hidden]\n";
+// `ref` (recall_ref(), may be empty) names the lines for tokendiet_recall.
+// Whole lines named by their range need no count: "[… t1a2b3c4d:41-160
+// hidden]" (the count and the handle would cost 3 tokens more a gap on every
+// later request); a gap that cuts inside a line says what it took.
+std::string hidden_notice(std::size_t whole, std::size_t parts, std::size_t bytes, std::string_view ref) {
+  if (!ref.empty() && whole > 0 && parts == 0) {
+    std::string out = "[…";
+    out += ref;
+    out += " hidden]\n";
+    return out;
+  }
+  std::string what = whole == 0 ? std::to_string(bytes) + " bytes" : text::count_noun(whole, "line", "lines");
+  if (whole > 0 && parts > 0) what += " and parts of " + std::to_string(parts);
+  std::string out = "[… " + what + " hidden";
+  out += ref;
+  out += "]\n";
+  return out;
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
@@ -72,6 +84,26 @@ bool is_name(std::string_view run) {
 }
 
 }  // namespace
+
+std::string recall_handle(std::string_view text) {
+  const tok::Hash128 h = tok::hash128(text.data(), text.size());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "t";
+  for (int shift = 60; shift >= 32; shift -= 4) out += kHex[(h.hi >> shift) & 0xF];
+  return out;
+}
+
+std::string recall_ref(std::string_view handle, std::size_t first, std::size_t last) {
+  std::string out;
+  out.reserve(handle.size() + 24);
+  out += ' ';
+  out += handle;
+  if (first == 0) return out;
+  out += ':';
+  out += std::to_string(first);
+  if (last > first) (out += '-') += std::to_string(last);
+  return out;
+}
 
 std::uint64_t copy_line_key(std::string_view line, std::uint64_t min_bytes) {
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
@@ -187,7 +219,8 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   Snipped s;
   const std::vector<std::string_view> ls = text::lines(text);
   const std::size_t n = ls.size();
-  auto offset = [&](std::size_t i) { return static_cast<std::size_t>(ls[i].data() - text.data()); };
+  auto offset_of = [&](std::string_view l) { return static_cast<std::size_t>(l.data() - text.data()); };
+  auto offset = [&](std::size_t i) { return offset_of(ls[i]); };
   std::vector<Keep> keep;
 
   // Head: informative lines from the start; tail: from the end, not
@@ -238,6 +271,13 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   std::string kept, hidden;  // hidden: what is dropped, for its names
   std::size_t last_notice_end = 0, at = 0;
   bool cut = false;
+  const std::string handle = o.recall ? recall_handle(text) : std::string();
+  // The 1-based line a byte lies in, by the line starts (lines are in order).
+  auto line_of = [&](std::size_t byte) {
+    const auto it = std::upper_bound(ls.begin(), ls.end(), byte,
+                                     [&](std::size_t b, std::string_view l) { return b < offset_of(l); });
+    return static_cast<std::size_t>(it - ls.begin());
+  };
   auto hide = [&](std::size_t b, std::size_t e) {
     if (b >= e) return;
     const std::string_view gap = text.substr(b, e - b);
@@ -251,7 +291,8 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
     std::size_t lines = 0;
     for (std::string_view l : gl) lines += !l.empty();
     lines = lines > parts ? lines - parts : 0;
-    std::string notice = hidden_notice(lines, parts, gap.size());
+    const std::string ref = o.recall ? recall_ref(handle, line_of(b), line_of(e - 1)) : std::string();
+    std::string notice = hidden_notice(lines, parts, gap.size(), ref);
     if (notice.size() >= gap.size()) {
       kept += gap;
       return;

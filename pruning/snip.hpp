@@ -10,8 +10,10 @@
 // already listed earlier in the request (NameSet), up to a cap.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +29,10 @@ struct SnipOptions {
   // (sorted; the lines the caller knows the agent copies). Null: none.
   const std::vector<std::uint64_t>* keep_lines = nullptr;
   std::uint64_t keep_line_min_bytes = 0;  // the keys' min_bytes
+  // Each notice names the text's recall handle and the lines it hid,
+  // "[… 120 lines hidden t1a2b3c4d:41-160]" (recall_ref()), so the model can
+  // read them back with tokendiet_recall (docs/design.md §Recall).
+  bool recall = false;
 };
 
 // Kept text with name slots: render = pieces[0].text, slot 0, pieces[1].text, ...
@@ -38,6 +44,9 @@ struct Snipped {
   };
   std::vector<Piece> pieces;
   bool cut = false;  // false: nothing hidden; the text stays as it is
+  // Texts the notices name other than the one snipped (a tool call's long
+  // string values, each snipped on its own): what the recall loop answers.
+  std::vector<std::shared_ptr<const std::string>> named;
 };
 
 // Names already listed in this request, so a later slot does not repeat them
@@ -101,6 +110,18 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 //     not, in order of appearance, on one line after the last gap.
 // Returns `text` unchanged when the result would not be shorter.
 std::string snip_text(std::string_view text, const SnipOptions& options);
+
+// A text's recall handle (docs/design.md §Recall, handles): "t" and the first
+// 8 hex digits of its archive id (XXH3-128 of the decoded text, high word
+// first). A function of the text alone, so a notice naming it renders the
+// same on every request, every replica and after a restart.
+std::string recall_handle(std::string_view text);
+
+// What a notice appends to name what it hid: " t1a2b3c4d:41-160" (lines
+// first..last of the text, 1-based and inclusive), " t1a2b3c4d:41" (one
+// line), " t1a2b3c4d" (first == 0: the whole text). The model passes
+// "t1a2b3c4d:41-160" to tokendiet_recall as it stands.
+std::string recall_ref(std::string_view handle, std::size_t first = 0, std::size_t last = 0);
 
 // Whether a line says nothing an agent would use from a head or tail: blank,
 // a shell prompt, an agent's wrapper lines (SWE-agent's "(Open file: ...)",

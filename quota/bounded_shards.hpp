@@ -51,6 +51,13 @@ class BoundedShards {
     return true;
   }
 
+  // Drops the entry of `key`, if any.
+  void erase(const Key& key) {
+    Shard& s = shard_of(key);
+    std::lock_guard lock(s.mu);
+    s.entries.erase(key);
+  }
+
   std::size_t size() const {
     std::size_t n = 0;
     for (const Shard& s : shards_) {

@@ -89,6 +89,10 @@ class RunwayStore {
               const pruning::RunwayAsk& taken, pruning::RunwayAsk billed, Clock::time_point now,
               const ProviderFigures& figures = {});
 
+  // Drops the key's buckets (full again on next use): its spend was handed
+  // to the shared store (docs/design.md §Shared state).
+  void forget(const std::string& key) { entries_.erase(key); }
+
   std::size_t size() const;
 
   static constexpr std::chrono::minutes kIdleExpiry{10};

@@ -10,8 +10,11 @@ cd "$(dirname "$0")/.."
 
 BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libssl-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev
-  libxxhash-dev libgoogle-perftools-dev libcli11-dev doctest-dev ca-certificates)
-TEST_PKGS=(sqlite3 openssl curl python3)
+  libxxhash-dev libgoogle-perftools-dev libcli11-dev doctest-dev libsystemd-dev libhiredis-dev ca-certificates)
+# systemd: systemd-analyze verify on the unit; dpkg-dev, file, lintian: the
+# Debian package (scripts/package.sh) built with its dependencies and checked;
+# redis-server: the replicas' shared state (tests/integration/shared_state).
+TEST_PKGS=(sqlite3 openssl curl python3 systemd dpkg-dev file lintian redis-server)
 SANITIZE_PKGS=(clang libclang-rt-14-dev clang-format)
 
 want=("${BUILD_PKGS[@]}")

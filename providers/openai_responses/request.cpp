@@ -8,7 +8,8 @@
 // encrypted_content; not editable: it is bound to its id), anything else
 // (item_reference, server-side tool calls...) Opaque. instructions is the
 // system_field message. With previous_response_id most of the conversation
-// lives on the server, out of our sight: only what is sent can be pruned.
+// lives on the server, out of our sight, and a client will not resend what
+// a cut hid, so the diet cuts nothing of such a request (server_history).
 #include <string>
 
 #include "providers/formats.hpp"
@@ -148,9 +149,12 @@ bool parse_item(ParsedRequest& r, std::uint32_t item, std::string& err) {
 
 bool parse(ParsedRequest& r, std::string& err) {
   const auto& d = r.doc;
-  enum { kModel, kStream, kInputTop, kInstructions, kTools };
-  std::array<std::uint32_t, 5> f;
-  if (!pick(d, d.root(), std::array<std::string_view, 5>{"model", "stream", "input", "instructions", "tools"}, f)) {
+  enum { kModel, kStream, kInputTop, kInstructions, kTools, kPrevious };
+  std::array<std::uint32_t, 6> f;
+  if (!pick(
+          d, d.root(),
+          std::array<std::string_view, 6>{"model", "stream", "input", "instructions", "tools", "previous_response_id"},
+          f)) {
     err = "duplicate top-level member";
     return false;
   }
@@ -161,6 +165,7 @@ bool parse(ParsedRequest& r, std::string& err) {
   }
   if (is(d, f[kModel], Type::String)) r.model = d.str(f[kModel]);
   r.stream = is(d, f[kStream], Type::True);
+  r.server_history = is(d, f[kPrevious], Type::String);
   if (is(d, f[kInstructions], Type::String)) {
     r.system = f[kInstructions];
     Message& m = begin_message(r, f[kInstructions], Role::System, true);

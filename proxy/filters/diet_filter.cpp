@@ -80,7 +80,9 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
     std::string_view encoding = headers.get("content-encoding");
     if (!encoding.empty() && !iequals(encoding, "identity")) return {};
     if (disabled_profile(ctx, *route, body)) return {};
-    if (services_.workers && body.size() >= config_->limits.diet_offload_bytes)
+    // Big bodies, and every diet while the replicas share the policy's state
+    // (its round trip is waited for on the diet thread, never here).
+    if (services_.workers && (body.size() >= config_->limits.diet_offload_bytes || services_.policy.sharing()))
       return offload(ctx, headers, *route, body);
 
     // THE PIPELINE CALL SITE: parse -> count -> decide -> prune -> write

@@ -29,7 +29,8 @@ diet::DietOutcome run_diet(const config::Config& config, const DietServices& ser
                            std::string& rewritten, bool semantic_eviction);
 
 // One diet of `body`, with the request's identity its own: the request may be
-// gone while it runs.
+// gone while it runs. It runs off the I/O threads, so the policy may wait
+// there for the shared store's facts.
 struct DietRun {
   providers::ChatRoute route;
   Provider provider = Provider::other;

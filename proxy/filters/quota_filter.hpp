@@ -8,6 +8,10 @@
 //   reject  a 429 in the provider's error shape with Retry-After and
 //           x-tokendiet-error: runway_exhausted
 //
+// While the replicas share the runway (quota_store), the ask is taken from
+// the shared buckets while the request pauses, and the wait they need then
+// applies (docs/design.md §Shared state).
+//
 // The logging phase corrects the runway with the answer's rate-limit headers
 // and billed usage (BilledUsage). Publishes the QuotaReport
 // (proxy/reports/quota_report.hpp).
@@ -29,6 +33,8 @@ class QuotaFilter final : public Filter {
   void logging(const RequestContext& ctx) override;
 
  private:
+  FilterResult take_shared(RequestContext& ctx, const pruning::Profile& profile);
+
   PolicyState policy_;
 };
 

@@ -1,6 +1,7 @@
 // The recall filter (docs/design.md §Recall): while a request carries
-// tombstones and the tokendiet_recall tool (the RecallOffer published by the
-// recall offer filter), the proxy answers the model's recall calls itself.
+// notices naming what its cuts hid (or tombstones) and the tokendiet_recall
+// tool (the RecallOffer published by the recall offer filter), the proxy
+// answers the model's recall calls itself.
 //
 //   response_head_filter      a 2xx answer to such a request: its rounds will
 //                             be merged (providers/recall_merge.hpp); the
@@ -10,7 +11,7 @@
 //                             held back; at a round's end that called the tool,
 //                             ctx.continuation asks the core for another round.
 //   continuation_filter       the round's assistant turn and a tool result per
-//                             call (the archived text, or its asked lines, or
+//                             call (the hidden or archived text, or its asked lines, or
 //                             "unknown id") appended to the request body; at
 //                             most kMaxRounds continuations per request.
 //

@@ -22,7 +22,8 @@ struct RecallAppend {
 void publish_offer(RequestContext& ctx, std::uint64_t max_body_bytes) {
   DietResult& result = ctx.objects.get<DietResult>();
   RecallOffer& offer = ctx.objects.publish<RecallOffer>();
-  offer.source = std::make_shared<RequestRecall>(ctx.key_fingerprint, std::move(result.outcome.result.archived));
+  offer.source = std::make_shared<RequestRecall>(ctx.key_fingerprint, std::move(result.outcome.result.archived),
+                                                 std::move(result.outcome.result.hidden));
   if (const pruning::Profile* p = result.outcome.profile) {
     offer.limits.max_calls = p->recall_max_calls;
     offer.limits.max_answer_bytes = p->recall_max_answer_bytes;
@@ -35,8 +36,14 @@ void publish_offer(RequestContext& ctx, std::uint64_t max_body_bytes) {
 FilterResult RecallOfferFilter::request_body_filter(RequestContext& ctx, const HeaderMap&, std::string& body) {
   const EvictionReport* eviction = ctx.objects.find<EvictionReport>();
   const DietResult* result = ctx.objects.find<DietResult>();
-  // Only tombstones that went out, their outputs archived, are offered.
-  if (!eviction || eviction->evicted_tasks.empty() || !result) return {};
+  if (!result || !result->outcome.profile || !result->outcome.profile->recall) return {};
+  // Offered when the request went out holding a notice that names what it
+  // hid: a cut's (its texts kept with the outcome), or a tombstone whose
+  // output the archive kept. Cuts only accumulate as the frontier moves, so
+  // from a session's first cut on every request gets it (docs/design.md §Recall).
+  const bool tombstones = eviction && !eviction->evicted_tasks.empty();
+  const bool cuts = result->outcome.rewritten && !result->outcome.result.hidden.empty();
+  if (!tombstones && !cuts) return {};
   const providers::Api api = result->route.api;
   if (!workers_ || body.size() < offload_bytes_) {
     if (providers::append_recall_tool(api, body)) publish_offer(ctx, max_body_bytes_);

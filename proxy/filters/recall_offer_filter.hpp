@@ -1,9 +1,10 @@
-// The recall offer (docs/design.md §Recall): a request that goes out with
-// tombstones, their outputs archived (EvictionReport), gets the
+// The recall offer (docs/design.md §Recall): a request that goes out with a
+// notice naming what a cut hid (the texts kept with the diet's outcome), or
+// with tombstones whose outputs the archive kept (EvictionReport), gets the
 // tokendiet_recall tool appended (providers/recall_tool.hpp) and publishes a
-// RecallOffer (proxy/reports/recall_offer.hpp): the entries its tombstones
-// name and the profile's bounds, from which the recall filter answers the
-// model's recall calls. A big body's tool is appended on a diet thread
+// RecallOffer (proxy/reports/recall_offer.hpp): those texts and entries and
+// the profile's bounds, from which the recall filter answers the model's
+// recall calls. The profile's `recall: false` offers nothing. A big body's tool is appended on a diet thread
 // (proxy/phases/off_thread.hpp).
 #pragma once
 

@@ -11,7 +11,9 @@
 #include "diet/cached_counter.hpp"
 #include "diet/diet.hpp"
 #include "proxy/phases/routing.hpp"
+#include "providers/recall_tool.hpp"
 #include "proxy/reports/diet_report.hpp"
+#include "proxy/reports/recall_offer.hpp"
 #include "proxy/reports/recovery_report.hpp"
 #include "pruning/reanchor.hpp"
 #include "pruning/tokenizer/counter.hpp"
@@ -27,6 +29,23 @@ std::uint64_t output_room(const providers::ParsedRequest& request, const provide
   return std::max<std::uint64_t>(providers::reserved_output_tokens(request), said.output);
 }
 
+// The retry's cuts name texts of their own: the request's recall offer holds
+// them too, and a retry that makes a request's first cut gets the tool
+// (docs/design.md §Recall).
+void extend_recall(RequestContext& ctx, providers::Api api, std::string& body, const Recovery& r,
+                   std::uint64_t max_body_bytes) {
+  if (r.hidden.empty() || !r.profile || !r.profile->recall) return;
+  if (RecallOffer* offer = ctx.objects.find<RecallOffer>()) {
+    if (const auto* mine = dynamic_cast<const RequestRecall*>(offer->source.get()))
+      offer->source = std::make_shared<RequestRecall>(mine->with(r.hidden));
+    return;
+  }
+  if (!providers::append_recall_tool(api, body)) return;
+  RecallOffer& offer = ctx.objects.publish<RecallOffer>();
+  offer.source = std::make_shared<RequestRecall>(ctx.key_fingerprint, std::vector<pruning::ArchivedOutput>{}, r.hidden);
+  offer.limits = {r.profile->recall_max_calls, r.profile->recall_max_answer_bytes, max_body_bytes};
+}
+
 }  // namespace
 
 Recovery recover_body(const providers::ChatRoute& route, std::string_view body, const providers::ResponseError& error,
@@ -37,7 +56,8 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
   // Semantic eviction off: its outputs would have to reach the archive before
   // the retry goes, and the failure phase cannot wait for a write. Tombstones
   // the diet already placed (and archived) stay in the body as it was sent.
-  pruning::Profile profile = config::profile_for(config, first.request->model);
+  out.profile = &config::profile_for(config, first.request->model);
+  pruning::Profile profile = *out.profile;
   if (!profile.enabled || !profile.recovery) return out;
   profile.completed_tasks = false;
   out.outcome = "no_fit";
@@ -88,6 +108,7 @@ Recovery recover_body(const providers::ChatRoute& route, std::string_view body, 
     out.level = level;
     out.tokens_after = tokens;
     out.fired = std::move(result.fired);
+    out.hidden = std::move(result.hidden);
     return out;
   }
   return out;
@@ -106,6 +127,7 @@ RetryDecision RecoveryFilter::upstream_failure_filter(RequestContext& ctx, const
   RecoveryReport& report = ctx.objects.publish<RecoveryReport>(RecoveryReport{r.outcome});
   if (r.outcome != "retried") return RetryDecision::no_retry;
   body = std::move(r.body);
+  extend_recall(ctx, route->api, body, r, config_->limits.max_body_bytes);
   report.fit_tokens = static_cast<std::uint64_t>(r.budget);
   // The retry is what went upstream: the diet's report says so.
   if (DietReport* diet = ctx.objects.find<DietReport>()) {

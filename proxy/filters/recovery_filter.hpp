@@ -51,6 +51,10 @@ struct Recovery {
   std::uint64_t tokens_after = 0;   // the retry, note included
   double budget = 0;                // what it had to fit in, in the diet's tokens
   std::vector<std::string_view> fired;
+  // The texts the retry's cuts hid (PipelineResult::hidden), and the profile
+  // it used: the recall offer is extended with them (docs/design.md §Recall).
+  std::vector<std::shared_ptr<const std::string>> hidden;
+  const pruning::Profile* profile = nullptr;
 };
 
 // The request `body` (sent on `route`, answered with `error`) compressed to

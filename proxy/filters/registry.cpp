@@ -2,7 +2,9 @@
 // each response body filter sees the bytes the previous one produced.
 // To add a filter: one file pair proxy/filters/<name>_filter.{hpp,cpp} and
 // one line below.
+#include <algorithm>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "config/config.hpp"
@@ -18,6 +20,7 @@
 #include "proxy/filters/recovery_filter.hpp"
 #include "proxy/telemetry/process_state.hpp"
 #include "proxy/filters/usage_filter.hpp"
+#include "shared_state/shared_recap.hpp"
 
 namespace td::proxy {
 
@@ -28,6 +31,11 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config) 
 std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
                                                   std::shared_ptr<const diet::RecapSummarizer> summarizer) {
   std::vector<std::unique_ptr<Filter>> filters;
+  // With a store shared by several replicas, the recaps a model writes are
+  // shared too: every replica renders the same bytes for the same history.
+  shared_state::SharedStore* shared = process_state().shared_store();
+  if (shared && summarizer)
+    summarizer = std::make_shared<shared_state::SharedRecapSummarizer>(std::move(summarizer), *shared);
   // Usage ledger row + /metrics in the logging phase. Before the diet so its
   // request phase (the in-flight gauge) sees every request; it has no body
   // hooks, so the diet still sees the request body first.
@@ -36,12 +44,19 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   filters.push_back(
       std::make_unique<ArchiveFilter>([] { return process_state().archive(); }, &process_state().archive_thread()));
   // Request body: the diet, with the process's caches, stores and threads
-  // (they outlive reloads), then what follows from its decision.
+  // (they outlive reloads), then what follows from its decision. While the
+  // replicas share the policy's state every diet runs on a diet thread,
+  // which waits there for Redis: unless configured, as many as I/O threads.
+  const unsigned diet_threads =
+      config.diet_threads || !shared
+          ? config.diet_threads
+          : std::max(diet_thread_count(0), config.threads ? config.threads : std::thread::hardware_concurrency());
   const DietServices services{
       .caches = &process_state().diet_caches(),
       .calibration = &process_state().calibration(),
-      .workers = &process_state().diet_workers(config.diet_threads),
-      .policy = PolicyState(&process_state().runways(), &process_state().sessions(), &process_state().calibration()),
+      .workers = &process_state().diet_workers(diet_threads),
+      .policy =
+          PolicyState(&process_state().runways(), &process_state().sessions(), &process_state().calibration(), shared),
       .archive = DietArchive{[] { return process_state().archive(); }, &process_state().archive_thread(),
                              [] { process_state().count_archive_failure(); }},
       .summarizer = std::move(summarizer),

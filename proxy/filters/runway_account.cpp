@@ -38,20 +38,26 @@ diet::PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
   return [this, &who](const diet::PolicyQuery& q) {
     diet::PolicyFacts f;
     if (who.provider == Provider::other) return f;
-    const Clock::time_point now = Clock::now();
     const pruning::Profile& p = *q.profile;
     f.session = session_key(who.key_fingerprint, who.session_id, q.anchor);
     // An anonymous client is told apart by its conversation (the session
     // key), unless the profile shares one runway among them all.
     const std::string client = quota::runway_client(who.key_fingerprint, f.session, p.anonymous_clients_shared());
     f.runway_key = quota::runway_key(who.provider, client, group_of(p, q.model));
-    f.runway = runways_->snapshot(f.runway_key, who.provider, limits_of(p), now);
-    const quota::SessionFacts s = sessions_->get(f.session, now);
-    f.memory = s.memory;
-    // Only Anthropic leaves cache reads out of its input quota.
-    if (who.provider == Provider::anthropic && s.cached_prefix > 0 && now - s.billed_at < kCacheLifetime)
-      f.cached_prefix = s.cached_prefix;
     if (calibration_) f.bill_ratio = calibration_->ratio(q.model);
+    const quota::RunwayRef ref{f.runway_key, who.provider, limits_of(p)};
+    // Shared by the replicas: one round trip, waited for on this diet
+    // thread. Redis down (the diet ran here) or silent: decided alone, counted.
+    std::optional<quota::StoredFacts> stored;
+    if (shared_ && who.may_wait)
+      stored = shared_->facts(ref, f.session);
+    else if (shared_)
+      shared_->count_fallback();
+    if (!stored) stored = local_->facts(ref, f.session);
+    f.runway = stored->runway;
+    f.memory = stored->memory;
+    // Only Anthropic leaves cache reads out of its input quota.
+    if (who.provider == Provider::anthropic) f.cached_prefix = stored->cached_prefix;
     return f;
   };
 }
@@ -61,7 +67,6 @@ RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& pr
   RunwayAccount a;
   if (!enabled() || diet.runway_key.empty() || !diet.parsed || diet.fail_open || !diet.decision.settings.write)
     return a;
-  const Clock::time_point now = Clock::now();
   const pruning::Decision& d = diet.decision;
   a.active = true;
   a.provider = ctx.provider;
@@ -69,10 +74,13 @@ RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& pr
   a.key = diet.runway_key;
   a.session = diet.session;
   if (d.ask.input > 0 || d.ask.output > 0) {
-    runways_->take(a.key, a.provider, a.limits, d.ask, now);
     a.taken = d.ask;
+    a.shared = sharing();
+    if (!a.shared) take_alone(a);
   }
-  sessions_->remember(a.session, d.memory, now);
+  // The replica's own memory is kept too: it decides with it while Redis is down.
+  local_->remember(a.session, d.memory);
+  if (sharing()) shared_->remember(a.session, d.memory);
   QuotaReport& report = ctx.objects.publish<QuotaReport>();
   report.quota_group = group_of(profile, ctx.model);  // the diet set ctx.model from the body
   if (d.outcome != pruning::SurvivalOutcome::None) report.survival = pruning::outcome_name(d.outcome);
@@ -81,9 +89,23 @@ RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& pr
   return a;
 }
 
+void PolicyState::take_shared(const RunwayAccount& a, double margin, quota::PolicyStore::TakeDone done) const {
+  shared_->take(a.ref(), a.taken, margin, std::move(done));
+}
+
+void PolicyState::give_back_shared(const RunwayAccount& a) const {
+  if (shared_) shared_->settle(a.ref(), a.taken, {}, {});
+}
+
+void PolicyState::take_alone(RunwayAccount& a) const {
+  a.shared = false;
+  local_->take(a.ref(), a.taken, 1.0, nullptr);
+  // Charged to the shared buckets once Redis answers again.
+  if (shared_) shared_->decided_alone(a.ref());
+}
+
 void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) const {
   if (!a.active || !enabled()) return;
-  const Clock::time_point now = Clock::now();
   const bool admitted = ctx.status >= 200 && ctx.status < 300 && !ctx.local_response;
   pruning::RunwayAsk billed;  // the provider did not count a request it refused or never saw
   const BilledUsage* bill = ctx.objects.find<BilledUsage>();
@@ -93,18 +115,23 @@ void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) cons
     const std::uint64_t input =
         a.provider == Provider::anthropic ? usage.prompt - std::min(usage.prompt, usage.cached_read) : usage.prompt;
     billed = {double(input), double(usage.completion)};
-    if (a.provider == Provider::anthropic)
-      sessions_->billed(a.session, double(usage.cached_read + usage.cache_write), now);
+    if (a.provider == Provider::anthropic) {
+      const double cached = double(usage.cached_read + usage.cache_write);
+      local_->billed(a.session, cached);
+      if (sharing()) shared_->billed(a.session, cached);
+    }
   } else if (admitted) {
     billed = a.taken;  // no bill seen: what it took stands
   }
   quota::ProviderFigures figures;
   if (bill && bill->rate_limit) figures = {&bill->rate_limit->limits, admitted, bill->rate_limit->received};
-  runways_->settle(a.key, a.provider, a.limits, a.taken, billed, now, figures);
+  store_of(a).settle(a.ref(), a.taken, billed, figures);
   // The session overflowed the window: its later requests go under what the retry fitted in.
   const RecoveryReport* recovery = ctx.objects.find<RecoveryReport>();
-  if (recovery && recovery->outcome == "retried" && recovery->fit_tokens)
-    sessions_->overflowed(a.session, recovery->fit_tokens, now);
+  if (recovery && recovery->outcome == "retried" && recovery->fit_tokens) {
+    local_->overflowed(a.session, recovery->fit_tokens);
+    if (sharing()) shared_->overflowed(a.session, recovery->fit_tokens);
+  }
 }
 
 }  // namespace td::proxy

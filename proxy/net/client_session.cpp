@@ -182,7 +182,9 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
   }
 
   const bool head_request = req.method() == http::verb::head;
-  bool keep_alive = req.keep_alive() && !w_.server.draining.load(std::memory_order_relaxed);
+  // Once stopping, every answer closes its connection: the client's next
+  // request opens a new one, which a load balancer sends elsewhere.
+  bool keep_alive = req.keep_alive() && !w_.server.stopping.load(std::memory_order_relaxed);
   const auto refusal = check_head(parser, ctx, limits);
   auto route = route_for_path(ctx.path(), rt.config);
   ctx.provider = route.provider;
@@ -192,7 +194,7 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
     ctx.error = refusal.second;
     co_return co_await refuse(ctx, refusal.first, refusal.second, "bad_request", head_request);
   }
-  if (ctx.path() == "/healthz" || ctx.path() == "/metrics")
+  if (ctx.path() == "/healthz" || ctx.path() == "/readyz" || ctx.path() == "/metrics")
     co_return co_await serve_own_path(ctx, parser, keep_alive, head_request);
   co_return co_await proxy_request(rt, parser, ctx, keep_alive);
 }
@@ -223,16 +225,21 @@ asio::awaitable<ClientSession::Next> ClientSession::refuse(RequestContext& ctx, 
   co_return Next::linger_close;
 }
 
-// /healthz and /metrics: answered here, without filters. Probes and scrapes
-// are frequent and periodic: no access line for them.
+// /healthz (liveness), /readyz (readiness: 503 while stopping or applying a
+// reload; docs/design.md §Network) and /metrics: answered here, without
+// filters. Probes and scrapes are frequent and periodic: no access line for them.
 asio::awaitable<ClientSession::Next> ClientSession::serve_own_path(RequestContext& ctx, const RequestParser& parser,
                                                                    bool keep_alive, bool head_request) {
   const bool own_keep_alive = keep_alive && parser.is_done();
-  const bool healthz = ctx.path() == "/healthz";
-  const std::string page = healthz ? std::string() : process_state().metrics().render();
+  const bool metrics = ctx.path() == "/metrics";
+  const std::string page = metrics ? process_state().metrics().render() : std::string();
   LocalReply reply;
-  reply.content_type = healthz ? std::string_view("text/plain") : Metrics::kContentType;
-  reply.body = healthz ? std::string_view("ok") : std::string_view(page);
+  reply.content_type = metrics ? Metrics::kContentType : std::string_view("text/plain");
+  reply.body = metrics ? std::string_view(page) : std::string_view("ok");
+  if (ctx.path() == "/readyz" && !w_.server.ready()) {
+    reply.status = 503;
+    reply.body = w_.server.stopping.load(std::memory_order_relaxed) ? "stopping" : "reloading";
+  }
   bool ok = co_await send_local(io_, ctx, reply, own_keep_alive, head_request);
   ctx.local_response = true;
   ctx.total_ms = ms_since(ctx.start);

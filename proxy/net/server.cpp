@@ -128,6 +128,8 @@ int Server::run() {
       return 1;
     }
   }
+  serving_ = "serving on " + endpoint_text(acceptor.local_endpoint()) + " with " + std::to_string(threads) +
+             " I/O thread" + (threads == 1 ? "" : "s");
   LogLine("listening")
       .str("level", "info")
       .str("listen", endpoint_text(acceptor.local_endpoint()))
@@ -155,52 +157,53 @@ int Server::run() {
       },
       asio::detached);
 
-  // Signals: SIGTERM/SIGINT drain (a second one stops at once), SIGHUP reloads.
+  // Signals: SIGTERM/SIGINT withdraw readiness, then after limits.drain_grace_ms
+  // drain (a second one stops at once); SIGHUP reloads.
   std::signal(SIGPIPE, SIG_IGN);
   asio::signal_set signals(main.ioc, SIGTERM, SIGINT, SIGHUP);
-  std::thread reload_thread;
-  bool stopping = false;
+  asio::steady_timer grace(main.ioc);
   std::function<void()> wait_signal = [&] {
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {
       if (ec) return;
       if (sig == SIGHUP) {
-        if (!hooks_.reload) {
-          log_info("reload", "SIGHUP ignored: no reload hook");
-        } else if (reload_thread.joinable() && !reload_done_.load()) {
-          log_info("reload", "SIGHUP ignored: a reload is already running");
-        } else {
-          if (reload_thread.joinable()) reload_thread.join();
-          reload_done_ = false;
-          reload_thread = std::thread([this] {
-            if (auto next = hooks_.reload()) {
-              std::string error;
-              if (auto r = build_runtime(std::move(*next), error)) {
-                set_runtime(std::move(r));
-                log_info("reload", "configuration reloaded");
-              } else {
-                log_error("reload", "reload failed, keeping the running config: " + error);
-              }
-            }
-            reload_done_ = true;
-          });
-        }
+        start_reload();
         wait_signal();
         return;
       }
-      if (stopping) {
+      if (stopping.exchange(true)) {
         log_info("shutdown", "second signal: stopping now");
         stop_all();
         return;
       }
-      stopping = true;
-      boost::system::error_code ignored;
-      acceptor.close(ignored);
-      begin_drain(sig);
+      const auto grace_ms = std::chrono::milliseconds(runtime()->config.limits.drain_grace_ms);
+      auto drain = [this, &acceptor, sig] {
+        boost::system::error_code ignored;
+        acceptor.close(ignored);
+        begin_drain(sig);
+      };
+      if (grace_ms.count() == 0) {
+        drain();
+      } else {
+        LogLine("stopping")
+            .str("level", "info")
+            .str("signal", sig == SIGINT ? "SIGINT" : "SIGTERM")
+            .num("drain_grace_ms", static_cast<std::uint64_t>(grace_ms.count()))
+            .emit();
+        tell(ServingState::stopping,
+             "stopping: not ready, still serving for " + std::to_string(grace_ms.count()) + " ms, then draining");
+        grace.expires_after(grace_ms);
+        grace.async_wait([drain](const boost::system::error_code& e) {
+          if (!e) drain();
+        });
+      }
       wait_signal();
     });
   };
   wait_signal();
 
+  // READY=1 from the loop itself: the listener is up and its loop runs.
+  asio::post(main.ioc, [this] { tell(ServingState::ready, serving_); });
+  if (hooks_.alive && hooks_.alive_every.count() > 0) asio::co_spawn(main.ioc, watchdog(), asio::detached);
   for (auto& w : workers_) asio::co_spawn(w->ioc, sweep_timeouts(*w), asio::detached);
   for (std::size_t i = 1; i < workers_.size(); ++i)
     workers_[i]->thread = std::thread([w = workers_[i].get()] {
@@ -211,9 +214,80 @@ int Server::run() {
   flush_thread_log();
   for (std::size_t i = 1; i < workers_.size(); ++i)
     if (workers_[i]->thread.joinable()) workers_[i]->thread.join();
-  if (reload_thread.joinable()) reload_thread.join();
+  if (reload_thread_.joinable()) reload_thread_.join();
   log_info("shutdown", "stopped");
   return 0;
+}
+
+void Server::tell(ServingState state, const std::string& status) {
+  if (hooks_.state) hooks_.state(state, status);
+}
+
+// SIGHUP: the reload hook on a thread of its own (it reads files); /readyz
+// answers 503 until the new runtime is in place or the file is rejected.
+void Server::start_reload() {
+  if (!hooks_.reload) {
+    log_info("reload", "SIGHUP ignored: no reload hook");
+    return;
+  }
+  if (reloading.load()) {
+    log_info("reload", "SIGHUP ignored: a reload is already running");
+    return;
+  }
+  if (reload_thread_.joinable()) reload_thread_.join();
+  reloading = true;
+  const std::string source = runtime()->config.source;
+  tell(ServingState::reloading, "reloading " + (source.empty() ? std::string("the configuration") : source));
+  reload_thread_ = std::thread([this] {
+    ReloadResult next = hooks_.reload();
+    std::string status = serving_;
+    if (next.config) {
+      std::string error;
+      if (auto r = build_runtime(std::move(*next.config), error)) {
+        set_runtime(std::move(r));
+        log_info("reload", "configuration reloaded");
+        status += "; configuration reloaded";
+      } else {
+        log_error("reload", "reload failed, keeping the running config: " + error);
+        status += "; reload rejected, running config kept: " + error;
+      }
+    } else {
+      status += "; reload rejected, running config kept: " + next.rejected;
+    }
+    flush_thread_log();  // the outcome in the journal before READY=1 ends `systemctl reload`
+    reloading = false;
+    tell(ServingState::ready, status);
+  });
+}
+
+// Every alive_every: if every I/O thread ran the previous round's post, the
+// hook is called and a new round posted; a thread that has not leaves the
+// hook uncalled (logged once per stall) until it catches up.
+asio::awaitable<void> Server::watchdog() {
+  auto& main = *workers_[0];
+  asio::steady_timer tick(main.ioc);
+  std::uint64_t round = 0;
+  bool stalled = false;
+  for (;;) {
+    std::size_t late = workers_.size();
+    for (std::size_t i = 0; i < workers_.size() && late == workers_.size(); ++i)
+      if (workers_[i]->heartbeat.load(std::memory_order_acquire) != round) late = i;
+    if (late == workers_.size()) {
+      stalled = false;
+      hooks_.alive();
+      ++round;
+      for (auto& w : workers_)
+        asio::post(w->ioc, [w = w.get(), round] { w->heartbeat.store(round, std::memory_order_release); });
+    } else if (!stalled) {
+      stalled = true;
+      log_error("watchdog", "I/O thread " + std::to_string(late) + " has not run what was posted to it " +
+                                std::to_string(hooks_.alive_every.count() / 1000) +
+                                " ms ago: withholding the watchdog ping");
+    }
+    tick.expires_after(hooks_.alive_every);
+    auto [ec] = co_await tick.async_wait(nothrow);
+    if (ec) co_return;
+  }
 }
 
 // Stop taking requests: idle keep-alive connections are closed now, busy ones
@@ -222,6 +296,8 @@ int Server::run() {
 void Server::begin_drain(int signal_number) {
   draining = true;
   auto timeout = std::chrono::milliseconds(runtime()->config.limits.drain_timeout_ms);
+  tell(ServingState::stopping, "draining: " + std::to_string(std::max(0L, open_connections.load())) +
+                                   " open connections, at most " + std::to_string(timeout.count()) + " ms");
   LogLine("draining")
       .str("level", "info")
       .str("signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM")

@@ -8,6 +8,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -55,6 +56,8 @@ struct Worker {
   UpstreamPool pool;
   std::unordered_set<SessionHandle*> sessions;
   std::thread thread;
+  // The watchdog's round this thread last ran (Server::watchdog()).
+  std::atomic<std::uint64_t> heartbeat{0};
 
   // The current configuration snapshot, refreshed when a reload bumped the
   // server's generation (a relaxed check per request, a lock only on change).

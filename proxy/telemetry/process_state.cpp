@@ -51,8 +51,30 @@ ProcessState::ProcessState() {
                        [store] { return store() ? store()->removed_entries() : 0; });
   metrics_.add_gauge("tokendiet_archive_bytes", "Bytes the archive holds.",
                      [store] { return store() ? static_cast<std::int64_t>(store()->total_bytes()) : 0; });
+  auto shared = [this] { return shared_store(); };
+  metrics_.add_counter("tokendiet_shared_state_fallbacks_total",
+                       "Round trips to the shared store (quota_store) that failed or timed out, and requests "
+                       "decided with this replica's own stores while it was down.",
+                       [shared] { return shared() ? shared()->fallbacks() : 0; });
+  metrics_.add_gauge("tokendiet_shared_state_shared",
+                     "1 while the shared store (quota_store) answers and the replicas share the runway; 0 "
+                     "while this replica decides alone (or has no shared store).",
+                     [shared] { return shared() && shared()->shared() ? 1 : 0; });
   metrics_.add_gauge("tokendiet_ledger_queue_rows", "Ledger rows waiting for the writer thread.",
                      [this] { return ledger() ? static_cast<std::int64_t>(ledger()->queued()) : 0; });
+}
+
+void ProcessState::open_shared_state(const config::Config& config) {
+  if (shared_ || !config.quota_store.shared()) return;
+  shared_ = std::make_unique<shared_state::SharedStore>(config.quota_store, runways_,
+                                                        [](bool error, const std::string& message) {
+                                                          if (error)
+                                                            log_error("shared_state", message);
+                                                          else
+                                                            log_info("shared_state", message);
+                                                        });
+  shared_->start();
+  shared_ptr_.store(shared_.get(), std::memory_order_release);
 }
 
 WorkPool& ProcessState::diet_workers(unsigned configured) {

@@ -16,7 +16,10 @@
 //           process_state().diet_workers(n)        the threads big bodies are dieted on;
 //           process_state().body_budget()          the bytes of big bodies in flight
 // Policy:   process_state().runways(), sessions()  the TPM runway per key and quota
-//                                             group, and each session's memory
+//                                             group, and each session's memory;
+//           process_state().open_shared_state(config)  before serving: with a
+//                                             quota_store, shared_store() the Redis store
+//                                             every replica shares (null: none)
 // Archive:  process_state().open_archive(config)  before serving; archive() the
 //                                             store (null: disabled), archive_thread()
 //                                             where its files are read and written
@@ -39,6 +42,7 @@
 #include "pruning/tokenizer/calibration.hpp"
 #include "quota/runway_store.hpp"
 #include "quota/session_store.hpp"
+#include "shared_state/shared_store.hpp"
 
 namespace td::config {
 struct Config;
@@ -77,6 +81,12 @@ class ProcessState {
   // learnt from the providers' headers still hold.
   quota::RunwayStore& runways() { return runways_; }
   quota::SessionStore& sessions() { return sessions_; }
+  // The store shared with the other replicas (config.quota_store), started:
+  // it connects in the background and falls back to runways() and
+  // sessions() while Redis does not answer. Call once, before serving;
+  // later calls are no-ops (the connection is the process's).
+  void open_shared_state(const config::Config& config);
+  shared_state::SharedStore* shared_store() const { return shared_ptr_.load(std::memory_order_acquire); }
 
   // The diet threads (work_pool.hpp), started by the first call with
   // diet_thread_count(configured) threads; later calls get the same pool
@@ -114,6 +124,8 @@ class ProcessState {
   BodyBudget body_budget_;
   quota::RunwayStore runways_;
   quota::SessionStore sessions_;
+  std::unique_ptr<shared_state::SharedStore> shared_;  // kept until exit: filters hold the pointer
+  std::atomic<shared_state::SharedStore*> shared_ptr_{nullptr};
   std::atomic<std::int64_t> next_calibration_save_{0};  // steady_clock ticks
   std::unique_ptr<ledger::Ledger> ledger_;              // kept until exit: I/O threads may still hold the pointer
   std::atomic<ledger::Ledger*> ledger_ptr_{nullptr};

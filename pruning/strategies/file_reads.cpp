@@ -275,17 +275,27 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOu
 
 KeptReadLines::KeptReadLines(const StaleToolOutputsOptions& opt)
     : run_bytes_(opt.stale_tool_outputs_keep_reads_dedupe_run_bytes),
-      line_chars_(opt.stale_tool_outputs_keep_reads_dedupe_line_chars) {}
+      line_chars_(opt.stale_tool_outputs_keep_reads_dedupe_line_chars),
+      recall_(opt.recall) {}
 
 std::string KeptReadLines::dedupe(std::string_view read) {
   std::string out;
   std::vector<std::uint64_t> mine;
   std::size_t run_start = 0, run_lines = 0;  // the current run of lines seen before
+  std::size_t line = 0;                      // 1-based number of the line being read
+  std::string handle;                        // the read's recall handle, once a run is hidden
   auto end_run = [&](std::size_t at) {
     const std::string_view run = read.substr(run_start, at - run_start);
-    if (run.size() > run_bytes_)
-      out += "[" + std::to_string(run_lines) + " lines as in an earlier output]\n";
-    else
+    if (run.size() > run_bytes_) {
+      if (recall_) {  // "[t1a2b3c4d:6-17 as in an earlier output]": the range gives the count
+        if (handle.empty()) handle = recall_handle(read);
+        // The run ends at the line before the one being read (or at the last).
+        const std::size_t last = at == read.size() ? line : line - 1;
+        out += "[" + recall_ref(handle, last - run_lines + 1, last).substr(1) + " as in an earlier output]\n";
+      } else {
+        out += "[" + std::to_string(run_lines) + " lines as in an earlier output]\n";
+      }
+    } else
       out += run;
     run_lines = 0;
   };
@@ -294,6 +304,7 @@ std::string KeptReadLines::dedupe(std::string_view read) {
     const std::size_t nl = read.find('\n', start);
     const std::size_t end = nl == std::string_view::npos ? read.size() : nl + 1;
     const std::uint64_t key = copy_line_key(read.substr(start, end - start), line_chars_);
+    ++line;
     if (key != 0 && seen_.contains(key)) {
       if (run_lines++ == 0) run_start = start;
     } else {

@@ -47,6 +47,7 @@ class KeptReadLines {
  private:
   std::uint64_t run_bytes_;
   std::uint64_t line_chars_;
+  bool recall_;                             // notices name the read's handle and the lines (snip.hpp, recall_ref())
   std::unordered_set<std::uint64_t> seen_;  // copy_line_key of each line
 };
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
 
 namespace td::pruning {
@@ -45,10 +46,13 @@ StrategyStats identical_tool_calls(Conversation& conv, const IdenticalToolCallsO
       std::string key = p.name + '\0' + p.text;
       auto [it, inserted] = first.try_emplace(std::move(key), p.id);
       if (inserted || !p.editable || detail::excluded_tool(opt.exclude_tools, p.name)) continue;
-      std::string args = "{\"same_arguments_as_call\":" + json_string(it->second) + "}";
+      std::string args = "{\"same_arguments_as_call\":" + json_string(it->second);
+      // The arguments' recall handle (pruning/snip.hpp): tokendiet_recall gives them back.
+      if (opt.recall) args += ",\"recall\":\"" + recall_handle(p.text) + "\"";
+      args += "}";
       if (args.size() >= p.text.size()) continue;
       st.add(i, p.text.size(), args.size());
-      set_text(m, p, std::move(args));
+      cut_text(m, p, std::move(args), opt.recall);
     }
   }
   return st;

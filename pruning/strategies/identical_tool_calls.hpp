@@ -5,8 +5,8 @@
 // Removes: the arguments of a stale tool call (before the frontier) whose
 // name and arguments (at least `identical_tool_calls_min_bytes` bytes) equal those of
 // an earlier call. They become a JSON object that names the first call:
-//   {"same_arguments_as_call":"<first id>"}
-// so the arguments stay valid JSON for every provider (OpenAI parses the
+//   {"same_arguments_as_call":"<first id>","recall":"t1a2b3c4d"}
+// (with `recall`: the arguments' handle, pruning/snip.hpp), so the arguments stay valid JSON for every provider (OpenAI parses the
 // string, Anthropic and Gemini require an object). The call's id and name,
 // and its result, stay.
 // Why it is safe: the first call, with the full arguments, is still there.
@@ -28,7 +28,8 @@ namespace td::pruning {
 #define TD_IDENTICAL_TOOL_CALLS_OPTIONS(X) \
   X(identical_tool_calls) \
   X(identical_tool_calls_min_bytes) \
-  X(exclude_tools)
+  X(exclude_tools) \
+  X(recall)
 // clang-format on
 TD_STRATEGY_OPTIONS(IdenticalToolCallsOptions, TD_IDENTICAL_TOOL_CALLS_OPTIONS);
 

@@ -3,6 +3,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
 #include "pruning/text_hash.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -123,10 +124,13 @@ StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutp
       std::string marker{std::string_view(p.text).substr(0, b.begin)};
       marker += "[same output as tool call " + *f.id;
       if (answers[*f.id] > 1) marker += " (message " + std::to_string(f.message + 1) + ")";
-      marker += ": " + std::to_string(body.size()) + " bytes omitted]";
+      marker += ": " + std::to_string(body.size()) + " bytes omitted";
+      if (opt.recall) marker += recall_ref(recall_handle(body));
+      marker += ']';
       marker += std::string_view(p.text).substr(b.end);
       if (marker.size() >= p.text.size()) continue;
       st.add(i, p.text.size(), marker.size());
+      if (opt.recall) p.hidden.push_back(std::make_shared<const std::string>(body));  // what the handle names
       set_text(m, p, std::move(marker));
     }
   }

@@ -19,8 +19,10 @@
 // ids may be reused once answered (gpt-4o, SWE-agent demonstrations): when the
 // first copy's id answers more than one call before the copy, the reference
 // also names the message: "... tool call <id> (message <k>) ...", k counting
-// from 1 in the request. Both depend only on earlier messages, so the marker
-// is stable.
+// from 1 in the request. With `recall`, the marker ends with the body's
+// recall handle ("... 2048 bytes omitted t1a2b3c4d]", pruning/snip.hpp), which
+// tokendiet_recall answers with the body. All depend only on earlier
+// messages, so the marker is stable.
 // Why it is safe: the first copy is still in the request, verbatim or pruned
 // exactly as the copy itself would have been; re-running a command that gave
 // the same output adds no information, and what differed (the wrapper) is
@@ -45,7 +47,8 @@ namespace td::pruning {
   X(identical_tool_outputs_min_bytes) \
   X(identical_tool_outputs_wrapper_lines) \
   X(identical_tool_outputs_wrapper_tags) \
-  X(exclude_tools)
+  X(exclude_tools) \
+  X(recall)
 // clang-format on
 TD_STRATEGY_OPTIONS(IdenticalToolOutputsOptions, TD_IDENTICAL_TOOL_OUTPUTS_OPTIONS);
 

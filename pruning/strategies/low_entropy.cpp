@@ -26,8 +26,9 @@ std::string_view last_drawing(std::string_view line) {
   return line.substr(cr + 1);
 }
 
-// Appends `line` with its blobs folded.
-void append_folding_blobs(std::string& out, std::string_view line, std::uint64_t blob_min) {
+// Appends `line` with its blobs folded; `ref` (recall_ref(), may be empty)
+// names the line in each fold's notice.
+void append_folding_blobs(std::string& out, std::string_view line, std::uint64_t blob_min, std::string_view ref) {
   if (blob_min == 0 || line.size() < blob_min) {
     out += line;
     return;
@@ -52,7 +53,9 @@ void append_folding_blobs(std::string& out, std::string_view line, std::uint64_t
     std::size_t len = k - i;
     if (len >= blob_min && (hex || (lower && upper && digit))) {
       out.append(line.substr(i, 16));
-      out += "[… " + std::to_string(len) + "-byte " + (hex ? "hex" : "base64") + " blob folded]";
+      out += "[… " + std::to_string(len) + "-byte " + (hex ? "hex" : "base64") + " blob folded";
+      out += ref;
+      out += ']';
     } else {
       out.append(line.substr(i, k - i));
     }
@@ -108,12 +111,17 @@ std::optional<std::vector<std::string_view>> hidden_paths(const std::vector<std:
 }  // namespace
 
 std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_t blob_min_bytes,
-                      std::uint32_t max_names) {
+                      std::uint32_t max_names, bool recall) {
+  // Each fold names the lines it hid of `text` (1-based), by its handle.
+  const std::string handle = recall ? recall_handle(text) : std::string();
+  auto ref = [&](std::size_t first, std::size_t last) {
+    return recall ? recall_ref(handle, first, last) : std::string();
+  };
   // Pass 1: redraws and blobs, line by line.
   std::vector<std::string> ls;
   for (std::string_view line : text::lines(text)) {
     std::string l;
-    append_folding_blobs(l, last_drawing(line), blob_min_bytes);
+    append_folding_blobs(l, last_drawing(line), blob_min_bytes, ref(ls.size() + 1, ls.size() + 1));
     ls.push_back(std::move(l));
   }
   // Pass 2: runs of identical or near-identical lines.
@@ -140,7 +148,7 @@ std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_
       paths = hidden_paths(ls, i + 1, similar - 1, ls[i] + ls[similar - 1], max_names);
     if (same - i >= run_min && !blank) {
       out += ensure_newline(ls[i]);
-      out += "[… previous line repeated " + std::to_string(same - i - 1) + " more times]\n";
+      out += "[… previous line repeated " + std::to_string(same - i - 1) + " more times" + ref(i + 2, same) + "]\n";
       if (same == n && !ls[n - 1].empty() && ls[n - 1].back() != '\n') out.pop_back();
       i = same;
     } else if (paths) {
@@ -148,6 +156,7 @@ std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_
       out += "[… " + std::to_string(similar - i - 2) + " similar lines folded";
       if (!paths->empty()) out += ", naming";
       for (std::string_view p : *paths) (out += ' ') += p;
+      out += ref(i + 2, similar - 1);
       out += "]\n";
       out += ls[similar - 1];
       i = similar;
@@ -165,8 +174,8 @@ StrategyStats low_entropy(Conversation& conv, const LowEntropyOptions& opt, std:
   if (!opt.low_entropy) return st;
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
-  const std::uint64_t salt =
-      memo_salt("fold_text", {opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes, opt.low_entropy_names});
+  const std::uint64_t salt = memo_salt(
+      "fold_text", {opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes, opt.low_entropy_names, opt.recall});
   detail::ToolNames names(opt.exclude_tools);
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
@@ -176,13 +185,14 @@ StrategyStats low_entropy(Conversation& conv, const LowEntropyOptions& opt, std:
       if (p.kind != PartKind::ToolResult || !p.editable || p.text.size() < 64) continue;
       if (detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
       auto folded = memoized(folds, salt, p, [&](std::string_view t) -> std::optional<std::string> {
-        std::string f = fold_text(t, opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes, opt.low_entropy_names);
+        std::string f =
+            fold_text(t, opt.low_entropy_min_run, opt.low_entropy_blob_min_bytes, opt.low_entropy_names, opt.recall);
         if (f.size() >= t.size()) return std::nullopt;
         return f;
       });
       if (!folded) continue;
       st.add(i, p.text.size(), folded->size());
-      set_text(m, p, *folded);
+      cut_text(m, p, *folded, opt.recall);
     }
   }
   return st;

@@ -41,7 +41,8 @@ namespace td::pruning {
   X(low_entropy_min_run) \
   X(low_entropy_blob_min_bytes) \
   X(low_entropy_names) \
-  X(exclude_tools)
+  X(exclude_tools) \
+  X(recall)
 // clang-format on
 TD_STRATEGY_OPTIONS(LowEntropyOptions, TD_LOW_ENTROPY_OPTIONS);
 
@@ -49,8 +50,10 @@ TD_STRATEGY_OPTIONS(LowEntropyOptions, TD_LOW_ENTROPY_OPTIONS);
 StrategyStats low_entropy(Conversation& conv, const LowEntropyOptions& opt, std::uint32_t limit,
                           Memo<std::string>* folds = nullptr);
 
-// The folding itself (exposed for tests): `text` folded, or unchanged.
+// The folding itself (exposed for tests): `text` folded, or unchanged; with
+// `recall`, each fold's notice names `text`'s handle and the lines it hid
+// (pruning/snip.hpp, recall_ref()).
 std::string fold_text(std::string_view text, std::uint32_t min_run, std::uint64_t blob_min_bytes,
-                      std::uint32_t max_names = 16);
+                      std::uint32_t max_names = 16, bool recall = false);
 
 }  // namespace td::pruning

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "pruning/loss_cap.hpp"
+#include "pruning/recall_span.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
 #include "pruning/strategies/working_memory.hpp"
@@ -287,8 +288,9 @@ Fit fit(const std::vector<Line>& lines, std::uint32_t end, std::uint64_t budget)
   return f;
 }
 
+// `ref`: the replaced span's recall_ref() ("" without recall).
 std::string render_header(const Conversation& conv, const WorkingMemory& wm, const Fit& f, std::uint32_t start,
-                          std::uint32_t end) {
+                          std::uint32_t end, std::string_view ref) {
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   std::uint32_t first_turn = 0, last_turn = 0;
   for (std::uint32_t t = 0; t < wm.turns(); ++t) {
@@ -301,7 +303,9 @@ std::string render_header(const Conversation& conv, const WorkingMemory& wm, con
          ") were replaced by this summary of what was asked, concluded, read, written, run and failed";
   if (f.first > 0)
     out += "; the oldest " + text::count_noun(f.first, "turn line", "turn lines") + " left out for length";
-  out += ". Re-read files or re-run commands for details.]\n";
+  out += ". Re-read files or re-run commands for details.";
+  out += ref;
+  out += "]\n";
   return out;
 }
 
@@ -380,7 +384,12 @@ RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const st
   plan.start = start;
   plan.end = cut;
   const Fit f = fit(lines, cut, opt.recap_budget_tokens);
-  plan.header = render_header(conv, wm, f, start, cut);
+  std::string ref;
+  if (opt.recall) {  // the span as sent: a function of the history, like the cut
+    plan.span = std::make_shared<const std::string>(recall_span_text(conv, start, cut));
+    ref = recall_ref(recall_handle(*plan.span));
+  }
+  plan.header = render_header(conv, wm, f, start, cut, ref);
   plan.text = plan.header;
   for (std::size_t k = f.first; k < f.last; ++k) plan.text += lines[k].text;
   plan.prefix_hash = recap_prefix_hash(conv, cut);
@@ -430,6 +439,7 @@ StrategyStats recap(Conversation& conv, const RecapPlan& plan, const RecapSummar
   else
     p.text = plan.text;
   p.edited = true;
+  if (plan.span) p.hidden.push_back(plan.span);
   note.parts.push_back(std::move(p));
   const std::size_t written = note.parts.front().text.size();
   msgs.insert(msgs.begin() + plan.start, std::move(note));

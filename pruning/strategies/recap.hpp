@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ namespace td::pruning {
   X(recap_budget_tokens) \
   X(recap_text_bytes) \
   X(recap_items) \
+  X(recall) \
   TD_WORKING_MEMORY_OPTIONS(X) \
   TD_STEP_COST_OPTIONS(X)
 // clang-format on
@@ -58,7 +60,10 @@ struct RecapPlan {
   std::string header;             // the recap's first line
   std::string text;               // the extractive recap message's text (header and turn lines)
   std::uint64_t prefix_hash = 0;  // of messages [0, end) as sent: the summary's key
-  bool stepped = false;           // the cut moved at this request (the last one replayed)
+  // With `recall`: the replaced messages as sent (pruning/recall_span.hpp),
+  // whose handle the header names; what tokendiet_recall answers for it.
+  std::shared_ptr<const std::string> span;
+  bool stepped = false;  // the cut moved at this request (the last one replayed)
 };
 
 // The hash of messages [0, end) of `conv` (roles, part kinds, texts, ids and

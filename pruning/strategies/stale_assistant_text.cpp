@@ -15,8 +15,9 @@ namespace td::pruning {
 namespace {
 
 SnipOptions snip_options(const StaleAssistantTextOptions& p) {
-  return SnipOptions{p.stale_assistant_text_head_bytes, p.stale_assistant_text_tail_bytes, 0,
-                     p.stale_assistant_text_names};
+  SnipOptions o{p.stale_assistant_text_head_bytes, p.stale_assistant_text_tail_bytes, 0, p.stale_assistant_text_names};
+  o.recall = p.recall;
+  return o;
 }
 
 // A string as it appears inside a JSON string literal (no quotes).
@@ -35,6 +36,8 @@ void take_long_strings(rapidjson::Value& v, rapidjson::Document::AllocatorType& 
     if (v.GetStringLength() < p.stale_assistant_text_threshold_bytes) return;
     Snipped s = snip({v.GetString(), v.GetStringLength()}, options);
     if (!s.cut) return;
+    // Its notices name the string's handle: the string is what recall answers.
+    if (options.recall) s.named.push_back(std::make_shared<const std::string>(v.GetString(), v.GetStringLength()));
     std::string marker = "\x01" + std::to_string(snips.size()) + "\x01";
     snips.push_back(std::move(s));
     v.SetString(marker.data(), static_cast<rapidjson::SizeType>(marker.size()), alloc);
@@ -69,6 +72,7 @@ Snipped snip_arguments_template(std::string_view args, const StaleAssistantTextO
   std::string_view json(buf.GetString(), buf.GetSize());
   std::string pending;  // literal text before the next slot
   for (std::size_t k = 0; k < snips.size(); ++k) {
+    for (auto& t : snips[k].named) out.named.push_back(std::move(t));
     const std::string marker = "\\u0001" + std::to_string(k) + "\\u0001";
     std::size_t at = json.find(marker);
     if (at == std::string_view::npos) return Snipped{};  // cannot happen; stay safe
@@ -104,11 +108,11 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
   if (limit == 0) return st;  // nothing stale: the common case on short requests
   SnipOptions options = snip_options(opt);
   options.keep_line_min_bytes = copied.min_bytes();
-  const std::uint64_t text_salt =
-      memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
-  const std::uint64_t args_salt = memo_salt(
-      "snip_arguments",
-      {options.head_bytes, options.tail_bytes, options.max_names > 0, opt.stale_assistant_text_threshold_bytes});
+  const std::uint64_t text_salt = memo_salt(
+      "snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0, opt.recall});
+  const std::uint64_t args_salt =
+      memo_salt("snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0,
+                                   opt.stale_assistant_text_threshold_bytes, opt.recall});
   NameSet listed;                                     // names listed by earlier messages are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   SnipOptions part_options = options;                 // with the part's copied lines
@@ -148,7 +152,13 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
       listed.insert(used.begin(), used.end());
       alive.push_back(std::move(snipped));
       st.add(i, p.text.size(), cut.size());
-      set_text(m, p, std::move(cut));
+      if (json) {  // the notices name the long strings, not the arguments
+        const Snipped& s = *alive.back();
+        p.hidden.insert(p.hidden.end(), s.named.begin(), s.named.end());
+        set_text(m, p, std::move(cut));
+      } else {
+        cut_text(m, p, std::move(cut), opt.recall);
+      }
     }
   }
   return st;

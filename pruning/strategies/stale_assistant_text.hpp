@@ -38,7 +38,8 @@ namespace td::pruning {
   X(stale_assistant_text_names) \
   X(stale_assistant_text_min_saving_bytes) \
   X(stale_assistant_text_copied_line_bytes) \
-  X(exclude_tools)
+  X(exclude_tools) \
+  X(recall)
 // clang-format on
 TD_STRATEGY_OPTIONS(StaleAssistantTextOptions, TD_STALE_ASSISTANT_TEXT_OPTIONS);
 

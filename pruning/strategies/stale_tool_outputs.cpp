@@ -20,10 +20,11 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests
-  const SnipOptions options{opt.stale_tool_outputs_head_bytes, opt.stale_tool_outputs_tail_bytes,
-                            opt.stale_tool_outputs_error_lines, opt.stale_tool_outputs_names};
-  const std::uint64_t salt =
-      memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0});
+  SnipOptions options{opt.stale_tool_outputs_head_bytes, opt.stale_tool_outputs_tail_bytes,
+                      opt.stale_tool_outputs_error_lines, opt.stale_tool_outputs_names};
+  options.recall = opt.recall;
+  const std::uint64_t salt = memo_salt(
+      "snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0, opt.recall});
   NameSet listed;                                     // names listed by earlier outputs are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(opt.exclude_tools);
@@ -41,7 +42,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
         std::string deduped = kept_lines.dedupe(p.text);
         if (!saves_enough(p.text.size(), deduped.size(), opt.stale_tool_outputs_min_saving_bytes)) continue;
         st.add(i, p.text.size(), deduped.size());
-        set_text(m, p, std::move(deduped));
+        cut_text(m, p, std::move(deduped), opt.recall);
         continue;
       }
       if (p.text.size() < opt.stale_tool_outputs_threshold_bytes) continue;
@@ -59,7 +60,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
       listed.insert(used.begin(), used.end());
       alive.push_back(std::move(snipped));
       st.add(i, p.text.size(), cut.size());
-      set_text(m, p, std::move(cut));
+      cut_text(m, p, std::move(cut), opt.recall);
     }
   }
   return st;

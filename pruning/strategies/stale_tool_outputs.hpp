@@ -42,6 +42,7 @@ namespace td::pruning {
   X(stale_tool_outputs_min_saving_bytes) \
   X(stale_tool_outputs_skip_markers) \
   X(exclude_tools) \
+  X(recall) \
   TD_WORKING_MEMORY_OPTIONS(X)
 // clang-format on
 TD_STRATEGY_OPTIONS(StaleToolOutputsOptions, TD_STALE_TOOL_OUTPUTS_OPTIONS);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "pruning/recall_span.hpp"
+#include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
 
 namespace td::pruning {
@@ -60,7 +62,14 @@ StrategyStats trim_middle(Conversation& conv, const TrimMiddleOptions& opt, cons
   if (dropped == 0) return st;
   Part p;
   p.text = "[... " + std::to_string(dropped) + " earlier messages (" + std::to_string(bytes) +
-           " bytes) omitted to fit the context window ...]";
+           " bytes) omitted to fit the context window ...";
+  if (opt.recall) {
+    // The span as the request would have carried it, by its handle (docs/design.md §Recall).
+    auto span = std::make_shared<const std::string>(recall_span_text(conv, cut_start, cut_end));
+    p.text += recall_ref(recall_handle(*span));
+    p.hidden.push_back(std::move(span));
+  }
+  p.text += ']';
   p.edited = true;
   // Only a cut that removes more than its notice adds: a token is at least a
   // byte, so the notice costs at most its length in tokens.

@@ -38,7 +38,8 @@ namespace td::pruning {
   X(trim_middle_sink_messages) \
   X(trim_middle_recent_messages) \
   X(trim_middle_budget_tokens) \
-  X(frontier_step_turns)
+  X(frontier_step_turns) \
+  X(recall)
 // clang-format on
 TD_STRATEGY_OPTIONS(TrimMiddleOptions, TD_TRIM_MIDDLE_OPTIONS);
 

@@ -6,7 +6,7 @@
 //
 //   node scripts/bench/survival.mjs [--speed 30] [--tpm 200000,30000] [--modes direct,tokendiet]
 //        [--trajectories id,id] [--pace-s 3] [--max-wait-s 60] [--max-attempts 20]
-//        [--concurrency 0] [--no-quota-keys] [--json FILE]
+//        [--concurrency 0] [--no-quota-keys] [--replicas 1] [--no-shared-store] [--json FILE]
 //
 // Time. Every duration is in quota time (the provider's 60 s window, the 3 s
 // pace) divided by --speed: at 30 the fake's window is 2 s and an agent sends
@@ -27,6 +27,10 @@
 // every model carrying the quota keys: tpm_limit, quota_window_ms (scaled),
 // quota_margin 1.2, max_wait_ms (--max-wait-s, scaled). --no-quota-keys leaves
 // them out (a binary that does not know them rejects the config): today's diet.
+// --replicas N (tokendiet mode): N tokendiet processes sharing one
+// redis-server (quota_store; Debian's, on a free port), each agent's requests
+// sent to them in turn, as a round-robin load balancer would;
+// --no-shared-store: the same replicas without Redis, each on its own runway.
 //
 // Prints the markdown table on stdout (progress on stderr) and writes the JSON
 // summary to --json. Exit status 1 on a harness error: a request that failed
@@ -35,20 +39,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {Worker} from 'node:worker_threads';
-import {startTokendiet, SOURCE_DIR} from '../../tests/support/index.mjs';
+import {startTokendiet, startRedis, SOURCE_DIR} from '../../tests/support/index.mjs';
 import {loadTrajectories} from './survival/trajectories.mjs';
 import {runAgent} from './survival/agent.mjs';
 import {UpstreamTally, finishRow, totalOf, markdown} from './survival/report.mjs';
 
 const USAGE = 'usage: survival.mjs [--speed X] [--tpm N,N] [--modes direct,tokendiet] [--trajectories id,id] ' +
-  '[--pace-s S] [--max-wait-s S] [--max-attempts N] [--concurrency N] [--no-quota-keys] [--json FILE]';
+  '[--pace-s S] [--max-wait-s S] [--max-attempts N] [--concurrency N] [--no-quota-keys] [--replicas N] [--json FILE]';
 const opts = {speed: 30, tpm: [200000, 30000], modes: ['direct', 'tokendiet'], trajectories: null,
-  'pace-s': 3, 'max-wait-s': 60, 'max-attempts': 20, concurrency: 0, 'quota-keys': true, json: null};
+  'pace-s': 3, 'max-wait-s': 60, 'max-attempts': 20, concurrency: 0, 'quota-keys': true, replicas: 1, 'shared-store': true, json: null};
 const LISTS = new Set(['tpm', 'modes', 'trajectories']);
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const k = argv[i].replace(/^--/, '');
   if (k === 'no-quota-keys') { opts['quota-keys'] = false; continue; }
+  if (k === 'no-shared-store') { opts['shared-store'] = false; continue; }
   const v = argv[++i];
   if (!(k in opts) || v === undefined) { console.error(USAGE); process.exit(2); }
   if (k === 'json') opts.json = v;
@@ -56,7 +61,7 @@ for (let i = 0; i < argv.length; i++) {
   else opts[k] = Number(v);
 }
 const bad = !(opts.speed > 0) || !(opts['pace-s'] > 0) || !(opts['max-attempts'] >= 1) || !(opts['max-wait-s'] >= 0) ||
-  !(opts.concurrency >= 0) || !opts.tpm.length || opts.tpm.some(n => !(n > 0)) ||
+  !(opts.concurrency >= 0) || !(Number.isInteger(opts.replicas) && opts.replicas >= 1) || !opts.tpm.length || opts.tpm.some(n => !(n > 0)) ||
   !opts.modes.length || opts.modes.some(m => m !== 'direct' && m !== 'tokendiet');
 if (bad) { console.error(USAGE); process.exit(2); }
 
@@ -95,8 +100,9 @@ function startFake(tpm) {
 }
 
 // tokendiet's configuration: one profile for every model; the quota keys in quota time / speed.
-function tokendietConfig(tpm) {
-  const lines = ['profiles:', '  - name: survival-bench', '    models: ["*"]'];
+function tokendietConfig(tpm, store) {
+  const lines = store ? [`quota_store: ${store}`] : [];
+  lines.push('profiles:', '  - name: survival-bench', '    models: ["*"]');
   if (opts['quota-keys']) {
     lines.push(`    tpm_limit: ${tpm}`, `    quota_window_ms: ${Math.round(WINDOW_MS)}`, '    quota_margin: 1.2',
       `    max_wait_ms: ${MAX_WAIT_MS}`);
@@ -117,16 +123,29 @@ async function run(trajectories, tpm, mode) {
   const fake = await startFake(tpm);
   const tally = new UpstreamTally(trajectories, keyOf, tpm);
   fake.onRequests(list => tally.add(list));
-  let td = null;
+  const tds = [];
+  let redis = null;
   if (mode === 'tokendiet') {
-    try { td = await startTokendiet({upstreams: {openai: fake.url}, config: tokendietConfig(tpm)}); } catch (e) {
+    if (opts.replicas > 1 && opts['shared-store']) {
+      redis = await startRedis();
+      stoppers.add(() => redis.kill());
+    }
+    try {
+      for (let i = 0; i < opts.replicas; i++) {
+        const td = await startTokendiet({upstreams: {openai: fake.url}, config: tokendietConfig(tpm, redis?.url)});
+        stoppers.add(() => td.proc.kill('SIGKILL'));
+        tds.push(td);
+        if (redis) await td.waitForLine(/sharing the runway/, 10000);
+      }
+    } catch (e) {
+      for (const td of tds) await td.stop();
+      await redis?.kill();
       await fake.close();
       const hint = /unknown key '(tpm_limit|quota_|max_wait)/.test(e.message) ? ' (this binary does not know the quota keys: --no-quota-keys)' : '';
       throw new Error(`tokendiet did not start${hint}: ${e.message}`);
     }
-    stoppers.add(() => td.proc.kill('SIGKILL'));
   }
-  const port = td ? td.port : fake.port;
+  const port = tds.length ? tds.map(td => td.port) : fake.port;
   log(`${mode}, ${tpm} TPM: ${trajectories.length} agents, window ${WINDOW_MS} ms, pace ${PACE_MS} ms`);
   const t0 = performance.now();
   const agentOpts = {paceMs: PACE_MS, maxAttempts: opts['max-attempts'], noRetryMs: PACE_MS,
@@ -137,18 +156,18 @@ async function run(trajectories, tpm, mode) {
     return st;
   });
   await fake.flush();
-  let tdExit = null;
-  if (td) {
-    tdExit = await td.stop(30000);
+  for (const td of tds) {
+    const tdExit = await td.stop(30000);
     if (!tdExit || tdExit.code !== 0) problems.push(`tokendiet (${tpm}, ${mode}) did not exit 0: ${JSON.stringify(tdExit)}`);
   }
+  await redis?.kill();
   await fake.close();
   if (tally.unknown) problems.push(`${mode} ${tpm}: the fake received ${tally.unknown} requests no agent sent`);
   const rows = stats.map(st => finishRow({...st, ...tally.result(st.id)}, opts.speed));
   for (const r of rows) {
     if (r.errors) problems.push(`${mode} ${tpm} ${r.id}: ${r.errors} harness errors, e.g. ${JSON.stringify(r.error_examples[0])}`);
   }
-  return {mode, tpm, quota_keys: mode === 'tokendiet' ? opts['quota-keys'] : null,
+  return {mode, tpm, replicas: tds.length || null, shared_store: redis !== null, quota_keys: mode === 'tokendiet' ? opts['quota-keys'] : null,
     seconds: +((performance.now() - t0) / 1000).toFixed(1), trajectories: rows, total: totalOf(rows, opts.speed)};
 }
 
@@ -158,7 +177,7 @@ for (const tpm of opts.tpm) for (const mode of opts.modes) runs.push(await run(t
 
 const summary = {
   speed: opts.speed, pace_s: opts['pace-s'], window_ms: WINDOW_MS, max_wait_s: opts['max-wait-s'],
-  max_attempts: opts['max-attempts'], concurrency: opts.concurrency || trajectories.length,
+  max_attempts: opts['max-attempts'], replicas: opts.replicas, concurrency: opts.concurrency || trajectories.length,
   quota_keys: opts['quota-keys'], trajectories: trajectories.length,
   requests: trajectories.reduce((n, t) => n + t.steps.length, 0),
   runs: runs.map(r => ({...r, trajectories: r.trajectories.map(({error_examples, ...rest}) => rest)})),

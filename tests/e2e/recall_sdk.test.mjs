@@ -133,7 +133,7 @@ for (const c of [CASES[0], CASES[4], CASES[6]]) {
   test(`${c.name}: the client's own call beside the recall call is dropped; an unknown id is said so`, async () => {
     fake.clear();
     const r = await c.call(headers({'x-fake-recall-client-call': '1', 'x-fake-recall-id': 'td-nope'}));
-    assert.ok(r.text.endsWith('Recalled: tokendiet_recall: no archived output with id td-nope (unknown id)'), r.text);
+    assert.ok(r.text.endsWith('Recalled: tokendiet_recall: nothing hidden or archived is known as td-nope (unknown id)'), r.text);
     assert.ok(!JSON.stringify(r.raw).includes('"bash"'), 'the client call is not in the answer');
     assert.equal(fake.requests.length, 2);
     assert.ok(!fake.requests[1].body.toString('utf8').includes('"bash"'), 'nor in the continued turn');

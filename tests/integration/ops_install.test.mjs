@@ -1,6 +1,6 @@
 // Operations (F23): the binary's check-config exit codes, the README's first
 // command (scripts/run.sh), scripts/install.sh staged into a temp directory
-// (DESTDIR), and the systemd unit as `systemd-analyze verify` sees it.
+// (DESTDIR), and the systemd unit it installs as `systemd-analyze verify` sees it.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn, spawnSync} from 'node:child_process';
@@ -89,15 +89,18 @@ test('install.sh stages binary, config (kept if present) and unit', () => {
   } finally { cleanup(); }
 });
 
-test('the systemd unit passes systemd-analyze verify', (t) => {
+test('the systemd unit, as install.sh installs it, passes systemd-analyze verify', (t) => {
   if (run('systemd-analyze', ['--version']).status !== 0) return t.skip('systemd-analyze not installed');
   const {dir, cleanup} = tempDir('td-unit-');
   try {
-    // verify checks that ExecStart's binary exists: point it at the built one.
-    const text = fs.readFileSync(path.join(SOURCE_DIR, 'scripts/tokendiet.service'), 'utf8')
-      .replaceAll('/usr/local/bin/tokendiet', tokendietBin());
+    const stage = path.join(dir, 'stage');
+    const r0 = run(path.join(SOURCE_DIR, 'scripts', 'install.sh'), ['--no-build', '--prefix', '/opt/td'],
+                   {env: {...process.env, DESTDIR: stage, TOKENDIET_BIN: tokendietBin()}});
+    assert.equal(r0.status, 0, r0.stdout + r0.stderr);
+    // verify checks that ExecStart's binary exists: point it at the staged one.
+    const text = fs.readFileSync(path.join(stage, 'etc/systemd/system/tokendiet.service'), 'utf8');
     const unit = path.join(dir, 'tokendiet.service');
-    fs.writeFileSync(unit, text);
+    fs.writeFileSync(unit, text.replaceAll('/opt/td/bin/tokendiet', path.join(stage, 'opt/td/bin/tokendiet')));
     const r = run('systemd-analyze', ['verify', unit]);
     // It exits 0 even for ignored lines, so any output is a failure too.
     const complaints = (r.stdout + r.stderr).split('\n').filter(l => l.includes('tokendiet.service'));
@@ -106,11 +109,20 @@ test('the systemd unit passes systemd-analyze verify', (t) => {
     for (const key of ['StateDirectory=tokendiet', 'DynamicUser=yes', 'Restart=on-failure', 'LimitNOFILE=',
                        'TimeoutStopSec=', 'NoNewPrivileges=yes', 'ProtectSystem=strict'])
       assert.ok(text.includes(key), key);
-    // SIGTERM drains for limits.drain_timeout_ms; systemd must wait longer than that.
+    // Type=notify: started once listening, reloads waited for, the watchdog
+    // (tests/integration/service_notify.test.mjs: what the binary sends).
+    assert.match(text, /^Type=notify$/m);
+    assert.match(text, /^NotifyAccess=main$/m);
+    assert.match(text, /^WatchdogSec=\d+s$/m);
+    // On systemd 252 the reload job waits for READY=1 only if RELOADING=1
+    // came while ExecReload still ran: the signal, then a pause.
+    assert.deepEqual(text.match(/^ExecReload=.*$/gm), ['ExecReload=/bin/kill -HUP $MAINPID', 'ExecReload=/bin/sleep 1']);
+    // SIGTERM drains for limits.drain_grace_ms + drain_timeout_ms; systemd must wait longer than that.
     const stopSec = Number(/^TimeoutStopSec=(\d+)s$/m.exec(text)[1]);
-    const drain = /^\s*drain_timeout_ms:\s*(\d+)s\b/m.exec(
-      fs.readFileSync(path.join(SOURCE_DIR, 'config/tokendiet.example.yaml'), 'utf8'));
-    assert.ok(drain, 'drain_timeout_ms in the example, in seconds');
-    assert.ok(stopSec > Number(drain[1]), `TimeoutStopSec ${stopSec}s > drain ${drain[1]}s`);
+    const example = fs.readFileSync(path.join(SOURCE_DIR, 'config/tokendiet.example.yaml'), 'utf8');
+    const drain = /^\s*drain_timeout_ms:\s*(\d+)s\b/m.exec(example);
+    const grace = /^\s*drain_grace_ms:\s*(\d+)s\b/m.exec(example);
+    assert.ok(drain && grace, 'drain_grace_ms and drain_timeout_ms in the example, in seconds');
+    assert.ok(stopSec > Number(drain[1]) + Number(grace[1]), `TimeoutStopSec ${stopSec}s > grace ${grace[1]}s + drain ${drain[1]}s`);
   } finally { cleanup(); }
 });

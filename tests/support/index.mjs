@@ -9,3 +9,4 @@ export {sameThroughProxy, comparable} from './relay.mjs';
 export {quotaConfig, trajectory, fillerBody, fakeTokens, post, explain, logLineOf, metricSamples, metricSum} from './quota.mjs';
 export {recordedHistory, fixtureText, agentRequest} from './agent_bodies.mjs';
 export {loadThenKill, ledgerSessions} from './ledger_kill.mjs';
+export {startRedis} from './redis.mjs';

@@ -52,11 +52,18 @@ export function newAgentStats(t) {
 export async function runAgent(t, port, o) {
   const st = newAgentStats(t);
   const headers = {'content-type': 'application/json', authorization: `Bearer ${o.key}`};
+  // Several replicas (a list of ports): each request goes to the next one,
+  // as a round-robin load balancer sends them; one connection to each.
+  const ports = Array.isArray(port) ? port : [port];
+  const conns = new Array(ports.length).fill(null);
+  let sent = 0;
   let conn = null;
   const send = async (step, body) => {
-    if (!conn || conn.closed) { conn?.close(); conn = await Connection.open({port, timeoutMs: o.timeoutMs}); }
+    const r = sent++ % ports.length;
+    conn = conns[r];
+    if (!conn || conn.closed) { conn?.close(); conn = conns[r] = await Connection.open({port: ports[r], timeoutMs: o.timeoutMs}); }
     const res = await conn.request({method: 'POST', path: '/v1/chat/completions', headers: {...headers, 'x-bench-step': step}, body});
-    if (!res.complete || /\bclose\b/i.test(String(header(res, 'connection') ?? ''))) { conn.close(); conn = null; }
+    if (!res.complete || /\bclose\b/i.test(String(header(res, 'connection') ?? ''))) { conn.close(); conn = conns[r] = null; }
     return res;
   };
   const error = detail => { st.errors++; if (st.error_examples.length < 5) st.error_examples.push(detail); };
@@ -71,7 +78,7 @@ export async function runAgent(t, port, o) {
     for (let attempt = 1; ; attempt++) {
       st.attempts++;
       let res;
-      try { res = await send(step, body); } catch (e) { conn?.close(); conn = null; error({step, error: e.message}); break; }
+      try { res = await send(step, body); } catch (e) { conn?.close(); conns[conns.indexOf(conn)] = null; conn = null; error({step, error: e.message}); break; }
       const fromTokendiet = header(res, 'x-tokendiet-error') !== undefined;
       if (waitedOutTokendiet) {
         if (res.status === 429 && fromTokendiet) st.tokendiet_retry_after.refused_again++;
@@ -97,7 +104,7 @@ export async function runAgent(t, port, o) {
     }
     lastAnswer = performance.now();
   }
-  conn?.close();
+  for (const c of conns) c?.close();
   st.elapsed_ms = performance.now() - start;
   st.ideal_ms = Math.max(0, t.steps.length - 1) * o.paceMs;
   return st;

@@ -82,6 +82,7 @@ TEST_CASE("the embedded default loads cleanly and says what the structs say") {
   CHECK(c.limits.idle_timeout_ms == defaults.limits.idle_timeout_ms);
   CHECK(c.limits.client_header_timeout_ms == defaults.limits.client_header_timeout_ms);
   CHECK(c.limits.keepalive_timeout_ms == defaults.limits.keepalive_timeout_ms);
+  CHECK(c.limits.drain_grace_ms == defaults.limits.drain_grace_ms);
   CHECK(c.limits.drain_timeout_ms == defaults.limits.drain_timeout_ms);
   CHECK(c.limits.pool_max_idle_per_upstream == defaults.limits.pool_max_idle_per_upstream);
   CHECK(c.ledger.enabled);

@@ -41,6 +41,7 @@ limits:
   idle_timeout_ms: 45000
   client_header_timeout_ms: 500ms
   keepalive_timeout_ms: 1m
+  drain_grace_ms: 10s
   drain_timeout_ms: 0
   pool_max_idle_per_upstream: 8
 ledger:
@@ -83,6 +84,7 @@ prices:
   CHECK(c.limits.idle_timeout_ms == 45'000);
   CHECK(c.limits.client_header_timeout_ms == 500);
   CHECK(c.limits.keepalive_timeout_ms == 60'000);
+  CHECK(c.limits.drain_grace_ms == 10'000);
   CHECK(c.limits.drain_timeout_ms == 0);
   CHECK(c.limits.pool_max_idle_per_upstream == 8);
   CHECK_FALSE(c.ledger.enabled);

@@ -133,3 +133,25 @@ TEST_CASE("recall tool: an answer over the bound is cut at a line and names the 
   // Within the bound: the asked lines exactly, no notice.
   CHECK(recall_result_text({"td-abc", 99, 100}, text, 200) == "line 99 of the output\nline 100 of the output\n");
 }
+
+TEST_CASE("recall tool: a notice's name passes as the id, its line range after a colon") {
+  auto a = parse_recall_arguments(R"({"id":"t0123abcd:41-160"})");
+  REQUIRE(a);
+  CHECK(a->id == "t0123abcd");
+  CHECK(a->first_line == 41);
+  CHECK(a->last_line == 160);
+  auto one = parse_recall_arguments(R"({"id":"t0123abcd:7"})");
+  REQUIRE(one);
+  CHECK(one->id == "t0123abcd");
+  CHECK(one->first_line == 7);
+  CHECK(one->last_line == 7);
+  // An explicit "lines" wins over the id's range.
+  auto both = parse_recall_arguments(R"({"id":"t0123abcd:41-160","lines":"50-51"})");
+  REQUIRE(both);
+  CHECK(both->id == "t0123abcd");
+  CHECK(both->first_line == 50);
+  CHECK(both->last_line == 51);
+  auto whole = parse_recall_arguments(R"({"id":"t0123abcd"})");
+  REQUIRE(whole);
+  CHECK(whole->first_line == 0);
+}

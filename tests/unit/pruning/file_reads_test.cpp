@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "pruning/snip.hpp"
+
 #include "pruning/strategies/file_reads.hpp"
 #include "pruning/strategies/stale_tool_outputs.hpp"
 #include "pruning_support.hpp"
@@ -174,10 +176,12 @@ TEST_CASE("with keep_reads_dedupe, a kept read's lines an earlier kept read hold
   CHECK(p.stale_tool_outputs_keep_reads_dedupe);  // the default
   Conversation c = two_reads();
   const std::string first = c.messages[5].parts[0].text;
+  const std::string read = c.messages[11].parts[0].text;
   stale_tool_outputs(c, p, all(c));
   CHECK(c.messages[5].parts[0].text == first);  // the earlier read: whole
-  CHECK(c.messages[11].parts[0].text ==
-        source_lines("beta", 5) + "[12 lines as in an earlier output]\n" + source_lines("gamma", 4));
+  // The notice names the read's lines it hid (lines 6-17), for tokendiet_recall.
+  CHECK(c.messages[11].parts[0].text == source_lines("beta", 5) + "[" + recall_handle(read) +
+                                            ":6-17 as in an earlier output]\n" + source_lines("gamma", 4));
   p.stale_tool_outputs_keep_reads_dedupe = false;
   Conversation whole = two_reads();
   const std::string second = whole.messages[11].parts[0].text;
@@ -212,5 +216,6 @@ TEST_CASE("keep_reads_dedupe is stable: a kept read's text never changes as the 
     for (std::size_t j = 0; j < shorter.messages[i].parts.size(); ++j)
       CHECK(longer.messages[i].parts[j].text == shorter.messages[i].parts[j].text);
   // The new read repeats both: one notice for the whole of it.
-  CHECK(longer.messages[21].parts[0].text == "[41 lines as in an earlier output]\n");
+  const std::string repeat = two_reads({"ls src/a.py", "cat src/a.py", "ls", "ls"}).messages[21].parts[0].text;
+  CHECK(longer.messages[21].parts[0].text == "[" + recall_handle(repeat) + ":1-41 as in an earlier output]\n");
 }

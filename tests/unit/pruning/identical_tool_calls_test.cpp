@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "pruning/snip.hpp"
+
 #include "pruning/strategies/identical_tool_calls.hpp"
 #include "pruning_support.hpp"
 
@@ -32,7 +34,9 @@ TEST_CASE("identical calls: a later copy names the first call in valid JSON; id,
   CHECK(st.hits == 2);
   CHECK(c.messages[2].parts[1].text == kArgs);
   const Part& later = c.messages[4].parts[1];
-  CHECK(later.text == "{\"same_arguments_as_call\":\"call_0\"}");
+  CHECK(later.text == "{\"same_arguments_as_call\":\"call_0\",\"recall\":\"" + recall_handle(kArgs) + "\"}");
+  REQUIRE(later.hidden.size() == 1);
+  CHECK(*later.hidden[0] == kArgs);  // what the handle gives back
   CHECK(later.id == "call_1");
   CHECK(later.name == "bash");
   CHECK(c.messages[5].parts[0].text == "r");

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "pruning/snip.hpp"
 #include "pruning/strategies/identical_tool_outputs.hpp"
 #include "pruning_support.hpp"
 
@@ -8,7 +9,9 @@ using namespace td::pruning::test;
 
 namespace {
 const std::string kBig = numbered_lines(20, "src/app.py:");  // ~600 bytes
-}
+// The reference's recall handle: that of the body, kBig without its blank end.
+const std::string kRef = recall_ref(recall_handle(std::string_view(kBig).substr(0, kBig.size() - 1)));
+}  // namespace
 
 TEST_CASE("identical outputs: a later copy refers to the first by its call id") {
   auto c = agent_loop(4, [](int k) { return k == 1 || k == 3 ? kBig : "other " + std::to_string(k); });
@@ -16,7 +19,8 @@ TEST_CASE("identical outputs: a later copy refers to the first by its call id") 
   CHECK(c.messages[5].parts[0].text == kBig);  // the first copy is untouched
   const std::string& later = c.messages[9].parts[0].text;
   // The body leaves out blank space at the ends, which stays around the reference.
-  CHECK(later == "[same output as tool call call_1: " + std::to_string(kBig.size() - 1) + " bytes omitted]\n");
+  CHECK(later ==
+        "[same output as tool call call_1: " + std::to_string(kBig.size() - 1) + " bytes omitted" + kRef + "]\n");
   CHECK(c.messages[9].parts[0].id == "call_3");  // the call id it answers stays
   CHECK(c.messages[9].changed);
   CHECK(st.hits == 1);
@@ -48,8 +52,8 @@ TEST_CASE("identical outputs: a reused call id gets the message number too") {
                 tool_msg("x", "different"), assistant_call("y", "{}"),
                 tool_msg("y", kBig)};
   identical_tool_outputs(c, Profile{}, 100);
-  CHECK(c.messages[6].parts[0].text ==
-        "[same output as tool call x (message 3): " + std::to_string(kBig.size() - 1) + " bytes omitted]\n");
+  CHECK(c.messages[6].parts[0].text == "[same output as tool call x (message 3): " + std::to_string(kBig.size() - 1) +
+                                           " bytes omitted" + kRef + "]\n");
 }
 
 TEST_CASE("identical outputs: excluded tools, non-editable parts and other roles are never touched") {
@@ -85,8 +89,8 @@ TEST_CASE("identical outputs: repeats are found under Claude Code's reminders, k
   auto st = identical_tool_outputs(c, Profile{}, 100);
   CHECK(st.hits == 1);
   CHECK(c.messages[3].parts[0].text == kBig + reminder);  // the first copy
-  CHECK(c.messages[7].parts[0].text ==
-        "[same output as tool call call_0: " + std::to_string(kBig.size() - 1) + " bytes omitted]\n" + reminder + todo);
+  CHECK(c.messages[7].parts[0].text == "[same output as tool call call_0: " + std::to_string(kBig.size() - 1) +
+                                           " bytes omitted" + kRef + "]\n" + reminder + todo);
   // A copy with no reminder at all is a repeat too.
   auto d = agent_loop(2, [&](int k) { return k == 0 ? kBig : kBig + reminder; });
   CHECK(identical_tool_outputs(d, Profile{}, 100).hits == 1);
@@ -104,7 +108,7 @@ TEST_CASE("identical outputs: repeats are found under Codex's headers, whose lin
   CHECK(c.messages[7].parts[0].text ==
         "Chunk ID: ff09e1\nWall time: 0.1840 seconds\nProcess exited with code 1\nOriginal token count: 160\nOutput:\n"
         "[same output as tool call call_0: " +
-            std::to_string(kBig.size() - 1) + " bytes omitted]\n");
+            std::to_string(kBig.size() - 1) + " bytes omitted" + kRef + "]\n");
   // The shell tool's header too.
   auto d = agent_loop(
       2, [&](int k) { return "Exit code: 0\nWall time: " + std::to_string(k) + ".5 seconds\nOutput:\n" + kBig; });

@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -312,4 +313,44 @@ TEST_CASE("recap: a summary found for the prefix hash is used, else the extracti
   CHECK(rs.recap_prefix_hash == asked[0]);
   CHECK(recap_prefix_hash(full, 5) != recap_prefix_hash(full, 6));
   CHECK(recap_prefix_hash(full, 5) == recap_prefix_hash(prefix(full, 7), 5));
+}
+
+TEST_CASE(
+    "recap: its header names the span it replaced (recall), as the client sent it, the same on the next request") {
+  Conversation c = trajectory(kLongest[0]);
+  const Conversation sent = c;
+  const Profile p = recap_profile(30000);
+  const PipelineResult r = prune(c, p, QuarterCounter{});
+  REQUIRE(std::find(r.fired.begin(), r.fired.end(), std::string_view("recap")) != r.fired.end());
+  const Message* note = nullptr;
+  for (const Message& m : c.messages)
+    if (!m.removed && !m.parts.empty() && m.parts[0].text.rfind(kRecapMarker, 0) == 0) note = &m;
+  REQUIRE(note != nullptr);
+  const std::string& t = note->parts[0].text;
+  std::smatch m;
+  REQUIRE(std::regex_search(t, m, std::regex(R"(details\. (t[0-9a-f]{8})\]\n)")));
+  const std::string handle = m[1];
+  const std::string* span = nullptr;
+  for (const auto& h : r.hidden)
+    if (recall_handle(*h) == handle) span = h.get();
+  REQUIRE(span != nullptr);
+  // Every replaced tool output as sent, whole, under its call id.
+  std::size_t outputs = 0;
+  const RecapPlan plan = plan_of(sent, p);
+  for (std::uint32_t i = plan.start; i < plan.end; ++i)
+    for (const Part& part : sent.messages[i].parts)
+      if (part.kind == PartKind::ToolResult) {
+        CHECK(span->find("[result " + part.id + "]\n" + part.text) != std::string::npos);
+        ++outputs;
+      }
+  CHECK(outputs > 0);
+  // Without recall: no handle, nothing kept.
+  Profile off = p;
+  off.recall = false;
+  Conversation d = sent;
+  const PipelineResult r2 = prune(d, off, QuarterCounter{});
+  CHECK(r2.hidden.empty());
+  for (const Message& dm : d.messages)
+    if (!dm.removed && !dm.parts.empty() && dm.parts[0].text.rfind(kRecapMarker, 0) == 0)
+      CHECK(dm.parts[0].text.find("details.]\n") != std::string::npos);
 }

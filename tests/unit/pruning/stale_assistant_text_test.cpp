@@ -121,7 +121,9 @@ TEST_CASE("stale assistant text: a long paragraph is cut between words, its piec
       "to make sure nothing else depended on the old behaviour of raising.";
   Conversation c;
   c.messages = {user_msg("task"), assistant_msg(para), user_msg("go on"), assistant_msg("ok")};
-  REQUIRE(stale_assistant_text(c, Profile{}, 2).hits == 1);
+  Profile plain;
+  plain.recall = false;  // the notice as it reads without its recall handle
+  REQUIRE(stale_assistant_text(c, plain, 2).hits == 1);
   const std::string& t = c.messages[1].parts[0].text;
   const std::size_t notice = t.find("\n[… ");
   REQUIRE(notice != std::string::npos);

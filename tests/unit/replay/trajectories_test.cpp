@@ -271,7 +271,8 @@ TEST_CASE("every trajectory, default profile: snips keep informative heads and t
       if (before == after) continue;
       INFO(t.id << " message " << i << "\n--- sent:\n" << after);
       const auto ls = lines_of(after);
-      if (after.find(" hidden]") != std::string::npos) {
+      // A snip's notice ends "hidden]", or "hidden t1a2b3c4d:3-58]" naming what it hid.
+      if (after.find(" hidden]") != std::string::npos || after.find(" hidden t") != std::string::npos) {
         ++snips;
         // Head: the first run of kept lines (a notice hiding only the
         // wrapper lines may come before it); tail: the last run.
@@ -297,4 +298,43 @@ TEST_CASE("every trajectory, default profile: snips keep informative heads and t
   }
   MESSAGE("checked " << snips << " snips and " << folds << " folds");
   CHECK(snips > 100);
+}
+
+namespace {
+// Whether `body` holds a notice naming a recall handle (docs/design.md
+// §Recall): "t" and 8 lowercase hex digits after "[… ", "[" or a space,
+// followed by ':', ']' or a space.
+bool names_a_handle(std::string_view body) {
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  for (std::size_t i = body.find('t', 1); i != std::string_view::npos && i + 9 < body.size();
+       i = body.find('t', i + 1)) {
+    if (body[i - 1] != ' ' && body[i - 1] != '[') continue;
+    if (!std::all_of(body.begin() + i + 1, body.begin() + i + 9, hex)) continue;
+    const char after = body[i + 9];
+    if (after == ':' || after == ']' || after == ' ') return true;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("every trajectory, default profile: once a request names what a cut hid, every later one does" *
+          doctest::test_suite("trajectories")) {
+  // The recall tool goes with the notices (proxy/filters/recall_offer_filter),
+  // so it never flips: cuts only accumulate as the frontier advances.
+  const config::Config cfg = config::default_config();
+  std::size_t sessions_with_cuts = 0;
+  for (const Trajectory& t : trajectories()) {
+    const auto sent = sent_requests(t, cfg, nullptr);
+    bool seen = false;
+    for (std::size_t r = 0; r < sent.size(); ++r) {
+      INFO(t.id << " request " << r + 1);
+      CHECK_FALSE(names_a_handle(sent[r].original));
+      const bool names = names_a_handle(sent[r].sent);
+      if (seen) CHECK(names);
+      seen = seen || names;
+    }
+    sessions_with_cuts += seen;
+  }
+  MESSAGE(sessions_with_cuts << " trajectories reach a cut");
+  CHECK(sessions_with_cuts > 10);
 }

@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <regex>
 #include <string>
 
 #include "config/config.hpp"
@@ -253,4 +254,43 @@ TEST_CASE("recovery: no new tombstone in a retry, whose evicted outputs nothing 
   REQUIRE(r.outcome == "retried");
   CHECK(r.body.find("output archived as td-") == std::string::npos);
   CHECK(std::find(r.fired.begin(), r.fired.end(), std::string_view("completed_tasks")) == r.fired.end());
+}
+
+TEST_CASE("recovery filter: the retry's cuts are recallable: the offer holds their texts, or the retry gets the tool") {
+  const td::config::Config cfg;
+  td::diet::DietCaches caches;
+  RecoveryFilter filter(cfg, caches);
+  const std::uint64_t sent = tokens_of(history());
+  UpstreamOutcome o;
+  o.status = 400;
+  const std::string error = R"({"error":{"message":"This model's maximum context length is )" +
+                            std::to_string(sent / 2) + R"( tokens. However, your messages resulted in )" +
+                            std::to_string(sent) +
+                            R"( tokens.","type":"invalid_request_error","code":"context_length_exceeded"}})";
+  o.body = error;
+  o.body_complete = true;
+  const std::regex notice(R"(\[… (t[0-9a-f]{8}):\d+-\d+ hidden\])");
+  for (const bool offered_before : {false, true}) {
+    CAPTURE(offered_before);
+    RequestContext ctx;
+    ctx.method = "POST";
+    ctx.target = "/v1/chat/completions";
+    ctx.key_fingerprint = "k";
+    if (offered_before)
+      ctx.objects.publish<RecallOffer>().source = std::make_shared<RequestRecall>(
+          "k", std::vector<td::pruning::ArchivedOutput>{{"td-x", "task", 1, "archived"}});
+    std::string body = history();
+    REQUIRE(filter.upstream_failure_filter(ctx, o, body) == RetryDecision::retry);
+    std::smatch m;
+    REQUIRE(std::regex_search(body, m, notice));
+    const RecallOffer* offer = ctx.objects.find<RecallOffer>();
+    REQUIRE(offer != nullptr);
+    CHECK(offer->source->read("k", m[1].str()).has_value());  // the text the retry's snip hid
+    if (offered_before) {
+      CHECK(offer->source->read("k", "td-x") == "archived");  // what it held before stays
+    } else {
+      CHECK(body.find(R"("name":"tokendiet_recall")") != std::string::npos);
+      CHECK(offer->limits.max_calls == td::pruning::Profile{}.recall_max_calls);
+    }
+  }
 }
