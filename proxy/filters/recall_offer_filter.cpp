@@ -1,5 +1,6 @@
 #include "proxy/filters/recall_offer_filter.hpp"
 
+#include "json/json_scan.hpp"
 #include "providers/recall_tool.hpp"
 #include "proxy/filters/diet_result.hpp"
 #include "proxy/reports/eviction_report.hpp"
@@ -17,6 +18,12 @@ struct RecallAppend {
   std::string out;   // with the tool, when offered
   bool offered = false;
 };
+
+// Whether the body defines tools: a top-level "tools" array holding one.
+bool defines_tools(std::string_view body) {
+  const std::string_view tools = json::top_level_value(body, "tools");
+  return !tools.empty() && tools.front() == '[' && tools.find('{') != std::string_view::npos;
+}
 
 // The offer, once the tool is in the body.
 void publish_offer(RequestContext& ctx, std::uint64_t max_body_bytes) {
@@ -38,12 +45,19 @@ FilterResult RecallOfferFilter::request_body_filter(RequestContext& ctx, const H
   const DietResult* result = ctx.objects.find<DietResult>();
   if (!result || !result->outcome.profile || !result->outcome.profile->recall) return {};
   // Offered when the request went out holding a notice that names what it
-  // hid: a cut's (its texts kept with the outcome), or a tombstone whose
-  // output the archive kept. Cuts only accumulate as the frontier moves, so
-  // from a session's first cut on every request gets it (docs/design.md §Recall).
+  // hid (a cut's, its texts kept with the outcome, or a tombstone whose
+  // output the archive kept), and to every agent turn the diet may cut (a
+  // request that defines tools, the profile on and writing, not a client's
+  // compaction nor a history the provider holds) from the session's first
+  // request on: the tools head the provider's cached prefix, so a tool added
+  // at the first cut would rewrite the whole cached history once
+  // (docs/design.md §Recall, "From the first cut or from the first request").
+  const diet::DietOutcome& o = result->outcome;
   const bool tombstones = eviction && !eviction->evicted_tasks.empty();
-  const bool cuts = result->outcome.rewritten && !result->outcome.result.hidden.empty();
-  if (!tombstones && !cuts) return {};
+  const bool cuts = o.rewritten && !o.result.hidden.empty();
+  const bool agent_turn = o.parsed && !o.fail_open && o.reason.empty() && o.decision.mode != pruning::Mode::None &&
+                          o.decision.settings.write && defines_tools(body);
+  if (!tombstones && !cuts && !agent_turn) return {};
   const providers::Api api = result->route.api;
   if (!workers_ || body.size() < offload_bytes_) {
     if (providers::append_recall_tool(api, body)) publish_offer(ctx, max_body_bytes_);
