@@ -28,10 +28,19 @@ const plain = x => JSON.parse(JSON.stringify(x), (k, v) => (k.startsWith('x-toke
 // The one documented request change (docs/design.md §Principles (1)): an OpenAI stream
 // whose client did not ask for usage is sent upstream with
 // stream_options.include_usage, and the usage parts are spliced back out of the
-// answer. Anything else in the body must be byte-identical.
+// answer. And an agent's request (one with tools of its own) gets the
+// tokendiet_recall tool after its last tool (docs/design.md §Recall).
+// Anything else in the body must be byte-identical.
 function sameRequestBody(p, d, label) {
   if (p.body.equals(d.body)) return;
   const pj = JSON.parse(p.body), dj = JSON.parse(d.body);
+  if (Array.isArray(dj.tools) && dj.tools.length > 0) {
+    const added = pj.tools?.at(-1);
+    assert.equal(added?.function?.name ?? added?.name, 'tokendiet_recall', `${label}: the recall tool appended`);
+    assert.deepEqual(pj.tools.slice(0, -1), dj.tools, `${label}: the client's tools as sent`);
+    pj.tools = dj.tools;
+    if (JSON.stringify(pj) === JSON.stringify(dj)) return;
+  }
   assert.ok(dj.stream === true && dj.stream_options?.include_usage !== true, `${label}: request body differs`);
   const {stream_options: so, ...rest} = pj;
   const {stream_options: dso, ...drest} = dj;
