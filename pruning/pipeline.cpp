@@ -205,7 +205,13 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   }
   r.stale_turns = f.turns;
   r.stale_messages = f.messages;
-  mark_cache_anchor(conv, f.at_request.size() >= 2 ? f.at_request[f.at_request.size() - 2] : 0);
+  // Before the first step there is no earlier frontier to anchor at: the
+  // anchor goes at this request's, so the next request reads the pruned
+  // prefix the first step wrote (a client's own breakpoint on its newest
+  // message is often not read back: Claude Code sends that message as a
+  // block once and as a string next; docs/design.md §The stale frontier).
+  const std::uint32_t prev = f.at_request.size() >= 2 ? f.at_request[f.at_request.size() - 2] : 0;
+  mark_cache_anchor(conv, prev > 0 ? prev : f.messages);
   r.strategies = std::move(lossy);
 
   r.semantic_stepped =

@@ -162,7 +162,9 @@ TEST_CASE("pipeline: the loss cap holds the frontier back where the payback rule
   CHECK_FALSE(prune(capped, p, QuarterCounter{}).changed());
 }
 
-TEST_CASE("pipeline: the cache anchor is the last part before the frontier the previous request left") {
+TEST_CASE(
+    "pipeline: the cache anchor is the last part before the frontier the previous request left (at the first step: "
+    "this request's)") {
   const auto full = busy_loop(60);
   const Profile p = eager();
   std::uint32_t prev_stale = 0;
@@ -176,8 +178,14 @@ TEST_CASE("pipeline: the cache anchor is the last part before the frontier the p
       for (std::size_t k = 0; k < c.messages[i].parts.size(); ++k)
         if (c.messages[i].parts[k].cache_anchor) marked.emplace_back(i, k);
     INFO("request of " << n << " messages, frontier " << prev_stale << " -> " << r.stale_messages);
-    if (prev_stale == 0) {
-      CHECK(marked.empty());  // no request before sent a pruned prefix
+    if (prev_stale == 0 && r.stale_messages == 0) {
+      CHECK(marked.empty());  // nothing pruned yet: no anchor
+    } else if (prev_stale == 0) {
+      // The first step: no earlier frontier, so the anchor is at this one,
+      // where the next request's read of the pruned prefix ends.
+      REQUIRE(marked.size() == 1);
+      CHECK(marked[0].first == r.stale_messages - 1);
+      CHECK(marked[0].second == c.messages[r.stale_messages - 1].parts.size() - 1);
     } else {
       // The message just before the previous frontier, its last part (a
       // tool result or a call with text: every message here has one).
