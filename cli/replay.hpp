@@ -75,10 +75,10 @@ struct Report {
 // for the trajectory's model), through `caches`; its losses are charged as
 // `recall` says which cuts can be recalled.
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, diet::DietCaches& caches, RecallMode recall = RecallMode::Every);
+                         Pricing pricing, diet::DietCaches& caches, RecallMode recall = RecallMode::FromStart);
 // The same through caches of its own, new for this trajectory.
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, RecallMode recall = RecallMode::Every);
+                         Pricing pricing, RecallMode recall = RecallMode::FromStart);
 
 // One request as the diet sent it, for the invariant tests.
 struct SentRequest {

@@ -246,8 +246,9 @@ Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
                                              : RecallMode::Every;
          },
          "which cuts a lost line can be recalled from, when charged:\n"
-         "every (default: every cut, the tool from the first cut on),\n"
-         "from-start (every cut, the tool from the first request),\n"
+         "from-start (default, as the proxy offers it: every cut, the\n"
+         "tool from the first request), every (every cut, the tool from\n"
+         "the first cut on),\n"
          "tombstones (semantic mode's only), off (re-read instead)")
       ->type_name("MODE")
       ->check(one_of({"every", "from-start", "tombstones", "off"}, "recall mode"));

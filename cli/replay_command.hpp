@@ -20,7 +20,7 @@ struct ReplayOptions {
   bool requests = false;
   std::optional<std::uint64_t> token_threshold;  // --token-threshold: every profile's recap threshold
   bool semantic = false;                         // also each trajectory with completed_tasks off, reported beside
-  RecallMode recall = RecallMode::Every;         // --recall: which cuts a charged loss can recall
+  RecallMode recall = RecallMode::FromStart;     // --recall: which cuts a charged loss can recall
 
   bool operator==(const ReplayOptions&) const = default;
 };

@@ -59,7 +59,7 @@ test('replay: each FILE or DIR given is a set: its totals, then all together', (
   assert.equal(both.total.charged.openai.cost_without, both.total.cost_without);
   const anthropic = JSON.parse(run(['replay', a, b, '--json', '--pricing', 'anthropic']).stdout);
   assert.equal(both.total.charged.anthropic.cost_without, anthropic.total.cost_without);
-  assert.equal(anthropic.recall, 'every');
+  assert.equal(anthropic.recall, 'from-start');  // the default: as the proxy offers the tool
 });
 
 test('serve: --listen=, --threads=, --upstream= serve; then usage reads the ledger either way', async () => {

@@ -49,7 +49,7 @@ TEST_CASE("replay: defaults, and the last --pricing wins") {
 }
 
 TEST_CASE("replay: --recall says which cuts a charged loss can recall (default: every)") {
-  CHECK(parsed({"t.json"}).recall == RecallMode::Every);
+  CHECK(parsed({"t.json"}).recall == RecallMode::FromStart);  // as the proxy offers the tool
   CHECK(parsed({"t.json", "--recall", "off"}).recall == RecallMode::Off);
   CHECK(parsed({"t.json", "--recall=tombstones"}).recall == RecallMode::Tombstones);
   CHECK(parsed({"t.json", "--recall", "from-start"}).recall == RecallMode::FromStart);
