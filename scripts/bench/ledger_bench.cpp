@@ -11,6 +11,7 @@
 #include "temp_dir.hpp"
 
 using namespace td::proxy;
+using namespace td::ledger;
 using Clock = std::chrono::steady_clock;
 
 namespace {
