@@ -144,3 +144,19 @@ profiles:
     payback_turn_fraction: 1
     max_loss: 1
 `;
+
+// A request body (a string or Buffer) as parsed JSON without the
+// tokendiet_recall tool the proxy appends to an agent's requests
+// (docs/design.md §Recall): in OpenAI chat's, Responses', Anthropic's or
+// Gemini's shape; a `tools` the proxy added whole goes too.
+export function withoutRecallTool(body) {
+  const j = JSON.parse(String(body));
+  if (!Array.isArray(j.tools)) return j;
+  const isRecall = t => (t?.function?.name ?? t?.name) === RECALL ||
+    (Array.isArray(t?.functionDeclarations) && t.functionDeclarations.length === 1 && t.functionDeclarations[0].name === RECALL);
+  const tools = j.tools.filter(t => !isRecall(t));
+  if (tools.length === j.tools.length) return j;
+  if (tools.length) j.tools = tools;
+  else delete j.tools;
+  return j;
+}
