@@ -118,6 +118,11 @@ struct Profile {
   bool stale_tool_outputs_keep_reads_dedupe = true;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_run_bytes = 48;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_line_chars = 8;
+  // A read of a file the agent edited in the last `_keep_edited_turns` turns
+  // stays whole once stale, the held reads at most `_keep_edited_bytes` in
+  // all (strategies/edited_files.hpp). 0: off.
+  std::uint32_t stale_tool_outputs_keep_edited_turns = 0;
+  std::uint64_t stale_tool_outputs_keep_edited_bytes = 16384;
   // A cut that saves fewer bytes than this (its notices and names counted) is not made.
   std::uint64_t stale_tool_outputs_min_saving_bytes = 32;
   // An output holding one of these (plain text) was masked or truncated by
@@ -321,6 +326,8 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_dedupe", stale_tool_outputs_keep_reads_dedupe);
     v("stale_tool_outputs_keep_reads_dedupe_run_bytes", stale_tool_outputs_keep_reads_dedupe_run_bytes);
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
+    v("stale_tool_outputs_keep_edited_turns", stale_tool_outputs_keep_edited_turns);
+    v("stale_tool_outputs_keep_edited_bytes", stale_tool_outputs_keep_edited_bytes);
     v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
     v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
     v("stale_assistant_text", stale_assistant_text);
