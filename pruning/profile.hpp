@@ -123,6 +123,8 @@ struct Profile {
   // all (strategies/edited_files.hpp). 0: off.
   std::uint32_t stale_tool_outputs_keep_edited_turns = 0;
   std::uint64_t stale_tool_outputs_keep_edited_bytes = 16384;
+  // ... and while the agent copies its lines (`stale_assistant_text_copied_line_bytes` long).
+  bool stale_tool_outputs_keep_edited_copies = false;
   // A cut that saves fewer bytes than this (its notices and names counted) is not made.
   std::uint64_t stale_tool_outputs_min_saving_bytes = 32;
   // An output holding one of these (plain text) was masked or truncated by
@@ -328,6 +330,7 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
     v("stale_tool_outputs_keep_edited_turns", stale_tool_outputs_keep_edited_turns);
     v("stale_tool_outputs_keep_edited_bytes", stale_tool_outputs_keep_edited_bytes);
+    v("stale_tool_outputs_keep_edited_copies", stale_tool_outputs_keep_edited_copies);
     v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
     v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
     v("stale_assistant_text", stale_assistant_text);

@@ -6,8 +6,10 @@
 #include <unordered_map>
 
 #include "pruning/snip.hpp"
+#include "pruning/strategies/copied_lines.hpp"
 #include "pruning/strategies/file_reads.hpp"
 #include "pruning/strategies/working_memory.hpp"
+#include "pruning/text.hpp"
 
 namespace td::pruning {
 
@@ -76,6 +78,18 @@ bool same_file_any(const std::vector<std::string_view>& as, const std::vector<st
   return false;
 }
 
+// A read's line without its number ("    12→", "  12\t"): as an edit quotes it.
+std::string_view unnumbered(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && line[i] == ' ') ++i;
+  const std::size_t digits = i;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+  if (i == digits) return line;
+  if (line.substr(i).starts_with("\u2192")) return line.substr(i + 3);
+  if (i < line.size() && line[i] == '\t') return line.substr(i + 1);
+  return line;
+}
+
 struct Read {
   std::uint32_t message = 0, turn = 0;
   std::vector<std::string_view> paths;
@@ -132,11 +146,28 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
   std::vector<Read> reads;
   std::unordered_map<std::string_view, std::vector<std::pair<std::uint32_t, std::string_view>>> edits;
   std::unordered_map<std::string_view, std::vector<std::string_view>> read_calls;  // id -> paths
+  // With copies: each line (its copy_line_key) -> the newest read holding it.
+  const std::uint64_t copy_bytes =
+      opt.stale_tool_outputs_keep_edited_copies ? opt.stale_assistant_text_copied_line_bytes : 0;
+  std::unordered_map<std::uint64_t, std::size_t> newest;
   std::uint32_t turn = 0;
   for (std::uint32_t i = 0; i < limit; ++i) {
     while (turn + 1 < wm.turns() && wm.turn_start[turn + 1] <= i) ++turn;
     const Message& m = conv.messages[i];
     if (m.removed) continue;
+    if (copy_bytes > 0 && m.role == Role::Assistant && !newest.empty()) {
+      std::vector<std::size_t> used;
+      for (const Part& p : m.parts) {
+        if ((p.kind != PartKind::Text && p.kind != PartKind::ToolCall) || p.text.size() < copy_bytes) continue;
+        const std::string decoded = p.kind == PartKind::ToolCall ? line_text(p) : std::string{};
+        for (std::string_view line : text::lines(p.kind == PartKind::ToolCall ? std::string_view(decoded) : p.text))
+          if (const std::uint64_t k = copy_line_key(line, copy_bytes))
+            if (auto it = newest.find(k); it != newest.end()) used.push_back(it->second);
+      }
+      std::sort(used.begin(), used.end());
+      used.erase(std::unique(used.begin(), used.end()), used.end());
+      for (std::size_t k : used) reads[k].edits.push_back(turn);
+    }
     for (const Part& p : m.parts) {
       if (p.kind == PartKind::ToolCall) {
         for (std::string_view path : edited_paths(p.name, p.text)) edits[base_name(path)].emplace_back(turn, path);
@@ -156,6 +187,9 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
         r.paths.insert(r.paths.end(), call->second.begin(), call->second.end());
         r.bytes += p.text.size();
         if (r.lines.empty()) r.lines = shown_line_numbers(p.text);
+        if (copy_bytes > 0)
+          for (std::string_view line : text::lines(p.text))
+            if (const std::uint64_t k = copy_line_key(unnumbered(line), copy_bytes)) newest[k] = reads.size() - 1;
       }
     }
   }

@@ -131,3 +131,26 @@ TEST_CASE("pipeline: a held read stays whole past the frontier, then is cut once
   CHECK(held_past_frontier);
   CHECK_FALSE(cut.empty());
 }
+
+TEST_CASE("edited_file_holds: with keep_edited_copies, copying a read's lines holds it like an edit") {
+  // No edit: the agent quotes one line of the read in turns 1 and 3.
+  Conversation c = editing_session(repeat(kOther, 16));
+  const std::string read = c.messages[3].parts[0].text;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < read.size();) {
+    const std::size_t nl = read.find('\n', at);
+    lines.push_back(read.substr(at, nl - at));
+    at = nl + 1;
+  }
+  for (int step : {1, 3}) c.messages[2 + 2 * step].parts[0].text = "the bug is here:\n" + lines[3];
+  Profile p = holding(4);
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(p), all_of(c))[3] == 0);
+  p.stale_tool_outputs_keep_edited_copies = true;
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(p), all_of(c))[3] == 8);  // last copy in turn 3
+  // Claude Code's Read numbers its lines; an edit quotes them without.
+  Conversation numbered = c;
+  std::string shown;
+  for (std::size_t i = 0; i < lines.size(); ++i) shown += "     " + std::to_string(i + 1) + "\u2192" + lines[i] + "\n";
+  numbered.messages[3].parts[0].text = shown;
+  CHECK(edited_file_holds(numbered, StaleToolOutputsOptions(p), all_of(numbered))[3] == 8);
+}
