@@ -102,9 +102,12 @@ struct Profile {
   std::uint64_t stale_tool_outputs_threshold_bytes = 384;
   std::uint64_t stale_tool_outputs_head_bytes = 80;  // informative lines (snip.hpp)
   std::uint64_t stale_tool_outputs_tail_bytes = 80;
-  std::uint32_t stale_tool_outputs_error_lines =
-      2;  // error lines kept from the hidden middle (replay: 8 cost 2 points of saving)
-  std::uint32_t stale_tool_outputs_names = 16;  // names of the hidden middle listed (0: none)
+  // Error lines kept from the hidden middle, and names of it listed (0:
+  // none): chosen on the charged replay (docs/benchmarks.md §Files being
+  // edited (charged)): a listed name spares a recall, an "error" line of a
+  // file read is mostly code.
+  std::uint32_t stale_tool_outputs_error_lines = 0;
+  std::uint32_t stale_tool_outputs_names = 32;
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
   // (strategies/file_reads.hpp). 0: off. Replay: docs/benchmarks.md §The lines
