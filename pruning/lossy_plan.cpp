@@ -8,6 +8,7 @@
 
 #include "pruning/pipeline_caches.hpp"
 #include "pruning/strategy_order.hpp"
+#include "pruning/strategies/edited_files.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/text_hash.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -91,12 +92,15 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
     copy.messages.push_back(prunable(m) ? m : role_only(m));
   }
   auto plan = std::make_shared<LossyPlan>();
+  // Read from the history as sent, before the strategies edit the copy.
+  const std::vector<std::uint32_t> holds = edited_file_holds(copy, options.stale_tool_outputs, limit);
   StageInputs::Before before{.options = options, .limit = limit, .thinking_limit = thinking_limit, .caches = caches};
   plan->stats = run_strategies(Stage::BeforeFrontier, copy, {.before = &before});
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = copy.messages[i];
     if (!m.changed) continue;
     plan->changed.push_back(i);
+    plan->held_until.push_back(holds[i]);
     plan->tokens.push_back(tally.message(m));
     plan->pruned.push_back(std::move(m));
   }
@@ -127,7 +131,7 @@ struct FingerprintVisitor {
 }  // namespace
 
 std::size_t LossyPlan::memo_bytes() const {
-  std::size_t n = sizeof(LossyPlan) + changed.size() * (sizeof(std::uint32_t) + sizeof(std::uint64_t));
+  std::size_t n = sizeof(LossyPlan) + changed.size() * (2 * sizeof(std::uint32_t) + sizeof(std::uint64_t));
   for (const Message& m : pruned) {
     n += sizeof(Message) + m.name.size();
     for (const Part& p : m.parts) {

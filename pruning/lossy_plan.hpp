@@ -43,6 +43,10 @@ struct LossyPlan {
   std::vector<std::uint32_t> changed;  // ascending: the messages the strategies changed
   std::vector<Message> pruned;         // their pruned forms, parallel to `changed`
   std::vector<std::uint64_t> tokens;   // their tokens as pruned, parallel to `changed`
+  // Parallel to `changed`: 0, or the grid point (turns) the frontier must
+  // reach before that pruned form applies (a read of a file being edited,
+  // strategies/edited_files.hpp; kHeldBeyond: not in this plan).
+  std::vector<std::uint32_t> held_until;
   std::vector<StrategyStats> stats;    // steps 2-7, in pipeline order, every edit listed
 
   std::size_t memo_bytes() const;

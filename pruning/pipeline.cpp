@@ -36,7 +36,7 @@ struct Frontier {
 // later request (see pipeline.hpp).
 Frontier choose_frontier(const Conversation& conv, const Profile& profile, const WorkingMemory& wm,
                          const std::vector<std::uint64_t>& orig, const std::vector<std::uint64_t>& planned,
-                         const LossyPlan& plan) {
+                         const std::vector<std::uint32_t>& changed) {
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   const auto orig_ps = prefix_sums(orig);
   const auto plan_ps = prefix_sums(planned);
@@ -49,8 +49,8 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     const std::uint32_t gm = wm.start_of(g, size);
     if (orig_ps[wm.grid_eligible_end[k]] < profile.trigger_tokens) return;  // the history was still small then
     // The first message the step would change.
-    const auto next = std::lower_bound(plan.changed.begin(), plan.changed.end(), f.messages);
-    const std::uint32_t first = next == plan.changed.end() ? gm : std::min(*next, gm);
+    const auto next = std::lower_bound(changed.begin(), changed.end(), f.messages);
+    const std::uint32_t first = next == changed.end() ? gm : std::min(*next, gm);
     if (first == gm) {  // nothing to prune in this step: moving costs nothing
       f.turns = g;
       f.messages = gm;
@@ -180,24 +180,37 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     const LossyOptions options(profile);
     const std::shared_ptr<const LossyPlan> plan =
         plan_lossy(conv, options, plan_limit, old_thinking_end(conv, options.old_thinking), tally, caches);
+    // The steps are weighed on the forms that apply once stale; a held read
+    // (strategies/edited_files.hpp) counts as kept whole, its later release
+    // riding on the step that reaches its hold.
     std::vector<std::uint64_t> planned = orig;
-    for (std::size_t k = 0; k < plan->changed.size(); ++k) planned[plan->changed[k]] = plan->tokens[k];
-    f = choose_frontier(conv, profile, wm, orig, planned, *plan);
+    std::vector<std::uint32_t> lasting;
+    for (std::size_t k = 0; k < plan->changed.size(); ++k) {
+      if (plan->held_until[k] != 0) continue;
+      planned[plan->changed[k]] = plan->tokens[k];
+      lasting.push_back(plan->changed[k]);
+    }
+    f = choose_frontier(conv, profile, wm, orig, planned, lasting);
     // Semantic mode decides on the history as sent, before the plan's forms replace it.
     without.frontier = f.at_request;
     without.planned = planned;
     without.changed = plan->changed;
     without.pruned = &plan->pruned;
     tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter);
+    std::vector<std::uint32_t> held;  // before the frontier, still whole
     for (std::size_t k = 0; k < plan->changed.size() && plan->changed[k] < f.messages; ++k) {
       const std::uint32_t i = plan->changed[k];
+      if (plan->held_until[k] > f.turns) {
+        held.push_back(i);
+        continue;
+      }
       const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise
       msgs[i] = plan->pruned[k];
       msgs[i].origin = origin;
       now[i] = plan->tokens[k];
     }
     lossy.reserve(plan->stats.size());
-    for (const auto& s : plan->stats) lossy.push_back(s.before(f.messages));
+    for (const auto& s : plan->stats) lossy.push_back(s.before(f.messages, held));
   } else {
     lossy = strategy_names(Stage::BeforeFrontier);  // their names, with nothing done
     without.frontier.assign(without.ends.size(), 0);

@@ -102,9 +102,12 @@ struct Profile {
   std::uint64_t stale_tool_outputs_threshold_bytes = 384;
   std::uint64_t stale_tool_outputs_head_bytes = 80;  // informative lines (snip.hpp)
   std::uint64_t stale_tool_outputs_tail_bytes = 80;
-  std::uint32_t stale_tool_outputs_error_lines =
-      2;  // error lines kept from the hidden middle (replay: 8 cost 2 points of saving)
-  std::uint32_t stale_tool_outputs_names = 16;  // names of the hidden middle listed (0: none)
+  // Error lines kept from the hidden middle, and names of it listed (0:
+  // none): chosen on the charged replay (docs/benchmarks.md §Files being
+  // edited (charged)): a listed name spares a recall, an "error" line of a
+  // file read is mostly code.
+  std::uint32_t stale_tool_outputs_error_lines = 0;
+  std::uint32_t stale_tool_outputs_names = 32;
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
   // (strategies/file_reads.hpp). 0: off. Replay: docs/benchmarks.md §The lines
@@ -118,6 +121,13 @@ struct Profile {
   bool stale_tool_outputs_keep_reads_dedupe = true;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_run_bytes = 48;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_line_chars = 8;
+  // A read of a file the agent edited in the last `_keep_edited_turns` turns
+  // stays whole once stale, the held reads at most `_keep_edited_bytes` in
+  // all (strategies/edited_files.hpp). 0: off.
+  std::uint32_t stale_tool_outputs_keep_edited_turns = 0;
+  std::uint64_t stale_tool_outputs_keep_edited_bytes = 16384;
+  // ... and while the agent copies its lines (`stale_assistant_text_copied_line_bytes` long).
+  bool stale_tool_outputs_keep_edited_copies = false;
   // A cut that saves fewer bytes than this (its notices and names counted) is not made.
   std::uint64_t stale_tool_outputs_min_saving_bytes = 32;
   // An output holding one of these (plain text) was masked or truncated by
@@ -327,6 +337,9 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_dedupe", stale_tool_outputs_keep_reads_dedupe);
     v("stale_tool_outputs_keep_reads_dedupe_run_bytes", stale_tool_outputs_keep_reads_dedupe_run_bytes);
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
+    v("stale_tool_outputs_keep_edited_turns", stale_tool_outputs_keep_edited_turns);
+    v("stale_tool_outputs_keep_edited_bytes", stale_tool_outputs_keep_edited_bytes);
+    v("stale_tool_outputs_keep_edited_copies", stale_tool_outputs_keep_edited_copies);
     v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
     v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
     v("stale_assistant_text", stale_assistant_text);

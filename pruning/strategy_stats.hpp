@@ -1,6 +1,7 @@
 // What one strategy did to one request.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -29,12 +30,14 @@ struct StrategyStats {
     bytes_saved += saved;
     edits.push_back({message, saved});
   }
-  // The same stats counting only the changes to messages before `end`.
-  StrategyStats before(std::uint32_t end) const {
+  // The same stats counting only the changes to messages before `end`, but
+  // those of `except` (ascending).
+  StrategyStats before(std::uint32_t end, std::span<const std::uint32_t> except = {}) const {
     StrategyStats s;
     s.name = name;
     for (const Edit& e : edits)
-      if (e.message < end) s.add(e.message, e.bytes_saved, 0);
+      if (e.message < end && !std::binary_search(except.begin(), except.end(), e.message))
+        s.add(e.message, e.bytes_saved, 0);
     return s;
   }
 };

@@ -15,6 +15,9 @@ namespace {
 
 // Words that start a command printing a file's text, as the agents send
 // them (`grep ` only with context, `view"` an editor's {"command": "view"}).
+// Claude Code's Read numbers its lines "    12→" (U+2192).
+constexpr std::string_view kArrow = "\u2192";
+
 constexpr std::array<std::string_view, 9> kReadWords = {"cat ",  "head ", "tail ", "sed -n", "nl ",
                                                         "less ", "open ", "grep ", "view\""};
 
@@ -138,33 +141,6 @@ std::vector<std::pair<std::size_t, std::size_t>> heredoc_bodies(std::string_view
   return out;
 }
 
-// The line numbers a read shows (`grep -n`, `cat -n`, `nl`: "496:", "497-",
-// "   12\t"), ascending, or none when fewer than 3 or under 60 % of its
-// non-blank lines carry one (then it is not a numbered read).
-std::vector<std::uint32_t> shown_line_numbers(std::string_view text) {
-  std::vector<std::uint32_t> numbers;
-  std::size_t lines = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    std::size_t i = 0;
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    if (i == line.size()) continue;
-    ++lines;
-    std::size_t d = i;
-    std::uint32_t n = 0;
-    while (d < line.size() && d - i < 9 && line[d] >= '0' && line[d] <= '9')
-      n = n * 10 + std::uint32_t(line[d++] - '0');
-    if (d > i && d < line.size() && (line[d] == ':' || line[d] == '-' || line[d] == '\t')) numbers.push_back(n);
-  }
-  if (numbers.size() < 3 || numbers.size() * 10 < lines * 6) return {};
-  std::sort(numbers.begin(), numbers.end());
-  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
-  return numbers;
-}
-
 }  // namespace
 
 bool reads_a_file(std::string_view name, std::string_view arguments) {
@@ -183,6 +159,32 @@ bool reads_a_file(std::string_view name, std::string_view arguments) {
       return true;
     }
   return false;
+}
+
+std::vector<std::uint32_t> shown_line_numbers(std::string_view text) {
+  std::vector<std::uint32_t> numbers;
+  std::size_t lines = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    std::size_t i = 0;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size()) continue;
+    ++lines;
+    std::size_t d = i;
+    std::uint32_t n = 0;
+    while (d < line.size() && d - i < 9 && line[d] >= '0' && line[d] <= '9')
+      n = n * 10 + std::uint32_t(line[d++] - '0');
+    if (d > i && d < line.size() &&
+        (line[d] == ':' || line[d] == '-' || line[d] == '\t' || line.substr(d).starts_with(kArrow)))
+      numbers.push_back(n);
+  }
+  if (numbers.size() < 3 || numbers.size() * 10 < lines * 6) return {};
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  return numbers;
 }
 
 std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt,

@@ -28,6 +28,12 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOu
 // a file (exposed for tests).
 bool reads_a_file(std::string_view name, std::string_view arguments);
 
+// The line numbers a read shows (`grep -n`, `cat -n`, `nl`, Claude Code's
+// Read: "496:", "497-", "   12\t", "    12→"), ascending, or none when fewer
+// than 3 or under 60 % of its non-blank lines carry one (then it is not a
+// numbered read).
+std::vector<std::uint32_t> shown_line_numbers(std::string_view text);
+
 // The lines of the kept reads seen so far, for `dedupe`.
 // `stale_tool_outputs_keep_reads_dedupe`: a kept read's run of lines that
 // earlier kept reads already hold, over

@@ -39,6 +39,10 @@ namespace td::pruning {
   X(stale_tool_outputs_keep_reads_dedupe) \
   X(stale_tool_outputs_keep_reads_dedupe_run_bytes) \
   X(stale_tool_outputs_keep_reads_dedupe_line_chars) \
+  X(stale_tool_outputs_keep_edited_turns) \
+  X(stale_tool_outputs_keep_edited_bytes) \
+  X(stale_tool_outputs_keep_edited_copies) \
+  X(stale_assistant_text_copied_line_bytes) \
   X(stale_tool_outputs_min_saving_bytes) \
   X(stale_tool_outputs_skip_markers) \
   X(exclude_tools) \

@@ -194,6 +194,8 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   p.stale_assistant_text_head_bytes = 16;
   p.stale_assistant_text_tail_bytes = 16;
   p.window_turns = 2;
+  p.stale_tool_outputs_keep_edited_turns = 4;  // reads of files being edited held, then cut at a step
+  p.stale_tool_outputs_keep_edited_copies = true;
   p.semantic_threshold = 2000;  // semantic mode on every trajectory with task tools
   CHECK(check_all(&p, p.window_turns) > 0);
 }
@@ -207,6 +209,8 @@ TEST_CASE("every request of every trajectory: the plan memo changes nothing, and
       p.trigger_tokens = 0;
       p.frontier_step_turns = 2;
       p.window_turns = 2;
+      p.stale_tool_outputs_keep_edited_turns = 4;
+      p.stale_tool_outputs_keep_edited_copies = true;
     }
     std::uint64_t planned = 0, hits = 0, misses = 0;
     for (const Trajectory& t : trajectories()) {

@@ -1,0 +1,50 @@
+// Files being edited (docs/design.md §Strategies, stale_tool_outputs; §The
+// stale frontier, held reads): while the agent is still editing a file, the
+// newest read of it stays whole even once stale, since the agent's next edit
+// quotes its lines (Claude Code's Edit `old_string`, a Codex patch's context);
+// `stale_tool_outputs_keep_edited_turns` turns after its last edit it is cut
+// like any stale output. A hold moves the moment a read's pruned form
+// applies, never the form: the pipeline applies it at the first frontier
+// step at or past the hold.
+//
+// An edit is a call of an editing tool (Claude Code's Edit, MultiEdit,
+// Write; Gemini CLI's replace, write_file; opencode's and pi's edit, write;
+// SWE-agent's str_replace_editor other than view; apply_patch) or a command
+// that writes a file (`*** Update File:` / `*** Add File:` of a patch,
+// `sed -i`, `+++ b/` of a diff, `> path`, `open(..., 'w')`); it edits the
+// paths it names. A read (file_reads.hpp) of such a path is held at grid
+// point g (a multiple of `frontier_step_turns` turns) when an edit of the
+// path lies in the `keep_edited_turns` turns before g and no newer read of
+// the path showing its lines came before g; holds are granted in grid and
+// message order while the held reads total at most
+// `stale_tool_outputs_keep_edited_bytes`. A read not held at its block's end
+// is never held; one released stays released. Every input at g is a message
+// before g, so the answer for g is the same in every later request
+// (§Principles (4)).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "pruning/conversation.hpp"
+#include "pruning/strategies/stale_tool_outputs.hpp"
+
+namespace td::pruning {
+
+// A hold reaching past the messages given: not released there.
+inline constexpr std::uint32_t kHeldBeyond = std::numeric_limits<std::uint32_t>::max();
+
+// Per message of [0, limit) of `conv` (the history as sent): 0 when its pruned
+// form applies as soon as it is stale, else the grid point (turns) from which
+// it applies, kHeldBeyond when not within [0, limit). All 0 when
+// `stale_tool_outputs_keep_edited_turns` or `_bytes` is 0.
+std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const StaleToolOutputsOptions& opt,
+                                             std::uint32_t limit);
+
+// The paths a call (its tool name and its arguments as sent, JSON text)
+// edits, as named there; none for a call that edits nothing (exposed for tests).
+std::vector<std::string_view> edited_paths(std::string_view name, std::string_view arguments);
+
+}  // namespace td::pruning

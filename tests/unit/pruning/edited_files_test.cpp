@@ -1,0 +1,156 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "pruning/pipeline.hpp"
+#include "pruning/strategies/edited_files.hpp"
+#include "pruning_support.hpp"
+
+using namespace td::pruning;
+using namespace td::pruning::test;
+
+namespace {
+
+std::vector<std::string> paths(std::string_view name, std::string_view arguments) {
+  std::vector<std::string> out;
+  for (std::string_view p : edited_paths(name, arguments)) out.emplace_back(p);
+  return out;
+}
+using Paths = std::vector<std::string>;
+
+// system, user, then one (call, output) pair per command: a 40-line read of
+// src/app.py first, then `commands[k]`, each answered with a short line.
+Conversation editing_session(const std::vector<std::string>& commands, std::size_t read_lines = 40) {
+  std::vector<std::string> all = {"cat src/app.py"};
+  all.insert(all.end(), commands.begin(), commands.end());
+  Conversation c = agent_loop(static_cast<int>(all.size()), [&](int k) {
+    return k == 0 ? numbered_lines(static_cast<int>(read_lines), "    value = compute(x)") : std::string("ok\n");
+  });
+  for (std::size_t i = 0; i < all.size(); ++i) c.messages[2 + 2 * i].parts[1].text = "{\"command\":\"" + all[i] + "\"}";
+  return c;
+}
+
+const std::string kEdit = "sed -i s/x/y/ src/app.py";
+const std::string kOther = "python -m pytest tests/";
+
+std::vector<std::string> repeat(const std::string& s, int n) { return std::vector<std::string>(n, s); }
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+Profile holding(std::uint32_t turns, std::uint64_t bytes = 65536) {
+  Profile p;
+  p.frontier_step_turns = 2;
+  p.stale_tool_outputs_keep_edited_turns = turns;
+  p.stale_tool_outputs_keep_edited_bytes = bytes;
+  return p;
+}
+
+std::uint32_t all_of(const Conversation& c) { return static_cast<std::uint32_t>(c.messages.size()); }
+
+}  // namespace
+
+TEST_CASE("edited_paths: editing tools and commands that write a file") {
+  CHECK(paths("Edit", R"({"file_path":"/repo/src/app.ts","old_string":"a","new_string":"b"})") ==
+        Paths{"/repo/src/app.ts"});
+  CHECK(paths("write_file", R"({"file_path":"src/app.ts","content":"x"})") == Paths{"src/app.ts"});
+  CHECK(paths("str_replace_editor", R"({"command": "str_replace", "path": "/w/parser.c"})") == Paths{"/w/parser.c"});
+  CHECK(paths("str_replace_editor", R"({"command": "view", "path": "/w/parser.c"})").empty());
+  // Codex: the patch names its file; "(protected)" is no obstacle.
+  CHECK(
+      paths(
+          "shell",
+          R"({"command":["bash","-lc","apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: app/(p)/page.tsx\n@@\n-a\n+b\n*** End Patch\nPATCH"]})") ==
+      Paths{"app/(p)/page.tsx"});
+  CHECK(paths("bash",
+              R"({"command":"cat > fix.patch << 'EOF'\n--- a/src/rules/L036.py\n+++ b/src/rules/L036.py\nEOF"})") ==
+        Paths{"src/rules/L036.py"});
+  CHECK(paths("bash", R"({"command":"sed -i 's/a/b/' src/app.py && python -m pytest tests/test_app.py"})") ==
+        Paths{"src/app.py"});
+  // A script written to a file edits that file, not the files its body names.
+  CHECK(paths("bash", R"({"command":"cat > repro.py << 'EOF'\nopen('src/app.py').read()\nEOF"})") == Paths{"repro.py"});
+  CHECK(paths("bash", R"({"command":"python -m pytest tests/test_app.py 2> /dev/null"})").empty());
+  CHECK(paths("bash", R"({"command":"cat src/app.py"})").empty());
+}
+
+TEST_CASE("edited_file_holds: a read of a file being edited is held until its edits stop for the window") {
+  // Turn 0 reads src/app.py; turns 1-5 edit it; then other work. Grid of 2 turns,
+  // a window of 4: the last edit is in turn 5, so grid point 10 is the first
+  // with no edit in the 4 turns before it.
+  const Conversation c = editing_session(repeat(kEdit, 5) + repeat(kOther, 12));
+  const std::vector<std::uint32_t> holds = edited_file_holds(c, StaleToolOutputsOptions(holding(4)), all_of(c));
+  CHECK(holds[3] == 10);
+  for (std::size_t i = 4; i < holds.size(); ++i) CHECK(holds[i] == 0);
+  // Off, or a read over the budget: not held.
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(0)), all_of(c))[3] == 0);
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(4, 100)), all_of(c))[3] == 0);
+  // Seen only up to turn 8: still being edited as far as anyone can tell.
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(4)), 2 + 2 * 8)[3] == kHeldBeyond);
+}
+
+TEST_CASE("edited_file_holds: a read never edited, or read anew, is not held") {
+  const Conversation untouched = editing_session(repeat(kOther, 16));
+  CHECK(edited_file_holds(untouched, StaleToolOutputsOptions(holding(4)), all_of(untouched))[3] == 0);
+  // Read again whole in turn 3: the older read goes at the first grid point after it.
+  const Conversation reread = editing_session(repeat(kEdit, 2) + std::vector<std::string>{"cat src/app.py"} +
+                                              repeat(kEdit, 3) + repeat(kOther, 10));
+  const std::vector<std::uint32_t> holds =
+      edited_file_holds(reread, StaleToolOutputsOptions(holding(4)), all_of(reread));
+  CHECK(holds[3] == 4);
+  CHECK(holds[9] == 12);  // the newer read: edited up to turn 6
+}
+
+TEST_CASE("pipeline: a held read stays whole past the frontier, then is cut once, for good") {
+  const Conversation full = editing_session(repeat(kEdit, 5) + repeat(kOther, 16), 200);
+  Profile p = stepping_profile();  // steps every 2 turns, keeps 2
+  p.stale_tool_outputs_keep_reads_bytes = 0;
+  p.stale_tool_outputs_keep_edited_turns = 4;
+  const std::string whole = render(full.messages[3]);
+  std::string cut;
+  bool held_past_frontier = false;
+  for (std::size_t n = 4; n <= full.messages.size(); n += 2) {
+    Conversation c = full;
+    c.messages.resize(n);
+    const PipelineResult r = prune(c, p, QuarterCounter{});
+    const std::string now = render(c.messages[3]);
+    if (r.stale_messages <= 3) {
+      CHECK(now == whole);
+      continue;
+    }
+    if (now == whole) {
+      CHECK(cut.empty());  // never whole again once cut
+      CHECK(r.stale_turns < 10);
+      held_past_frontier = true;
+    } else {
+      CHECK(r.stale_turns >= 10);  // released: the frontier reached grid point 10
+      if (cut.empty()) cut = now;
+      CHECK(now == cut);  // the same cut in every later request
+    }
+  }
+  CHECK(held_past_frontier);
+  CHECK_FALSE(cut.empty());
+}
+
+TEST_CASE("edited_file_holds: with keep_edited_copies, copying a read's lines holds it like an edit") {
+  // No edit: the agent quotes one line of the read in turns 1 and 3.
+  Conversation c = editing_session(repeat(kOther, 16));
+  const std::string read = c.messages[3].parts[0].text;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < read.size();) {
+    const std::size_t nl = read.find('\n', at);
+    lines.push_back(read.substr(at, nl - at));
+    at = nl + 1;
+  }
+  for (int step : {1, 3}) c.messages[2 + 2 * step].parts[0].text = "the bug is here:\n" + lines[3];
+  Profile p = holding(4);
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(p), all_of(c))[3] == 0);
+  p.stale_tool_outputs_keep_edited_copies = true;
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(p), all_of(c))[3] == 8);  // last copy in turn 3
+  // Claude Code's Read numbers its lines; an edit quotes them without.
+  Conversation numbered = c;
+  std::string shown;
+  for (std::size_t i = 0; i < lines.size(); ++i) shown += "     " + std::to_string(i + 1) + "\u2192" + lines[i] + "\n";
+  numbered.messages[3].parts[0].text = shown;
+  CHECK(edited_file_holds(numbered, StaleToolOutputsOptions(p), all_of(numbered))[3] == 8);
+}
