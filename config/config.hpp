@@ -76,7 +76,7 @@ struct Archive {
 // replica's own memory (the default), or a Redis server every replica shares
 // (`quota_store: redis://...` or `unix:///path?db=N`; config/quota_store.hpp).
 struct QuotaStore {
-  std::string url;  // as configured; "": this process's own stores
+  std::string url;   // as configured; "": this process's own stores
   std::string host;  // redis:// (lower-case)
   std::uint16_t port = 6379;
   std::string socket;  // unix:// path

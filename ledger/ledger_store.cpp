@@ -81,10 +81,10 @@ struct AddedColumn {
 };
 constexpr const char* kText = "TEXT NOT NULL DEFAULT ''";
 constexpr const char* kInteger = "INTEGER NOT NULL DEFAULT 0";
-constexpr AddedColumn kAddedColumns[] = {
-    {2, "recovery", kText, "''"},         {3, "evicted_tasks", kText, "''"}, {4, "recalled", kText, "''"},
-    {6, "survival", kText, "''"},         {6, "wait_ms", kInteger, "0"},     {6, "quota_group", kText, "''"},
-    {6, "runway_tokens", "INTEGER", "NULL"}};
+constexpr AddedColumn kAddedColumns[] = {{2, "recovery", kText, "''"},           {3, "evicted_tasks", kText, "''"},
+                                         {4, "recalled", kText, "''"},           {6, "survival", kText, "''"},
+                                         {6, "wait_ms", kInteger, "0"},          {6, "quota_group", kText, "''"},
+                                         {6, "runway_tokens", "INTEGER", "NULL"}};
 
 // The tables each later schema version added.
 //   5: the recaps a model wrote (ledger_state.cpp), so a restart renders

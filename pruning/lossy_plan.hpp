@@ -47,7 +47,7 @@ struct LossyPlan {
   // reach before that pruned form applies (a read of a file being edited,
   // strategies/edited_files.hpp; kHeldBeyond: not in this plan).
   std::vector<std::uint32_t> held_until;
-  std::vector<StrategyStats> stats;    // steps 2-7, in pipeline order, every edit listed
+  std::vector<StrategyStats> stats;  // steps 2-7, in pipeline order, every edit listed
 
   std::size_t memo_bytes() const;
 };

@@ -16,8 +16,8 @@ diet::DietOutcome run_diet(const config::Config& config, const DietServices& ser
 }
 
 void DietRun::run(const config::Config& config, const DietServices& services, bool semantic_eviction) {
-  outcome = run_diet(config, services, route, PolicyIdentity{provider, key_fingerprint, session_id, true}, body, rewritten,
-                     semantic_eviction);
+  outcome = run_diet(config, services, route, PolicyIdentity{provider, key_fingerprint, session_id, true}, body,
+                     rewritten, semantic_eviction);
 }
 
 void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOutcome outcome, std::string& body,

@@ -318,5 +318,5 @@ TEST_CASE("schema 6: survival's outcome, wait, quota group and runway kept; a sc
   rows = migrated.store->rows_since(0);
   REQUIRE(rows.size() == 3);
   CHECK_FALSE(rows[0].runway_tokens.has_value());  // the old row: not known
-  CHECK(rows[1] == held);                            // the new one (same time, later id)
+  CHECK(rows[1] == held);                          // the new one (same time, later id)
 }
