@@ -318,6 +318,10 @@ void RedisClient::stop() {
     impl->io.stop();
   });
   impl_->thread.join();
+  // The handlers the stop left queued (cancelled timers and waits) hold the
+  // Impl: run them now, so the Impl and its io_context are freed together.
+  impl_->io.restart();
+  impl_->io.poll();
   ready_.store(false);
 }
 
