@@ -28,6 +28,14 @@ std::string query_text(const std::string& path, const char* sql) {
   return out;
 }
 
+// Runs `sql` on the ledger file at `path` as another program would.
+void run_sql(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+}
+
 unsigned mode_of(const std::string& path) {
   struct stat st {};
   REQUIRE(stat(path.c_str(), &st) == 0);
@@ -201,16 +209,12 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   opened.store.reset();
 
   // The same file as schema 1 wrote it: no recovery column.
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db,
-                       "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
-                       "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
-                       "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
-                       "ALTER TABLE requests DROP COLUMN recovery; DROP TABLE recap_summaries; "
-                       "PRAGMA user_version = 1",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(db);
+  run_sql(path,
+          "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
+          "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
+          "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
+          "ALTER TABLE requests DROP COLUMN recovery; DROP TABLE recap_summaries; "
+          "PRAGMA user_version = 1");
   auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
   REQUIRE(ro.store);
   CHECK(ro.store->schema_version() == 1);
@@ -232,26 +236,22 @@ TEST_CASE(
     "kept") {
   TempDir tmp;
   const std::string path = tmp.file("usage.db");
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db,
-                       "CREATE TABLE requests (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, request_id TEXT NOT "
-                       "NULL DEFAULT '', session TEXT NOT NULL DEFAULT '', key_fingerprint TEXT NOT NULL DEFAULT '', "
-                       "provider TEXT NOT NULL DEFAULT '', model TEXT NOT NULL DEFAULT '', profile TEXT NOT NULL "
-                       "DEFAULT '', mode TEXT NOT NULL DEFAULT '', tokens_before INTEGER NOT NULL DEFAULT 0, "
-                       "tokens_after INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0, "
-                       "completion_tokens INTEGER NOT NULL DEFAULT 0, cached_read_tokens INTEGER NOT NULL DEFAULT 0, "
-                       "cache_write_tokens INTEGER NOT NULL DEFAULT 0, reasoning_tokens INTEGER NOT NULL DEFAULT 0, "
-                       "usage_present INTEGER NOT NULL DEFAULT 0, status INTEGER NOT NULL DEFAULT 0, ttfb_ms INTEGER "
-                       "NOT NULL DEFAULT 0, total_ms INTEGER NOT NULL DEFAULT 0, stream INTEGER NOT NULL DEFAULT 0, "
-                       "strategies TEXT NOT NULL DEFAULT '', fail_open INTEGER NOT NULL DEFAULT 0, bytes_in INTEGER "
-                       "NOT NULL DEFAULT 0, bytes_out INTEGER NOT NULL DEFAULT 0);"
-                       "CREATE TABLE calibration (model TEXT PRIMARY KEY, ratio REAL NOT NULL, samples INTEGER NOT "
-                       "NULL, updated_ms INTEGER NOT NULL);"
-                       "INSERT INTO requests (time_ms, model) VALUES (5, 'old-model');"
-                       "PRAGMA user_version = 1;",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(db);
+  run_sql(path,
+          "CREATE TABLE requests (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, request_id TEXT NOT "
+          "NULL DEFAULT '', session TEXT NOT NULL DEFAULT '', key_fingerprint TEXT NOT NULL DEFAULT '', "
+          "provider TEXT NOT NULL DEFAULT '', model TEXT NOT NULL DEFAULT '', profile TEXT NOT NULL "
+          "DEFAULT '', mode TEXT NOT NULL DEFAULT '', tokens_before INTEGER NOT NULL DEFAULT 0, "
+          "tokens_after INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0, "
+          "completion_tokens INTEGER NOT NULL DEFAULT 0, cached_read_tokens INTEGER NOT NULL DEFAULT 0, "
+          "cache_write_tokens INTEGER NOT NULL DEFAULT 0, reasoning_tokens INTEGER NOT NULL DEFAULT 0, "
+          "usage_present INTEGER NOT NULL DEFAULT 0, status INTEGER NOT NULL DEFAULT 0, ttfb_ms INTEGER "
+          "NOT NULL DEFAULT 0, total_ms INTEGER NOT NULL DEFAULT 0, stream INTEGER NOT NULL DEFAULT 0, "
+          "strategies TEXT NOT NULL DEFAULT '', fail_open INTEGER NOT NULL DEFAULT 0, bytes_in INTEGER "
+          "NOT NULL DEFAULT 0, bytes_out INTEGER NOT NULL DEFAULT 0);"
+          "CREATE TABLE calibration (model TEXT PRIMARY KEY, ratio REAL NOT NULL, samples INTEGER NOT "
+          "NULL, updated_ms INTEGER NOT NULL);"
+          "INSERT INTO requests (time_ms, model) VALUES (5, 'old-model');"
+          "PRAGMA user_version = 1;");
   auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
   REQUIRE(opened.store);
   CHECK(opened.store->schema_version() == kLedgerSchemaVersion);
@@ -293,14 +293,10 @@ TEST_CASE("schema 6: survival's outcome, wait, quota group and runway kept; a sc
   opened.store.reset();
 
   // The file as schema 5 wrote it.
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db,
-                       "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
-                       "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
-                       "PRAGMA user_version = 5",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(db);
+  run_sql(path,
+          "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
+          "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
+          "PRAGMA user_version = 5");
   auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
   REQUIRE_MESSAGE(ro.store, ro.error);
   rows = ro.store->rows_since(0);
