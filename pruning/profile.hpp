@@ -120,19 +120,23 @@ struct Profile {
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_line_chars = 8;
   // A cut that saves fewer bytes than this (its notices and names counted) is not made.
   std::uint64_t stale_tool_outputs_min_saving_bytes = 32;
-  // An output holding one of these (plain text) was masked or truncated by
-  // the agent itself, and is left alone: Gemini CLI 0.61's masking and
-  // truncation, Claude Code 2.1's persisted and cleared outputs, Codex
-  // 0.169's middle cut.
-  std::vector<std::string> stale_tool_outputs_skip_markers = {"<tool_output_masked>",
-                                                              "Output too large. ",
-                                                              "[Message Normalized: Tool output exceeded size limit]",
-                                                              "<persisted-output>",
-                                                              "Full output saved to: ",
-                                                              "[Old tool result content cleared]",
-                                                              "Warning: truncated output (original token count: ",
-                                                              " tokens truncated\u2026",
-                                                              " chars truncated\u2026"};
+  // An output holding one of these (plain text) is a placeholder pointing to
+  // a file the agent saved the whole output to, and is left alone: the model
+  // can read that file again, and the placeholder is short. Gemini CLI
+  // 0.61's masking and truncation, Claude Code 2.1's persisted outputs.
+  std::vector<std::string> stale_tool_outputs_saved_markers = {"<tool_output_masked>", "Output too large. ",
+                                                               "<persisted-output>", "Full output saved to: "};
+  // An output holding one of these (plain text) was truncated or cleared by
+  // the agent itself, and is cut like any other once stale, with each of
+  // these kept visible in the cut (with the word it qualifies: a marker
+  // starting with a space keeps the word before it, one ending with a space
+  // the word after it, "…33930 tokens truncated…"): Codex 0.169's middle
+  // cut, the line total it heads a cut output with, and its older warning, Gemini CLI's normalized outputs, Claude
+  // Code's cleared results.
+  std::vector<std::string> stale_tool_outputs_truncated_markers = {
+      "Warning: truncated output (original token count: ", "Total output lines: ", " tokens truncated\u2026",
+      " chars truncated\u2026",
+      "[Message Normalized: Tool output exceeded size limit]", "[Old tool result content cleared]"};
 
   // --- Stale assistant text (prose and tool-call arguments) ---
   bool stale_assistant_text = true;  // the switch; the two below choose what it cuts
@@ -321,7 +325,8 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_dedupe", stale_tool_outputs_keep_reads_dedupe);
     v("stale_tool_outputs_keep_reads_dedupe_run_bytes", stale_tool_outputs_keep_reads_dedupe_run_bytes);
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
-    v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
+    v("stale_tool_outputs_saved_markers", stale_tool_outputs_saved_markers);
+    v("stale_tool_outputs_truncated_markers", stale_tool_outputs_truncated_markers);
     v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
     v("stale_assistant_text", stale_assistant_text);
     v("stale_assistant_text_prose", stale_assistant_text_prose);

@@ -14,6 +14,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace td::pruning {
@@ -27,6 +28,9 @@ struct SnipOptions {
   // (sorted; the lines the caller knows the agent copies). Null: none.
   const std::vector<std::uint64_t>* keep_lines = nullptr;
   std::uint64_t keep_line_min_bytes = 0;  // the keys' min_bytes
+  // Plain texts kept wherever they stand (markers_in()): an agent's own
+  // truncation notice stays visible in the cut. Null: none.
+  const std::vector<std::string>* keep_markers = nullptr;
 };
 
 // Kept text with name slots: render = pieces[0].text, slot 0, pieces[1].text, ...
@@ -91,6 +95,8 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 //     budget is cut inside, after a space so that no word is cut (only a line
 //     with no space in reach is cut between two characters, never inside a
 //     UTF-8 character); a hidden run shorter than its notice stays as it is;
+//   - every marker of keep_markers where it stands, with its word
+//     (markers_in()), even inside a line the head, tail or a gap cuts;
 //   - every middle line whose key is in keep_lines, and
 //     up to max_error_lines middle lines that look like errors, in order,
 //     each gap replaced by "[… 120 lines hidden]"; a piece
@@ -101,6 +107,14 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 //     not, in order of appearance, on one line after the last gap.
 // Returns `text` unchanged when the result would not be shorter.
 std::string snip_text(std::string_view text, const SnipOptions& options);
+
+// Where `text` holds each of `markers`, as byte ranges [begin, end),
+// ascending and disjoint: the marker with the word it qualifies (a marker
+// starting with a space takes the word before it, one ending with a space the
+// word after it, each up to 32 bytes and on character boundaries), so
+// " tokens truncated…" keeps "…33930 tokens truncated…".
+std::vector<std::pair<std::size_t, std::size_t>> markers_in(std::string_view text,
+                                                            const std::vector<std::string>& markers);
 
 // Whether a line says nothing an agent would use from a head or tail: blank,
 // a shell prompt, an agent's wrapper lines (SWE-agent's "(Open file: ...)",
