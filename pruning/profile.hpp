@@ -91,6 +91,22 @@ struct Profile {
   // <tag>...</tag> blocks at the start or end of an output: Claude Code's reminders.
   std::vector<std::string> identical_tool_outputs_wrapper_tags = {"system-reminder"};
 
+  // --- Similar tool outputs (strategies/similar_tool_outputs.hpp) ---
+  // A stale output mostly repeating an earlier one (at least `_min_shared`
+  // of its bytes in lines the earlier one holds) becomes a reference to it
+  // and the lines that differ; outputs under `_min_bytes` are not compared,
+  // a diff over `_max_edits` deleted and inserted lines is given up (a bound
+  // on the work: pruning/line_diff.hpp), a reference saving fewer than
+  // `_min_saving_bytes` is not made. Off: with stale_tool_outputs on, replay
+  // measured it lowering the cut (a re-read after an edit becomes a reference
+  // short enough to be a kept read, kept whole instead of snipped;
+  // docs/benchmarks.md §Agents' own truncation and repeats).
+  bool similar_tool_outputs = false;
+  std::uint64_t similar_tool_outputs_min_bytes = 512;
+  double similar_tool_outputs_min_shared = 0.5;
+  std::uint32_t similar_tool_outputs_max_edits = 256;
+  std::uint64_t similar_tool_outputs_min_saving_bytes = 256;
+
   // --- Low-entropy folding (F11) ---
   bool low_entropy = true;
   std::uint32_t low_entropy_min_run = 4;           // identical / near-identical lines in a row
@@ -310,6 +326,11 @@ struct Profile {
     v("identical_tool_outputs_min_bytes", identical_tool_outputs_min_bytes);
     v("identical_tool_outputs_wrapper_lines", identical_tool_outputs_wrapper_lines);
     v("identical_tool_outputs_wrapper_tags", identical_tool_outputs_wrapper_tags);
+    v("similar_tool_outputs", similar_tool_outputs);
+    v("similar_tool_outputs_min_bytes", similar_tool_outputs_min_bytes);
+    v("similar_tool_outputs_min_shared", similar_tool_outputs_min_shared);
+    v("similar_tool_outputs_max_edits", similar_tool_outputs_max_edits);
+    v("similar_tool_outputs_min_saving_bytes", similar_tool_outputs_min_saving_bytes);
     v("low_entropy", low_entropy);
     v("low_entropy_min_run", low_entropy_min_run);
     v("low_entropy_blob_min_bytes", low_entropy_blob_min_bytes);

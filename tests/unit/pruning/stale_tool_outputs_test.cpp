@@ -93,10 +93,11 @@ TEST_CASE("stale outputs: an output the agent truncated itself is cut further, i
   // middle marker inside a line, joining the head it kept to its tail.
   const std::string head = numbered_lines(200, "head");
   const std::string tail = numbered_lines(200, "tail");
-  const std::string codex = "Chunk ID: 0f0d17\nWall time: 0.0076 seconds\nProcess exited with code 0\n"
-                            "Original token count: 262144\nOutput:\nTotal output lines: 410\n\n" +
-                            head + "partial line of the head \xE2\x80\xA6" + "252144 tokens truncated\xE2\x80\xA6" +
-                            "partial line of the tail\n" + tail;
+  const std::string codex =
+      "Chunk ID: 0f0d17\nWall time: 0.0076 seconds\nProcess exited with code 0\n"
+      "Original token count: 262144\nOutput:\nTotal output lines: 410\n\n" +
+      head + "partial line of the head \xE2\x80\xA6" + "252144 tokens truncated\xE2\x80\xA6" +
+      "partial line of the tail\n" + tail;
   // Codex's older form: a warning heading the output.
   const std::string warned =
       "Warning: truncated output (original token count: 45488)\nTotal output lines: 4378\n\n" + head + tail;
@@ -129,8 +130,9 @@ TEST_CASE("stale outputs: an output the agent truncated itself is cut further, i
 
 TEST_CASE("snip: a kept marker takes the word it qualifies, on character boundaries") {
   const std::vector<std::string> markers = {" tokens truncated\xE2\x80\xA6", "count: "};
-  const std::string text = "abc||\xE2\x80\xA6"
-                           "768 tokens truncated\xE2\x80\xA6text and count: 42) more";
+  const std::string text =
+      "abc||\xE2\x80\xA6"
+      "768 tokens truncated\xE2\x80\xA6text and count: 42) more";
   const auto at = markers_in(text, markers);
   REQUIRE(at.size() == 2);
   CHECK(text.substr(at[0].first, at[0].second - at[0].first) ==
