@@ -44,6 +44,10 @@ inline constexpr RenamedKey kRenamedProfileKeys[] = {
     {"sink_messages", {"trim_middle_sink_messages"}},
     {"recent_messages", {"trim_middle_recent_messages"}},
     {"trim_budget_tokens", {"trim_middle_budget_tokens"}},
+    // Outputs an agent truncated itself are cut once stale now; what the old
+    // key listed is still left alone, as the placeholders of saved outputs
+    // are (docs/design.md §Strategies, stale_tool_outputs).
+    {"stale_tool_outputs_skip_markers", {"stale_tool_outputs_saved_markers"}},
 };
 
 }  // namespace td::config::detail

@@ -19,7 +19,7 @@
 // Without caches, or without counts cached (Tally::salt() == 0), nothing is
 // memoized.
 //
-// Reports nothing of its own: `stats` are the six strategies' reports on the
+// Reports nothing of its own: `stats` are the seven strategies' reports on the
 // whole prefix, which the pipeline cuts at the frontier it settles on.
 #pragma once
 

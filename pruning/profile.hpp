@@ -91,6 +91,22 @@ struct Profile {
   // <tag>...</tag> blocks at the start or end of an output: Claude Code's reminders.
   std::vector<std::string> identical_tool_outputs_wrapper_tags = {"system-reminder"};
 
+  // --- Similar tool outputs (strategies/similar_tool_outputs.hpp) ---
+  // A stale output mostly repeating an earlier one (at least `_min_shared`
+  // of its bytes in lines the earlier one holds) becomes a reference to it
+  // and the lines that differ; outputs under `_min_bytes` are not compared,
+  // a diff over `_max_edits` deleted and inserted lines is given up (a bound
+  // on the work: pruning/line_diff.hpp), a reference saving fewer than
+  // `_min_saving_bytes` is not made. Off: with stale_tool_outputs on, replay
+  // measured it lowering the cut (a re-read after an edit becomes a reference
+  // short enough to be a kept read, kept whole instead of snipped;
+  // docs/benchmarks.md §Agents' own truncation and repeats).
+  bool similar_tool_outputs = false;
+  std::uint64_t similar_tool_outputs_min_bytes = 512;
+  double similar_tool_outputs_min_shared = 0.5;
+  std::uint32_t similar_tool_outputs_max_edits = 256;
+  std::uint64_t similar_tool_outputs_min_saving_bytes = 256;
+
   // --- Low-entropy folding (F11) ---
   bool low_entropy = true;
   std::uint32_t low_entropy_min_run = 4;           // identical / near-identical lines in a row
@@ -130,19 +146,23 @@ struct Profile {
   bool stale_tool_outputs_keep_edited_copies = false;
   // A cut that saves fewer bytes than this (its notices and names counted) is not made.
   std::uint64_t stale_tool_outputs_min_saving_bytes = 32;
-  // An output holding one of these (plain text) was masked or truncated by
-  // the agent itself, and is left alone: Gemini CLI 0.61's masking and
-  // truncation, Claude Code 2.1's persisted and cleared outputs, Codex
-  // 0.169's middle cut.
-  std::vector<std::string> stale_tool_outputs_skip_markers = {"<tool_output_masked>",
-                                                              "Output too large. ",
-                                                              "[Message Normalized: Tool output exceeded size limit]",
-                                                              "<persisted-output>",
-                                                              "Full output saved to: ",
-                                                              "[Old tool result content cleared]",
-                                                              "Warning: truncated output (original token count: ",
-                                                              " tokens truncated\u2026",
-                                                              " chars truncated\u2026"};
+  // An output holding one of these (plain text) is a placeholder pointing to
+  // a file the agent saved the whole output to, and is left alone: the model
+  // can read that file again, and the placeholder is short. Gemini CLI
+  // 0.61's masking and truncation, Claude Code 2.1's persisted outputs.
+  std::vector<std::string> stale_tool_outputs_saved_markers = {"<tool_output_masked>", "Output too large. ",
+                                                               "<persisted-output>", "Full output saved to: "};
+  // An output holding one of these (plain text) was truncated or cleared by
+  // the agent itself, and is cut like any other once stale, with each of
+  // these kept visible in the cut (with the word it qualifies: a marker
+  // starting with a space keeps the word before it, one ending with a space
+  // the word after it, "…33930 tokens truncated…"): Codex 0.169's middle
+  // cut, the line total it heads a cut output with, and its older warning, Gemini CLI's normalized outputs, Claude
+  // Code's cleared results.
+  std::vector<std::string> stale_tool_outputs_truncated_markers = {
+      "Warning: truncated output (original token count: ", "Total output lines: ", " tokens truncated\u2026",
+      " chars truncated\u2026",
+      "[Message Normalized: Tool output exceeded size limit]", "[Old tool result content cleared]"};
 
   // --- Stale assistant text (prose and tool-call arguments) ---
   bool stale_assistant_text = true;  // the switch; the two below choose what it cuts
@@ -322,6 +342,11 @@ struct Profile {
     v("identical_tool_outputs_min_bytes", identical_tool_outputs_min_bytes);
     v("identical_tool_outputs_wrapper_lines", identical_tool_outputs_wrapper_lines);
     v("identical_tool_outputs_wrapper_tags", identical_tool_outputs_wrapper_tags);
+    v("similar_tool_outputs", similar_tool_outputs);
+    v("similar_tool_outputs_min_bytes", similar_tool_outputs_min_bytes);
+    v("similar_tool_outputs_min_shared", similar_tool_outputs_min_shared);
+    v("similar_tool_outputs_max_edits", similar_tool_outputs_max_edits);
+    v("similar_tool_outputs_min_saving_bytes", similar_tool_outputs_min_saving_bytes);
     v("low_entropy", low_entropy);
     v("low_entropy_min_run", low_entropy_min_run);
     v("low_entropy_blob_min_bytes", low_entropy_blob_min_bytes);
@@ -340,7 +365,8 @@ struct Profile {
     v("stale_tool_outputs_keep_edited_turns", stale_tool_outputs_keep_edited_turns);
     v("stale_tool_outputs_keep_edited_bytes", stale_tool_outputs_keep_edited_bytes);
     v("stale_tool_outputs_keep_edited_copies", stale_tool_outputs_keep_edited_copies);
-    v("stale_tool_outputs_skip_markers", stale_tool_outputs_skip_markers);
+    v("stale_tool_outputs_saved_markers", stale_tool_outputs_saved_markers);
+    v("stale_tool_outputs_truncated_markers", stale_tool_outputs_truncated_markers);
     v("stale_tool_outputs_min_saving_bytes", stale_tool_outputs_min_saving_bytes);
     v("stale_assistant_text", stale_assistant_text);
     v("stale_assistant_text_prose", stale_assistant_text_prose);

@@ -154,6 +154,38 @@ bool is_path_name(std::string_view name) {
                      [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); });
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> markers_in(std::string_view text,
+                                                            const std::vector<std::string>& markers) {
+  constexpr std::size_t kWordBytes = 32;  // a count, not a line
+  std::vector<std::pair<std::size_t, std::size_t>> found;
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  for (const std::string& m : markers) {
+    if (m.empty()) continue;
+    for (std::size_t at = text.find(m); at != std::string_view::npos; at = text.find(m, at + m.size())) {
+      std::size_t b = at, e = at + m.size();
+      if (m.front() == ' ') {
+        const std::size_t stop = b > kWordBytes ? b - kWordBytes : 0;
+        while (b > stop && !blank(text[b - 1])) --b;
+        b = text::ceil_boundary(text, b);
+      }
+      if (m.back() == ' ') {
+        const std::size_t stop = std::min(text.size(), e + kWordBytes);
+        while (e < stop && !blank(text[e])) ++e;
+        e = text::floor_boundary(text, e);
+      }
+      found.emplace_back(b, e);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::pair<std::size_t, std::size_t>> merged;
+  for (const auto& r : found)
+    if (!merged.empty() && r.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, r.second);
+    else
+      merged.push_back(r);
+  return merged;
+}
+
 bool is_boilerplate_line(std::string_view line) {
   std::string_view t = text::chomp(line);
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
@@ -266,6 +298,22 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
     }
   }
   keep.insert(keep.end(), tail.rbegin(), tail.rend());
+  // The agent's own truncation notices, wherever they stand: merged into
+  // what is kept, which stays ascending and disjoint.
+  if (o.keep_markers && !o.keep_markers->empty()) {
+    const auto marks = markers_in(text, *o.keep_markers);
+    if (!marks.empty()) {
+      for (const auto& [b, e] : marks) keep.push_back({b, e});
+      std::sort(keep.begin(), keep.end(), [](const Keep& a, const Keep& b) { return a.begin < b.begin; });
+      std::vector<Keep> merged;
+      for (const Keep& k : keep)
+        if (!merged.empty() && k.begin <= merged.back().end)
+          merged.back().end = std::max(merged.back().end, k.end);
+        else
+          merged.push_back(k);
+      keep = std::move(merged);
+    }
+  }
 
   // Every run of bytes not kept becomes a notice, unless the notice is longer.
   std::string kept, hidden;  // hidden: what is dropped, for its names

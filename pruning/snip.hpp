@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace td::pruning {
@@ -30,9 +31,12 @@ struct SnipOptions {
   const std::vector<std::uint64_t>* keep_lines = nullptr;
   std::uint64_t keep_line_min_bytes = 0;  // the keys' min_bytes
   // Each notice names the text's recall handle and the lines it hid,
-  // "[… 120 lines hidden t1a2b3c4d:41-160]" (recall_ref()), so the model can
+  // "[… t1a2b3c4d:41-160 hidden]" (recall_ref()), so the model can
   // read them back with tokendiet_recall (docs/design.md §Recall).
   bool recall = false;
+  // Plain texts kept wherever they stand (markers_in()): an agent's own
+  // truncation notice stays visible in the cut. Null: none.
+  const std::vector<std::string>* keep_markers = nullptr;
 };
 
 // Kept text with name slots: render = pieces[0].text, slot 0, pieces[1].text, ...
@@ -100,6 +104,8 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 //     budget is cut inside, after a space so that no word is cut (only a line
 //     with no space in reach is cut between two characters, never inside a
 //     UTF-8 character); a hidden run shorter than its notice stays as it is;
+//   - every marker of keep_markers where it stands, with its word
+//     (markers_in()), even inside a line the head, tail or a gap cuts;
 //   - every middle line whose key is in keep_lines, and
 //     up to max_error_lines middle lines that look like errors, in order,
 //     each gap replaced by "[… 120 lines hidden]"; a piece
@@ -122,6 +128,14 @@ std::string recall_handle(std::string_view text);
 // line), " t1a2b3c4d" (first == 0: the whole text). The model passes
 // "t1a2b3c4d:41-160" to tokendiet_recall as it stands.
 std::string recall_ref(std::string_view handle, std::size_t first = 0, std::size_t last = 0);
+
+// Where `text` holds each of `markers`, as byte ranges [begin, end),
+// ascending and disjoint: the marker with the word it qualifies (a marker
+// starting with a space takes the word before it, one ending with a space the
+// word after it, each up to 32 bytes and on character boundaries), so
+// " tokens truncated…" keeps "…33930 tokens truncated…".
+std::vector<std::pair<std::size_t, std::size_t>> markers_in(std::string_view text,
+                                                            const std::vector<std::string>& markers);
 
 // Whether a line says nothing an agent would use from a head or tail: blank,
 // a shell prompt, an agent's wrapper lines (SWE-agent's "(Open file: ...)",

@@ -53,6 +53,11 @@ constexpr Step kOrder[] = {
      [](Conversation& c, Run& r) {
        return identical_tool_outputs(c, r.before().options.identical_tool_outputs, r.before().limit);
      }},
+    // 4b. a later output mostly repeating an earlier one -> a reference to it + the lines that differ
+    {"similar_tool_outputs", Stage::BeforeFrontier,
+     [](Conversation& c, Run& r) {
+       return similar_tool_outputs(c, r.before().options.similar_tool_outputs, r.before().limit);
+     }},
     // 5. repeated lines, progress bars, base64/hex blobs folded
     {"low_entropy", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {

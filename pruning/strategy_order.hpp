@@ -23,6 +23,7 @@
 #include "pruning/strategies/low_entropy.hpp"
 #include "pruning/strategies/old_thinking.hpp"
 #include "pruning/strategies/recap.hpp"
+#include "pruning/strategies/similar_tool_outputs.hpp"
 #include "pruning/strategies/stale_assistant_text.hpp"
 #include "pruning/strategies/stale_tool_outputs.hpp"
 #include "pruning/strategies/trim_middle.hpp"
@@ -44,6 +45,7 @@ struct LossyOptions {
   OldThinkingOptions old_thinking;
   IdenticalToolCallsOptions identical_tool_calls;
   IdenticalToolOutputsOptions identical_tool_outputs;
+  SimilarToolOutputsOptions similar_tool_outputs;
   LowEntropyOptions low_entropy;
   StaleToolOutputsOptions stale_tool_outputs;
   StaleAssistantTextOptions stale_assistant_text;
@@ -52,6 +54,7 @@ struct LossyOptions {
       : old_thinking(p),
         identical_tool_calls(p),
         identical_tool_outputs(p),
+        similar_tool_outputs(p),
         low_entropy(p),
         stale_tool_outputs(p),
         stale_assistant_text(p) {}
@@ -61,6 +64,7 @@ struct LossyOptions {
     old_thinking.visit(v);
     identical_tool_calls.visit(v);
     identical_tool_outputs.visit(v);
+    similar_tool_outputs.visit(v);
     low_entropy.visit(v);
     stale_tool_outputs.visit(v);
     stale_assistant_text.visit(v);

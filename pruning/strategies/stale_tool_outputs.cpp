@@ -4,11 +4,12 @@
 #include "pruning/memo.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/file_reads.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning {
 
-bool cut_by_agent(std::string_view text, const StaleToolOutputsOptions& opt) {
-  for (const std::string& marker : opt.stale_tool_outputs_skip_markers)
+bool saved_by_agent(std::string_view text, const StaleToolOutputsOptions& opt) {
+  for (const std::string& marker : opt.stale_tool_outputs_saved_markers)
     if (!marker.empty() && text.find(marker) != std::string_view::npos) return true;
   return false;
 }
@@ -20,11 +21,17 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
   auto& msgs = conv.messages;
   if (limit > msgs.size()) limit = static_cast<std::uint32_t>(msgs.size());
   if (limit == 0) return st;  // nothing stale: the common case on short requests
-  SnipOptions options{opt.stale_tool_outputs_head_bytes, opt.stale_tool_outputs_tail_bytes,
-                      opt.stale_tool_outputs_error_lines, opt.stale_tool_outputs_names};
-  options.recall = opt.recall;
-  const std::uint64_t salt = memo_salt(
-      "snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0, opt.recall});
+  const SnipOptions options{.head_bytes = opt.stale_tool_outputs_head_bytes,
+                            .tail_bytes = opt.stale_tool_outputs_tail_bytes,
+                            .max_error_lines = opt.stale_tool_outputs_error_lines,
+                            .max_names = opt.stale_tool_outputs_names,
+                            .recall = opt.recall,
+                            .keep_markers = &opt.stale_tool_outputs_truncated_markers};
+  std::uint64_t markers = 0;  // the kept markers are part of the transform
+  for (const std::string& m : opt.stale_tool_outputs_truncated_markers)
+    markers = markers * 31 + tok::hash_bytes(m.data(), m.size());
+  const std::uint64_t salt = memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines,
+                                                options.max_names > 0, opt.recall, markers});
   NameSet listed;                                     // names listed by earlier outputs are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(opt.exclude_tools);
@@ -47,7 +54,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
       }
       if (p.text.size() < opt.stale_tool_outputs_threshold_bytes) continue;
       if (detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
-      if (cut_by_agent(p.text, opt)) continue;
+      if (saved_by_agent(p.text, opt)) continue;
       auto snipped = memoized(snips, salt, p, [&](std::string_view t) -> std::optional<Snipped> {
         Snipped s = snip(t, options);
         if (!s.cut) return std::nullopt;

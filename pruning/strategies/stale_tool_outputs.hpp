@@ -2,13 +2,16 @@
 // tool output (before the frontier) of at least
 // `stale_tool_outputs_threshold_bytes` is cut to whole informative lines of
 // head and tail, a few error lines and the names the hidden lines mention
-// (pruning/snip.hpp), each gap one notice, "[… 120 lines hidden]". Left
-// alone: outputs identical_tool_outputs replaced, results of
-// `exclude_tools`, outputs the agent masked itself
-// (`stale_tool_outputs_skip_markers`), cuts saving less than
-// `stale_tool_outputs_min_saving_bytes`, and file reads kept whole until
-// superseded (strategies/file_reads.hpp). A function of earlier messages
-// only, so the form never changes as the history grows.
+// (pruning/snip.hpp), each gap one notice, "[… 120 lines hidden]". An output
+// the agent truncated itself is cut as any other, its own notice
+// (`stale_tool_outputs_truncated_markers`, "…33930 tokens truncated…") kept
+// visible in the cut. Left alone: outputs identical_tool_outputs replaced,
+// results of `exclude_tools`, placeholders of an output the agent saved to a
+// file (`stale_tool_outputs_saved_markers`: the model can read the file
+// again), cuts saving less than `stale_tool_outputs_min_saving_bytes`, and
+// file reads kept whole until superseded (strategies/file_reads.hpp). A
+// function of earlier messages only, so the form never changes as the
+// history grows.
 // Reports: hits = outputs cut (deduplicated reads included), bytes_saved =
 // bytes removed net of notices.
 #pragma once
@@ -44,7 +47,8 @@ namespace td::pruning {
   X(stale_tool_outputs_keep_edited_copies) \
   X(stale_assistant_text_copied_line_bytes) \
   X(stale_tool_outputs_min_saving_bytes) \
-  X(stale_tool_outputs_skip_markers) \
+  X(stale_tool_outputs_saved_markers) \
+  X(stale_tool_outputs_truncated_markers) \
   X(exclude_tools) \
   X(recall) \
   TD_WORKING_MEMORY_OPTIONS(X)
@@ -55,7 +59,7 @@ TD_STRATEGY_OPTIONS(StaleToolOutputsOptions, TD_STALE_TOOL_OUTPUTS_OPTIONS);
 StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
                                  Memo<Snipped>* snips = nullptr);
 
-// Whether `text` holds one of the profile's skip markers (exposed for tests).
-bool cut_by_agent(std::string_view text, const StaleToolOutputsOptions& opt);
+// Whether `text` holds one of the profile's saved-output markers (exposed for tests).
+bool saved_by_agent(std::string_view text, const StaleToolOutputsOptions& opt);
 
 }  // namespace td::pruning

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "config/load.hpp"
 #include "config/renamed_keys.hpp"
@@ -45,6 +46,8 @@ struct NotDefault {
       values[std::string(key)] = v ? "false" : "true";
     else if constexpr (std::is_integral_v<T>)
       values[std::string(key)] = std::to_string(v + 1);
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+      values[std::string(key)] = "[\"not a default\"]";
   }
 };
 
@@ -105,6 +108,22 @@ TEST_CASE("renamed keys: dedup_tool_outputs is identical_tool_outputs") {
   CHECK_FALSE(m.config.profiles.at(0).identical_tool_outputs);
   REQUIRE(m.warnings.size() == 1);
   CHECK(m.warnings[0].reason == "profiles.a.dedup_tool_outputs: deprecated name; use identical_tool_outputs");
+}
+
+// Outputs an agent truncated itself are cut now; a config that listed their
+// markers to leave them alone keeps doing so, and is told the new name.
+TEST_CASE("renamed keys: stale_tool_outputs_skip_markers is stale_tool_outputs_saved_markers") {
+  LoadResult r = load_string(
+      "profiles:\n  - name: a\n    stale_tool_outputs_skip_markers: [\"<persisted-output>\", \" tokens truncated\"]\n",
+      "t.yaml");
+  INFO(test::all_errors(r));
+  REQUIRE(r.ok());
+  CHECK(r.config.profiles.at(0).stale_tool_outputs_saved_markers ==
+        std::vector<std::string>{"<persisted-output>", " tokens truncated"});
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(format_error(r.warnings[0]) ==
+        "t.yaml:3:5: profiles[0].stale_tool_outputs_skip_markers: deprecated name; use "
+        "stale_tool_outputs_saved_markers");
 }
 
 TEST_CASE("renamed keys: a key split in two sets both, with one warning") {

@@ -174,7 +174,7 @@ TEST_CASE("plan memo: the key's options change with every profile field a lossy 
     if (reads) read.push_back(name);
   }
   // Steps 2-7's own fields and the one they share; nothing of the policy's.
-  CHECK(std::find(read.begin(), read.end(), "stale_tool_outputs_skip_markers") != read.end());
+  CHECK(std::find(read.begin(), read.end(), "stale_tool_outputs_saved_markers") != read.end());
   CHECK(std::find(read.begin(), read.end(), "exclude_tools") != read.end());
   CHECK(std::find(read.begin(), read.end(), "recall_max_calls") == read.end());
   CHECK(std::find(read.begin(), read.end(), "trim_middle") == read.end());

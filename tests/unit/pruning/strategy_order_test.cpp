@@ -18,15 +18,15 @@ std::vector<std::string> names(const std::vector<StrategyStats>& stats) {
   for (const StrategyStats& s : stats) out.emplace_back(s.name);
   return out;
 }
-const std::vector<std::string> kExpected = {"old_thinking",    "identical_tool_calls", "identical_tool_outputs",
-                                            "low_entropy",     "stale_tool_outputs",   "stale_assistant_text",
-                                            "completed_tasks", "trim_middle",          "recap",
-                                            "pairing_repair"};
+const std::vector<std::string> kExpected = {
+    "old_thinking",       "identical_tool_calls", "identical_tool_outputs", "similar_tool_outputs", "low_entropy",
+    "stale_tool_outputs", "stale_assistant_text", "completed_tasks",        "trim_middle",          "recap",
+    "pairing_repair"};
 }  // namespace
 
 TEST_CASE("strategy order: the table lists every step once, in order, by stage") {
   std::vector<std::string> all = names(strategy_names(Stage::BeforeFrontier));
-  CHECK(all.size() == 6);
+  CHECK(all.size() == 7);
   for (const std::string& n : names(strategy_names(Stage::AfterFrontier))) all.push_back(n);
   CHECK(all == kExpected);
 }
