@@ -1,6 +1,7 @@
 #include "pruning/strategies/similar_tool_outputs.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -54,11 +55,13 @@ std::string line_range(std::uint32_t first, std::uint32_t last) {  // 1-based, i
 
 // The reference's first line.
 std::string similar_output_notice(const std::string& id, std::uint32_t message, bool name_message,
-                                  std::size_t same_lines, std::size_t same_bytes) {
+                                  std::size_t same_lines, std::size_t same_bytes, std::string_view ref) {
   std::string s = "[same output as tool call " + id;
   if (name_message) s += " (message " + std::to_string(message + 1) + ")";
   s += ", but for the lines below: " + text::count_noun(same_lines, "line", "lines") + " (" +
-       std::to_string(same_bytes) + " bytes) omitted]";
+       std::to_string(same_bytes) + " bytes) omitted";
+  s += ref;
+  s += ']';
   return s;
 }
 
@@ -72,7 +75,7 @@ std::string similar_hunk_notice(const DiffRun& r) {
 
 // The body as a reference to `earlier` plus what differs.
 std::string render(const Earlier& earlier, bool name_message, const std::vector<DiffRun>& runs,
-                   const std::vector<std::string_view>& lines) {
+                   const std::vector<std::string_view>& lines, std::string_view ref) {
   std::size_t same_lines = 0, same_bytes = 0;
   for (const DiffRun& r : runs)
     if (r.same)
@@ -80,7 +83,7 @@ std::string render(const Earlier& earlier, bool name_message, const std::vector<
         ++same_lines;
         same_bytes += earlier.lines[i].size() + 1;
       }
-  std::string out = similar_output_notice(*earlier.id, earlier.message, name_message, same_lines, same_bytes);
+  std::string out = similar_output_notice(*earlier.id, earlier.message, name_message, same_lines, same_bytes, ref);
   for (const DiffRun& r : runs) {
     if (r.same) continue;
     out += '\n';
@@ -145,10 +148,13 @@ StrategyStats similar_tool_outputs(Conversation& conv, const SimilarToolOutputsO
           // No changed run: the same body, identical_tool_outputs' case.
           if (runs && std::any_of(runs->begin(), runs->end(), [](const DiffRun& r) { return !r.same; })) {
             std::string out{std::string_view(p.text).substr(0, b.begin)};
-            out += render(e, answers[*e.id] > 1, *runs, lines);
+            // The handle names this output's own body, whole (docs/design.md §Recall).
+            const std::string ref = opt.recall ? recall_ref(recall_handle(body)) : std::string();
+            out += render(e, answers[*e.id] > 1, *runs, lines, ref);
             out += std::string_view(p.text).substr(b.end);
             if (saves_enough(p.text.size(), out.size(), opt.similar_tool_outputs_min_saving_bytes)) {
               st.add(i, p.text.size(), out.size());
+              if (opt.recall) p.hidden.push_back(std::make_shared<const std::string>(body));
               set_text(m, p, std::move(out));
               continue;  // a reference is never referred to
             }

@@ -14,7 +14,9 @@
 // line count, a file read again after an edit, a test run with one more
 // failure. Line numbers count the earlier body's lines from 1; "(message
 // <k>)" is added when the id answered more than one call, as in
-// identical_tool_outputs.
+// identical_tool_outputs. With `recall` on, the first line ends with the
+// output's own handle ("... omitted t1a2b3c4d]") and the part keeps its body
+// in `hidden`, so tokendiet_recall gives it back whole (docs/design.md §Recall).
 //
 // The earlier output is the one sharing the most bytes of lines (lines of
 // at least 8 bytes, each looked up among the first 16 earlier outputs that

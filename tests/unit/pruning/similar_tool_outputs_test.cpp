@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pruning/line_diff.hpp"
+#include "pruning/snip.hpp"
 #include "pruning/strategies/similar_tool_outputs.hpp"
 #include "pruning/text.hpp"
 #include "pruning_support.hpp"
@@ -94,6 +95,21 @@ TEST_CASE(
   CHECK(ref.size() < before.size() / 3);
   CHECK(st.bytes_saved == before.size() - ref.size());
   CHECK(c.messages[7].changed);
+  // The reference names this output's own body for tokendiet_recall, and the
+  // diet keeps that body to answer it (docs/design.md §Recall).
+  const std::string own = changed.substr(0, changed.size() - 1);  // the body: blank space at its ends is wrapper
+  CHECK(ref.find("bytes) omitted" + recall_ref(recall_handle(own)) + "]") != std::string::npos);
+  REQUIRE(c.messages[7].parts[0].hidden.size() == 1);
+  CHECK(*c.messages[7].parts[0].hidden[0] == own);
+  // With recall off, no handle and nothing kept.
+  Profile off = on();
+  off.recall = false;
+  auto d = agent_loop(3, [&](int k) {
+    return k == 0 ? codex("a21e41", 60, body) : k == 1 ? std::string("short") : codex("0f0d17", 61, changed);
+  });
+  similar_tool_outputs(d, off, 100);
+  CHECK(d.messages[7].parts[0].text.find("bytes) omitted]") != std::string::npos);
+  CHECK(d.messages[7].parts[0].hidden.empty());
 }
 
 TEST_CASE("similar outputs: mostly other lines, small savings, the limit and exclusions leave an output alone") {
