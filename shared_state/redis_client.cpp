@@ -171,7 +171,9 @@ struct RedisClient::Impl : std::enable_shared_from_this<Impl> {
     self->lost(std::string("connection closed") + (status == REDIS_OK ? "" : std::string(": ") + c->errstr));
   }
 
-  // AUTH, SELECT, then the scripts, before anyone else's command.
+  // AUTH, SELECT, then the scripts, before anyone else's command. A failed
+  // step drops the connection; while a drop frees the context, hiredis fails
+  // the steps still pending, which must not drop (and report "down") again.
   void setup() {
     auto step = std::make_shared<std::size_t>(0);
     if (!endpoint.password.empty()) {
@@ -179,12 +181,12 @@ struct RedisClient::Impl : std::enable_shared_from_this<Impl> {
       if (!endpoint.user.empty()) auth.push_back(endpoint.user);
       auth.push_back(endpoint.password);
       send(std::move(auth), [this](const RedisReply& r) {
-        if (r.failed()) drop("AUTH: " + r.str);
+        if (r.failed() && ac) drop("AUTH: " + r.str);
       });
     }
     if (endpoint.db)
       send({"SELECT", std::to_string(endpoint.db)}, [this](const RedisReply& r) {
-        if (r.failed()) drop("SELECT: " + r.str);
+        if (r.failed() && ac) drop("SELECT: " + r.str);
       });
     shas.assign(scripts.size(), std::string());
     auto left = std::make_shared<std::size_t>(scripts.size());
@@ -193,10 +195,19 @@ struct RedisClient::Impl : std::enable_shared_from_this<Impl> {
       owner.ready_.store(true, std::memory_order_release);
       if (hooks.ready) hooks.ready();
     };
-    if (scripts.empty()) return finish();
+    // Ready only once the server has answered AUTH and SELECT (replies come
+    // in order): with no script to load, a PING's answer says so.
+    if (scripts.empty())
+      return send({"PING"}, [this, finish](const RedisReply& r) {
+        if (!r.failed()) return finish();
+        if (ac) drop("PING: " + r.str);  // else AUTH or SELECT dropped it already
+      });
     for (std::size_t i = 0; i < scripts.size(); ++i)
       send({"SCRIPT", "LOAD", scripts[i]}, [this, i, left, finish](const RedisReply& r) {
-        if (r.failed() || r.type != RedisReply::Type::string) return drop("SCRIPT LOAD: " + r.str);
+        if (r.failed() || r.type != RedisReply::Type::string) {
+          if (ac) drop("SCRIPT LOAD: " + r.str);  // no context: a drop is failing what it left pending
+          return;
+        }
         shas[i] = r.str;
         if (--*left == 0) finish();
       });
