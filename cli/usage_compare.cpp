@@ -16,7 +16,7 @@ using ledger::ArmFigure;
 using ledger::Interval;
 
 constexpr const char* kLabels[ledger::kArmFigures] = {
-    "requests per session", "cost per session",   "cost per request",      "re-reads /100 req",
+    "requests per session",   "cost per session",    "cost per request",   "re-reads /100 req",
     "recall rounds /100 req", "context errors /100", "429s /100 requests",
 };
 
@@ -33,7 +33,9 @@ std::string value(ArmFigure f, double v) {
   return fmt("%.1f", v);
 }
 
-std::string diff(ArmFigure f, double v) { return ledger::arm_figure_relative(f) ? fmt("%+.1f %%", v) : fmt("%+.1f", v); }
+std::string diff(ArmFigure f, double v) {
+  return ledger::arm_figure_relative(f) ? fmt("%+.1f %%", v) : fmt("%+.1f", v);
+}
 
 // "a-b" (an arm's interval) or "a to b" (a difference's).
 std::string span(ArmFigure f, const Interval& i, bool difference) {
@@ -49,7 +51,8 @@ std::string pad(std::string s, std::size_t width) {
   return s;
 }
 
-void line(std::string& out, const std::string& label, const std::string& a, const std::string& b, const std::string& c) {
+void line(std::string& out, const std::string& label, const std::string& a, const std::string& b,
+          const std::string& c) {
   std::string l = pad(label, 22) + pad(a, 19) + pad(b, 19) + c;
   while (!l.empty() && l.back() == ' ') l.pop_back();
   out += l + "\n";

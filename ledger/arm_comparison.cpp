@@ -66,7 +66,9 @@ struct Rng {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * n) >> 64); }
+  std::size_t below(std::size_t n) {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+  }
 };
 
 Totals resample(const std::vector<Outcome>& arm, Rng& rng) {
@@ -97,20 +99,21 @@ std::string number(const char* format, double v) {
 }
 
 std::string sentence(const ArmGroup& g) {
-  const std::string sessions =
-      std::to_string(g.treatment.sessions) + " treatment and " + std::to_string(g.control.sessions) + " control sessions";
+  const std::string sessions = std::to_string(g.treatment.sessions) + " treatment and " +
+                               std::to_string(g.control.sessions) + " control sessions";
   if (g.control.sessions < 2 || g.treatment.sessions < 2)
     return "Not enough sessions to compare (" + sessions +
            "; two per arm at least): set control_fraction in a profile and let traffic run.";
   const Interval& d = g.difference[static_cast<std::size_t>(ArmFigure::CostPerSession)];
   if (!d.known)
-    return "No cost to compare over " + sessions + ": the control's sessions cost nothing priced (set prices in the config).";
+    return "No cost to compare over " + sessions +
+           ": the control's sessions cost nothing priced (set prices in the config).";
   const bool lower = d.value < 0;
   std::string out;
   if (d.high < 0 || d.low > 0) {
-    out = "Resolved: the treatment's effective input cost per session is " + number("%.1f", std::fabs(d.value)) + " % " +
-          (lower ? "lower" : "higher") + " than the control's (95 % interval " + number("%+.1f", d.low) + " % to " +
-          number("%+.1f", d.high) + " %), over " + sessions + ".";
+    out = "Resolved: the treatment's effective input cost per session is " + number("%.1f", std::fabs(d.value)) +
+          " % " + (lower ? "lower" : "higher") + " than the control's (95 % interval " + number("%+.1f", d.low) +
+          " % to " + number("%+.1f", d.high) + " %), over " + sessions + ".";
   } else {
     out = "Not resolved: the effective input cost per session differs by " + number("%+.1f", d.value) +
           " % (95 % interval " + number("%+.1f", d.low) + " % to " + number("%+.1f", d.high) +
@@ -205,9 +208,9 @@ std::vector<SessionSums> merge_session_sums(std::vector<std::vector<SessionSums>
       if (fresh) continue;
       SessionSums& m = at->second;
       m.cost_usd += u.cost_usd;
-      for (auto field : {&SessionSums::requests, &SessionSums::unpriced, &SessionSums::prompt, &SessionSums::cached_read,
-                         &SessionSums::cache_write, &SessionSums::rereads, &SessionSums::recall_rounds,
-                         &SessionSums::context_errors, &SessionSums::rate_limited})
+      for (auto field : {&SessionSums::requests, &SessionSums::unpriced, &SessionSums::prompt,
+                         &SessionSums::cached_read, &SessionSums::cache_write, &SessionSums::rereads,
+                         &SessionSums::recall_rounds, &SessionSums::context_errors, &SessionSums::rate_limited})
         m.*field += u.*field;
     }
   std::vector<SessionSums> out;
