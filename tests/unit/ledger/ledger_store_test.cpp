@@ -37,10 +37,10 @@ void run_sql(const std::string& path, const char* sql) {
 }
 
 // The columns schema 7 added, dropped: a file as schema 6 wrote it.
-#define TD_DROP_SCHEMA_7                                                                                  \
-  "ALTER TABLE requests DROP COLUMN input_cost_usd; ALTER TABLE requests DROP COLUMN context_errors; "   \
-  "ALTER TABLE requests DROP COLUMN recall_rounds; ALTER TABLE requests DROP COLUMN rereads; "           \
-  "ALTER TABLE requests DROP COLUMN tokens_diet; ALTER TABLE requests DROP COLUMN session_key; "         \
+#define TD_DROP_SCHEMA_7                                                                               \
+  "ALTER TABLE requests DROP COLUMN input_cost_usd; ALTER TABLE requests DROP COLUMN context_errors; " \
+  "ALTER TABLE requests DROP COLUMN recall_rounds; ALTER TABLE requests DROP COLUMN rereads; "         \
+  "ALTER TABLE requests DROP COLUMN tokens_diet; ALTER TABLE requests DROP COLUMN session_key; "       \
   "ALTER TABLE requests DROP COLUMN arm; "
 
 unsigned mode_of(const std::string& path) {
@@ -216,8 +216,8 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   opened.store.reset();
 
   // The same file as schema 1 wrote it: no recovery column.
-  run_sql(path,
-          TD_DROP_SCHEMA_7 "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
+  run_sql(path, TD_DROP_SCHEMA_7
+          "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
           "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
           "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
           "ALTER TABLE requests DROP COLUMN recovery; DROP TABLE recap_summaries; "
@@ -300,8 +300,8 @@ TEST_CASE("schema 6: survival's outcome, wait, quota group and runway kept; a sc
   opened.store.reset();
 
   // The file as schema 5 wrote it.
-  run_sql(path,
-          TD_DROP_SCHEMA_7 "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
+  run_sql(path, TD_DROP_SCHEMA_7
+          "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
           "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
           "PRAGMA user_version = 5");
   auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
@@ -344,8 +344,9 @@ TEST_CASE("schema 7: the arm and the outcome fields kept; a schema-6 file read a
   REQUIRE(rows.size() == 2);
   CHECK(rows[0] == control);
   CHECK(rows[1] == unpriced);
-  CHECK(query_text(path, "SELECT arm || ',' || tokens_diet || ',' || rereads || ',' || recall_rounds || ',' || "
-                         "context_errors FROM requests ORDER BY id LIMIT 1") == "control,321,2,3,1");
+  CHECK(query_text(path,
+                   "SELECT arm || ',' || tokens_diet || ',' || rereads || ',' || recall_rounds || ',' || "
+                   "context_errors FROM requests ORDER BY id LIMIT 1") == "control,321,2,3,1");
   CHECK(query_text(path, "SELECT input_cost_usd IS NULL FROM requests ORDER BY id") == "0|1");
   opened.store.reset();
 
@@ -402,16 +403,16 @@ TEST_CASE("session sums: per session (its key, else its id, else the row), model
     r.input_cost_usd = i == 4 ? std::optional<double>() : std::optional<double>(0.5);
     return r;
   };
-  REQUIRE(opened.store
-              ->insert(std::vector{row(1, "control", "aa", "x"), row(2, "control", "aa", "y"),
-                                   row(3, "treatment", "", "s1"), row(4, "treatment", "", ""),
-                                   row(5, "shadow", "bb", "")})
-              .empty());
+  REQUIRE(
+      opened.store
+          ->insert(std::vector{row(1, "control", "aa", "x"), row(2, "control", "aa", "y"),
+                               row(3, "treatment", "", "s1"), row(4, "treatment", "", ""), row(5, "shadow", "bb", "")})
+          .empty());
   const auto sums = opened.store->session_sums(0);
   REQUIRE(sums.size() == 3);
   CHECK(sums[0] == SessionSums{"k:aa", "gpt-4o", "control", 2, 1.0, 0, 0, 0, 0, 3, 2, 1, 0});
   const LedgerRow alone = sample_row(4);
-  CHECK(sums[1] == SessionSums{"r:4", "gpt-4o", "treatment", 1, 0.0, 1, alone.prompt_tokens,
-                               alone.cached_read_tokens, alone.cache_write_tokens, 4, 1, 0, 0});
+  CHECK(sums[1] == SessionSums{"r:4", "gpt-4o", "treatment", 1, 0.0, 1, alone.prompt_tokens, alone.cached_read_tokens,
+                               alone.cache_write_tokens, 4, 1, 0, 0});
   CHECK(sums[2] == SessionSums{"s:s1", "gpt-4o", "treatment", 1, 0.5, 0, 0, 0, 0, 3, 1, 0, 1});
 }
