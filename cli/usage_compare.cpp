@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "cli/terminal_text.hpp"
 
@@ -16,8 +17,8 @@ using ledger::ArmFigure;
 using ledger::Interval;
 
 constexpr const char* kLabels[ledger::kArmFigures] = {
-    "requests per session",   "cost per session",    "cost per request",   "re-reads /100 req",
-    "recall rounds /100 req", "context errors /100", "429s /100 requests",
+    "requests per session",  "cost per session",    "cost per request",   "re-reads /100 requests",
+    "recalls /100 requests", "context errors /100", "429s /100 requests",
 };
 
 bool is_cost(ArmFigure f) { return f == ArmFigure::CostPerSession || f == ArmFigure::CostPerRequest; }
@@ -51,9 +52,23 @@ std::string pad(std::string s, std::size_t width) {
   return s;
 }
 
+// `text` in lines of at most `width` columns, broken at spaces.
+std::string wrapped(const std::string& text, std::size_t width) {
+  std::string out, line;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
 void line(std::string& out, const std::string& label, const std::string& a, const std::string& b,
           const std::string& c) {
-  std::string l = pad(label, 22) + pad(a, 19) + pad(b, 19) + c;
+  std::string l = pad(label, 24) + pad(a, 18) + pad(b, 18) + c;
   while (!l.empty() && l.back() == ' ') l.pop_back();
   out += l + "\n";
 }
@@ -69,11 +84,11 @@ void group_table(std::string& out, const ledger::ArmGroup& g) {
     line(out, "  95 % interval", span(f, g.treatment_figures[i], false), span(f, g.control_figures[i], false),
          span(f, g.difference[i], true));
   }
-  out += g.sentence + "\n";
+  out += wrapped(g.sentence, 80);
 }
 
 template <class W>
-void interval_json(W& w, const Interval& i) {
+void interval_json(W& w, const Interval& i, bool difference) {
   w.StartObject();
   w.Key("value");
   if (std::isnan(i.value))
@@ -84,8 +99,10 @@ void interval_json(W& w, const Interval& i) {
   i.known ? w.Double(i.low) : w.Null();
   w.Key("high");
   i.known ? w.Double(i.high) : w.Null();
-  w.Key("resolved");
-  w.Bool(i.known && (i.low > 0 || i.high < 0));
+  if (difference) {  // resolved: the interval leaves out no difference
+    w.Key("resolved");
+    w.Bool(i.known && (i.low > 0 || i.high < 0));
+  }
   w.EndObject();
 }
 
@@ -110,7 +127,7 @@ void arm_json(W& w, const ledger::ArmSums& s, const std::array<Interval, ledger:
   w.Int64(s.unpriced_requests);
   for (std::size_t i = 0; i < ledger::kArmFigures; ++i) {
     w.Key(std::string(ledger::arm_figure_name(ArmFigure(i))).c_str());
-    interval_json(w, figures[i]);
+    interval_json(w, figures[i], false);
   }
   w.EndObject();
 }
@@ -128,7 +145,7 @@ void group_json(W& w, const ledger::ArmGroup& g) {
   w.StartObject();
   for (std::size_t i = 0; i < ledger::kArmFigures; ++i) {
     w.Key(std::string(ledger::arm_figure_name(ArmFigure(i))).c_str());
-    interval_json(w, g.difference[i]);
+    interval_json(w, g.difference[i], true);
   }
   w.EndObject();
   w.Key("sentence");
@@ -139,10 +156,15 @@ void group_json(W& w, const ledger::ArmGroup& g) {
 }  // namespace
 
 std::string render_compare_table(const ledger::ArmComparison& c, const std::vector<std::string>& ledgers) {
-  std::string out = "control arm against treatment (the diet), sessions resampled " + std::to_string(c.resamples) +
-                    " times; difference: treatment vs control\n";
+  std::string out = wrapped(
+      "The diet (treatment) against the control arm (sessions sent untouched); 95 % intervals "
+      "from " +
+          std::to_string(c.resamples) + " resamples of the sessions.",
+      80);
   for (const std::string& p : ledgers) out += "ledger: " + terminal_text(p) + "\n";
+  // Per model when there are several (with one, the total is that model's).
   for (const ledger::ArmGroup& g : c.groups) {
+    if (c.groups.size() < 2) break;
     out += "\n";
     group_table(out, g);
   }
