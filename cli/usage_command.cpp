@@ -75,6 +75,8 @@ Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
                "embedded default config.")
       ->type_name("FILE");
   parsed.stop = parse(*app, args);
+  if (!parsed.stop && o.compare && o.by)
+    parsed.stop = usage_error(*app, "--by does not apply to --compare (it compares per model and in total)");
   return parsed;
 }
 
@@ -148,8 +150,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
                    : render_compare_table(comparison, read));
     return 0;
   }
-  ledger::UsageReport report =
-      ledger::build_usage_report(ledger::merge_sums(std::move(per_ledger)), by, prices);
+  ledger::UsageReport report = ledger::build_usage_report(ledger::merge_sums(std::move(per_ledger)), by, prices);
   report.ledger_paths = std::move(read);
   report.since_ms = since_ms;
   report.now_ms = now_ms;

@@ -104,3 +104,9 @@ TEST_CASE("usage --compare: the table fits 80 columns and ends with the sentence
   CHECK(last.find("sessions") != std::string::npos);
   MESSAGE(out);
 }
+
+TEST_CASE("usage --compare with --by: a usage error") {
+  std::ostringstream out, err;
+  CHECK(cli::usage_run({"--compare", "--by", "day"}, out, err, 0) == 2);
+  CHECK(err.str().find("--by does not apply to --compare") != std::string::npos);
+}
