@@ -68,9 +68,9 @@ struct UsageSums {
 // --compare` (ledger/arm_comparison.hpp). Shadow rows are left out: a shadow
 // profile is no experiment.
 struct SessionSums {
-  std::string unit;   // the session: "k:" its key, else "s:" its id, else "r:" the row alone
+  std::string unit;  // the session: "k:" its key, else "s:" its id, else "r:" the row alone
   std::string model;
-  std::string arm;    // "control", or "treatment" (also the rows before the arm was stored)
+  std::string arm;  // "control", or "treatment" (also the rows before the arm was stored)
   std::int64_t requests = 0;
   double cost_usd = 0;  // the input of the rows priced when written
   // Rows with usage not priced when written, and their billed input, for a

@@ -62,7 +62,8 @@ ledger::LedgerRow ledger_row(const RequestContext& ctx, const config::Config* co
     r.reasoning_tokens = to_i64(u.reasoning);
     r.usage_present = u.present;
     if (const config::Price* price = config && u.present ? config::price_for(*config, ctx.model) : nullptr)
-      r.input_cost_usd = ledger::actual_cost_usd(*price, r.prompt_tokens, r.cached_read_tokens, r.cache_write_tokens, 0);
+      r.input_cost_usd =
+          ledger::actual_cost_usd(*price, r.prompt_tokens, r.cached_read_tokens, r.cache_write_tokens, 0);
   }
   r.status = static_cast<int>(ctx.status);
   r.ttfb_ms = ctx.ttfb_ms < 0 ? -1 : std::llround(ctx.ttfb_ms);

@@ -181,7 +181,8 @@ void Metrics::record(const ledger::LedgerRow& row) {
   if (std::size_t a = index_of(kArms, row.arm); a < kArms.size()) {
     s.by_arm[a].fetch_add(1, relaxed);
     // What the diet would have saved, sent or not (tokens_saved_total counts what was).
-    if (row.tokens_before > row.tokens_diet) s.diet_saved[a].fetch_add(clamp_u(row.tokens_before - row.tokens_diet), relaxed);
+    if (row.tokens_before > row.tokens_diet)
+      s.diet_saved[a].fetch_add(clamp_u(row.tokens_before - row.tokens_diet), relaxed);
   }
   if (row.rereads) s.rereads.fetch_add(row.rereads, relaxed);
   if (row.context_errors) s.context_errors.fetch_add(row.context_errors, relaxed);
