@@ -83,6 +83,12 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
   Run& chosen = run_at(d.settings.level);
   step.request = chosen.request;
   step.result = std::move(chosen.result);
+  if (!d.settings.write) {
+    // A control-arm request that goes as it came: as for any decision that
+    // does not write, nothing needs archiving or recalling.
+    step.result.archived.clear();
+    step.result.hidden.clear();
+  }
   return step;
 }
 

@@ -10,6 +10,7 @@
 #include "config/config.hpp"
 #include "diet_chain.hpp"
 #include "filter_reports.hpp"
+#include "proxy/filters/diet_result.hpp"
 #include "proxy/phases/header_map.hpp"
 #include "trajectory_body.hpp"
 
@@ -291,6 +292,8 @@ TEST_CASE(
   CHECK(r.session_key != 0);
   REQUIRE(quota_of(s.ctx).runway_tokens);
   CHECK(*quota_of(s.ctx).runway_tokens == std::int64_t(10'000'000 - r.tokens_before));
+  // Nothing was cut, so nothing is kept for the recall loop to answer.
+  CHECK(s.ctx.objects.find<DietResult>()->outcome.result.hidden.empty());
 
   // control_fraction 0: the same history is the treatment, dieted.
   p.control_fraction = 0;
