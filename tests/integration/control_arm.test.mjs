@@ -68,7 +68,7 @@ function usage(file, args = []) {
   return JSON.parse(execFileSync(tokendietBin(), ['usage', '--json', '--ledger', file, ...args], {encoding: 'utf8'}));
 }
 
-test('control_fraction 0.5: the arms split, stay put across requests, a restart and a second process', async () => {
+test('control_fraction 0.5: the arms split, stay put across requests, a restart and a second process', async t => {
   const arms = new Map();
   const first = ledgerOf('first');
   let td = await serve(first);
@@ -81,6 +81,7 @@ test('control_fraction 0.5: the arms split, stay put across requests, a restart 
       }
   } finally { await td.stop(); }
   const control = [...arms.values()].filter(a => a === 'control').length;
+  t.diagnostic(`${control} of ${SESSIONS} sessions in the control arm`);
   assert.ok(control >= 12 && control <= 28, `${control} of ${SESSIONS} sessions in control at 0.5`);
 
   // The ledger rows carry the arm, a session's rows one arm; --compare counts them.
