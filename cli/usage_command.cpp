@@ -11,10 +11,12 @@
 #include "cli/config_file.hpp"
 #include "cli/input_path.hpp"
 #include "cli/terminal_text.hpp"
+#include "cli/usage_compare.hpp"
 #include "config/load.hpp"
 #include "config/match.hpp"
 #include "config/state_paths.hpp"
 #include "cli/commands.hpp"
+#include "ledger/arm_comparison.hpp"
 #include "ledger/ledger_store.hpp"
 #include "ledger/usage_report.hpp"
 
@@ -23,6 +25,7 @@ namespace {
 
 constexpr const char* kSynopsis =
     "usage: tokendiet usage [--since WHEN] [--by GROUP] [--json] [--ledger FILE...] [--config FILE]\n"
+    "       tokendiet usage --compare [--since WHEN] [--json] [--ledger FILE...] [--config FILE]\n"
     "\n"
     "Reports what went through tokendiet, from its usage ledger: per group, the\n"
     "requests, prompt tokens as sent by clients (in), as forwarded (sent) and\n"
@@ -55,6 +58,11 @@ Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
                "fingerprint).")
       ->type_name("GROUP");
   app->add_flag("--json", o.json, "one JSON object instead of the table.");
+  app->add_flag("--compare", o.compare,
+                "the control arm (profiles' control_fraction) against the\n"
+                "treatment, per model and in total, with 95 % intervals\n"
+                "(bootstrap over sessions) and whether the difference is\n"
+                "resolved.");
   app->add_option("--ledger", o.ledgers,
                   "the ledger to read; several (--ledger a.db b.db, or the option\n"
                   "again) are summed together. Default: ledger.path from the\n"
@@ -67,6 +75,8 @@ Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
                "embedded default config.")
       ->type_name("FILE");
   parsed.stop = parse(*app, args);
+  if (!parsed.stop && o.compare && o.by)
+    parsed.stop = usage_error(*app, "--by does not apply to --compare (it compares per model and in total)");
   return parsed;
 }
 
@@ -111,6 +121,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
   // One file named twice (a.db and ./a.db) is read once: its rows are not
   // counted twice.
   std::vector<std::vector<ledger::UsageSums>> per_ledger;
+  std::vector<std::vector<ledger::SessionSums>> per_ledger_sessions;
   std::set<std::pair<dev_t, ino_t>> seen;
   std::vector<std::string> read;
   for (const std::string& path : paths) {
@@ -125,12 +136,21 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
       err << "usage: " << terminal_text(opened.error) << "\n";
       return 1;
     }
-    per_ledger.push_back(opened.store->sums(by, since_ms));
+    if (o.compare)
+      per_ledger_sessions.push_back(opened.store->session_sums(since_ms));
+    else
+      per_ledger.push_back(opened.store->sums(by, since_ms));
     read.push_back(path);
   }
-  ledger::UsageReport report =
-      ledger::build_usage_report(ledger::merge_sums(std::move(per_ledger)), by,
-                                 [&cfg](std::string_view model) { return config::price_for(cfg, model); });
+  const ledger::PriceLookup prices = [&cfg](std::string_view model) { return config::price_for(cfg, model); };
+  if (o.compare) {
+    const ledger::ArmComparison comparison =
+        ledger::compare_arms(ledger::merge_session_sums(std::move(per_ledger_sessions)), prices);
+    out << (o.json ? terminal_json(render_compare_json(comparison, read, since_ms))
+                   : render_compare_table(comparison, read));
+    return 0;
+  }
+  ledger::UsageReport report = ledger::build_usage_report(ledger::merge_sums(std::move(per_ledger)), by, prices);
   report.ledger_paths = std::move(read);
   report.since_ms = since_ms;
   report.now_ms = now_ms;

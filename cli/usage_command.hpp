@@ -18,6 +18,7 @@ struct UsageOptions {
   std::optional<std::string> since, by, config;
   std::vector<std::string> ledgers;  // --ledger, once or more: one per replica
   bool json = false;
+  bool compare = false;  // --compare: the control arm against the treatment (cli/usage_compare.hpp)
 
   bool operator==(const UsageOptions&) const = default;
 };

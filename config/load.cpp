@@ -326,6 +326,7 @@ class Loader {
       if (f.has(key)) d_.error(f.mark_of(key), path + "." + key + ": " + why);
     };
     if (!(p.quota_margin >= 1.0 && p.quota_margin <= 10.0)) bad("quota_margin", "must be between 1 and 10");
+    if (!(p.control_fraction >= 0.0 && p.control_fraction <= 1.0)) bad("control_fraction", "must be between 0 and 1");
     if (p.quota_window_ms < 1) bad("quota_window_ms", "must be at least 1 ms");
     if (p.anonymous_clients != "separate" && p.anonymous_clients != "shared")
       bad("anonymous_clients", "must be separate or shared");

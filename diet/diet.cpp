@@ -10,6 +10,7 @@
 #include "diet/recap_summary.hpp"
 #include "pruning/client_compaction.hpp"
 #include "pruning/reanchor.hpp"
+#include "pruning/rereads.hpp"
 #include "pruning/strategies/recap.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/tokenizer/calibration.hpp"
@@ -169,6 +170,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     const CachedCounter counter(*model_counter, caches.pipeline.counts);
     out.exact = counter.exact();
     const pruning::Counted counted = count_step(request.conversation, counter, caches);
+    out.rereads = pruning::count_rereads(request.conversation);
     // The client's own compaction request goes as it came (F29).
     if (std::string_view pattern = pruning::client_compaction(request.conversation, profile); !pattern.empty()) {
       out.decision = pruning::Decision{};  // mode none, sent now

@@ -79,6 +79,9 @@ struct DietOutcome {
   std::string runway_key;
   std::uint64_t session = 0;
   std::string thinking;
+  // File reads of the newest assistant message re-reading a path the
+  // session read before (pruning/rereads.hpp).
+  std::uint32_t rereads = 0;
   // Why the diet left the request alone although its profile is on ("" it
   // did not): kClientCompaction, kServerHistory.
   std::string_view reason;

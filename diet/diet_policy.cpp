@@ -6,6 +6,7 @@
 
 #include "providers/generation_settings.hpp"
 #include "diet/diet.hpp"
+#include "pruning/control_arm.hpp"
 #include "pruning/session_anchor.hpp"
 
 namespace td::diet {
@@ -39,6 +40,8 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
   in.reserved_output = step.reserved_output;
   in.memory = f.memory;
   in.messages = static_cast<std::uint32_t>(request.conversation.messages.size());
+  // The arm: a function of the session's key, the same on every replica.
+  in.control = pruning::in_control_arm(f.session, profile.control_fraction);
 
   // Each level the policy asks about is pruned once and kept: the one
   // decided is then written as it is.
@@ -80,6 +83,12 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
   Run& chosen = run_at(d.settings.level);
   step.request = chosen.request;
   step.result = std::move(chosen.result);
+  if (!d.settings.write) {
+    // A control-arm request that goes as it came: as for any decision that
+    // does not write, nothing needs archiving or recalling.
+    step.result.archived.clear();
+    step.result.hidden.clear();
+  }
   return step;
 }
 

@@ -57,7 +57,21 @@ struct LedgerRow {
   std::string recovery;
   // The archive entries tokendiet_recall read back, in order (column recalled, schema 4).
   std::vector<std::string> recalled;
-  std::uint32_t recall_rounds = 0;  // continuation rounds those took
+  std::uint32_t recall_rounds = 0;  // continuation rounds those took (stored, schema 7)
+
+  // The control arm and the outcome fields (schema 7; docs/design.md §Ledger
+  // and metrics): the row's arm ("treatment", "control", "shadow"; "" not a
+  // request the diet read), the tokens the diet would have sent (tokens_after
+  // for the treatment; shadow and control sent tokens_before), re-reads
+  // (pruning/rereads.hpp), context-length errors the upstream answered, and
+  // the input as billed priced with the config's prices of the time (cache
+  // reads and writes at theirs; nullopt: no price, or no usage).
+  std::string arm;
+  std::string session_key;  // 16 hex digits of the key the arm was picked by; "" none
+  std::int64_t tokens_diet = 0;
+  std::uint32_t rereads = 0;
+  std::uint32_t context_errors = 0;
+  std::optional<double> input_cost_usd;
 
   std::int64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }
   bool operator==(const LedgerRow&) const = default;

@@ -59,8 +59,9 @@ constexpr const char* kColumns =
     "tokens_before, tokens_after, prompt_tokens, completion_tokens, cached_read_tokens, "
     "cache_write_tokens, reasoning_tokens, usage_present, status, ttfb_ms, total_ms, stream, "
     "strategies, fail_open, bytes_in, bytes_out, recovery, evicted_tasks, recalled, "
-    "survival, wait_ms, quota_group, runway_tokens";
-constexpr int kColumnCount = 31;
+    "survival, wait_ms, quota_group, runway_tokens, arm, session_key, tokens_diet, rereads, recall_rounds, "
+    "context_errors, input_cost_usd";
+constexpr int kColumnCount = 38;
 
 // The columns each schema version after 1 added: migrate() adds them in
 // order, with the value the rows before get (`fill`), and rows_since() reads
@@ -72,7 +73,12 @@ constexpr int kColumnCount = 31;
 //      (docs/design.md §Recall), their ids joined by newlines;
 //   6: survival's report (docs/design.md §Policy): its outcome ("" none), the
 //      time the request was held for the runway, the runway's quota group and
-//      the tokens it had left after the request (NULL: not known).
+//      the tokens it had left after the request (NULL: not known);
+//   7: the control arm and the outcome fields (docs/design.md §Ledger and
+//      metrics): the arm ('' for the rows before: the comparison reads them
+//      as the treatment), the session key that picked it, the tokens the diet would have sent (NULL before:
+//      read as tokens_after), re-reads, recall rounds, context-length errors
+//      and the input as billed, priced (NULL: no price known).
 struct AddedColumn {
   int version;
   const char* name;
@@ -84,7 +90,11 @@ constexpr const char* kInteger = "INTEGER NOT NULL DEFAULT 0";
 constexpr AddedColumn kAddedColumns[] = {{2, "recovery", kText, "''"},           {3, "evicted_tasks", kText, "''"},
                                          {4, "recalled", kText, "''"},           {6, "survival", kText, "''"},
                                          {6, "wait_ms", kInteger, "0"},          {6, "quota_group", kText, "''"},
-                                         {6, "runway_tokens", "INTEGER", "NULL"}};
+                                         {6, "runway_tokens", "INTEGER", "NULL"}, {7, "arm", kText, "''"},
+                                         {7, "session_key", kText, "''"},
+                                         {7, "tokens_diet", "INTEGER", "NULL"},  {7, "rereads", kInteger, "0"},
+                                         {7, "recall_rounds", kInteger, "0"},    {7, "context_errors", kInteger, "0"},
+                                         {7, "input_cost_usd", "REAL", "NULL"}};
 
 // The tables each later schema version added.
 //   5: the recaps a model wrote (ledger_state.cpp), so a restart renders
@@ -320,6 +330,16 @@ void bind_row(sqlite3_stmt* s, int& i, const LedgerRow& r, JoinedTexts& joined) 
     sqlite3_bind_int64(s, ++i, *r.runway_tokens);
   else
     sqlite3_bind_null(s, ++i);
+  bind_text(s, ++i, r.arm);
+  bind_text(s, ++i, r.session_key);
+  sqlite3_bind_int64(s, ++i, r.tokens_diet);
+  sqlite3_bind_int64(s, ++i, r.rereads);
+  sqlite3_bind_int64(s, ++i, r.recall_rounds);
+  sqlite3_bind_int64(s, ++i, r.context_errors);
+  if (r.input_cost_usd)
+    sqlite3_bind_double(s, ++i, *r.input_cost_usd);
+  else
+    sqlite3_bind_null(s, ++i);
 }
 
 }  // namespace
@@ -402,6 +422,15 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
     r.quota_group = text(q, c++);
     if (sqlite3_column_type(q, c) != SQLITE_NULL) r.runway_tokens = sqlite3_column_int64(q, c);
     ++c;
+    r.arm = text(q, c++);
+    r.session_key = text(q, c++);
+    r.tokens_diet = sqlite3_column_type(q, c) == SQLITE_NULL ? r.tokens_after : sqlite3_column_int64(q, c);
+    ++c;
+    r.rereads = static_cast<std::uint32_t>(sqlite3_column_int64(q, c++));
+    r.recall_rounds = static_cast<std::uint32_t>(sqlite3_column_int64(q, c++));
+    r.context_errors = static_cast<std::uint32_t>(sqlite3_column_int64(q, c++));
+    if (sqlite3_column_type(q, c) != SQLITE_NULL) r.input_cost_usd = sqlite3_column_double(q, c);
+    ++c;
     rows.push_back(std::move(r));
   }
   return rows;
@@ -446,6 +475,47 @@ std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms) {
     for (std::int64_t* v :
          {&u.requests, &u.tokens_before, &u.tokens_after, &u.tokens_saved, &u.prompt, &u.completion, &u.cached_read,
           &u.cache_write, &u.reasoning, &u.fail_open, &u.errors, &u.first_ms, &u.last_ms})
+      *v = sqlite3_column_int64(q, c++);
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+std::vector<SessionSums> LedgerStore::session_sums(std::int64_t since_ms) {
+  // Older files (opened read-only, so not migrated) lack the later columns.
+  const int version = schema_version();
+  auto col = [&](std::string_view name) {
+    for (const AddedColumn& c : kAddedColumns)
+      if (c.name == name && version < c.version) return std::string(c.fill);
+    return std::string(name);
+  };
+  const std::string arm = col("arm"), key = col("session_key"), cost = col("input_cost_usd");
+  const std::string sql =
+      "SELECT CASE WHEN " + key + " != '' THEN 'k:' || " + key +
+      " WHEN session != '' THEN 's:' || session ELSE 'r:' || id END, model, "
+      "CASE WHEN " + arm + " = 'control' THEN 'control' ELSE 'treatment' END, COUNT(*), "
+      "TOTAL(" + cost + "), SUM(" + cost + " IS NULL AND usage_present), "
+      "SUM(CASE WHEN " + cost + " IS NULL THEN prompt_tokens ELSE 0 END), "
+      "SUM(CASE WHEN " + cost + " IS NULL THEN cached_read_tokens ELSE 0 END), "
+      "SUM(CASE WHEN " + cost + " IS NULL THEN cache_write_tokens ELSE 0 END), "
+      "SUM(" + col("rereads") + "), SUM(" + col("recall_rounds") + "), SUM(" + col("context_errors") +
+      "), SUM(status = 429) FROM requests WHERE time_ms >= ? AND model != '' AND " + arm +
+      " != 'shadow' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
+  Stmt s(db_, sql.c_str());
+  std::vector<SessionSums> out;
+  if (!s) return out;
+  sqlite3_bind_int64(s.get(), 1, since_ms);
+  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+    sqlite3_stmt* q = s.get();
+    SessionSums u;
+    int c = 0;
+    u.unit = text(q, c++);
+    u.model = text(q, c++);
+    u.arm = text(q, c++);
+    u.requests = sqlite3_column_int64(q, c++);
+    u.cost_usd = sqlite3_column_double(q, c++);
+    for (std::int64_t* v : {&u.unpriced, &u.prompt, &u.cached_read, &u.cache_write, &u.rereads, &u.recall_rounds,
+                            &u.context_errors, &u.rate_limited})
       *v = sqlite3_column_int64(q, c++);
     out.push_back(std::move(u));
   }

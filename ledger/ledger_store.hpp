@@ -26,8 +26,9 @@ namespace td::ledger {
 
 // PRAGMA user_version of the schema this build writes. Bump it with a
 // migration step in ledger_store.cpp whenever a table changes.
-inline constexpr int kLedgerSchemaVersion = 6;  // 2: the recovery column; 3: evicted_tasks; 4: recalled;
-                                                // 5: the recap_summaries table; 6: survival's columns
+inline constexpr int kLedgerSchemaVersion = 7;  // 2: the recovery column; 3: evicted_tasks; 4: recalled;
+                                                // 5: the recap_summaries table; 6: survival's columns;
+                                                // 7: the arm and the outcome fields
 
 // The estimator's correction for one model: upstream prompt tokens divided by
 // our estimate, averaged over `samples` requests.
@@ -63,6 +64,22 @@ struct UsageSums {
   std::int64_t first_ms = 0, last_ms = 0;
 };
 
+// One session's rows of one model in one arm, summed, for `tokendiet usage
+// --compare` (ledger/arm_comparison.hpp). Shadow rows are left out: a shadow
+// profile is no experiment.
+struct SessionSums {
+  std::string unit;  // the session: "k:" its key, else "s:" its id, else "r:" the row alone
+  std::string model;
+  std::string arm;  // "control", or "treatment" (also the rows before the arm was stored)
+  std::int64_t requests = 0;
+  double cost_usd = 0;  // the input of the rows priced when written
+  // Rows with usage not priced when written, and their billed input, for a
+  // price now.
+  std::int64_t unpriced = 0, prompt = 0, cached_read = 0, cache_write = 0;
+  std::int64_t rereads = 0, recall_rounds = 0, context_errors = 0, rate_limited = 0;  // rate_limited: status 429
+  bool operator==(const SessionSums&) const = default;
+};
+
 class LedgerStore {
  public:
   enum class Access { ReadWrite, ReadOnly };
@@ -90,6 +107,10 @@ class LedgerStore {
 
   // Sums per (group, model) over rows with time_ms >= since_ms.
   std::vector<UsageSums> sums(GroupBy by, std::int64_t since_ms);
+
+  // Sums per (session, model, arm) over rows with time_ms >= since_ms
+  // that name a model, shadow rows left out.
+  std::vector<SessionSums> session_sums(std::int64_t since_ms);
 
   std::vector<CalibrationEntry> load_calibration();
   // Upserts every entry in one transaction; "" on success.

@@ -26,6 +26,7 @@ Decision decide(const Counted&, const Profile& profile) {
   if (!profile.enabled) return d;
   d.mode = Mode::Standard;
   d.settings.write = !profile.shadow;
+  if (profile.shadow) d.arm = Arm::Shadow;
   return d;
 }
 
@@ -33,12 +34,34 @@ Mode reported_mode(Mode decided, bool tombstones_written) {
   return decided == Mode::Standard && tombstones_written ? Mode::Semantic : decided;
 }
 
-Decision decide(const PolicyInput& in, const LevelTokens& tokens_at) {
+Decision decide(const PolicyInput& in, const LevelTokens& diet_tokens_at) {
   const Profile& p = *in.profile;
   Decision d = decide(*in.counted, p);
   d.memory = in.memory;
-  const Runway& rw = in.runway;
   if (d.mode == Mode::None || !d.settings.write) return d;
+  if (in.control) {
+    // The control arm: its diet's level is the request as sent, so the
+    // runway is asked for what really goes; survival and recovery's memory
+    // still cut (they keep the session alive), and then it is written.
+    d.arm = Arm::Control;
+    const LevelTokens as_sent = [&](Level l) {
+      LevelCut cut = diet_tokens_at(l);
+      if (l == Level::Standard) cut.tokens = in.counted->total;
+      return cut;
+    };
+    PolicyInput treated = in;
+    treated.control = false;
+    Decision c = decide(treated, as_sent);
+    c.arm = Arm::Control;
+    if (c.settings.level == Level::Standard) {
+      c.settings.write = false;  // sent as it came; the pipeline's result is what the diet would have sent
+      c.lower_thinking = false;
+      c.memory.thinking_lowered = false;
+    }
+    return c;
+  }
+  const LevelTokens& tokens_at = diet_tokens_at;
+  const Runway& rw = in.runway;
   // A session that overflowed: the first level under what its retry fitted in.
   Level floor = Level::Standard;
   if (in.memory.fit_tokens)

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "pruning/control_arm.hpp"
 #include "pruning/mode.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/runway.hpp"
@@ -115,6 +116,8 @@ struct PolicyInput {
   double reserved_output = 0;  // the output cap the provider reserves at admission
   std::uint32_t messages = 0;  // messages in the history
   SessionMemory memory;
+  // The session is in the profile's control arm (control_arm.hpp).
+  bool control = false;
 };
 
 struct Decision {
@@ -126,6 +129,7 @@ struct Decision {
   RunwayAsk ask;         // what the request takes from the runway when sent (0: nothing)
   Runway::Left left;     // the runway after it (unknown: 0, 0)
   SessionMemory memory;  // the session's memory after this request
+  Arm arm = Arm::Treatment;
 };
 
 // The request at a level, after the pipeline ran at it: the caller runs the
@@ -137,7 +141,12 @@ struct LevelCut {
 using LevelTokens = std::function<LevelCut(Level)>;
 
 // The policy:
-//   - disabled -> None; shadow -> Standard, written nowhere, nothing else;
+//   - disabled -> None; shadow -> Standard, written nowhere, nothing else
+//     (arm Shadow);
+//   - a control-arm session (arm Control): decided as below with the
+//     request as sent in place of the diet's level, and written only when
+//     survival or recovery's memory cut it (a harder level); otherwise sent
+//     as it came (the diet's figures reported), thinking never lowered;
 //   - otherwise Standard, written, and with a known runway:
 //     - thinking lowered while the runway left is under the threshold
 //       (restored once it is back over twice that: never flips each request);

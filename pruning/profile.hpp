@@ -22,6 +22,9 @@ struct Profile {
   std::vector<std::string> models = {"*"};  // globs on the request's model
   bool enabled = true;                      // false: forward untouched
   bool shadow = false;                      // compute savings, change nothing
+  // The control arm (control_arm.hpp): this share of sessions (0..1) goes
+  // untouched, the diet run in shadow, for `tokendiet usage --compare`.
+  double control_fraction = 0;
 
   // Usage: ask OpenAI streams for usage and splice it back out (docs/design.md §Principles (1)).
   bool stream_usage = true;
@@ -322,6 +325,7 @@ struct Profile {
     v("models", models);
     v("enabled", enabled);
     v("shadow", shadow);
+    v("control_fraction", control_fraction);
     v("stream_usage", stream_usage);
     v("window_turns", window_turns);
     v("keep_tool_uses", keep_tool_uses);

@@ -34,9 +34,14 @@ void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOut
       .reason = outcome.reason,
       .profile = std::string(outcome.profile_name()),
       .tokens_before = outcome.result.tokens_before,
-      .tokens_after = outcome.result.tokens_after,
+      // What went upstream: the diet's tokens only when it wrote the request.
+      .tokens_after = outcome.decision.settings.write ? outcome.result.tokens_after : outcome.result.tokens_before,
       .strategies = std::move(outcome.result.fired),  // the report is where they are read
       .thinking = outcome.fail_open ? std::string() : std::move(outcome.thinking),
+      .arm = outcome.decision.arm,
+      .tokens_diet = outcome.result.tokens_after,
+      .rereads = outcome.rereads,
+      .session_key = outcome.session,
   });
   if (outcome.fail_open) ctx.mark_fail_open(outcome.error);
   const bool tombstoned = outcome.tombstoned(), written = outcome.rewritten;

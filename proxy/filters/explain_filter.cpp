@@ -15,6 +15,12 @@ void ExplainFilter::response_head_filter(RequestContext& ctx, HeaderMap& headers
   headers.set("x-tokendiet-mode", pruning::mode_name(diet->mode));
   headers.set("x-tokendiet-tokens-before", std::to_string(diet->tokens_before));
   headers.set("x-tokendiet-tokens-after", std::to_string(diet->tokens_after));
+  // A shadow profile or a control-arm session sent the request as it came:
+  // the arm says so, and what the diet would have sent is a header of its own.
+  if (diet->arm != pruning::Arm::Treatment) {
+    headers.set("x-tokendiet-arm", pruning::arm_name(diet->arm));
+    headers.set("x-tokendiet-tokens-diet", std::to_string(diet->tokens_diet));
+  }
   if (!diet->strategies.empty()) headers.set("x-tokendiet-strategies", pruning::join_names(diet->strategies));
   if (const QuotaReport* quota = ctx.objects.find<QuotaReport>()) {
     if (!quota->survival.empty()) headers.set("x-tokendiet-survival", quota->survival);

@@ -1,7 +1,10 @@
 #include "proxy/filters/ledger_filter.hpp"
 
 #include <cmath>
+#include <cstdio>
 
+#include "config/match.hpp"
+#include "ledger/usage_report.hpp"
 #include "proxy/reports/reports.hpp"
 #include "proxy/telemetry/process_state.hpp"
 #include "pruning/mode.hpp"
@@ -26,7 +29,7 @@ std::int64_t to_i64(std::uint64_t v) {
 
 }  // namespace
 
-ledger::LedgerRow ledger_row(const RequestContext& ctx) {
+ledger::LedgerRow ledger_row(const RequestContext& ctx, const config::Config* config) {
   ledger::LedgerRow r;
   r.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.wall_start.time_since_epoch()).count();
   r.request_id = std::to_string(ctx.request_id);
@@ -41,6 +44,14 @@ ledger::LedgerRow ledger_row(const RequestContext& ctx) {
     r.tokens_before = to_i64(diet->tokens_before);
     r.tokens_after = to_i64(diet->tokens_after);
     r.strategies.assign(diet->strategies.begin(), diet->strategies.end());
+    r.arm = pruning::arm_name(diet->arm);
+    r.tokens_diet = to_i64(diet->tokens_diet);
+    r.rereads = diet->rereads;
+    if (diet->session_key) {
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(diet->session_key));
+      r.session_key = hex;
+    }
   }
   if (const BilledUsage* billed = ctx.objects.find<BilledUsage>()) {
     const providers::Usage& u = billed->usage;
@@ -50,6 +61,9 @@ ledger::LedgerRow ledger_row(const RequestContext& ctx) {
     r.cache_write_tokens = to_i64(u.cache_write);
     r.reasoning_tokens = to_i64(u.reasoning);
     r.usage_present = u.present;
+    if (const config::Price* price = config && u.present ? config::price_for(*config, ctx.model) : nullptr)
+      r.input_cost_usd =
+          ledger::actual_cost_usd(*price, r.prompt_tokens, r.cached_read_tokens, r.cache_write_tokens, 0);
   }
   r.status = static_cast<int>(ctx.status);
   r.ttfb_ms = ctx.ttfb_ms < 0 ? -1 : std::llround(ctx.ttfb_ms);
@@ -65,7 +79,13 @@ ledger::LedgerRow ledger_row(const RequestContext& ctx) {
     r.runway_tokens = quota->runway_tokens;
   }
   r.wait_ms = ctx.delay_upstream.count();
-  if (const RecoveryReport* recovery = ctx.objects.find<RecoveryReport>()) r.recovery = recovery->outcome;
+  // Context-length errors the upstream answered: the one recovery saw (the
+  // failure phase), and the final answer's when it is another one (a retry's).
+  const RecoveryReport* recovery = ctx.objects.find<RecoveryReport>();
+  if (recovery) r.recovery = recovery->outcome;
+  const BilledUsage* final_answer = ctx.objects.find<BilledUsage>();
+  const bool final_overflow = final_answer && final_answer->context_length_exceeded;
+  r.context_errors = (recovery ? 1 : 0) + (final_overflow && (!recovery || recovery->outcome == "retried") ? 1 : 0);
   if (const RecallReport* recall = ctx.objects.find<RecallReport>()) {
     r.recalled = recall->recalled;
     r.recall_rounds = recall->rounds;
@@ -79,7 +99,7 @@ FilterResult LedgerFilter::request_filter(RequestContext& ctx, HeaderMap&) {
 }
 
 void LedgerFilter::logging(const RequestContext& ctx) {
-  ledger::LedgerRow row = ledger_row(ctx);
+  ledger::LedgerRow row = ledger_row(ctx, config_.get());
   process_.metrics().record(row);
   if (ledger::Ledger* ledger = process_.ledger()) {
     ledger->submit(std::move(row));

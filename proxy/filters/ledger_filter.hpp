@@ -6,6 +6,9 @@
 // writer thread, and the metrics are atomics.
 #pragma once
 
+#include <memory>
+
+#include "config/config.hpp"
 #include "proxy/phases/filter.hpp"
 #include "ledger/ledger_row.hpp"
 
@@ -16,7 +19,9 @@ class ProcessState;
 class LedgerFilter : public Filter {
  public:
   // Rows go to telemetry.ledger() when one is open; metrics are always kept.
-  explicit LedgerFilter(ProcessState& process) : process_(process) {}
+  // `config` prices each row's input as billed (none: unpriced).
+  explicit LedgerFilter(ProcessState& process, std::shared_ptr<const config::Config> config = nullptr)
+      : process_(process), config_(std::move(config)) {}
   std::string_view name() const override { return "ledger"; }
 
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
@@ -24,9 +29,11 @@ class LedgerFilter : public Filter {
 
  private:
   ProcessState& process_;
+  std::shared_ptr<const config::Config> config_;
 };
 
-// The ledger row for a finished request.
-ledger::LedgerRow ledger_row(const RequestContext& ctx);
+// The ledger row for a finished request; its input priced by `config`'s
+// prices when given.
+ledger::LedgerRow ledger_row(const RequestContext& ctx, const config::Config* config = nullptr);
 
 }  // namespace td::proxy

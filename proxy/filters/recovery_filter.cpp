@@ -132,6 +132,7 @@ RetryDecision RecoveryFilter::upstream_failure_filter(RequestContext& ctx, const
   // The retry is what went upstream: the diet's report says so.
   if (DietReport* diet = ctx.objects.find<DietReport>()) {
     diet->tokens_after = r.tokens_after;
+    if (diet->arm == pruning::Arm::Treatment) diet->tokens_diet = r.tokens_after;  // the diet's figure is the retry's
     diet->strategies = std::move(r.fired);
   }
   return RetryDecision::retry;

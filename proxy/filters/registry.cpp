@@ -39,7 +39,7 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // Usage ledger row + /metrics in the logging phase. Before the diet so its
   // request phase (the in-flight gauge) sees every request; it has no body
   // hooks, so the diet still sees the request body first.
-  filters.push_back(std::make_unique<LedgerFilter>(process_state()));
+  filters.push_back(std::make_unique<LedgerFilter>(process_state(), std::make_shared<const config::Config>(config)));
   // GET /v1/tokendiet/archive/<id>: answered here, read on the archive's thread.
   filters.push_back(
       std::make_unique<ArchiveFilter>([] { return process_state().archive(); }, &process_state().archive_thread()));

@@ -65,8 +65,10 @@ diet::PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
 RunwayAccount PolicyState::admit(RequestContext& ctx, const pruning::Profile& profile,
                                  const diet::DietOutcome& diet) const {
   RunwayAccount a;
-  if (!enabled() || diet.runway_key.empty() || !diet.parsed || diet.fail_open || !diet.decision.settings.write)
-    return a;
+  // A control-arm session's request goes too, untouched or cut by survival:
+  // its runway counts it, so survival keeps protecting it.
+  const bool sent_by_policy = diet.decision.settings.write || diet.decision.arm == pruning::Arm::Control;
+  if (!enabled() || diet.runway_key.empty() || !diet.parsed || diet.fail_open || !sent_by_policy) return a;
   const pruning::Decision& d = diet.decision;
   a.active = true;
   a.provider = ctx.provider;

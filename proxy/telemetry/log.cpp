@@ -187,6 +187,10 @@ LogLine access_line(const RequestContext& ctx) {
     if (!diet->reason.empty()) l.str("mode_reason", diet->reason);
     if (diet->tokens_before || diet->tokens_after)
       l.num("tokens_before", diet->tokens_before).num("tokens_after", diet->tokens_after);
+    // Shadow and control sent the request as it came: what the diet would have sent.
+    if (diet->arm != pruning::Arm::Treatment)
+      l.str("arm", pruning::arm_name(diet->arm)).num("tokens_diet", diet->tokens_diet);
+    if (diet->rereads) l.num("rereads", std::uint64_t(diet->rereads));
     if (!diet->strategies.empty()) l.str("strategies", pruning::join_names(diet->strategies));
   }
   if (eviction && !eviction->evicted_tasks.empty()) l.strs("evicted_tasks", eviction->evicted_tasks);

@@ -23,6 +23,8 @@ constexpr std::array<std::string_view, 4> kModes = {"none", "standard", "surviva
 constexpr std::array<std::string_view, 4> kSurvivalOutcomes = {"compressed", "waited", "rejected", "too_large"};
 // Context-overflow recovery's outcomes (proxy/filters/recovery_filter.hpp).
 constexpr std::array<std::string_view, 2> kRecoveryOutcomes = {"retried", "no_fit"};
+// The arms (pruning/control_arm.hpp), as the ledger's arm column names them.
+constexpr std::array<std::string_view, 3> kArms = {"treatment", "control", "shadow"};
 
 template <std::size_t N>
 std::size_t index_of(const std::array<std::string_view, N>& names, std::string_view name) {
@@ -136,6 +138,8 @@ struct Metrics::ModelSeries {
   std::atomic<std::uint64_t> wait_ms{0};
   std::array<std::atomic<std::uint64_t>, kRecoveryOutcomes.size()> recovery{};
   std::atomic<std::uint64_t> recalls{0}, recall_rounds{0};
+  std::array<std::atomic<std::uint64_t>, kArms.size()> by_arm{}, diet_saved{};
+  std::atomic<std::uint64_t> rereads{0}, context_errors{0};
   LatencyHistogram total{kTotalBoundsMs};
   LatencyHistogram ttfb{kTtfbBoundsMs};
 };
@@ -174,6 +178,14 @@ void Metrics::record(const ledger::LedgerRow& row) {
     s.recovery[o].fetch_add(1, relaxed);
   if (!row.recalled.empty()) s.recalls.fetch_add(row.recalled.size(), relaxed);
   if (row.recall_rounds) s.recall_rounds.fetch_add(row.recall_rounds, relaxed);
+  if (std::size_t a = index_of(kArms, row.arm); a < kArms.size()) {
+    s.by_arm[a].fetch_add(1, relaxed);
+    // What the diet would have saved, sent or not (tokens_saved_total counts what was).
+    if (row.tokens_before > row.tokens_diet)
+      s.diet_saved[a].fetch_add(clamp_u(row.tokens_before - row.tokens_diet), relaxed);
+  }
+  if (row.rereads) s.rereads.fetch_add(row.rereads, relaxed);
+  if (row.context_errors) s.context_errors.fetch_add(row.context_errors, relaxed);
   if (row.runway_tokens && !row.quota_group.empty()) {
     key.resize(row.provider.size() + 1);  // "provider <US>" again
     key += row.quota_group;
@@ -231,8 +243,14 @@ std::string Metrics::render() const {
       {"tokendiet_tokens_in_total", &ModelSeries::tokens_in,
        "Prompt tokens as clients sent them (tokendiet's count, before pruning)."},
       {"tokendiet_tokens_sent_total", &ModelSeries::tokens_sent,
-       "Prompt tokens forwarded upstream (tokendiet's count, after pruning)."},
-      {"tokendiet_tokens_saved_total", &ModelSeries::tokens_saved, "Prompt tokens pruning removed (in minus sent)."},
+       "Prompt tokens forwarded upstream (tokendiet's count, after pruning; shadow and control: as the client sent "
+       "them)."},
+      {"tokendiet_tokens_saved_total", &ModelSeries::tokens_saved,
+       "Prompt tokens pruning removed from what went upstream (in minus sent)."},
+      {"tokendiet_rereads_total", &ModelSeries::rereads,
+       "File reads of a path the session had already read (counted in each request's newest assistant message)."},
+      {"tokendiet_context_errors_total", &ModelSeries::context_errors,
+       "Context-length errors the upstream answered (recovered or not)."},
       {"tokendiet_upstream_prompt_tokens_total", &ModelSeries::prompt,
        "Prompt tokens the upstream billed, cache reads and writes included."},
       {"tokendiet_upstream_completion_tokens_total", &ModelSeries::completion,
@@ -286,6 +304,14 @@ std::string Metrics::render() const {
            "Context-overflow recovery after an upstream context-length error: retried (sent once more, "
            "compressed to fit), no_fit (no level fits: the upstream's error relayed).",
            "outcome", kRecoveryOutcomes, &ModelSeries::recovery);
+  per_name("tokendiet_arm_requests_total",
+           "Requests the diet read, by arm: treatment (dieted), control (a control-arm session, sent as it came "
+           "unless survival or recovery cut it), shadow (a shadow profile, sent as it came).",
+           "arm", kArms, &ModelSeries::by_arm);
+  per_name("tokendiet_diet_tokens_saved_total",
+           "Prompt tokens the diet removed or would have removed, by arm (control and shadow: computed, not sent; "
+           "the treatment's equal tokendiet_tokens_saved_total's share of it).",
+           "arm", kArms, &ModelSeries::diet_saved);
   header(out, "tokendiet_runway_tokens", "gauge",
          "Tokens the tightest per-minute limit of a provider and quota group held after its latest request.");
   runways_.for_each([&](std::string_view key, const RunwaySeries& g) {

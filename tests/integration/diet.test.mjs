@@ -81,7 +81,12 @@ test('a disabled profile forwards the bytes as sent; shadow mode too, and still 
       assert.equal(sent, body, `${mode}: the body changed`);
       const log = await logLine(td);
       assert.equal(log.mode, mode);
-      if (mode === 'standard') assert.ok(log.tokens_after < log.tokens_before, JSON.stringify(log));
+      // Shadow: what went upstream is the request as sent; what the diet would have sent apart.
+      if (mode === 'standard') {
+        assert.equal(log.arm, 'shadow');
+        assert.equal(log.tokens_after, log.tokens_before, JSON.stringify(log));
+        assert.ok(log.tokens_diet < log.tokens_before, JSON.stringify(log));
+      }
     } finally { await td.stop(); }
   }
 });

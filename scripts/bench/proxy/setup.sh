@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Install what bench.sh needs: nginx with the Lua module (the fake upstream and the floor),
-# wrk, curl, python3, valgrind (instruction counts), Node.js, and the Portkey gateway (pinned in portkey/package-lock.json).
+# wrk, curl, python3, valgrind (instruction counts), time (GNU time: peak memory, scripts/bench/usage_compare.sh),
+# sqlite3, Node.js, and the Portkey gateway (pinned in portkey/package-lock.json).
 # Idempotent. Note: on a systemd machine the Debian nginx package starts the system nginx
 # on :80; the bench does not use it (it runs its own nginx instances with their own configs).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 need=()
-for p in nginx libnginx-mod-http-lua wrk curl python3 valgrind nodejs npm; do
+for p in nginx libnginx-mod-http-lua wrk curl python3 valgrind time sqlite3 nodejs npm; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 # nodejs/npm may come from elsewhere (nvm, NodeSource): accept any node >= 18 on PATH

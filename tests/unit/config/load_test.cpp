@@ -191,6 +191,10 @@ TEST_CASE("the policy's keys out of range, each at its key") {
   expect_one_error("profiles:\n  - name: q\n    quota_margin: 0.5\n", 3, 19,
                    "profiles[0].quota_margin: must be between 1 and 10");
   expect_one_error("profiles:\n  - name: q\n    quota_window_ms: 0\n", 3, 22, "quota_window_ms: must be at least 1 ms");
+  expect_one_error("profiles:\n  - name: q\n    control_fraction: 1.5\n", 3, 23,
+                   "profiles[0].control_fraction: must be between 0 and 1");
+  expect_one_error("profiles:\n  - name: q\n    control_fraction: -0.1\n", 3, 23,
+                   "control_fraction: must be between 0 and 1");
   expect_one_error("profiles:\n  - name: q\n    thinking_budget_runway_fraction: 2\n", 3, 38,
                    "thinking_budget_runway_fraction: must be between 0 and 1");
   expect_one_error("profiles:\n  - name: q\n    thinking_budget_effort: turbo\n", 3, 29,

@@ -36,6 +36,13 @@ void run_sql(const std::string& path, const char* sql) {
   sqlite3_close(db);
 }
 
+// The columns schema 7 added, dropped: a file as schema 6 wrote it.
+#define TD_DROP_SCHEMA_7                                                                               \
+  "ALTER TABLE requests DROP COLUMN input_cost_usd; ALTER TABLE requests DROP COLUMN context_errors; " \
+  "ALTER TABLE requests DROP COLUMN recall_rounds; ALTER TABLE requests DROP COLUMN rereads; "         \
+  "ALTER TABLE requests DROP COLUMN tokens_diet; ALTER TABLE requests DROP COLUMN session_key; "       \
+  "ALTER TABLE requests DROP COLUMN arm; "
+
 unsigned mode_of(const std::string& path) {
   struct stat st {};
   REQUIRE(stat(path.c_str(), &st) == 0);
@@ -209,7 +216,7 @@ TEST_CASE("schema 2: the row keeps recovery's outcome; a schema 1 file is migrat
   opened.store.reset();
 
   // The same file as schema 1 wrote it: no recovery column.
-  run_sql(path,
+  run_sql(path, TD_DROP_SCHEMA_7
           "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
           "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
           "ALTER TABLE requests DROP COLUMN recalled; ALTER TABLE requests DROP COLUMN evicted_tasks; "
@@ -293,7 +300,7 @@ TEST_CASE("schema 6: survival's outcome, wait, quota group and runway kept; a sc
   opened.store.reset();
 
   // The file as schema 5 wrote it.
-  run_sql(path,
+  run_sql(path, TD_DROP_SCHEMA_7
           "ALTER TABLE requests DROP COLUMN runway_tokens; ALTER TABLE requests DROP COLUMN quota_group; "
           "ALTER TABLE requests DROP COLUMN wait_ms; ALTER TABLE requests DROP COLUMN survival; "
           "PRAGMA user_version = 5");
@@ -315,4 +322,97 @@ TEST_CASE("schema 6: survival's outcome, wait, quota group and runway kept; a sc
   REQUIRE(rows.size() == 3);
   CHECK_FALSE(rows[0].runway_tokens.has_value());  // the old row: not known
   CHECK(rows[1] == held);                          // the new one (same time, later id)
+}
+
+TEST_CASE("schema 7: the arm and the outcome fields kept; a schema-6 file read and migrated, rows kept") {
+  TempDir tmp;
+  const std::string path = tmp.file("usage.db");
+  auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE_MESSAGE(opened.store, opened.error);
+  LedgerRow control = sample_row(1);
+  control.arm = "control";
+  control.session_key = "00112233445566ff";
+  control.tokens_diet = 321;
+  control.rereads = 2;
+  control.recall_rounds = 3;
+  control.context_errors = 1;
+  control.input_cost_usd = 0.001234;
+  LedgerRow unpriced = sample_row(2);
+  unpriced.input_cost_usd.reset();
+  REQUIRE(opened.store->insert(std::vector{control, unpriced}).empty());
+  auto rows = opened.store->rows_since(0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0] == control);
+  CHECK(rows[1] == unpriced);
+  CHECK(query_text(path,
+                   "SELECT arm || ',' || tokens_diet || ',' || rereads || ',' || recall_rounds || ',' || "
+                   "context_errors FROM requests ORDER BY id LIMIT 1") == "control,321,2,3,1");
+  CHECK(query_text(path, "SELECT input_cost_usd IS NULL FROM requests ORDER BY id") == "0|1");
+  opened.store.reset();
+
+  // The file as schema 6 wrote it: read as it is, then migrated.
+  run_sql(path, TD_DROP_SCHEMA_7 "PRAGMA user_version = 6");
+  auto ro = LedgerStore::open(path, LedgerStore::Access::ReadOnly);
+  REQUIRE_MESSAGE(ro.store, ro.error);
+  rows = ro.store->rows_since(0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].arm.empty());
+  CHECK(rows[0].tokens_diet == control.tokens_after);  // the diet's tokens were the ones sent
+  CHECK(rows[0].rereads == 0);
+  CHECK_FALSE(rows[0].input_cost_usd.has_value());
+  CHECK(rows[0].runway_tokens == control.runway_tokens);  // the columns before them still read right
+  const auto sums = ro.store->session_sums(0);
+  REQUIRE(sums.size() == 2);
+  CHECK(sums[0].arm == "treatment");  // rows before the arm was stored
+  CHECK(sums[0].unit == "s:" + control.session);
+  ro.store.reset();
+  auto migrated = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE_MESSAGE(migrated.store, migrated.error);
+  CHECK(migrated.store->schema_version() == kLedgerSchemaVersion);
+  REQUIRE(migrated.store->insert(std::vector{control}).empty());
+  rows = migrated.store->rows_since(0);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].tokens_diet == control.tokens_after);  // ordered by time: the old row, the new one, then
+  CHECK(rows[1] == control);
+  CHECK(rows[2] == [&] {
+    LedgerRow r = unpriced;  // what schema 6 did not store
+    r.tokens_diet = r.tokens_after;
+    r.rereads = 0;
+    r.recall_rounds = 0;
+    r.context_errors = 0;
+    r.arm.clear();
+    r.session_key.clear();
+    return r;
+  }());
+}
+
+TEST_CASE("session sums: per session (its key, else its id, else the row), model and arm; shadow rows left out") {
+  TempDir tmp;
+  const std::string path = tmp.file("usage.db");
+  auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE_MESSAGE(opened.store, opened.error);
+  auto row = [](int i, std::string arm, std::string key, std::string session) {
+    LedgerRow r = sample_row(i);
+    r.arm = std::move(arm);
+    r.session_key = std::move(key);
+    r.session = std::move(session);
+    r.rereads = i;
+    r.recall_rounds = 1;
+    r.context_errors = i == 2;
+    r.status = i == 3 ? 429 : 200;
+    r.input_cost_usd = i == 4 ? std::optional<double>() : std::optional<double>(0.5);
+    return r;
+  };
+  REQUIRE(
+      opened.store
+          ->insert(std::vector{row(1, "control", "aa", "x"), row(2, "control", "aa", "y"),
+                               row(3, "treatment", "", "s1"), row(4, "treatment", "", ""), row(5, "shadow", "bb", "")})
+          .empty());
+  const auto sums = opened.store->session_sums(0);
+  REQUIRE(sums.size() == 3);
+  CHECK(sums[0] == SessionSums{"k:aa", "gpt-4o", "control", 2, 1.0, 0, 0, 0, 0, 3, 2, 1, 0});
+  const LedgerRow alone = sample_row(4);
+  CHECK(sums[1] == SessionSums{"r:4", "gpt-4o", "treatment", 1, 0.0, 1, alone.prompt_tokens, alone.cached_read_tokens,
+                               alone.cache_write_tokens, 4, 1, 0, 0});
+  CHECK(sums[2] == SessionSums{"s:s1", "gpt-4o", "treatment", 1, 0.5, 0, 0, 0, 0, 3, 1, 0, 1});
 }

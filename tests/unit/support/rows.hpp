@@ -39,6 +39,13 @@ inline ledger::LedgerRow sample_row(int i, std::string model = "gpt-4o") {
     r.quota_group = "team-" + std::to_string(i);
     r.runway_tokens = i % 4 == 0 ? 0 : 12'000 - i;  // 0 is a value, not "none"
   }
+  r.arm = i % 4 == 1 ? "control" : "treatment";  // the arm and the outcome fields (schema 7)
+  r.session_key = "00000000000000a" + std::to_string(i % 10);
+  r.tokens_diet = 500 + i;
+  r.rereads = static_cast<std::uint32_t>(i % 3);
+  r.recall_rounds = static_cast<std::uint32_t>(i % 2);
+  r.context_errors = i % 7 == 6;
+  if (i % 3 != 1) r.input_cost_usd = 0.25 * i + 0.125;
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include "config/config.hpp"
 #include "diet_chain.hpp"
 #include "filter_reports.hpp"
+#include "proxy/filters/diet_result.hpp"
 #include "proxy/phases/header_map.hpp"
 #include "trajectory_body.hpp"
 
@@ -269,4 +270,56 @@ TEST_CASE("diet policy: two anonymous conversations draw on two runways; anonymo
     }
     CHECK(*quota_of(a2.ctx).runway_tokens < *quota_of(a.ctx).runway_tokens - ask_a / 2);
   }
+}
+
+TEST_CASE(
+    "diet policy: control_fraction 1 sends every session untouched, reports the diet, and asks the runway for "
+    "what went") {
+  const std::string body = trajectory_body("mini-swe-agent-12.json");
+  const std::uint64_t tokens = diet_tokens(body);
+  auto p = quota(10'000'000);
+  p.quota_window_ms = 86'400'000;
+  p.control_fraction = 1.0;
+  Proxy proxy(p);
+  Proxy::Sent s = proxy.send(body);
+  CHECK_FALSE(s.answer.has_value());
+  CHECK(s.body == body);  // byte for byte
+  const DietReport r = diet_report(s.ctx);
+  CHECK(r.arm == td::pruning::Arm::Control);
+  CHECK(r.tokens_after == r.tokens_before);  // what went upstream
+  CHECK(r.tokens_diet == tokens);            // what the diet would have sent
+  CHECK(r.tokens_diet < r.tokens_before);
+  CHECK(r.session_key != 0);
+  REQUIRE(quota_of(s.ctx).runway_tokens);
+  CHECK(*quota_of(s.ctx).runway_tokens == std::int64_t(10'000'000 - r.tokens_before));
+  // Nothing was cut, so nothing is kept for the recall loop to answer.
+  CHECK(s.ctx.objects.find<DietResult>()->outcome.result.hidden.empty());
+
+  // control_fraction 0: the same history is the treatment, dieted.
+  p.control_fraction = 0;
+  Proxy treated(p);
+  Proxy::Sent t = treated.send(body);
+  CHECK(diet_report(t.ctx).arm == td::pruning::Arm::Treatment);
+  CHECK(diet_report(t.ctx).tokens_after == tokens);
+  CHECK(diet_report(t.ctx).tokens_diet == tokens);
+  CHECK(t.body != body);
+}
+
+TEST_CASE("diet policy: a control session whose request as sent outruns the runway is cut by survival") {
+  const std::string body = trajectory_body("mini-swe-agent-12.json");
+  const std::uint64_t tokens = diet_tokens(body);
+  Proxy probe{td::pruning::Profile{}};
+  const std::uint64_t sent = diet_report(probe.send(body).ctx).tokens_before;
+  // Room for the diet's tokens with the margin, not for the request as sent.
+  auto p = quota(std::uint64_t(double(tokens) * 1.3));
+  REQUIRE(double(sent) * 1.2 > double(p.tpm_limit));
+  p.quota_window_ms = 86'400'000;
+  p.control_fraction = 1.0;
+  Proxy proxy(p);
+  Proxy::Sent s = proxy.send(body);
+  CHECK(diet_report(s.ctx).arm == td::pruning::Arm::Control);
+  CHECK(diet_report(s.ctx).mode == td::pruning::Mode::Survival);
+  CHECK_FALSE(quota_of(s.ctx).survival.empty());  // the row says it happened
+  CHECK(s.body != body);
+  CHECK(diet_report(s.ctx).tokens_after < sent);
 }

@@ -46,3 +46,28 @@ TEST_CASE("explain filter: the quota's report and the wait") {
   CHECK(h.get("x-tokendiet-wait-ms") == "350");
   CHECK(h.get("x-tokendiet-thinking") == "reasoning_effort high -> low");
 }
+
+TEST_CASE("explain filter: shadow and control say their arm and what the diet would have sent; the treatment not") {
+  for (const auto arm : {td::pruning::Arm::Shadow, td::pruning::Arm::Control}) {
+    ExplainFilter f;
+    RequestContext ctx;
+    ctx.objects.publish<DietReport>(DietReport{.mode = td::pruning::Mode::Standard,
+                                               .tokens_before = 68778,
+                                               .tokens_after = 68778,
+                                               .arm = arm,
+                                               .tokens_diet = 19494});
+    SimpleHeaderMap h;
+    f.response_head_filter(ctx, h);
+    CHECK(h.get("x-tokendiet-tokens-after") == "68778");  // what went upstream
+    CHECK(h.get("x-tokendiet-arm") == td::pruning::arm_name(arm));
+    CHECK(h.get("x-tokendiet-tokens-diet") == "19494");
+  }
+  ExplainFilter f;
+  RequestContext ctx;
+  ctx.objects.publish<DietReport>(
+      DietReport{.mode = td::pruning::Mode::Standard, .tokens_before = 100, .tokens_after = 60, .tokens_diet = 60});
+  SimpleHeaderMap h;
+  f.response_head_filter(ctx, h);
+  CHECK(h.get("x-tokendiet-arm").empty());
+  CHECK(h.get("x-tokendiet-tokens-diet").empty());
+}

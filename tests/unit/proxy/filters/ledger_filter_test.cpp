@@ -213,3 +213,33 @@ TEST_CASE("the recaps a model wrote are kept in the ledger and restored on the n
   REQUIRE(restarted.ledger()->flush());
   CHECK(restarted.ledger()->load_recap_summaries().size() == 2);  // restored, not written again
 }
+
+TEST_CASE("the row's arm and outcome fields: what the diet would have sent, re-reads, context errors, input priced") {
+  RequestContext ctx = finished_request();
+  DietReport& diet = ctx.objects.get<DietReport>();
+  diet.arm = td::pruning::Arm::Control;
+  diet.tokens_after = diet.tokens_before;
+  diet.tokens_diet = 9'000;
+  diet.rereads = 2;
+  diet.session_key = 0xabcdef0123456789ull;
+  ctx.objects.publish<RecoveryReport>(RecoveryReport{.outcome = "retried"});
+  ctx.objects.publish<RecallReport>(RecallReport{.recalled = {"td-1"}, .rounds = 1});
+  td::config::Config cfg;
+  cfg.prices.push_back({"claude-*", 3.0, 0.3, 3.75, 15.0});
+  LedgerRow r = ledger_row(ctx, &cfg);
+  CHECK(r.arm == "control");
+  CHECK(r.session_key == "abcdef0123456789");
+  CHECK(r.tokens_after == 14'000);
+  CHECK(r.tokens_diet == 9'000);
+  CHECK(r.rereads == 2);
+  CHECK(r.recall_rounds == 1);
+  CHECK(r.context_errors == 1);  // recovery saw one; its retry's answer was no other
+  // (9,100 - 6,000 - 1,000) x 3 + 6,000 x 0.3 + 1,000 x 3.75, per million; no output.
+  REQUIRE(r.input_cost_usd);
+  CHECK(*r.input_cost_usd == doctest::Approx((2'100 * 3.0 + 6'000 * 0.3 + 1'000 * 3.75) / 1e6));
+  ctx.objects.get<BilledUsage>().context_length_exceeded = true;  // the retry overflowed too
+  CHECK(ledger_row(ctx, &cfg).context_errors == 2);
+  CHECK_FALSE(ledger_row(ctx).input_cost_usd);  // no prices: not priced
+  cfg.prices[0].model = "gpt-*";
+  CHECK_FALSE(ledger_row(ctx, &cfg).input_cost_usd);  // no price for the model
+}

@@ -90,3 +90,24 @@ TEST_CASE("the access line: the tasks semantic eviction took outputs of, and an 
   CHECK(line.find(R"("evicted_tasks":["Fix the parser","say \"hi\""])") != std::string::npos);
   CHECK(line.find(R"("archive_error":"create /x/td-1.tmp: No space left on device")") != std::string::npos);
 }
+
+TEST_CASE("the access line: shadow and control say their arm and what the diet would have sent; re-reads") {
+  RequestContext ctx;
+  ctx.method = "POST";
+  ctx.target = "/v1/chat/completions";
+  DietReport& diet = ctx.objects.publish<DietReport>(DietReport{.mode = td::pruning::Mode::Standard,
+                                                                .tokens_before = 68778,
+                                                                .tokens_after = 68778,
+                                                                .arm = td::pruning::Arm::Shadow,
+                                                                .tokens_diet = 19494,
+                                                                .rereads = 2});
+  std::string text = access_line(ctx).text();
+  CHECK(text.find(R"("tokens_before":68778,"tokens_after":68778,"arm":"shadow","tokens_diet":19494,"rereads":2)") !=
+        std::string::npos);
+  diet.arm = td::pruning::Arm::Treatment;
+  diet.rereads = 0;
+  text = access_line(ctx).text();
+  CHECK(text.find("arm") == std::string::npos);
+  CHECK(text.find("tokens_diet") == std::string::npos);
+  CHECK(text.find("rereads") == std::string::npos);
+}

@@ -303,3 +303,35 @@ TEST_CASE("the recall loop's recalls and rounds by provider and model") {
   CHECK(page.value("tokendiet_recalls_total", {{"provider", "anthropic"}, {"model", "claude-x"}}) == 6);
   CHECK(page.value("tokendiet_recall_rounds_total", {{"provider", "anthropic"}, {"model", "claude-x"}}) == 4);
 }
+
+TEST_CASE("metrics: shadow and control count what went upstream as sent, and the diet's saving by arm apart") {
+  Metrics m;
+  LedgerRow shadow;
+  shadow.provider = "openai";
+  shadow.model = "gpt-4o";
+  shadow.status = 200;
+  shadow.arm = "shadow";
+  shadow.tokens_before = 68'778;
+  shadow.tokens_after = 68'778;  // sent as it came
+  shadow.tokens_diet = 19'494;
+  LedgerRow control = shadow;
+  control.arm = "control";
+  control.rereads = 2;
+  control.context_errors = 1;
+  LedgerRow treated = shadow;
+  treated.arm = "treatment";
+  treated.tokens_after = treated.tokens_diet = 19'494;
+  for (const LedgerRow& r : {shadow, control, treated}) m.record(r);
+  const Page page = parse_page(m.render());
+  const std::map<std::string, std::string> series = {{"provider", "openai"}, {"model", "gpt-4o"}};
+  CHECK(page.value("tokendiet_tokens_sent_total", series) == 68'778 * 2 + 19'494);
+  CHECK(page.value("tokendiet_tokens_saved_total", series) == 68'778 - 19'494);
+  for (const char* arm : {"treatment", "control", "shadow"}) {
+    auto labels = series;
+    labels["arm"] = arm;
+    CHECK(page.value("tokendiet_arm_requests_total", labels) == 1);
+    CHECK(page.value("tokendiet_diet_tokens_saved_total", labels) == 68'778 - 19'494);
+  }
+  CHECK(page.value("tokendiet_rereads_total", series) == 2);
+  CHECK(page.value("tokendiet_context_errors_total", series) == 1);
+}
