@@ -240,8 +240,7 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_
   boost::system::error_code bec = co_await read_body(parser, limits);
   if (bec == http::error::body_limit) {
     ctx.error = "request body over the limit";
-    std::string message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
-    co_return co_await refuse(ctx, 413, message, "request_too_large", head_request);
+    co_return co_await refuse(ctx, 413, limit_message(413, limits), "request_too_large", head_request);
   }
   if (!bec) co_return std::nullopt;
   // The client went away or sent a broken body: nothing to answer.
