@@ -73,8 +73,9 @@ std::string claude_code_session(std::string_view user_id) {
 
 std::string session_from_head(const HeaderMap& headers) {
   if (std::string_view own = headers.get("x-tokendiet-session"); !own.empty()) return std::string(own);
-  // Codex CLI: its thread's id in every request of the thread.
-  for (std::string_view name : {"session_id", "conversation_id"})
+  // Codex CLI: its thread's id in every request of the thread (0.171 sends
+  // session-id; older versions session_id and conversation_id).
+  for (std::string_view name : {"session-id", "session_id", "conversation_id"})
     if (std::string_view id = headers.get(name); plausible_id(id)) return std::string(id);
   return {};
 }

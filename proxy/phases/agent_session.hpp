@@ -6,7 +6,8 @@
 //
 //   Claude Code  the body's metadata.user_id: "user_<h>_account_<a>_session_<uuid>",
 //                or (newer) a JSON text {"device_id",…,"session_id":"<uuid>"}
-//   Codex CLI    the `session_id` header (older versions: `conversation_id`)
+//   Codex CLI    the `session-id` header (older versions: `session_id`,
+//                `conversation_id`)
 //
 // Anything else (Gemini CLI and opencode send none on the providers' APIs)
 // has "" here, and its session is its conversation's start

@@ -1,6 +1,6 @@
 // Sessions out of the box (docs/design.md §Client identity): the session
 // ids agent CLIs already send (Claude Code's metadata.user_id, in its older
-// and newer shapes, Codex's session_id header) become the request's session
+// and newer shapes, Codex's session-id header) become the request's session
 // in the log line and the ledger, so `tokendiet usage --session ID` finds
 // them; an x-tokendiet-session header still wins.
 import {test, before, after} from 'node:test';
@@ -43,15 +43,18 @@ test('Claude Code: the session in metadata.user_id, newer (JSON text) and older 
   assert.equal(other.session, undefined);
 });
 
-test('Codex CLI: the session_id header', async () => {
+test('Codex CLI: the session-id header (older versions: session_id)', async () => {
+  // Codex CLI 0.171's headers, as it sent them to the fake upstream.
   const line = await send('/v1/responses', JSON.stringify({model: 'gpt-5.1-codex', input: 'hi'}),
-    {session_id: '0199a3c1-5e2b-7a41-9c1e-2f6f0d3b8a77'});
+    {'session-id': '0199a3c1-5e2b-7a41-9c1e-2f6f0d3b8a77', 'x-codex-window-id': '0199a3c1-5e2b-7a41-9c1e-2f6f0d3b8a77:0'});
   assert.equal(line.session, '0199a3c1-5e2b-7a41-9c1e-2f6f0d3b8a77');
+  const older = await send('/v1/responses', JSON.stringify({model: 'gpt-5.1-codex', input: 'hi'}), {session_id: 'older-1'});
+  assert.equal(older.session, 'older-1');
 });
 
 test('the ledger has the agents\' sessions: usage --session finds them', async () => {
-  // The writer commits within milliseconds: wait (bounded) for the five rows.
-  for (let i = 0; i < 200 && usage([]).total.requests < 5; i++) await new Promise(r => setTimeout(r, 25));
+  // The writer commits within milliseconds: wait (bounded) for the six rows.
+  for (let i = 0; i < 200 && usage([]).total.requests < 6; i++) await new Promise(r => setTimeout(r, 25));
   assert.equal(usage(['--session', RECORDED_SESSION]).total.requests, 1);
   const bySession = usage(['--by', 'session']);
   const keys = bySession.groups.map(g => g.key).sort();

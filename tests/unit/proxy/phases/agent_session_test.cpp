@@ -13,7 +13,11 @@ TEST_CASE("the x-tokendiet-session header wins over an agent's id") {
   CHECK(session_from_head(h) == "mine");
 }
 
-TEST_CASE("Codex CLI: the session_id header, else an older version's conversation_id") {
+TEST_CASE("Codex CLI: the session-id header, else an older version's session_id or conversation_id") {
+  // As Codex CLI 0.171 sends it (recorded against the fake upstream).
+  CHECK(session_from_head(SimpleHeaderMap{{"session-id", "01a22157-691a-7e50-851b-20e5a005ea6d"},
+                                          {"x-codex-window-id", "01a22157-691a-7e50-851b-20e5a005ea6d:0"}}) ==
+        "01a22157-691a-7e50-851b-20e5a005ea6d");
   CHECK(session_from_head(SimpleHeaderMap{{"session_id", "0199a3c1-5e2b-7a41-9c1e-2f6f0d3b8a77"}}) ==
         "0199a3c1-5e2b-7a41-9c1e-2f6f0d3b8a77");
   CHECK(session_from_head(SimpleHeaderMap{{"conversation_id", "abc-123"}}) == "abc-123");
