@@ -73,6 +73,8 @@ std::string claude_code_session(std::string_view user_id) {
 
 std::string session_from_head(const HeaderMap& headers) {
   if (std::string_view own = headers.get("x-tokendiet-session"); !own.empty()) return std::string(own);
+  // Claude Code (2.1): the header, the same id as in the body's metadata.
+  if (std::string_view id = headers.get("x-claude-code-session-id"); plausible_id(id)) return std::string(id);
   // Codex CLI: its thread's id in every request of the thread (0.171 sends
   // session-id; older versions session_id and conversation_id).
   for (std::string_view name : {"session-id", "session_id", "conversation_id"})

@@ -4,7 +4,8 @@
 // every request, so per-session memory, the ledger's sessions and the
 // control arm work without configuring the agent:
 //
-//   Claude Code  the body's metadata.user_id: "user_<h>_account_<a>_session_<uuid>",
+//   Claude Code  the x-claude-code-session-id header (2.1), else the body's
+//                metadata.user_id: "user_<h>_account_<a>_session_<uuid>",
 //                or (newer) a JSON text {"device_id",…,"session_id":"<uuid>"}
 //   Codex CLI    the `session-id` header (older versions: `session_id`,
 //                `conversation_id`)

@@ -37,6 +37,10 @@ test('Claude Code: the session in metadata.user_id, newer (JSON text) and older 
   // The client's own header wins.
   const own = await send('/v1/messages', RECORDED, {'x-tokendiet-session': 'mine'});
   assert.equal(own.session, 'mine');
+  // Claude Code 2.1 sends the id as a header too (as it sent it to the fake upstream).
+  const header = await send('/v1/messages', JSON.stringify({model: 'claude-sonnet-4-5', max_tokens: 16,
+    messages: [{role: 'user', content: 'hi'}]}), {'x-claude-code-session-id': 'c34d502e-b8fc-44b0-8352-80f2d6abbfd3'});
+  assert.equal(header.session, 'c34d502e-b8fc-44b0-8352-80f2d6abbfd3');
   // Another user_id is no session.
   const other = await send('/v1/messages', JSON.stringify({model: 'claude-sonnet-4-5', max_tokens: 16,
     messages: [{role: 'user', content: 'hi'}], metadata: {user_id: 'alice'}}));
@@ -53,8 +57,8 @@ test('Codex CLI: the session-id header (older versions: session_id)', async () =
 });
 
 test('the ledger has the agents\' sessions: usage --session finds them', async () => {
-  // The writer commits within milliseconds: wait (bounded) for the six rows.
-  for (let i = 0; i < 200 && usage([]).total.requests < 6; i++) await new Promise(r => setTimeout(r, 25));
+  // The writer commits within milliseconds: wait (bounded) for the seven rows.
+  for (let i = 0; i < 200 && usage([]).total.requests < 7; i++) await new Promise(r => setTimeout(r, 25));
   assert.equal(usage(['--session', RECORDED_SESSION]).total.requests, 1);
   const bySession = usage(['--by', 'session']);
   const keys = bySession.groups.map(g => g.key).sort();

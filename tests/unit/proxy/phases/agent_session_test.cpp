@@ -25,6 +25,11 @@ TEST_CASE("Codex CLI: the session-id header, else an older version's session_id 
   CHECK(session_from_head(SimpleHeaderMap{}).empty());
 }
 
+TEST_CASE("Claude Code 2.1: the x-claude-code-session-id header") {
+  CHECK(session_from_head(SimpleHeaderMap{{"x-claude-code-session-id", "c34d502e-b8fc-44b0-8352-80f2d6abbfd3"}}) ==
+        "c34d502e-b8fc-44b0-8352-80f2d6abbfd3");
+}
+
 TEST_CASE("Claude Code: metadata.user_id, the older form and the JSON text") {
   CHECK(session_from_body(
             R"({"model":"m","messages":[],"metadata":{"user_id":"user_0f3c9a8e_account__session_5b1d"}})") == "5b1d");
