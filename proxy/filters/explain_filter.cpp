@@ -15,8 +15,9 @@ namespace td::proxy {
 namespace {
 
 // A reason as a header value: printable ASCII only (a reason may quote the
-// body), at most 200 bytes.
+// body), at most 200 bytes, never empty.
 std::string header_text(std::string_view reason) {
+  if (reason.empty()) return "unknown";
   std::string out(reason.substr(0, 200));
   for (char& c : out)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
