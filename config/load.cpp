@@ -14,7 +14,6 @@
 #include <yaml-cpp/depthguard.h>
 
 #include "config/address.hpp"
-#include "config/match.hpp"
 #include "config/quota_store.hpp"
 #include "config/glob.hpp"
 #include "config/renamed_keys.hpp"
@@ -353,8 +352,6 @@ class Loader {
 
   void add_profile(Config& cfg, pruning::Profile p, const YAML::Mark& at) {
     if (p.name.empty()) return d_.error(at, "profile name must not be empty");
-    if (p.name == kOffProfile)
-      return d_.error(at, "profile name 'off' is reserved: x-tokendiet-profile: off forwards a request untouched");
     for (const auto& q : cfg.profiles)
       if (q.name == p.name) return d_.error(at, "duplicate profile name '" + p.name + "'");
     cfg.profiles.push_back(std::move(p));

@@ -251,10 +251,6 @@ TEST_CASE("an upstream URL ending in its API version loads, with a warning namin
         std::string::npos);
 }
 
-TEST_CASE("a profile may not be named off: the profile header's name for untouched") {
-  expect_one_error("profiles:\n  - name: off\n", 2, 11, "profile name 'off' is reserved");
-}
-
 TEST_CASE("bad globs, missing and duplicate names") {
   expect_one_error("profiles:\n  - name: a\n    models: ['gpt-*', 'gpt-[4']\n", 3, 23,
                    "profiles[0].models: invalid glob 'gpt-[4': '[' without a closing ']'");
