@@ -20,6 +20,7 @@
 #include "cli/terminal_text.hpp"
 #include "cli/replay.hpp"
 #include "cli/replay_command.hpp"
+#include "cli/replay_convert.hpp"
 
 namespace td::cli {
 namespace {
@@ -311,15 +312,20 @@ int replay(int argc, char** argv) {
       std::fprintf(stderr, "%sreplay: cannot read %s\n", clear, terminal_text(file).c_str());
       return 1;
     }
-    // A recorded request body of another provider is not a trajectory: read
-    // as OpenAI chat messages it would replay as nothing cut.
+    // A recorded request body of another format: read by its own adapter
+    // and replayed as the chat messages every trajectory is (read as chat
+    // messages as it is, it replayed as nothing cut).
     if (auto format = providers::detect_body_format(text, error); format && *format != providers::Api::openai_chat) {
-      std::fprintf(stderr,
-                   "%sreplay: %s: a request body in the %s format, not a trajectory: replay reads OpenAI chat messages "
-                   "(tests/fixtures/replay/README.md); convert a recorded session with "
-                   "scripts/bench/replay/convert.py, or count this body with `tokendiet count --request`\n",
-                   clear, terminal_text(file).c_str(), std::string(providers::name(*format)).c_str());
-      return 1;
+      auto converted = trajectory_from_request(*format, text, std::filesystem::path(file).stem().string(), error);
+      if (!converted) {
+        std::fprintf(stderr, "%sreplay: %s: a request body in the %s format its adapter cannot read: %s\n", clear,
+                     terminal_text(file).c_str(), std::string(providers::name(*format)).c_str(),
+                     terminal_text(error).c_str());
+        return 1;
+      }
+      std::fprintf(stderr, "%sreplay: %s: a request body in the %s format, replayed as chat messages\n", clear,
+                   terminal_text(file).c_str(), std::string(providers::name(*format)).c_str());
+      text = std::move(*converted);
     }
     auto t = parse_trajectory(text, error);
     if (!t) {

@@ -1,7 +1,7 @@
 // `tokendiet replay` on what a newcomer hands it: a recorded request body of
-// another provider is refused with what to do instead (read as OpenAI chat
-// messages it replayed as nothing cut), and a directory shows progress on a
-// terminal only, never in a pipe or in the --json output.
+// another provider is read by its own adapter (read as OpenAI chat messages
+// it replayed as nothing cut), and a directory shows progress on a terminal
+// only, never in a pipe or in the --json output.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawnSync} from 'node:child_process';
@@ -13,21 +13,35 @@ const FIXTURES = process.env.TD_FIXTURES || path.join(SOURCE_DIR, 'tests', 'fixt
 const cli = (...args) => spawnSync(tokendietBin(), args, {encoding: 'utf8', timeout: 120_000});
 const shellQuote = s => `'${s.replace(/'/g, `'\\''`)}'`;
 
-test('an Anthropic or Gemini request body is refused, naming its format and what to do', () => {
+test('a request body of another format is read by its own adapter and replayed, saying so', () => {
   const {dir, cleanup} = tempDir('td-replay-');
   try {
+    // Claude Code's recorded request: read as chat messages it replayed as
+    // 48,568 tokens and nothing cut; its own adapter reads the tool blocks.
     const anthropic = path.join(dir, 'claude.json');
     fs.copyFileSync(path.join(FIXTURES, 'providers', 'anthropic-claude-code-recorded.json'), anthropic);
-    const r = cli('replay', anthropic);
-    assert.equal(r.status, 1, r.stdout);
-    assert.match(r.stderr, /claude\.json: a request body in the anthropic format, not a trajectory: replay reads OpenAI chat messages/);
-    assert.match(r.stderr, /convert\.py, or count this body with `tokendiet count --request`/);
+    const r = cli('replay', anthropic, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /claude\.json: a request body in the anthropic format, replayed as chat messages/);
+    const t = JSON.parse(r.stdout).trajectories[0];
+    assert.equal(t.id, 'claude');
+    assert.ok(t.tokens_without > 100000, `tokens ${t.tokens_without}`);
+    assert.ok(t.tokens_with < t.tokens_without, 'nothing cut');
+    // Gemini: the same, its calls and responses as tool messages.
     const gemini = path.join(dir, 'gemini.json');
-    fs.writeFileSync(gemini, JSON.stringify({contents: [{role: 'user', parts: [{text: 'hi'}]}, {role: 'model', parts: [{text: 'ok'}]}]}));
+    fs.writeFileSync(gemini, JSON.stringify({contents: [{role: 'user', parts: [{text: 'Read a.py'}]},
+      {role: 'model', parts: [{functionCall: {name: 'read', args: {path: 'a.py'}}}]},
+      {role: 'user', parts: [{functionResponse: {name: 'read', response: {output: 'x = 1\n'.repeat(50)}}}]},
+      {role: 'model', parts: [{text: 'done'}]}]}));
     const g = cli('replay', gemini, '--json');
-    assert.equal(g.status, 1);
-    assert.equal(g.stdout, '');
-    assert.match(g.stderr, /a request body in the gemini format/);
+    assert.equal(g.status, 0, g.stderr);
+    assert.match(g.stderr, /a request body in the gemini format, replayed as chat messages/);
+    assert.ok(JSON.parse(g.stdout).trajectories[0].tokens_without > 100);
+    // A body its adapter cannot read: an error naming the format.
+    fs.writeFileSync(gemini, JSON.stringify({contents: [42]}));
+    const bad = cli('replay', gemini);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /a request body in the gemini format its adapter cannot read/);
   } finally { cleanup(); }
 });
 
