@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "providers/billing.hpp"
+#include "providers/body_format.hpp"
 #include "providers/request.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_command.hpp"
@@ -81,11 +82,17 @@ const char* role_name(pruning::Role r) {
   return "user";
 }
 
-std::unique_ptr<pruning::TokenCounter> make_counter(const CountOptions& o, std::string_view model) {
+// The counter for `model` (the --model option first). A body whose model is
+// not known (Gemini names it in the URL) is counted as OpenAI's current
+// encoding only in OpenAI's formats: any other is estimated, never claimed
+// exact in an encoding its model does not use.
+std::unique_ptr<pruning::TokenCounter> make_counter(const CountOptions& o, std::string_view model,
+                                                    bool openai_format = true) {
   if (o.encoding == "estimate") return std::make_unique<tok::EstimatingCounter>(1.0);
   if (auto id = tok::encoding_from_name(o.encoding)) return std::make_unique<tok::BpeCounter>(*id);
   if (!o.model.empty()) return tok::counter_for_model(o.model);
   if (!model.empty()) return tok::counter_for_model(model);
+  if (!openai_format) return std::make_unique<tok::EstimatingCounter>(1.0);
   return std::make_unique<tok::BpeCounter>(tok::EncodingId::O200kBase);
 }
 
@@ -127,20 +134,29 @@ int run_jsonl(const pruning::TokenCounter& counter) {
 int run_request(const CountOptions& o) {
   std::string body;
   if (!read_path(o.request, body)) return std::perror(("count: " + terminal_text(o.request)).c_str()), 1;
-  providers::ParseOutcome parsed = providers::parse(o.format, body);
+  std::string why;
+  const std::optional<providers::Api> format = o.format ? o.format : providers::detect_body_format(body, why);
+  if (!format)
+    return std::fprintf(stderr, "count: %s: %s (pass --format)\n", terminal_text(o.request).c_str(),
+                        terminal_text(why).c_str()),
+           1;
+  providers::ParseOutcome parsed = providers::parse(*format, body);
   if (!parsed.request)
-    return std::fprintf(stderr, "count: %s: %s\n", terminal_text(o.request).c_str(),
-                        terminal_text(parsed.error).c_str()),
+    return std::fprintf(stderr, "count: %s: %s (read as %s)\n", terminal_text(o.request).c_str(),
+                        terminal_text(parsed.error).c_str(), std::string(providers::name(*format)).c_str()),
            1;
   const pruning::Conversation* conv = &parsed.request->conversation;
-  const tok::BillingRules rules = providers::billing_rules_for(o.format);
-  auto counter = make_counter(o, conv->model);
+  const tok::BillingRules rules = providers::billing_rules_for(*format);
+  const bool openai = *format == providers::Api::openai_chat || *format == providers::Api::openai_responses;
+  auto counter = make_counter(o, conv->model, openai);
+  const std::string format_name(providers::name(*format));
   const tok::ConversationCount c = tok::count_conversation(*conv, *counter, nullptr, rules);
   const std::string label = counter_label(*counter);
   if (o.json) {
     rapidjson::StringBuffer sb;
     rapidjson::Writer<rapidjson::StringBuffer> w(sb);
     w.StartObject();
+    w.Key("format"), w.String(format_name.c_str());
     w.Key("model"), w.String(conv->model.c_str());
     w.Key("encoding"), w.String(label.c_str());
     w.Key("exact"), w.Bool(counter->exact());
@@ -161,8 +177,8 @@ int run_request(const CountOptions& o) {
     std::printf("%s\n", terminal_json(std::string_view(sb.GetString(), sb.GetSize())).c_str());
     return 0;
   }
-  std::printf("total %llu  (%s, %s)\n", static_cast<unsigned long long>(c.total), label.c_str(),
-              counter->exact() ? "exact" : "estimate");
+  std::printf("total %llu  (%s, %s, %s)\n", static_cast<unsigned long long>(c.total), format_name.c_str(),
+              label.c_str(), counter->exact() ? "exact" : "estimate");
   for (std::size_t i = 0; i < conv->messages.size(); ++i)
     std::printf("  #%-4zu %-10s %llu\n", i, role_name(conv->messages[i].role),
                 static_cast<unsigned long long>(c.per_message[i]));
@@ -192,7 +208,7 @@ Parsed<CountOptions> parse_count_args(const std::vector<std::string>& args) {
                   "only the integer");
   app->add_flag("--jsonl", o.jsonl, "read JSON lines {\"text\": ...} on stdin, print one count per line");
   CLI::Option* request = app->add_option("--request", o.request,
-                                         "an OpenAI chat completions request body (- = stdin): the total\n"
+                                         "a chat request body of any format (- = stdin): the total\n"
                                          "prompt tokens as billed (per-message overhead, names, tool\n"
                                          "calls, tool schemas, reply priming) and a per-message\n"
                                          "breakdown; the encoding follows the request's model")
@@ -210,9 +226,10 @@ Parsed<CountOptions> parse_count_args(const std::vector<std::string>& args) {
            for (auto api : kFormats)
              if (providers::name(api) == name) o.format = api;
          },
-         "the request body's wire format: openai_chat (default),\n"
-         "openai_responses, anthropic, gemini (Gemini names its model\n"
-         "in the URL: pass --model)")
+         "the request body's wire format: openai_chat, openai_responses,\n"
+         "anthropic, gemini (default: detected from the body's shape;\n"
+         "Gemini names its model in the URL: pass --model, or the count\n"
+         "is an estimate)")
       ->type_name("F")
       ->check(one_of(std::move(formats), "format"));
   parsed.stop = parse(*app, args);

@@ -2,6 +2,7 @@
 // body as billed. Its command line, parsed (cli/options.hpp).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,8 @@
 namespace td::cli {
 
 struct CountOptions {
-  providers::Api format = providers::Api::openai_chat;
-  std::string encoding;  // "", o200k_base, cl100k_base, estimate
+  std::optional<providers::Api> format;  // nullopt: detected from the body (providers/body_format.hpp)
+  std::string encoding;                  // "", o200k_base, cl100k_base, estimate
   std::string model;
   std::string request;
   std::string file = "-";

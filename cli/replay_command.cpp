@@ -14,11 +14,13 @@
 #include "cli/config_file.hpp"
 #include "config/load.hpp"
 #include "config/match.hpp"
+#include "providers/body_format.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_path.hpp"
 #include "cli/terminal_text.hpp"
 #include "cli/replay.hpp"
 #include "cli/replay_command.hpp"
+#include "cli/replay_convert.hpp"
 
 namespace td::cli {
 namespace {
@@ -293,19 +295,41 @@ int replay(int argc, char** argv) {
   std::vector<SemanticPair> semantic;
   Report total;
   total.id = "total";
+  // Progress over several files, on a terminal only: never in a pipe, a
+  // log or the --json output (stdout).
+  const bool progress = files.size() > 1 && stderr_is_terminal();
   for (const auto& file : files) {
+    const char* const clear = progress ? "\r\x1b[K" : "";  // an error's line replaces the progress line
+    if (progress)
+      std::fprintf(stderr, "\rreplay: %zu/%zu %s\x1b[K", reports.size() + 1, files.size(),
+                   terminal_text(std::filesystem::path(file).filename().string()).c_str());
     std::string text, error;
     if (auto problem = path_problem(file, PathKind::file); !problem.empty()) {
-      std::fprintf(stderr, "replay: %s\n", problem.c_str());
+      std::fprintf(stderr, "%sreplay: %s\n", clear, problem.c_str());
       return 1;
     }
     if (!read_file(file, text)) {
-      std::fprintf(stderr, "replay: cannot read %s\n", terminal_text(file).c_str());
+      std::fprintf(stderr, "%sreplay: cannot read %s\n", clear, terminal_text(file).c_str());
       return 1;
+    }
+    // A recorded request body of another format: read by its own adapter
+    // and replayed as the chat messages every trajectory is (read as chat
+    // messages as it is, it replayed as nothing cut).
+    if (auto format = providers::detect_body_format(text, error); format && *format != providers::Api::openai_chat) {
+      auto converted = trajectory_from_request(*format, text, std::filesystem::path(file).stem().string(), error);
+      if (!converted) {
+        std::fprintf(stderr, "%sreplay: %s: a request body in the %s format its adapter cannot read: %s\n", clear,
+                     terminal_text(file).c_str(), std::string(providers::name(*format)).c_str(),
+                     terminal_text(error).c_str());
+        return 1;
+      }
+      std::fprintf(stderr, "%sreplay: %s: a request body in the %s format, replayed as chat messages\n", clear,
+                   terminal_text(file).c_str(), std::string(providers::name(*format)).c_str());
+      text = std::move(*converted);
     }
     auto t = parse_trajectory(text, error);
     if (!t) {
-      std::fprintf(stderr, "replay: %s: %s\n", terminal_text(file).c_str(), terminal_text(error).c_str());
+      std::fprintf(stderr, "%sreplay: %s: %s\n", clear, terminal_text(file).c_str(), terminal_text(error).c_str());
       return 1;
     }
     if (t->id.empty()) t->id = std::filesystem::path(file).stem().string();
@@ -319,6 +343,7 @@ int replay(int argc, char** argv) {
     }
   }
 
+  if (progress) std::fputs("\r\x1b[K", stderr);
   if (o.json) {
     std::string out = "{\"trajectories\":[";
     for (std::size_t i = 0; i < reports.size(); ++i) {

@@ -109,5 +109,6 @@ std::string terminal_json(std::string_view json) {
 }
 
 bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
 }  // namespace td::cli

@@ -28,5 +28,7 @@ std::string terminal_json(std::string_view json);
 
 // Whether standard output is a terminal.
 bool stdout_is_terminal();
+// Whether standard error is a terminal (progress lines go there only then).
+bool stderr_is_terminal();
 
 }  // namespace td::cli

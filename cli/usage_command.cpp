@@ -24,14 +24,16 @@ namespace td::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "usage: tokendiet usage [--since WHEN] [--by GROUP] [--json] [--ledger FILE...] [--config FILE]\n"
+    "usage: tokendiet usage [--since WHEN] [--by GROUP] [--session ID] [--json] [--ledger FILE...]\n"
+    "                       [--config FILE]\n"
     "       tokendiet usage --compare [--since WHEN] [--json] [--ledger FILE...] [--config FILE]\n"
     "\n"
     "Reports what went through tokendiet, from its usage ledger: per group, the\n"
-    "requests, prompt tokens as sent by clients (in), as forwarded (sent) and\n"
-    "removed (saved), the upstream's billed prompt/completion/cached tokens, the\n"
-    "actual cost and what the saved tokens would have cost at the model's input\n"
-    "price. Prices (USD per million tokens) come from `prices:` in the config;\n"
+    "requests, errors, prompt tokens as sent by clients (in), as forwarded\n"
+    "(sent) and the share removed (saved), the actual cost and what the removed\n"
+    "tokens would have cost at the rate the model's prompts were billed (cache\n"
+    "reads and writes at their prices); the upstream's billed tokens in total\n"
+    "(per group: --json). Prices (USD per million tokens) come from `prices:`;\n"
     "models without a price show n/a. Several ledgers (one per replica) are\n"
     "reported together, as if they were one.\n"
     "\n"
@@ -57,6 +59,10 @@ Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
                "model (default), day (UTC), session, provider or key (API-key\n"
                "fingerprint).")
       ->type_name("GROUP");
+  add_optional(*app, "--session", o.session,
+               "only the session ID (or the sessions starting with it, as the\n"
+               "table shows a long id cut): its requests by --by.")
+      ->type_name("ID");
   app->add_flag("--json", o.json, "one JSON object instead of the table.");
   app->add_flag("--compare", o.compare,
                 "the control arm (profiles' control_fraction) against the\n"
@@ -77,6 +83,8 @@ Parsed<UsageOptions> parse_usage_args(const std::vector<std::string>& args) {
   parsed.stop = parse(*app, args);
   if (!parsed.stop && o.compare && o.by)
     parsed.stop = usage_error(*app, "--by does not apply to --compare (it compares per model and in total)");
+  if (!parsed.stop && o.compare && o.session)
+    parsed.stop = usage_error(*app, "--session does not apply to --compare (it compares the arms' sessions)");
   return parsed;
 }
 
@@ -139,7 +147,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (o.compare)
       per_ledger_sessions.push_back(opened.store->session_sums(since_ms));
     else
-      per_ledger.push_back(opened.store->sums(by, since_ms));
+      per_ledger.push_back(opened.store->sums(by, since_ms, o.session.value_or("")));
     read.push_back(path);
   }
   const ledger::PriceLookup prices = [&cfg](std::string_view model) { return config::price_for(cfg, model); };
@@ -154,6 +162,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
   report.ledger_paths = std::move(read);
   report.since_ms = since_ms;
   report.now_ms = now_ms;
+  report.session = o.session.value_or("");
   if (o.json) {
     out << terminal_json(ledger::render_usage_json(report));
     return 0;
@@ -163,6 +172,7 @@ int usage_run(const std::vector<std::string>& args, std::ostream& out, std::ostr
   for (ledger::UsageGroup& g : report.groups) g.key = terminal_text(g.key);
   for (std::string& m : report.total.unpriced_models) m = terminal_text(m);
   for (std::string& p : report.ledger_paths) p = terminal_text(p);
+  report.session = terminal_text(report.session);
   out << ledger::render_usage_table(report);
   return 0;
 }

@@ -15,7 +15,7 @@ namespace td::cli {
 // The command line as given; --since and --by are read against the clock
 // and the report's groups when the command runs.
 struct UsageOptions {
-  std::optional<std::string> since, by, config;
+  std::optional<std::string> since, by, config, session;
   std::vector<std::string> ledgers;  // --ledger, once or more: one per replica
   bool json = false;
   bool compare = false;  // --compare: the control arm against the treatment (cli/usage_compare.hpp)

@@ -109,4 +109,18 @@ Parsed<Upstream> parse_upstream_url(std::string_view text) {
   return {up, {}};
 }
 
+std::string versioned_url_warning(std::string_view what, const Upstream& up) {
+  const std::string_view prefix = up.path_prefix;
+  const std::size_t slash = prefix.rfind('/');
+  const std::string_view last = slash == std::string_view::npos ? prefix : prefix.substr(slash + 1);
+  if (last != "v1" && last != "v1beta" && last != "v1alpha") return {};
+  std::string_view url = up.url;
+  while (url.ends_with('/')) url.remove_suffix(1);
+  if (url.ends_with(last)) url.remove_suffix(last.size() + 1);
+  return std::string(what) + ": the URL ends in /" + std::string(last) +
+         ", but clients send paths that start with it (/" + std::string(last) +
+         "/...), which tokendiet appends: every request would go to " + std::string(prefix) + "/" + std::string(last) +
+         "/... and get a 404. Use " + std::string(url);
+}
+
 }  // namespace td::config

@@ -27,4 +27,11 @@ Parsed<ListenAddress> parse_listen(std::string_view text);
 // path_prefix; ca_file and verify_tls keep their defaults.
 Parsed<Upstream> parse_upstream_url(std::string_view text);
 
+// A warning for an upstream URL whose path ends in an API version (/v1,
+// /v1beta, /v1alpha), a habit from gateways that take a base URL with it:
+// tokendiet appends the client's whole path, which starts with the version
+// already, so every request would go to /v1/v1/… and get a 404. Names the
+// fix (the URL without it); "" for any other URL. `what` names the setting.
+std::string versioned_url_warning(std::string_view what, const Upstream& up);
+
 }  // namespace td::config

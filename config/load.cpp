@@ -195,6 +195,7 @@ class Loader {
     auto parsed = parse_upstream_url(url);
     if (!parsed.ok()) return d_.error(url_mark, path + ": " + parsed.error);
     out = parsed.value;
+    if (std::string w = versioned_url_warning(path, out); !w.empty()) d_.warning(url_mark, w);
     out.ca_file = extra.ca_file;
     out.verify_tls = extra.verify_tls;
   }

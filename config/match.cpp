@@ -1,5 +1,7 @@
 #include "config/match.hpp"
 
+#include <string>
+
 #include "config/glob.hpp"
 
 namespace td::config {
@@ -10,6 +12,21 @@ const pruning::Profile& profile_for(const Config& cfg, std::string_view model) {
       if (glob_match(glob, model)) return p;
   static const pruning::Profile builtin;
   return builtin;
+}
+
+const pruning::Profile& profile_for(const Config& cfg, std::string_view model, std::string_view chosen) {
+  if (chosen.empty()) return profile_for(cfg, model);
+  if (chosen == kOffProfile) {
+    static const pruning::Profile off = [] {
+      pruning::Profile p;
+      p.name = std::string(kOffProfile);
+      p.enabled = false;
+      return p;
+    }();
+    return off;
+  }
+  const pruning::Profile* named = profile_named(cfg, chosen);
+  return named ? *named : profile_for(cfg, model);
 }
 
 const Price* price_for(const Config& cfg, std::string_view model) {

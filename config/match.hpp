@@ -11,6 +11,14 @@ namespace td::config {
 // default Profile when none does (so there is always one).
 const pruning::Profile& profile_for(const Config& cfg, std::string_view model);
 
+// The name a request picks to be forwarded untouched (x-tokendiet-profile: off).
+inline constexpr std::string_view kOffProfile = "off";
+
+// The profile a request chose by name (`chosen`, the x-tokendiet-profile
+// header): kOffProfile is a disabled profile of that name, a configured name
+// that profile; "" (none chosen) or a name not configured, the model's.
+const pruning::Profile& profile_for(const Config& cfg, std::string_view model, std::string_view chosen);
+
 // The first price whose glob matches `model`, or nullptr.
 const Price* price_for(const Config& cfg, std::string_view model);
 

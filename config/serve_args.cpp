@@ -78,6 +78,9 @@ LoadResult load_for_serve(const ServeArgs& args) {
   else
     r = load_file(args.config_file);
   if (r.ok()) apply_overrides(r.config, args);
+  for (const auto& [name, url] : args.upstreams)
+    if (std::string w = versioned_url_warning("--upstream " + name, url); !w.empty())
+      r.warnings.push_back(cli_error(std::move(w)));
   return r;
 }
 

@@ -436,7 +436,7 @@ std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64
   return rows;
 }
 
-std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms) {
+std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms, std::string_view session) {
   const char* key = "model";
   switch (by) {
     case GroupBy::Model:
@@ -461,11 +461,14 @@ std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms) {
                     "SUM(completion_tokens), SUM(cached_read_tokens), SUM(cache_write_tokens), "
                     "SUM(reasoning_tokens), SUM(fail_open), "
                     "SUM(status = 0 OR status >= 400), MIN(time_ms), MAX(time_ms) "
-                    "FROM requests WHERE time_ms >= ? GROUP BY 1, 2 ORDER BY 1, 2";
+                    "FROM requests WHERE time_ms >= ?1 AND (?2 = '' OR substr(session, 1, length(?2)) = ?2) "
+                    "GROUP BY 1, 2 ORDER BY 1, 2";
   Stmt s(db_, sql.c_str());
   std::vector<UsageSums> out;
   if (!s) return out;
   sqlite3_bind_int64(s.get(), 1, since_ms);
+  // An empty view may have no data pointer, which SQLite would bind as NULL.
+  sqlite3_bind_text(s.get(), 2, session.empty() ? "" : session.data(), static_cast<int>(session.size()), SQLITE_STATIC);
   while (sqlite3_step(s.get()) == SQLITE_ROW) {
     sqlite3_stmt* q = s.get();
     UsageSums u;

@@ -105,8 +105,10 @@ class LedgerStore {
   // Rows with time_ms >= since_ms, oldest first, at most `limit`.
   std::vector<LedgerRow> rows_since(std::int64_t since_ms, std::int64_t limit = -1);
 
-  // Sums per (group, model) over rows with time_ms >= since_ms.
-  std::vector<UsageSums> sums(GroupBy by, std::int64_t since_ms);
+  // Sums per (group, model) over rows with time_ms >= since_ms, and when
+  // `session` is not empty, whose session starts with it (an id as the
+  // table shows it cut, or whole).
+  std::vector<UsageSums> sums(GroupBy by, std::int64_t since_ms, std::string_view session = {});
 
   // Sums per (session, model, arm) over rows with time_ms >= since_ms
   // that name a model, shadow rows left out.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -77,19 +78,22 @@ void add(UsageGroup& g, const UsageSums& s) {
   g.errors += s.errors;
 }
 
-std::string thousands(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
+std::string compact_count(std::int64_t v);
+
+// Dollars and cents; an amount under a cent is "<$0.01", not "$0.00"; from
+// $1,000 on, whole dollars in the counts' format ($309k, $2.16M).
+std::string money(double usd) {
+  if (usd > 0 && usd < 0.005) return "<$0.01";
+  if (usd >= 999.995) return "$" + compact_count(std::llround(usd));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "$%.2f", usd);
+  return buf;
 }
 
-std::string money(double usd) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, usd != 0 && usd < 0.01 ? "$%.4f" : "$%.2f", usd);
-  return buf;
+// `text` cut to `width` bytes, ".." marking the cut.
+std::string fit(const std::string& text, std::size_t width) {
+  if (text.size() <= width || width < 3) return text;
+  return text.substr(0, width - 2) + "..";
 }
 
 std::string percent(std::int64_t part, std::int64_t whole) {
@@ -108,6 +112,31 @@ double actual_cost_usd(const config::Price& p, std::int64_t prompt, std::int64_t
           static_cast<double>(cache_write) * p.cache_write + static_cast<double>(completion) * p.output) *
          kPerMillion;
 }
+
+double saved_cost_usd(const config::Price& p, std::int64_t saved, std::int64_t prompt, std::int64_t cached_read,
+                      std::int64_t cache_write) {
+  if (prompt <= 0) return static_cast<double>(saved) * p.input * kPerMillion;
+  const double prompt_cost = actual_cost_usd(p, prompt, cached_read, cache_write, 0);
+  return static_cast<double>(saved) * prompt_cost / static_cast<double>(prompt);
+}
+
+std::string compact(std::int64_t v) { return compact_count(v); }
+
+namespace {
+std::string compact_count(std::int64_t v) {
+  if (v < 0) return "-" + compact_count(-v);
+  if (v < 1000) return std::to_string(v);
+  static constexpr const char* kUnits[] = {"k", "M", "G", "T", "P"};
+  double x = static_cast<double>(v);
+  std::size_t unit = 0;
+  x /= 1000;
+  // Three significant digits; rounding up to 1000 moves to the next unit.
+  while (unit + 1 < std::size(kUnits) && x >= 999.5) x /= 1000, ++unit;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, x < 9.995 ? "%.2f%s" : x < 99.95 ? "%.1f%s" : "%.0f%s", x, kUnits[unit]);
+  return buf;
+}
+}  // namespace
 
 std::vector<UsageSums> merge_sums(std::vector<std::vector<UsageSums>> per_ledger) {
   if (per_ledger.size() == 1) return std::move(per_ledger.front());
@@ -146,7 +175,7 @@ UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by, c
     const config::Price* price = price_for ? price_for(s.model) : nullptr;
     if (price) {
       double cost = actual_cost_usd(*price, s.prompt, s.cached_read, s.cache_write, s.completion);
-      double saved = static_cast<double>(s.tokens_saved) * price->input * kPerMillion;
+      double saved = saved_cost_usd(*price, s.tokens_saved, s.prompt, s.cached_read, s.cache_write);
       g.cost_usd += cost;
       g.saved_cost_usd += saved;
       report.total.cost_usd += cost;
@@ -177,39 +206,35 @@ std::string render_usage_table(const UsageReport& r) {
   if (r.ledger_paths.size() > 1) out += " (" + std::to_string(r.ledger_paths.size()) + " ledgers together)";
   out += "\n";
   out += r.since_ms > 0 ? "since " + utc_time(r.since_ms) : std::string("whole ledger");
-  out += ", until " + utc_time(r.now_ms) + ", by " + std::string(group_by_name(r.by)) + "\n\n";
+  out += ", until " + utc_time(r.now_ms) + ", by " + std::string(group_by_name(r.by));
+  if (!r.session.empty()) out += ", session " + r.session + (r.by == GroupBy::Session ? "" : "*");
+  out += "\n\n";
   if (r.groups.empty()) return out + "no requests in this period\n";
-
-  const std::vector<std::string> head = {std::string(group_by_name(r.by)),
-                                         "requests",
-                                         "tokens in",
-                                         "sent",
-                                         "saved",
-                                         "saved%",
-                                         "upstream prompt",
-                                         "completion",
-                                         "cached",
-                                         "cost",
-                                         "saved cost"};
+  const std::vector<std::string> head = {
+      std::string(group_by_name(r.by)), "requests", "errors", "tokens in", "sent", "saved", "cost", "saved cost"};
   std::vector<std::vector<std::string>> rows;
   auto row = [&](const UsageGroup& g, const std::string& label) {
     bool priced = g.unpriced_requests < g.requests;
-    rows.push_back({label, thousands(g.requests), thousands(g.tokens_before), thousands(g.tokens_after),
-                    thousands(g.tokens_saved), percent(g.tokens_saved, g.tokens_before), thousands(g.prompt),
-                    thousands(g.completion), thousands(g.cached_read), priced ? money(g.cost_usd) : "n/a",
+    rows.push_back({label, compact(g.requests), compact(g.errors), compact(g.tokens_before), compact(g.tokens_after),
+                    percent(g.tokens_saved, g.tokens_before), priced ? money(g.cost_usd) : "n/a",
                     priced ? money(g.saved_cost_usd) : "n/a"});
   };
   for (const UsageGroup& g : r.groups) row(g, group_label(r.by, g.key));
   row(r.total, "total");
-
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
     width[c] = head[c].size();
     for (const auto& cells : rows) width[c] = std::max(width[c], cells[c].size());
   }
+  // The group column gets what the numbers leave of 80 columns (at least 12).
+  constexpr std::size_t kColumns = 80;
+  std::size_t numbers = 0;
+  for (std::size_t c = 1; c < width.size(); ++c) numbers += 2 + width[c];
+  width[0] = std::min(width[0], std::max<std::size_t>(12, numbers < kColumns ? kColumns - numbers : 0));
+  for (auto& cells : rows) cells[0] = fit(cells[0], width[0]);
   auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      std::string pad(width[c] - cells[c].size(), ' ');
+      std::string pad(width[c] - std::min(width[c], cells[c].size()), ' ');
       out += c == 0 ? cells[c] + pad : "  " + pad + cells[c];  // first column left, rest right
     }
     out += '\n';
@@ -223,14 +248,19 @@ std::string render_usage_table(const UsageReport& r) {
     }
     line(rows[i]);
   }
-  if (r.total.unpriced_requests > 0) {
+  const UsageGroup& t = r.total;
+  out += "\nupstream billed: prompt " + compact(t.prompt) + " (cache reads " + compact(t.cached_read) + ", writes " +
+         compact(t.cache_write) + "), completion " + compact(t.completion) + "\n";
+  out +=
+      "saved cost: the tokens cut at the rate each model's prompts were billed (cache\n"
+      "reads and writes at their prices); errors: no answer or status >= 400\n";
+  if (t.unpriced_requests > 0) {
     out += "\nno price for: ";
-    for (std::size_t i = 0; i < r.total.unpriced_models.size(); ++i)
-      out += (i ? ", " : "") + group_label(GroupBy::Model, r.total.unpriced_models[i]);
-    out += " (" + thousands(r.total.unpriced_requests) + " requests; add them under `prices:` in the config)\n";
+    for (std::size_t i = 0; i < t.unpriced_models.size(); ++i)
+      out += (i ? ", " : "") + group_label(GroupBy::Model, t.unpriced_models[i]);
+    out += " (" + compact(t.unpriced_requests) + " requests; add them under `prices:` in the config)\n";
   }
-  if (r.total.fail_open > 0)
-    out += "\n" + thousands(r.total.fail_open) + " requests failed open (forwarded unpruned)\n";
+  if (t.fail_open > 0) out += "\n" + compact(t.fail_open) + " requests failed open (forwarded unpruned)\n";
   return out;
 }
 
@@ -279,6 +309,8 @@ std::string render_usage_json(const UsageReport& r) {
   w.EndArray();
   w.Key("by");
   w.String(std::string(group_by_name(r.by)).c_str());
+  w.Key("session");
+  w.String(r.session.c_str(), static_cast<rapidjson::SizeType>(r.session.size()));
   w.Key("since_ms");
   w.Int64(r.since_ms);
   w.Key("until_ms");

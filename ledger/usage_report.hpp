@@ -7,9 +7,11 @@
 //   actual = fresh_prompt × input + cached_read × cached_input
 //          + cache_write × cache_write + completion × output
 //     (fresh_prompt = prompt − cached_read − cache_write; see providers/usage.hpp)
-//   saved  = tokens_saved × input
-//     (what the pruned tokens would have cost as fresh input: an upper bound,
-//      since some of them might have been cache reads)
+//   saved  = tokens_saved × (the prompt's cost ÷ prompt tokens)
+//     (the pruned tokens at the rate the model's prompts were billed, cache
+//      reads and writes at their prices, as they would have been billed in
+//      the prompts they were cut from; at the input price when the upstream
+//      reported no prompt tokens)
 // A row whose model matches no price contributes tokens but no cost; the
 // group then says how many requests were unpriced.
 #pragma once
@@ -41,6 +43,7 @@ struct UsageReport {
   GroupBy by = GroupBy::Model;
   std::int64_t since_ms = 0;  // 0: the whole ledger
   std::int64_t now_ms = 0;
+  std::string session;                    // --session: only the sessions starting with it ("" all)
   std::vector<std::string> ledger_paths;  // the ledgers read, one per replica
   std::vector<UsageGroup> groups;
   UsageGroup total;  // key "total"
@@ -58,7 +61,21 @@ UsageReport build_usage_report(const std::vector<UsageSums>& sums, GroupBy by, c
 double actual_cost_usd(const config::Price& price, std::int64_t prompt, std::int64_t cached_read,
                        std::int64_t cache_write, std::int64_t completion);
 
+// What `saved` tokens would have cost at the rate one model's prompts were
+// billed (see above).
+double saved_cost_usd(const config::Price& price, std::int64_t saved, std::int64_t prompt, std::int64_t cached_read,
+                      std::int64_t cache_write);
+
+// The table fits 80 columns: group, requests, errors, tokens in, sent,
+// saved %, cost and saved cost, every count in one format (compact(): 980,
+// 45.6k, 1.23M), every amount in dollars and cents; a group label too long
+// for its column is cut ("..") and the upstream's billed tokens are totalled
+// below (per group: --json).
+
 std::string render_usage_table(const UsageReport& report);
+// A count in the table's one format: up to 999 as is, then three significant
+// digits with k, M or G (1.23M, 45.6k, 980k).
+std::string compact(std::int64_t v);
 std::string render_usage_json(const UsageReport& report);
 
 // "model" | "day" | "session" | "provider" | "key".

@@ -5,8 +5,9 @@
 // not count them (Anthropic).
 //
 // A session is the x-tokendiet-session header's value where the client
-// sends one, else the start of its history (system messages and first user
-// message) and the API key: the same agent conversation maps to the same
+// sends one, else the agent's own session id (Claude Code's, Codex's:
+// proxy/phases/agent_session.hpp), else the start of its history (system
+// messages and first user message) and the API key: the same agent conversation maps to the same
 // session on every replica and after a restart. The memory is bounded
 // (max_sessions, least recently used out, and an idle session forgotten
 // after kIdleExpiry) and rebuildable: a session forgotten is decided afresh

@@ -56,14 +56,16 @@ DietFilter::DietFilter(const config::Config& config, DietServices services)
 // (proxy/phases/body_peek.hpp); a peek that found some nested "model" key can
 // only skip a diet (the request goes as sent), never change one, because an
 // enabled profile still parses and uses the body's own model. Only a config
-// with a disabled profile pays for the peek.
+// with a disabled profile, or a request that chose a profile by name, pays
+// for the peek.
 bool DietFilter::disabled_profile(RequestContext& ctx, const providers::ChatRoute& route,
                                   const std::string& body) const {
-  if (!any_profile_disabled_) return false;
+  const std::string_view chosen = chosen_profile(ctx);
+  if (!any_profile_disabled_ && chosen.empty()) return false;
   const BodyPeek peek = route.model.empty() ? peek_body(body) : BodyPeek{};
   const std::string_view model = route.model.empty() ? peek.model : std::string_view(route.model);
-  const pruning::Profile& p = config::profile_for(*config_, model);
-  if (model.empty() || p.enabled) return false;
+  const pruning::Profile& p = config::profile_for(*config_, model, chosen);
+  if ((model.empty() && chosen.empty()) || p.enabled) return false;
   ctx.model = std::string(model);
   ctx.stream = ctx.stream || route.stream || peek.stream;
   ctx.objects.publish<DietReport>(DietReport{.mode = pruning::Mode::None, .profile = p.name});
@@ -90,7 +92,7 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
     std::string rewritten;
     diet::DietOutcome outcome =
         run_diet(*config_, services_, *route, PolicyIdentity{ctx.provider, ctx.key_fingerprint, ctx.session_id}, body,
-                 rewritten, services_.archive.on());
+                 rewritten, services_.archive.on(), chosen_profile(ctx));
     // A recap to summarize first: on a diet thread, the request paused.
     if (wants_summary(services_, outcome)) return offload(ctx, headers, *route, body);
     publish_diet(ctx, std::move(*route), std::move(outcome), body, rewritten);

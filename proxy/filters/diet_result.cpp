@@ -1,23 +1,26 @@
 #include "proxy/filters/diet_result.hpp"
 
+#include "config/match.hpp"
 #include "proxy/reports/diet_report.hpp"
 
 namespace td::proxy {
 
 diet::DietOutcome run_diet(const config::Config& config, const DietServices& services,
                            const providers::ChatRoute& route, const PolicyIdentity& who, std::string_view body,
-                           std::string& rewritten, bool semantic_eviction) {
+                           std::string& rewritten, bool semantic_eviction, std::string_view chosen) {
   const diet::PolicyFactsFn facts = services.policy.enabled() ? services.policy.facts_for(who) : diet::PolicyFactsFn{};
   rewritten.clear();
-  return diet::diet_body(route, body, rewritten, config, *services.caches,
-                         diet::DietOptions{.calibration = services.calibration,
-                                           .policy = facts ? &facts : nullptr,
-                                           .semantic_eviction = semantic_eviction});
+  return diet::diet_body(
+      route, body, rewritten, config, *services.caches,
+      diet::DietOptions{.profile = chosen.empty() ? nullptr : &config::profile_for(config, "", chosen),
+                        .calibration = services.calibration,
+                        .policy = facts ? &facts : nullptr,
+                        .semantic_eviction = semantic_eviction});
 }
 
 void DietRun::run(const config::Config& config, const DietServices& services, bool semantic_eviction) {
   outcome = run_diet(config, services, route, PolicyIdentity{provider, key_fingerprint, session_id, true}, body,
-                     rewritten, semantic_eviction);
+                     rewritten, semantic_eviction, chosen_profile);
 }
 
 void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOutcome outcome, std::string& body,

@@ -10,6 +10,7 @@
 #include "diet/diet.hpp"
 #include "providers/route.hpp"
 #include "proxy/filters/diet_services.hpp"
+#include "proxy/filters/profile_header_filter.hpp"
 #include "proxy/phases/request_context.hpp"
 
 namespace td::proxy {
@@ -23,10 +24,11 @@ struct DietResult {
 };
 
 // One diet of `body` for the request `who` (the pruned request, if any, goes
-// to `rewritten`), with the policy's state when the services have it.
+// to `rewritten`), with the policy's state when the services have it, under
+// the profile the request chose by name (`chosen`, "" none: its model's).
 diet::DietOutcome run_diet(const config::Config& config, const DietServices& services,
                            const providers::ChatRoute& route, const PolicyIdentity& who, std::string_view body,
-                           std::string& rewritten, bool semantic_eviction);
+                           std::string& rewritten, bool semantic_eviction, std::string_view chosen);
 
 // One diet of `body`, with the request's identity its own: the request may be
 // gone while it runs. It runs off the I/O threads, so the policy may wait
@@ -35,12 +37,17 @@ struct DietRun {
   providers::ChatRoute route;
   Provider provider = Provider::other;
   std::string key_fingerprint, session_id;
-  std::string body;       // as the client sent it
-  std::string rewritten;  // the pruned request, when outcome.rewritten
+  std::string chosen_profile;  // x-tokendiet-profile's name, "" none
+  std::string body;            // as the client sent it
+  std::string rewritten;       // the pruned request, when outcome.rewritten
   diet::DietOutcome outcome;
 
   DietRun(const RequestContext& ctx, providers::ChatRoute r)
-      : route(std::move(r)), provider(ctx.provider), key_fingerprint(ctx.key_fingerprint), session_id(ctx.session_id) {}
+      : route(std::move(r)),
+        provider(ctx.provider),
+        key_fingerprint(ctx.key_fingerprint),
+        session_id(ctx.session_id),
+        chosen_profile(proxy::chosen_profile(ctx)) {}
   void run(const config::Config& config, const DietServices& services, bool semantic_eviction);
 };
 

@@ -13,6 +13,14 @@
 //                              per-minute limit of its key and quota group)
 //   x-tokendiet-wait-ms        how long the request was held for the runway
 //   x-tokendiet-thinking       the thinking setting lowered, and to what
+//   x-tokendiet-fail-open      the request went upstream as the client sent it
+//                              because a filter failed: why (also without a
+//                              diet decision, e.g. a body it could not parse)
+//   x-tokendiet-recovery       a context-length error retried compressed
+//                              (retried), or not (no_fit)
+//   x-tokendiet-recall         offered: the request went out with the
+//                              tokendiet_recall tool, so the response may hold
+//                              recall rounds (the ledger counts them)
 //
 // The counts are the diet's (docs/design.md §Token counting): exact for
 // models with a tokenizer, else the uncalibrated estimate. The request id

@@ -1,5 +1,6 @@
 #include "proxy/filters/recovery_filter.hpp"
 
+#include "proxy/filters/profile_header_filter.hpp"
 #include "proxy/reports/diet_report.hpp"
 #include "proxy/reports/recovery_report.hpp"
 
@@ -49,14 +50,14 @@ void extend_recall(RequestContext& ctx, providers::Api api, std::string& body, c
 }  // namespace
 
 Recovery recover_body(const providers::ChatRoute& route, std::string_view body, const providers::ResponseError& error,
-                      const config::Config& config, diet::DietCaches& caches) {
+                      const config::Config& config, diet::DietCaches& caches, std::string_view chosen) {
   Recovery out;
   providers::ParseOutcome first = diet::parse_step(route, body, caches);
   if (!first.request) return out;
   // Semantic eviction off: its outputs would have to reach the archive before
   // the retry goes, and the failure phase cannot wait for a write. Tombstones
   // the diet already placed (and archived) stay in the body as it was sent.
-  out.profile = &config::profile_for(config, first.request->model);
+  out.profile = &config::profile_for(config, first.request->model, chosen);
   pruning::Profile profile = *out.profile;
   if (!profile.enabled || !profile.recovery) return out;
   profile.completed_tasks = false;
@@ -123,7 +124,7 @@ RetryDecision RecoveryFilter::upstream_failure_filter(RequestContext& ctx, const
   if (!route) return RetryDecision::no_retry;
   const providers::ResponseError error = providers::classify_error_body(int(outcome.status), outcome.body);
   if (!error.context_length_exceeded) return RetryDecision::no_retry;
-  Recovery r = recover_body(*route, body, error, *config_, caches_);
+  Recovery r = recover_body(*route, body, error, *config_, caches_, chosen_profile(ctx));
   RecoveryReport& report = ctx.objects.publish<RecoveryReport>(RecoveryReport{r.outcome});
   if (r.outcome != "retried") return RetryDecision::no_retry;
   body = std::move(r.body);

@@ -61,7 +61,8 @@ struct Recovery {
 // fit the window, at the first harder level that does. Pure besides `caches`;
 // throws only on allocation failure.
 Recovery recover_body(const providers::ChatRoute& route, std::string_view body, const providers::ResponseError& error,
-                      const config::Config& config, diet::DietCaches& caches);
+                      const config::Config& config, diet::DietCaches& caches,
+                      std::string_view chosen = {});  // x-tokendiet-profile, "" none
 
 class RecoveryFilter final : public Filter {
  public:

@@ -14,6 +14,7 @@
 #include "proxy/filters/explain_filter.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/filters/ledger_filter.hpp"
+#include "proxy/filters/profile_header_filter.hpp"
 #include "proxy/filters/quota_filter.hpp"
 #include "proxy/filters/recall_offer_filter.hpp"
 #include "proxy/filters/recall_filter.hpp"
@@ -40,6 +41,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // request phase (the in-flight gauge) sees every request; it has no body
   // hooks, so the diet still sees the request body first.
   filters.push_back(std::make_unique<LedgerFilter>(process_state(), std::make_shared<const config::Config>(config)));
+  // x-tokendiet-profile: the request's own profile, or a 400 for a name not configured.
+  filters.push_back(std::make_unique<ProfileHeaderFilter>(config));
   // GET /v1/tokendiet/archive/<id>: answered here, read on the archive's thread.
   filters.push_back(
       std::make_unique<ArchiveFilter>([] { return process_state().archive(); }, &process_state().archive_thread()));

@@ -16,6 +16,7 @@
 #include "providers/rate_limits.hpp"
 #include "providers/response_error.hpp"
 #include "providers/usage_reader.hpp"
+#include "proxy/filters/profile_header_filter.hpp"
 #include "proxy/reports/billed_usage.hpp"
 
 namespace td::proxy {
@@ -50,7 +51,7 @@ FilterResult UsageFilter::request_body_filter(RequestContext& ctx, const HeaderM
   if (!st.api || !providers::stream_usage_on_request(*st.api)) return {};
   // A request that already failed open goes upstream exactly as it came.
   if (ctx.fail_open) return {};
-  const pruning::Profile& profile = config::profile_for(config_, ctx.model);
+  const pruning::Profile& profile = config::profile_for(config_, ctx.model, chosen_profile(ctx));
   if (!profile.enabled || !profile.stream_usage) return {};
   // Most bodies are not streams: the diet, when it parsed the body, knows;
   // otherwise skip the scan when "stream" is not even there.

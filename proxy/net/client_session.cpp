@@ -49,10 +49,9 @@ std::pair<unsigned, std::string> check_head(const RequestParser& parser, Request
   if (facts.has_content_length && parser.content_length()) facts.content_length = *parser.content_length();
   unsigned refuse = check_request_head(facts, limits);
   std::string message;
-  if (refuse == 431) message = "too many request header fields";
+  if (refuse == 431) message = limit_message(431, limits, true);
   if (refuse == 400) message = "both Content-Length and Transfer-Encoding: refused";
-  if (refuse == 413)
-    message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
+  if (refuse == 413) message = limit_message(413, limits);
   if (!refuse && facts.has_transfer_encoding && !parser.chunked()) {
     refuse = 400;
     message = "Transfer-Encoding other than chunked: refused";
@@ -208,10 +207,8 @@ asio::awaitable<ClientSession::Next> ClientSession::refuse_bad_head(RequestConte
   const unsigned status = ec == http::error::header_limit ? 431 : ec == http::error::body_limit ? 413 : 400;
   ctx.error = "bad request head: " + ec.message();
   ctx.provider = route_for_path(ctx.path(), rt.config).provider;
-  const std::string message = status == 431   ? std::string("request header block too large")
-                              : status == 413 ? "request body larger than the limit of " +
-                                                    std::to_string(rt.config.limits.max_body_bytes) + " bytes"
-                                              : "malformed request: " + ec.message();
+  const std::string message =
+      status == 400 ? "malformed request: " + ec.message() : limit_message(status, rt.config.limits);
   const std::string_view code = status == 413 ? "request_too_large" : "bad_request";
   co_return co_await refuse(ctx, status, message, code, false);
 }

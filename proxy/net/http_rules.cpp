@@ -32,6 +32,15 @@ unsigned check_request_head(const RequestHeadFacts& f, const config::Limits& lim
   return 0;
 }
 
+std::string limit_message(unsigned status, const config::Limits& limits, bool count) {
+  if (status == 413)
+    return "request body larger than limits.max_body_bytes (" + std::to_string(limits.max_body_bytes) + " bytes)";
+  if (count)
+    return "more request header fields than limits.max_header_count (" + std::to_string(limits.max_header_count) + ")";
+  return "request header block larger than limits.max_header_bytes (" + std::to_string(limits.max_header_bytes) +
+         " bytes)";
+}
+
 namespace {
 
 // An Authorization value as a credential (find_api_key()'s rule 1).

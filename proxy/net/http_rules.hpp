@@ -37,6 +37,11 @@ struct RequestHeadFacts {
 // (request smuggling), 413 a declared body over the limit.
 unsigned check_request_head(const RequestHeadFacts& facts, const config::Limits& limits);
 
+// The message of a refusal for a limit, naming its config key and value, so
+// whoever reads the error knows what to raise: 413 (limits.max_body_bytes),
+// 431 with `count` (limits.max_header_count) or without (limits.max_header_bytes).
+std::string limit_message(unsigned status, const config::Limits& limits, bool count = false);
+
 // The credential a request carries, whichever way the providers accept it,
 // "" when none (docs/design.md §Client identity). The first of
 // these that is present and not empty wins:

@@ -16,6 +16,7 @@
 #include "proxy/net/relay.hpp"
 #include "proxy/net/stream_io.hpp"
 #include "proxy/net/upstream_exchange.hpp"
+#include "proxy/phases/agent_session.hpp"
 #include "proxy/phases/body_peek.hpp"
 #include "proxy/phases/errors.hpp"
 #include "proxy/phases/failure_response.hpp"
@@ -52,7 +53,8 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   auto& req = parser.get();
   const bool head_request = req.method() == http::verb::head;
   BeastHeaderMap headers(req);
-  ctx.session_id = std::string(req["x-tokendiet-session"]);
+  // The session: the client's header, else the agent's own id (docs/design.md §Client identity).
+  ctx.session_id = session_from_head(headers);
   // Who the client is: its credential's fingerprint, "" for an anonymous
   // client (docs/design.md §Client identity). Remembered for the
   // connection: an agent sends the same key on every request of a keep-alive
@@ -80,6 +82,7 @@ asio::awaitable<ClientSession::Next> ClientSession::proxy_request(const Runtime&
   const bool had_body_framing = req.find(http::field::content_length) != req.end() || parser.chunked();
   std::string& body = req.body();
   ctx.bytes_in = body.size();
+  if (ctx.session_id.empty() && ctx.provider == Provider::anthropic) ctx.session_id = session_from_body(body);
   if (ctx.provider == Provider::gemini && ctx.path().ends_with(":streamGenerateContent")) ctx.stream = true;
 
   // Phase 2: request_body_filter.
@@ -237,8 +240,7 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_
   boost::system::error_code bec = co_await read_body(parser, limits);
   if (bec == http::error::body_limit) {
     ctx.error = "request body over the limit";
-    std::string message = "request body larger than the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
-    co_return co_await refuse(ctx, 413, message, "request_too_large", head_request);
+    co_return co_await refuse(ctx, 413, limit_message(413, limits), "request_too_large", head_request);
   }
   if (!bec) co_return std::nullopt;
   // The client went away or sent a broken body: nothing to answer.

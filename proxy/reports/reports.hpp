@@ -5,6 +5,7 @@
 #include "proxy/reports/billed_usage.hpp"
 #include "proxy/reports/diet_report.hpp"
 #include "proxy/reports/eviction_report.hpp"
+#include "proxy/reports/profile_choice.hpp"
 #include "proxy/reports/quota_report.hpp"
 #include "proxy/reports/recall_offer.hpp"
 #include "proxy/reports/recovery_report.hpp"

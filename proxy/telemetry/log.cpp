@@ -178,6 +178,7 @@ LogLine access_line(const RequestContext& ctx) {
   if (ctx.client_aborted) l.flag("client_aborted", true);
   if (!ctx.error.empty()) l.str("error", ctx.error);
   if (ctx.fail_open) l.flag("fail_open", true).str("fail_open_reason", ctx.fail_open_reason);
+  if (const ProfileChoice* chosen = ctx.objects.find<ProfileChoice>()) l.str("profile_header", chosen->name);
   const DietReport* diet = ctx.objects.find<DietReport>();
   const QuotaReport* quota = ctx.objects.find<QuotaReport>();
   const EvictionReport* eviction = ctx.objects.find<EvictionReport>();

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {tokendietBin, tempDir, SOURCE_DIR} from '../support/index.mjs';
 
+const FIXTURES = process.env.TD_FIXTURES || path.join(SOURCE_DIR, 'tests', 'fixtures');
+
 const count = (args, input) =>
   spawnSync(tokendietBin(), ['count', ...args], {input, encoding: 'utf8', timeout: 60_000});
 
@@ -90,6 +92,44 @@ test('--request: the billed total and a per-message breakdown', () => {
     assert.equal(gem.encoding, 'o200k_base');  // --model picks the counter
     assert.equal(gem.messages.length, 1);
     assert.equal(count(['--request', file, '--format', 'bogus']).status, 2);
+  } finally { cleanup(); }
+});
+
+test('--request without --format: the format is detected, and a count is exact only where a tokenizer is known', () => {
+  const {dir, cleanup} = tempDir('td-count-');
+  try {
+    const file = path.join(dir, 'req.json');
+    const counted = body => {
+      fs.writeFileSync(file, JSON.stringify(body));
+      const r = count(['--request', file, '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout);
+    };
+    // Claude Code's recorded request: read as Anthropic, its tool blocks and tools counted.
+    const recorded = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'providers', 'anthropic-claude-code-recorded.json'), 'utf8'));
+    const anth = counted(recorded);
+    assert.equal(anth.format, 'anthropic');
+    assert.equal(anth.exact, false);
+    const forced = JSON.parse(count(['--request', file, '--format', 'anthropic', '--json']).stdout);
+    assert.equal(anth.total, forced.total);
+    assert.equal(anth.messages[0].role, 'system');  // the top-level system prompt, as Anthropic bills it
+    // Gemini names its model in the URL: without --model the count is an estimate, not o200k.
+    const gem = counted({contents: [{role: 'user', parts: [{text: 'hello there'}]}]});
+    assert.equal(gem.format, 'gemini');
+    assert.equal(gem.encoding, 'estimate');
+    assert.equal(gem.exact, false);
+    const text = count(['--request', file]);
+    assert.match(text.stdout, /^total \d+ {2}\(gemini, estimate, estimate\)/);
+    // Responses and chat.
+    assert.equal(counted({model: 'gpt-4o', input: [{role: 'user', content: 'hi'}]}).format, 'openai_responses');
+    const chat = counted({model: 'gpt-4o', messages: [{role: 'system', content: 'x'}, {role: 'user', content: 'hi'}]});
+    assert.equal(chat.format, 'openai_chat');
+    assert.equal(chat.exact, true);
+    // Not a chat body: refused, naming why.
+    fs.writeFileSync(file, '{"prompt": "hi"}');
+    const refused = count(['--request', file]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /not a chat request body \(pass --format\)/);
   } finally { cleanup(); }
 });
 

@@ -5,7 +5,7 @@ import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import {startFakeUpstream, startTokendiet, rawRequest, SOURCE_DIR} from '../support/index.mjs';
+import {startFakeUpstream, startTokendiet, rawRequest, SOURCE_DIR, agentRequest, recordedHistory} from '../support/index.mjs';
 
 const FIXTURES = process.env.TD_FIXTURES || path.join(SOURCE_DIR, 'tests', 'fixtures');
 const traj = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'replay', 'mini-swe-agent-12.json'), 'utf8'));
@@ -70,4 +70,30 @@ test('request ids do not repeat across a restart', async () => {
   assert.equal(new Set(ids).size, ids.length, `ids repeat: ${ids.join(' ')}`);
   for (let i = 1; i < ids.length; i++) assert.ok(ids[i] > ids[i - 1], 'ids grow, across the restart too');
   assert.ok(ids[ids.length - 1] < 2n ** 53n, 'JSON readers keep ids exact');
+});
+
+test('the headers say what the answer alone does not: a retry compressed to fit, and the recall tool offered', async () => {
+  const upstream = await startFakeUpstream();
+  const td = await startTokendiet({upstreams: {openai: upstream.url}, config: 'profiles:\n  - name: default\n    survival: false\n'});
+  try {
+    const req = agentRequest('openai_chat', recordedHistory(), 'Carry on.');
+    const plain = await post(td, req.path, req.body);
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers['x-tokendiet-recall'], 'offered');  // an agent turn the diet may cut
+    assert.equal(plain.headers['x-tokendiet-recovery'], undefined);
+    assert.equal(plain.headers['x-tokendiet-fail-open'], undefined);
+    const window = Math.floor(Math.ceil(upstream.last().bodyBytes / 4) * 0.6);
+
+    upstream.clear();
+    const r = await rawRequest({port: td.port, method: 'POST', path: req.path, body: req.body, timeoutMs: 20000,
+      headers: {'content-type': 'application/json', 'x-fake-context-window': String(window)}});
+    assert.equal(r.status, 200, r.body.toString());
+    assert.equal(upstream.requests.length, 2, 'the attempt and one retry');
+    assert.equal(r.headers['x-tokendiet-recovery'], 'retried');
+    const log = await logLineFor(td, r.headers['x-tokendiet-request-id']);
+    assert.equal(log.recovery, 'retried');
+  } finally {
+    await td.stop();
+    await upstream.close();
+  }
 });

@@ -160,8 +160,12 @@ async function sendAndCheck({api, name, body, headers}, i) {
   assert.equal(typeof got.status, 'number', `${what}: the fake did not answer`);
   assert.equal(r.status, got.status, `${what}: client got ${r.status}, upstream answered ${got.status}`);
   if (mode) assert.equal(r.status, Number(mode), what);
-  const line = await td.waitForLine(new RegExp(`"session":"${session}"`), 5000);
-  return JSON.parse(line);
+  const line = JSON.parse(await td.waitForLine(new RegExp(`"session":"${session}"`), 5000));
+  // The client is told too: the explain header says why, printable ASCII, at most 200 bytes.
+  const reason = line.fail_open ? Buffer.from(Buffer.from(line.fail_open_reason).subarray(0, 200)
+    .map(b => (b < 0x20 || b > 0x7e ? 0x3f : b))).toString('latin1') : undefined;
+  assert.equal(r.headers['x-tokendiet-fail-open'], reason, `${what}: x-tokendiet-fail-open`);
+  return line;
 }
 
 test('bad chat bodies are forwarded byte for byte, answered with the upstream status, counted as fail-open', async () => {

@@ -36,6 +36,8 @@ test('a body over the 32 MiB default limit gets 413 and never reaches the upstre
   const head = Buffer.from(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`);
   const r = await sendAndRead(Buffer.concat([head, big]));
   assert.equal(r.status, 413);
+  // The message names the config key to raise, and its value.
+  assert.match(JSON.parse(r.body.toString()).error.message, /limits\.max_body_bytes \(33554432 bytes\)/);
   // Chunked, so the size is only known while reading.
   const chunk = Buffer.alloc(1024 * 1024, 0x62);
   const parts = [Buffer.from('POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n')];
@@ -43,6 +45,7 @@ test('a body over the 32 MiB default limit gets 413 and never reaches the upstre
   parts.push(Buffer.from('0\r\n\r\n'));
   const rc = await sendAndRead(Buffer.concat(parts));
   assert.equal(rc.status, 413);
+  assert.match(JSON.parse(rc.body.toString()).error.message, /limits\.max_body_bytes \(33554432 bytes\)/);
   assert.equal(fake.requests.length, 0, 'an oversized body was forwarded');
   // A body just under the limit still goes through.
   const ok = await rawRequest({port: td.port, method: 'POST', path: '/v1/chat/completions', body: Buffer.alloc(4 * 1024 * 1024, 0x20), headers: {'content-type': 'application/json'}});
@@ -64,6 +67,7 @@ test('oversized request headers are refused (431 or 400), not forwarded', async 
   const many = Array.from({length: 300}, (_, i) => `X-H${i}: v\r\n`).join('');
   const lots = await sendAndRead(Buffer.from(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n${many}Content-Length: 2\r\n\r\n{}`));
   assert.ok([431, 400].includes(lots.status) || lots.status === 0, `300 headers: ${lots.status}`);
+  if (lots.status === 431) assert.match(lots.body.toString(), /limits\.max_header_count \(128\)/);
   assert.equal(fake.requests.length, 0);
 });
 

@@ -65,7 +65,7 @@ TEST_CASE("count --help: every option and what it does") {
   const std::string& help = p.stop->text;
   CHECK(help.find("usage: tokendiet count") == 0);
   for (const char* line : {"  FILE|-          count the whole file", "  --jsonl         read JSON lines",
-                           "  --request FILE  an OpenAI chat", "  --json          with --request",
+                           "  --request FILE  a chat request body of any format", "  --json          with --request",
                            "  --encoding E    o200k_base (default)", "  --model M       pick the counter",
                            "  --format F      the request body's wire format", "\nExit status: 0 ok"})
     CHECK_MESSAGE(help.find(line) != std::string::npos, line);

@@ -78,6 +78,26 @@ TEST_CASE("usage: --since and --by day select and group") {
   CHECK(doc["since_ms"].GetInt64() == f.now - 36 * 3'600'000LL);
 }
 
+TEST_CASE("usage --session: one session's requests, by its id or the start of it") {
+  Fixture f;  // sessions sess-0, sess-1 (gpt-4o) and sess-2 (claude-x)
+  Run r = run({"--ledger", f.ledger, "--session", "sess-1", "--json"}, f.now);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  rapidjson::Document doc;
+  REQUIRE_FALSE(doc.Parse(r.out.c_str()).HasParseError());
+  REQUIRE(doc["groups"].Size() == 1);
+  CHECK(std::string(doc["groups"][0]["key"].GetString()) == "gpt-4o");
+  CHECK(doc["total"]["requests"].GetInt64() == 1);
+  CHECK(std::string(doc["session"].GetString()) == "sess-1");
+  // A prefix, as a table shows a long id cut: every session starting with it.
+  REQUIRE_FALSE(
+      doc.Parse(run({"--ledger", f.ledger, "--session", "sess-", "--json"}, f.now).out.c_str()).HasParseError());
+  CHECK(doc["total"]["requests"].GetInt64() == 3);
+  Run none = run({"--ledger", f.ledger, "--session", "nope"}, f.now);
+  CHECK(none.status == 0);
+  CHECK(none.out.find("session nope*") != std::string::npos);
+  CHECK(none.out.find("no requests") != std::string::npos);
+}
+
 TEST_CASE("usage: human table by default") {
   Fixture f;
   Run r = run({"--ledger", f.ledger, "--config", f.config, "--by", "provider"}, f.now);

@@ -59,6 +59,23 @@ profiles:
   CHECK(profile_named(r.config, "nope") == nullptr);
 }
 
+TEST_CASE("profile_for with a chosen name: the named profile, off, or the model's") {
+  LoadResult r = load_string(R"(
+profiles:
+  - name: lean
+    models: ["never-*"]
+  - name: all
+    models: ["*"]
+)");
+  REQUIRE(r.ok());
+  CHECK(profile_for(r.config, "gpt-4o", "lean").name == "lean");
+  CHECK(profile_for(r.config, "gpt-4o", "").name == "all");
+  const auto& off = profile_for(r.config, "gpt-4o", kOffProfile);
+  CHECK(off.name == "off");
+  CHECK_FALSE(off.enabled);
+  CHECK(profile_for(r.config, "gpt-4o", "nope").name == "all");  // unknown: the model's (the filter answers 400 first)
+}
+
 TEST_CASE("profile_for on the embedded default uses its default profile for any model") {
   Config cfg = default_config();
   CHECK(&profile_for(cfg, "anything") == &cfg.profiles.front());

@@ -239,6 +239,22 @@ TEST_CASE("verify_tls: false is allowed, with a warning") {
   CHECK(r.warnings[0].reason.find("not checked") != std::string::npos);
 }
 
+TEST_CASE("an upstream URL ending in its API version loads, with a warning naming the fix") {
+  LoadResult r = load_string(
+      "listen: 127.0.0.1:8080\nupstreams:\n  openai: https://api.openai.com/v1/\n  gemini: "
+      "{url: 'https://gw.example/google/v1beta'}\n  anthropic: https://api.anthropic.com\n",
+      "t.yaml");
+  REQUIRE(r.ok());
+  REQUIRE(r.warnings.size() == 2);
+  CHECK(r.warnings[0].line == 3);
+  CHECK(r.warnings[0].reason ==
+        "upstreams.openai: the URL ends in /v1, but clients send paths that start with it (/v1/...), which "
+        "tokendiet appends: every request would go to /v1/v1/... and get a 404. Use https://api.openai.com");
+  CHECK(r.warnings[1].line == 4);
+  CHECK(r.warnings[1].reason.find("/google/v1beta/v1beta/... and get a 404. Use https://gw.example/google") !=
+        std::string::npos);
+}
+
 TEST_CASE("bad globs, missing and duplicate names") {
   expect_one_error("profiles:\n  - name: a\n    models: ['gpt-*', 'gpt-[4']\n", 3, 23,
                    "profiles[0].models: invalid glob 'gpt-[4': '[' without a closing ']'");

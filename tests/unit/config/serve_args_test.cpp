@@ -29,6 +29,17 @@ ServeArgs checked(const ServeArgsText& text) {
 
 }  // namespace
 
+TEST_CASE("--upstream with a URL ending in /v1: a warning naming the fix") {
+  ServeArgsText text;
+  text.upstreams = {"openai=http://127.0.0.1:18080/v1"};
+  LoadResult r = load_for_serve(checked(text));
+  REQUIRE(r.ok());
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].file == "tokendiet serve");
+  CHECK(r.warnings[0].reason.starts_with("--upstream openai: the URL ends in /v1"));
+  CHECK(r.warnings[0].reason.ends_with("Use http://127.0.0.1:18080"));
+}
+
 TEST_CASE("serve with no file: listen and upstream from the command line") {
   ServeArgsText text;
   text.listen = "127.0.0.1:18090";

@@ -64,7 +64,8 @@ TEST_CASE("a report groups per key across models, prices each model, and totals"
   double gpt4o = (42'000 * 2.50 + 20'000 * 1.25 + 5'000 * 10.00) / 1e6;
   double mini = (10'100 * 0.15 + 1'000 * 0.60) / 1e6;
   CHECK(day1.cost_usd == doctest::Approx(gpt4o + mini));
-  CHECK(day1.saved_cost_usd == doctest::Approx(40'000 * 2.50 / 1e6));
+  // Saved at the rate gpt-4o's prompts were billed: 62k prompt tokens, 20k of them cache reads.
+  CHECK(day1.saved_cost_usd == doctest::Approx(40'000 * (42'000 * 2.50 + 20'000 * 1.25) / 62'000 / 1e6));
   CHECK(day1.unpriced_requests == 0);
   const UsageGroup& day2 = r.groups[1];
   CHECK(day2.unpriced_requests == 2);
@@ -94,7 +95,7 @@ TEST_CASE("table and JSON renderings") {
 
   std::string table = render_usage_table(r);
   CHECK(table.find("since 2026-09-21 14:13 UTC") != std::string::npos);
-  CHECK(table.find("9,000") != std::string::npos);
+  CHECK(table.find("9.00k") != std::string::npos);
   CHECK(table.find("33.3%") != std::string::npos);
   CHECK(table.find("(unknown)") != std::string::npos);
   CHECK(table.find("no price for: (unknown)") != std::string::npos);
@@ -110,7 +111,8 @@ TEST_CASE("table and JSON renderings") {
   CHECK(std::string(doc["groups"][0]["key"].GetString()) == "gpt-4o");
   CHECK(doc["groups"][0]["tokens_saved"].GetInt64() == 3'000);
   CHECK(doc["groups"][0]["upstream_cached_tokens"].GetInt64() == 1'000);
-  CHECK(doc["groups"][0]["saved_cost_usd"].GetDouble() == doctest::Approx(3'000 * 2.50 / 1e6));
+  CHECK(doc["groups"][0]["saved_cost_usd"].GetDouble() ==
+        doctest::Approx(3'000 * (5'100 * 2.50 + 1'000 * 1.25) / 6'100 / 1e6));
   CHECK(doc["total"]["requests"].GetInt64() == 4);
   CHECK(doc["total"]["unpriced_requests"].GetInt64() == 1);
 
@@ -118,6 +120,50 @@ TEST_CASE("table and JSON renderings") {
   CHECK(render_usage_table(empty).find("no requests") != std::string::npos);
   REQUIRE_FALSE(doc.Parse(render_usage_json(empty).c_str()).HasParseError());
   CHECK(doc["groups"].Size() == 0);
+}
+
+TEST_CASE("saved cost: at the rate the prompts were billed, cache reads and writes at their prices") {
+  Price p{"claude-*", 3.00, 0.30, 3.75, 15.00};
+  // 1M prompt: 700k fresh, 200k cache reads, 100k cache writes.
+  const double rate = (0.7 * 3.00 + 0.2 * 0.30 + 0.1 * 3.75) / 1e6;
+  CHECK(saved_cost_usd(p, 100'000, 1'000'000, 200'000, 100'000) == doctest::Approx(100'000 * rate));
+  // All cache reads: the cut tokens were worth the cached price only.
+  CHECK(saved_cost_usd(p, 1'000'000, 1'000'000, 1'000'000, 0) == doctest::Approx(0.30));
+  // No usage reported: the input price.
+  CHECK(saved_cost_usd(p, 1'000'000, 0, 0, 0) == doctest::Approx(3.00));
+}
+
+TEST_CASE("one number format: counts compact with three significant digits") {
+  CHECK(compact(0) == "0");
+  CHECK(compact(999) == "999");
+  CHECK(compact(1'000) == "1.00k");
+  CHECK(compact(45'640) == "45.6k");
+  CHECK(compact(999'499) == "999k");
+  CHECK(compact(999'500) == "1.00M");
+  CHECK(compact(1'234'567) == "1.23M");
+  CHECK(compact(68'778'000'000) == "68.8G");
+}
+
+TEST_CASE("the table fits 80 columns, with an errors column, long labels cut") {
+  const std::string session = "378860fb-9985-439a-af2a-b7ddaa664459-and-a-long-tail";
+  UsageSums a = sums(session, "gpt-4o", 123'456, 987'654'321'000, 123'456'789'000, 123'456'789'000, 0, 1'000'000);
+  a.errors = 1'234;
+  std::vector<UsageSums> in = {a, sums("short", "gpt-4o", 1, 10, 10, 10, 0, 1)};
+  UsageReport r = build_usage_report(in, GroupBy::Session, lookup);
+  r.ledger_paths = {"/x.db"};
+  const std::string table = render_usage_table(r);
+  std::size_t start = table.find("session  ");  // the header line
+  REQUIRE(start != std::string::npos);
+  for (std::size_t at = start; at < table.size();) {
+    const std::size_t end = table.find('\n', at);
+    CHECK_MESSAGE(end - at <= 80, table.substr(at, end - at));
+    at = end + 1;
+  }
+  CHECK(table.find("errors") != std::string::npos);
+  CHECK(table.find("1.23k") != std::string::npos);          // the errors, in the one format
+  CHECK(table.find("378860fb-9985") != std::string::npos);  // cut, its start kept
+  CHECK(table.find(session) == std::string::npos);
+  CHECK(table.find("..") != std::string::npos);
 }
 
 TEST_CASE("--since: durations back from now, UTC dates and times") {
