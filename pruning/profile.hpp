@@ -316,6 +316,12 @@ struct Profile {
   // recall_max_answer_bytes (cut at a line, the rest named by its range).
   std::uint32_t recall_max_calls = 4;
   std::uint64_t recall_max_answer_bytes = 16384;
+  // What a recall makes stick (pruning/recalled_lines.hpp; docs/design.md
+  // §Recall, "Recalled lines stay"): the session's later requests keep
+  // visible, in the cut of the recalled text, "answered" the lines the
+  // answer showed, "output" every line of that text; "off" nothing.
+  std::string recalled_lines = "answered";
+  bool recalled_lines_kept() const { return recall && recalled_lines != "off"; }
 
   template <class Visitor>
   void visit(Visitor&& v) {
@@ -422,6 +428,7 @@ struct Profile {
     v("recall", recall);
     v("recall_max_calls", recall_max_calls);
     v("recall_max_answer_bytes", recall_max_answer_bytes);
+    v("recalled_lines", recalled_lines);
   }
 };
 
