@@ -221,9 +221,12 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     for (const auto& a : diet.result.archived) tombstones.push_back(a.text);
     charger.request(n, before, after, SentFacts{diet.rewritten, diet.result.stale_messages, &tombstones});
     if (!charger.recalled().empty()) {
-      auto next = recalled ? std::make_shared<pruning::RecalledLines>(*recalled)
-                           : std::make_shared<pruning::RecalledLines>();
-      for (const auto& r : charger.recalled()) next->add(r);
+      auto next =
+          recalled ? std::make_shared<pruning::RecalledLines>(*recalled) : std::make_shared<pruning::RecalledLines>();
+      for (auto r : charger.recalled()) {
+        r.since = diet.result.stale_turns;  // as the proxy's recall filter keeps it
+        next->add(r);
+      }
       recalled = std::move(next);
     }
   }

@@ -1,8 +1,6 @@
 #include "pruning/pipeline.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <unordered_set>
@@ -67,7 +65,6 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     // written again, pruned up to gm and as it was after it.
     const double rewritten = double(plan_ps[gm] - plan_ps[first]) + double(orig_ps[at] - orig_ps[gm]);
     const double was_cached = double(orig_ps[at] - orig_ps[first]);
-    if (getenv("TD_DBG")) fprintf(stderr, "step k=%zu at=%u g=%u first=%u gm=%u saved=%lu pays=%d cap=%d\n", k, at, g, first, gm, (unsigned long)saved, (int)pays_back(cost, saved, rewritten, was_cached, g), (int)cap.allows(first, gm, at));
     if (!pays_back(cost, saved, rewritten, was_cached, g) || !cap.allows(first, gm, at)) return;
     f.turns = g;  // not f = {...}: at_request keeps what the earlier requests had
     f.messages = gm;
@@ -183,16 +180,6 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     const LossyOptions options(profile);
     const std::uint32_t thinking_end = old_thinking_end(conv, options.old_thinking);
     const std::shared_ptr<const LossyPlan> plan = plan_lossy(conv, options, plan_limit, thinking_end, tally, caches);
-    // The lines the session's model recalled widen the forms that are sent,
-    // never the decisions: the frontier and semantic mode are decided on the
-    // plan without them, as every earlier request of the session was (the
-    // steps are replayed from the history, and a form widened now must not
-    // undo a step an earlier request took; docs/design.md §Recall).
-    const RecalledLines* recalled = settings.recalled.get();
-    const std::shared_ptr<const LossyPlan> sent =
-        recalled && !recalled->empty()
-            ? plan_lossy(conv, options, plan_limit, thinking_end, tally, caches, recalled)
-            : plan;
     // The steps are weighed on the forms that apply once stale; a held read
     // (strategies/edited_files.hpp) counts as kept whole, its later release
     // riding on the step that reaches its hold.
@@ -204,6 +191,19 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
       lasting.push_back(plan->changed[k]);
     }
     f = choose_frontier(conv, profile, wm, orig, planned, lasting);
+    // The lines the session's model recalled widen the forms that are sent,
+    // never the decisions: the frontier and semantic mode are decided on the
+    // plan without them, as every earlier request of the session was (the
+    // steps are replayed from the history, and a form widened now must not
+    // undo a step an earlier request took). A range applies from the first
+    // frontier past the one its recall was made at: the widened form goes
+    // out with a step, whose rewrite of the cached prefix it shares
+    // (docs/design.md §Recall, "Recalled lines stay").
+    std::shared_ptr<const LossyPlan> sent = plan;
+    if (settings.recalled && !settings.recalled->empty()) {
+      const RecalledLines applying = settings.recalled->applying(f.turns);
+      if (!applying.empty()) sent = plan_lossy(conv, options, plan_limit, thinking_end, tally, caches, &applying);
+    }
     // Semantic mode decides on the history as sent, before the plan's forms replace it.
     without.frontier = f.at_request;
     without.planned = planned;

@@ -317,10 +317,12 @@ struct Profile {
   std::uint32_t recall_max_calls = 4;
   std::uint64_t recall_max_answer_bytes = 16384;
   // What a recall makes stick (pruning/recalled_lines.hpp; docs/design.md
-  // §Recall, "Recalled lines stay"): the session's later requests keep
-  // visible, in the cut of the recalled text, "answered" the lines the
-  // answer showed, "output" every line of that text; "off" nothing.
-  std::string recalled_lines = "answered";
+  // §Recall, "Recalled lines stay"): from the session's next frontier step
+  // on, the cut of the recalled text keeps visible "answered" the lines the
+  // answer showed, "output" every line of that text; "off" nothing (the
+  // default: on the charged replay a kept range costs more than the rounds
+  // it spares, docs/benchmarks.md §Recalled lines stay).
+  std::string recalled_lines = "off";
   bool recalled_lines_kept() const { return recall && recalled_lines != "off"; }
 
   template <class Visitor>

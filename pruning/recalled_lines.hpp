@@ -33,8 +33,13 @@ class RecalledLines {
   static constexpr std::uint32_t kMaxLine = 1u << 24;
 
   struct Range {
-    std::uint32_t handle = 0;  // the handle's 32 bits (recall_handle(): "t" + 8 hex digits)
+    std::uint32_t handle = 0;           // the handle's 32 bits (recall_handle(): "t" + 8 hex digits)
     std::uint32_t first = 0, last = 0;  // 1-based, inclusive
+    // The stale frontier (turns) of the request whose answer recalled it:
+    // the range applies once the frontier has moved past it, at the
+    // session's next step, whose rewrite of the cached prefix it shares
+    // (applying(); docs/design.md §Recall).
+    std::uint32_t since = 0;
     bool operator==(const Range&) const = default;
   };
 
@@ -43,10 +48,15 @@ class RecalledLines {
 
   // Lines first..last of the text named `handle` were answered. False (and
   // nothing kept): not a handle, an empty range, or kMaxAdds reached.
-  bool add(std::string_view handle, std::uint32_t first, std::uint32_t last);
+  bool add(std::string_view handle, std::uint32_t first, std::uint32_t last, std::uint32_t since = 0);
   bool add(const Range& r);
 
-  // The ranges of `handle_bits`, ascending and merged (touching ones joined).
+  // Those that apply at a frontier of `frontier_turns` turns (since <
+  // frontier_turns), their `since` set to 0.
+  RecalledLines applying(std::uint32_t frontier_turns) const;
+
+  // The ranges of `handle_bits`, ascending and merged (touching ones joined;
+  // `since` not looked at).
   std::vector<std::pair<std::size_t, std::size_t>> of(std::uint32_t handle_bits) const;
   bool empty() const { return ranges_.empty(); }
   std::size_t adds() const { return adds_; }
@@ -56,15 +66,15 @@ class RecalledLines {
   // The hash of the ranges of one handle (0 when it has none).
   std::uint64_t fingerprint(std::uint32_t handle_bits) const;
 
-  // One add as a word, "t1a2b3c4d:41-160" (the form the shared store keeps,
-  // in order), and back.
+  // One add as a word, "t1a2b3c4d:41-160@12" (the form the shared store
+  // keeps, in order; "@since" left out when 0), and back.
   static std::string entry(const Range& r);
   static std::optional<Range> parse_entry(std::string_view entry);
 
   bool operator==(const RecalledLines&) const = default;
 
  private:
-  std::vector<Range> ranges_;  // sorted by (handle, first), merged
+  std::vector<Range> ranges_;  // as added, sorted by (handle, first, since)
   std::size_t adds_ = 0;
 };
 

@@ -300,8 +300,8 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   for (std::size_t i = head_span; i + tail_span < n && (keeps || ranges || errors < o.max_error_lines); ++i) {
     if (in_range(i)) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
-    } else if (keeps &&
-        std::binary_search(o.keep_lines->begin(), o.keep_lines->end(), copy_line_key(ls[i], o.keep_line_min_bytes))) {
+    } else if (keeps && std::binary_search(o.keep_lines->begin(), o.keep_lines->end(),
+                                           copy_line_key(ls[i], o.keep_line_min_bytes))) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
     } else if (errors < o.max_error_lines && ls[i].size() <= 512 && ls[i].back() == '\n' && is_error_line(ls[i])) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});

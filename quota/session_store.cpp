@@ -42,8 +42,8 @@ void SessionStore::recalled(std::uint64_t session, const std::vector<pruning::Re
                             Clock::time_point now) {
   if (ranges.empty()) return;
   update(session, now, [&](SessionFacts& f) {
-    auto next = f.recalled ? std::make_shared<pruning::RecalledLines>(*f.recalled)
-                           : std::make_shared<pruning::RecalledLines>();
+    auto next =
+        f.recalled ? std::make_shared<pruning::RecalledLines>(*f.recalled) : std::make_shared<pruning::RecalledLines>();
     bool changed = false;
     for (const auto& r : ranges) changed = next->add(r) || changed;
     if (changed) f.recalled = std::move(next);

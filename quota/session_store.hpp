@@ -55,8 +55,7 @@ class SessionStore {
   void billed(std::uint64_t session, double cached_prefix, Clock::time_point now);
   // The session's model recalled these ranges: added to what it recalled
   // before, in order, while there is room.
-  void recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges,
-                Clock::time_point now);
+  void recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges, Clock::time_point now);
 
   std::size_t size() const { return entries_.size(); }
 

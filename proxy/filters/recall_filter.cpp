@@ -201,8 +201,12 @@ bool RecallFilter::continuation_filter(RequestContext& ctx, std::string& body) {
   if (cap && body.size() > cap) return false;
   RecallReport& report = ctx.objects.get<RecallReport>();
   for (auto& id : a.recalled) report.recalled.push_back(std::move(id));
-  // The lines shown stay in the session's later requests (docs/design.md §Recall).
-  if (profile && profile->recalled_lines_kept() && !a.ranges.empty()) policy_.recalled(diet->outcome.session, a.ranges);
+  // The lines shown stay in the session's later requests, from the first
+  // frontier past this request's (docs/design.md §Recall, "Recalled lines stay").
+  if (profile && profile->recalled_lines_kept() && !a.ranges.empty()) {
+    for (auto& r : a.ranges) r.since = diet->outcome.result.stale_turns;
+    policy_.recalled(diet->outcome.session, a.ranges);
+  }
   ++report.rounds;
   return true;
 }

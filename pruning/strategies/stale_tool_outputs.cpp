@@ -61,6 +61,7 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
       if (opt.recall && opt.recalled_lines != "off" && recalled && !recalled->empty()) {
         if (const auto bits = RecalledLines::handle_bits(recall_handle(p.text))) {
           ranges = recalled->of(*bits);
+
           ranges_salt = recalled->fingerprint(*bits);
         }
       }

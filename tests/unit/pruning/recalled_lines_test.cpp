@@ -38,10 +38,10 @@ TEST_CASE("recalled lines: ranges merge per handle, entries round-trip, the firs
   CHECK(r.add("t0000abcd", 10, 20));
   CHECK(r.add("t0000abcd", 61, 70));  // touches 41-60: joined
   CHECK(r.add("t12345678", 5, 5));
-  CHECK_FALSE(r.add("td-0123", 1, 2));     // an archive id is not a handle
-  CHECK_FALSE(r.add("t0000abcd", 9, 3));   // empty
-  CHECK_FALSE(r.add("t0000abcd", 0, 3));   // lines are 1-based
-  CHECK_FALSE(r.add("t0000ABCD", 1, 3));   // handles are lower-case hex
+  CHECK_FALSE(r.add("td-0123", 1, 2));    // an archive id is not a handle
+  CHECK_FALSE(r.add("t0000abcd", 9, 3));  // empty
+  CHECK_FALSE(r.add("t0000abcd", 0, 3));  // lines are 1-based
+  CHECK_FALSE(r.add("t0000ABCD", 1, 3));  // handles are lower-case hex
   using P = std::vector<std::pair<std::size_t, std::size_t>>;
   CHECK(r.of(0xabcd) == P{{10, 20}, {41, 70}});
   CHECK(r.of(0x12345678) == P{{5, 5}});
@@ -80,16 +80,18 @@ TEST_CASE("recalled lines: a snip keeps the lines of its ranges, the gaps around
 
 TEST_CASE("recalled lines: a stale output keeps what was recalled of it; every other form is as before") {
   auto make = [] { return agent_loop(3, [](int k) { return listing(k, 200); }); };
+  Profile p;
+  p.recalled_lines = "answered";
   auto plain = make();
   const std::string original = plain.messages[3].parts[0].text;
   const std::string handle = recall_handle(original);
-  REQUIRE(stale_tool_outputs(plain, Profile{}, 8).hits == 3);
+  REQUIRE(stale_tool_outputs(plain, p, 8).hits == 3);
 
   RecalledLines r;
   REQUIRE(r.add(handle, 120, 124));
   REQUIRE(r.add("t0badf00d", 1, 200));  // a text no request holds: changes nothing
   auto with = make();
-  REQUIRE(stale_tool_outputs(with, Profile{}, 8, nullptr, &r).hits == 3);
+  REQUIRE(stale_tool_outputs(with, p, 8, nullptr, &r).hits == 3);
   const std::string& cut = with.messages[3].parts[0].text;
   for (std::size_t n = 120; n <= 124; ++n) CHECK(cut.find(line_of(original, n)) != std::string::npos);
   CHECK(plain.messages[3].parts[0].text.find(line_of(original, 120)) == std::string::npos);
@@ -100,14 +102,19 @@ TEST_CASE("recalled lines: a stale output keeps what was recalled of it; every o
   // No recalled lines, or none of this session's texts: byte for byte as before.
   RecalledLines none;
   auto again = make();
-  stale_tool_outputs(again, Profile{}, 8, nullptr, &none);
+  stale_tool_outputs(again, p, 8, nullptr, &none);
   CHECK(render(again) == render(plain));
+  // recalled_lines: off (the default) keeps nothing.
+  auto off = make();
+  stale_tool_outputs(off, Profile{}, 8, nullptr, &r);
+  CHECK(render(off) == render(plain));
 }
 
 TEST_CASE("recalled lines: through the pipeline and its memos, the same bytes as computed afresh") {
   auto make = [] { return agent_loop(12, [](int k) { return listing(k, 150); }); };
   Profile p = stepping_profile();
   p.low_entropy = false;  // the listing's lines are alike: a fold would name them first
+  p.recalled_lines = "answered";
   PipelineCaches caches;
   const CachedQuarterCounter counter;
   auto first = make();
@@ -116,12 +123,15 @@ TEST_CASE("recalled lines: through the pipeline and its memos, the same bytes as
   REQUIRE(first.messages[3].parts[0].text.size() < original.size());
 
   auto recalled = std::make_shared<RecalledLines>();
-  REQUIRE(recalled->add(recall_handle(original), 70, 75));
-  auto run = [&](PipelineCaches* c) {
+  REQUIRE(recalled->add(recall_handle(original), 70, 75, 0));
+  // Recalled at a frontier the history has not passed yet: not applied.
+  auto later = std::make_shared<RecalledLines>();
+  REQUIRE(later->add(recall_handle(original), 70, 75, 1000));
+  auto run = [&](PipelineCaches* c, std::shared_ptr<RecalledLines> lines = nullptr) {
     auto conv = make();
     const Counted counted = count_tokens(conv, counter, c);
     Decision d = decide(counted, p);
-    d.settings.recalled = recalled;
+    d.settings.recalled = lines ? lines : recalled;
     run_pipeline(conv, counted, d, counter, c);
     return conv;
   };
@@ -130,6 +140,7 @@ TEST_CASE("recalled lines: through the pipeline and its memos, the same bytes as
   CHECK(render(memoized) == render(fresh));
   CHECK(memoized.messages[3].parts[0].text.find(line_of(original, 72)) != std::string::npos);
   CHECK(first.messages[3].parts[0].text.find(line_of(original, 72)) == std::string::npos);
+  CHECK(render(run(&caches, later)) == render(first));
   // The other messages' forms are unchanged.
   for (std::size_t i = 5; i < fresh.messages.size(); ++i) CHECK(render(fresh.messages[i]) == render(first.messages[i]));
 }
