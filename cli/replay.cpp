@@ -162,6 +162,8 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
   ReferenceIndex refs(t.texts);
   LossCharger charger(t.texts, refs, charge_rules(profile ? *profile : config::profile_for(config, t.model), recall));
   std::vector<std::string> prev_sent;
+  // What the recall rounds answered so far, as the proxy's session memory keeps it.
+  std::shared_ptr<const pruning::RecalledLines> recalled;
   const std::vector<std::size_t> sizes = request_sizes(t);
   if (!sizes.empty()) {
     // One untimed request first: the process's one-time set-up (the count
@@ -173,7 +175,8 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     std::string body = request_body(t, n);
     const std::string original = body;
     const double t0 = thread_cpu_ms();
-    diet::DietOutcome diet = diet::diet_body(route, body, config, caches, diet::DietOptions{.profile = profile});
+    diet::DietOutcome diet =
+        diet::diet_body(route, body, config, caches, diet::DietOptions{.profile = profile, .recalled = recalled});
     rep.pipeline_ms.push_back(thread_cpu_ms() - t0);
     ++rep.requests;
     rep.fail_open += diet.fail_open;
@@ -217,6 +220,15 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
     std::vector<std::string> tombstones;
     for (const auto& a : diet.result.archived) tombstones.push_back(a.text);
     charger.request(n, before, after, SentFacts{diet.rewritten, diet.result.stale_messages, &tombstones});
+    if (!charger.recalled().empty()) {
+      auto next =
+          recalled ? std::make_shared<pruning::RecalledLines>(*recalled) : std::make_shared<pruning::RecalledLines>();
+      for (auto r : charger.recalled()) {
+        r.since = diet.result.stale_turns;  // as the proxy's recall filter keeps it
+        next->add(r);
+      }
+      recalled = std::move(next);
+    }
   }
   rep.charges = charger.charges();
   return rep;

@@ -7,6 +7,7 @@
 #include "providers/recall_tool.hpp"
 #include "providers/request.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/snip.hpp"
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/counter.hpp"
 #include "pruning/tokenizer/message_count.hpp"
@@ -87,7 +88,7 @@ bool recallable(const RecallOffered& offer, std::string_view item, const std::ve
 ChargeRules charge_rules(const pruning::Profile& profile, RecallMode recall) {
   // A profile with `recall: false` offers no tool: a loss is a re-read.
   return {profile.recall ? recall : RecallMode::Off, std::max<std::uint32_t>(profile.recall_max_calls, 1),
-          profile.recall_max_answer_bytes};
+          profile.recall_max_answer_bytes, profile.recalled_lines_kept() ? profile.recalled_lines : "off"};
 }
 
 std::uint64_t recall_tool_tokens() {
@@ -182,6 +183,7 @@ void LossCharger::request(std::size_t n, const Measured& before, const Measured&
 
   // What message n uses that the request as sent lacks, by the output it came from.
   std::map<std::size_t, bool> lost;  // source -> every lost item of it recallable
+  std::map<std::size_t, std::vector<std::string>> lost_items;
   auto check = [&](const std::vector<std::string>& items) {
     for (const std::string& item : items) {
       ++charges_.used.counted;
@@ -196,6 +198,7 @@ void LossCharger::request(std::size_t n, const Measured& before, const Measured&
       const bool can = recallable(offer, item, tombstones);
       auto [it, fresh] = lost.emplace(source, can);
       if (!fresh) it->second = it->second && can;
+      lost_items[source].push_back(item);
     }
   };
   check(refs_.counted(n));
@@ -231,6 +234,11 @@ void LossCharger::request(std::size_t n, const Measured& before, const Measured&
   };
   std::vector<std::size_t> recall, reread;
   for (const auto& [source, can] : lost) (can ? recall : reread).push_back(source);
+  recalled_.clear();
+  if (rules_.recalled_lines != "off")
+    for (std::size_t source : recall)
+      if (source >= dropped && source - dropped < after.raw.size())
+        note_recalled(source, after.raw[source - dropped], lost_items[source]);
   if (!recall.empty()) {
     const std::unordered_set<std::string_view> sent_lines = lines_of(after.all_text);
     Measured context = chain;
@@ -264,6 +272,60 @@ void LossCharger::request(std::size_t n, const Measured& before, const Measured&
     if (cum_without_[i] > 0) charges_.worst[i] = std::max(charges_.worst[i], cum_charged_[i] / cum_without_[i]);
   }
   charges_.rows.push_back(row);
+}
+
+void LossCharger::note_recalled(std::size_t source, const std::string& sent_json,
+                                const std::vector<std::string>& items) {
+  // The text a snip's notices name is the output itself unless an earlier
+  // cut (a fold) changed it first: then its lines are not the output's, and
+  // nothing is noted (a fold's own notices are not modelled).
+  const std::string& text = texts_[source].text;
+  const std::string handle = pruning::recall_handle(text);
+  const auto bits = pruning::RecalledLines::handle_bits(handle);
+  if (!bits) return;
+  // The gaps the sent message's notices name for this handle: " t1a2b3c4d:A-B".
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> gaps;
+  const std::string needle = " " + handle + ":";
+  for (std::size_t at = sent_json.find(needle); at != std::string::npos; at = sent_json.find(needle, at + 1)) {
+    std::size_t i = at + needle.size();
+    auto number = [&]() {
+      std::uint32_t v = 0;
+      while (i < sent_json.size() && sent_json[i] >= '0' && sent_json[i] <= '9' && v < (1u << 24))
+        v = v * 10 + std::uint32_t(sent_json[i++] - '0');
+      return v;
+    };
+    const std::uint32_t a = number();
+    std::uint32_t b = a;
+    if (i < sent_json.size() && sent_json[i] == '-') {
+      ++i;
+      b = number();
+    }
+    if (a > 0 && b >= a) gaps.emplace_back(a, b);
+  }
+  if (gaps.empty()) return;
+  const std::vector<std::string_view> lines = pruning::text::lines(text);
+  const auto n = static_cast<std::uint32_t>(lines.size());
+  for (std::uint32_t l = 1; l <= n; ++l) {
+    const std::string_view line = lines[l - 1];
+    if (std::none_of(items.begin(), items.end(), [&](const std::string& it) { return line.find(it) != line.npos; }))
+      continue;
+    for (const auto& [a, b] : gaps) {
+      if (l < a || l > b) continue;
+      if (rules_.recalled_lines == "output") {
+        recalled_.push_back({*bits, 1, n});
+        return;
+      }
+      // The answer to the gap's call shows whole lines within max_answer_bytes;
+      // a line past them takes the next call's page too.
+      std::uint32_t last = a;
+      for (std::size_t bytes = 0; last <= b && last <= n; ++last) {
+        bytes += lines[last - 1].size();
+        if (bytes > rules_.max_answer_bytes) break;
+      }
+      last = std::max<std::uint32_t>(last > a ? last - 1 : a, l);
+      recalled_.push_back({*bits, a, std::min(last, b)});
+    }
+  }
 }
 
 }  // namespace td::cli

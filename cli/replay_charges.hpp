@@ -22,6 +22,7 @@
 
 #include "cli/replay_measure.hpp"
 #include "cli/replay_retention.hpp"
+#include "pruning/recalled_lines.hpp"
 
 namespace td::pruning {
 struct Profile;
@@ -52,6 +53,10 @@ struct ChargeRules {
   RecallMode recall = RecallMode::Every;
   std::uint32_t max_calls = 4;             // recall_max_calls: calls answered per round
   std::uint64_t max_answer_bytes = 16384;  // recall_max_answer_bytes: one answer's bound
+  // recalled_lines (pruning/recalled_lines.hpp): what a recall round makes
+  // stick in the later requests, "answered" (the hidden gaps the lost lines
+  // lie in, as an answer shows them), "output" (the whole text), "off".
+  std::string recalled_lines = "off";
 };
 // `recall` as asked, but Off for a profile with `recall: false`.
 ChargeRules charge_rules(const pruning::Profile& profile, RecallMode recall);
@@ -106,6 +111,11 @@ class LossCharger {
   // The request of the first `n` messages: `before` as the client sent it, `after` as tokendiet did.
   void request(std::size_t n, const Measured& before, const Measured& after, const SentFacts& facts);
   const Charges& charges() const { return charges_; }
+  // What the recall rounds of the last request answered, by the handles and
+  // line ranges the sent request's notices give (ChargeRules::recalled_lines;
+  // empty when off): the later requests are dieted with them, as the proxy's
+  // session memory would keep them (docs/design.md §Recall).
+  const std::vector<pruning::RecalledLines::Range>& recalled() const { return recalled_; }
 
  private:
   struct Reread {
@@ -115,6 +125,8 @@ class LossCharger {
     std::string raw;                   // its bytes, for the prefix chain
   };
   Measured charged_chain(const Measured& after, bool tool, std::size_t dropped) const;
+  // The ranges a recall of output `source` answers, for the lost `items`.
+  void note_recalled(std::size_t source, const std::string& sent_json, const std::vector<std::string>& items);
 
   const std::vector<MessageText>& texts_;
   ReferenceIndex& refs_;
@@ -124,6 +136,7 @@ class LossCharger {
   bool cut_so_far_ = false;
   std::array<double, 2> cum_without_{}, cum_charged_{};
   Charges charges_;
+  std::vector<pruning::RecalledLines::Range> recalled_;
 };
 
 }  // namespace td::cli

@@ -349,6 +349,8 @@ class Loader {
     if (p.recall_max_calls < 1 || p.recall_max_calls > 64) bad("recall_max_calls", "must be between 1 and 64");
     if (p.recall_max_answer_bytes < 256 || p.recall_max_answer_bytes > (16u << 20))
       bad("recall_max_answer_bytes", "must be between 256 and 16777216 bytes");
+    if (p.recalled_lines != "answered" && p.recalled_lines != "output" && p.recalled_lines != "off")
+      bad("recalled_lines", "must be answered, output or off");
   }
 
   void add_profile(Config& cfg, pruning::Profile p, const YAML::Mark& at) {

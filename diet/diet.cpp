@@ -192,6 +192,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
       pruned = policy->request;
     } else {
       out.decision = pruning::decide(counted, profile);
+      out.decision.settings.recalled = options.recalled;
       out.result = prune_step(request.conversation, counted, out.decision, counter, caches);
     }
     if (request.server_history) keep_server_history(out);

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,10 @@ struct DietOptions {
   // there is no archive to keep what it would evict, or a write to it failed
   // (docs/design.md §The archive).
   bool semantic_eviction = true;
+  // Without a policy: the lines the session's model recalled, kept visible
+  // in their cuts (`tokendiet replay`'s model of the proxy's session memory;
+  // with a policy they come with its facts). Null: none.
+  std::shared_ptr<const pruning::RecalledLines> recalled{};
 };
 
 struct DietOutcome {

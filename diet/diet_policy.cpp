@@ -62,6 +62,7 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
       target = &*step.reparsed.back().request;
     }
     pruning::Decision at{pruning::Mode::Standard, {&profile, true, level}, {}};
+    at.settings.recalled = f.recalled;
     slot = Run{target, prune_step(target->conversation, counted, at, counter, caches)};
     // A harder level that cuts restates the task: part of what it sends,
     // so part of what the runway is asked for.
@@ -73,6 +74,7 @@ PolicyStep policy_step(const providers::ChatRoute& route, std::string_view body,
     const Run& r = run_at(level);
     return pruning::LevelCut{r.result.tokens_after, r.result.turns};
   });
+  step.decision.settings.recalled = f.recalled;
   const pruning::Decision& d = step.decision;
   if (request_free) {
     // No level was run (the profile alone decided): prune as it says.

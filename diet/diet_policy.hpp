@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,8 @@ struct PolicyFacts {
   pruning::SessionMemory memory;
   double bill_ratio = 1.0;
   double cached_prefix = 0;
+  // The lines the session's model recalled (pruning/recalled_lines.hpp; null: none).
+  std::shared_ptr<const pruning::RecalledLines> recalled;
   // Where they were found, for the request's admission and its bill.
   std::string runway_key;  // "": no runway (not a provider's chat request)
   std::uint64_t session = 0;

@@ -81,7 +81,8 @@ std::optional<RecallArgs> parse_recall_arguments(std::string_view json) {
 }
 
 std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived,
-                               std::size_t max_bytes) {
+                               std::size_t max_bytes, std::pair<std::uint32_t, std::uint32_t>* shown) {
+  if (shown) *shown = {0, 0};
   if (!archived) return "tokendiet_recall: nothing hidden or archived is known as " + args.id + " (unknown id)";
   const std::string_view text = *archived;
   // Line starts: lines are 1-based, a last line without '\n' counts.
@@ -99,7 +100,10 @@ std::string recall_result_text(const RecallArgs& args, const std::optional<std::
   const std::size_t begin = starts[first - 1];
   const std::size_t end = last < lines ? starts[last] : text.size();
   const std::string_view part = text.substr(begin, end - begin);
-  if (part.size() <= max_bytes) return std::string(part);
+  if (part.size() <= max_bytes) {
+    if (shown) *shown = {std::uint32_t(first), std::uint32_t(last)};
+    return std::string(part);
+  }
   // Cut at the last line end that fits, and say where the rest is.
   std::string out;
   const std::size_t nl = max_bytes ? part.rfind('\n', max_bytes - 1) : std::string_view::npos;
@@ -107,6 +111,7 @@ std::string recall_result_text(const RecallArgs& args, const std::optional<std::
   if (nl != std::string_view::npos) {
     out.assign(part.substr(0, nl + 1));
     shown_last = first + static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n')) - 1;
+    if (shown) *shown = {std::uint32_t(first), std::uint32_t(shown_last)};
     out += "[tokendiet_recall: lines " + std::to_string(first) + "-" + std::to_string(shown_last) + " of " +
            std::to_string(lines) + " shown";
   } else {

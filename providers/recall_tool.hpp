@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "providers/api.hpp"
 
@@ -38,8 +39,9 @@ std::optional<RecallArgs> parse_recall_arguments(std::string_view json);
 // it), or a sentence saying the entry is unknown or the range empty. An
 // answer over `max_bytes` is cut at the last whole line that fits and ends
 // with a notice naming the lines shown and the range to ask for next
-// (docs/design.md §Recall, bounds).
+// (docs/design.md §Recall, bounds). `shown` (may be null) gets the lines
+// shown whole, 1-based and inclusive ({0, 0}: none).
 std::string recall_result_text(const RecallArgs& args, const std::optional<std::string>& archived,
-                               std::size_t max_bytes);
+                               std::size_t max_bytes, std::pair<std::uint32_t, std::uint32_t>* shown = nullptr);
 
 }  // namespace td::providers

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "pruning/control_arm.hpp"
 #include "pruning/mode.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/recalled_lines.hpp"
 #include "pruning/runway.hpp"
 
 namespace td::pruning {
@@ -56,6 +58,9 @@ struct PipelineSettings {
   // The summaries a model wrote for recaps, by prefix hash (the proxy's
   // cache; strategies/recap.hpp): null, the recap is extractive.
   const std::function<std::optional<std::string>(std::uint64_t)>* recap_summaries = nullptr;
+  // The lines the session's model recalled (pruning/recalled_lines.hpp):
+  // kept visible in the cuts of their texts. Null: none.
+  std::shared_ptr<const RecalledLines> recalled{};
 };
 
 // Whether the request goes upstream now.

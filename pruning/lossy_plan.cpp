@@ -65,9 +65,11 @@ class KeyWords {
 };
 
 memo_detail::Key plan_key(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
-                          std::uint32_t thinking_limit, std::uint64_t salt) {
+                          std::uint32_t thinking_limit, std::uint64_t salt, const RecalledLines* recalled) {
   KeyWords k;
   k.add(salt);
+  // Only a session with recalled lines adds a word: every other key stays as it was.
+  if (recalled && !recalled->empty()) k.add(recalled->fingerprint());
   k.add(options_fingerprint(options));
   k.add(limit);
   k.add(thinking_limit);
@@ -84,7 +86,8 @@ memo_detail::Key plan_key(const Conversation& conv, const LossyOptions& options,
 }
 
 std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
-                                         std::uint32_t thinking_limit, const Tally& tally, PipelineCaches* caches) {
+                                         std::uint32_t thinking_limit, const Tally& tally, PipelineCaches* caches,
+                                         const RecalledLines* recalled) {
   Conversation copy;
   copy.messages.reserve(limit);
   for (std::uint32_t i = 0; i < limit; ++i) {
@@ -94,7 +97,8 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
   auto plan = std::make_shared<LossyPlan>();
   // Read from the history as sent, before the strategies edit the copy.
   const std::vector<std::uint32_t> holds = edited_file_holds(copy, options.stale_tool_outputs, limit);
-  StageInputs::Before before{.options = options, .limit = limit, .thinking_limit = thinking_limit, .caches = caches};
+  StageInputs::Before before{
+      .options = options, .limit = limit, .thinking_limit = thinking_limit, .caches = caches, .recalled = recalled};
   plan->stats = run_strategies(Stage::BeforeFrontier, copy, {.before = &before});
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = copy.messages[i];
@@ -150,12 +154,13 @@ std::uint64_t options_fingerprint(const LossyOptions& options) {
 }
 
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
-                                            std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches) {
+                                            std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches,
+                                            const RecalledLines* recalled) {
   const std::uint32_t thinking_limit = std::min(limit, thinking_end);
-  if (!caches || tally.salt() == 0) return compute(conv, options, limit, thinking_limit, tally, caches);
-  const memo_detail::Key key = plan_key(conv, options, limit, thinking_limit, tally.salt());
+  if (!caches || tally.salt() == 0) return compute(conv, options, limit, thinking_limit, tally, caches, recalled);
+  const memo_detail::Key key = plan_key(conv, options, limit, thinking_limit, tally.salt(), recalled);
   if (auto hit = caches->plans.find(key)) return *hit;
-  std::shared_ptr<const LossyPlan> plan = compute(conv, options, limit, thinking_limit, tally, caches);
+  std::shared_ptr<const LossyPlan> plan = compute(conv, options, limit, thinking_limit, tally, caches, recalled);
   caches->plans.insert(key, plan);
   return plan;
 }

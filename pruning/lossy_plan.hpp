@@ -14,7 +14,7 @@
 // hash of exactly those inputs: every field of each message but its position
 // in the body (Message::origin, restored on use), its parts' texts by their
 // stored digests (text_hash.hpp), every field of the steps' options, the
-// counter's salt.
+// counter's salt, and the session's recalled lines when it has any.
 // A miss computes the same plan; the memo changes how fast, never what.
 // Without caches, or without counts cached (Tally::salt() == 0), nothing is
 // memoized.
@@ -31,6 +31,7 @@
 #include "pruning/conversation.hpp"
 #include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/recalled_lines.hpp"
 #include "pruning/strategy_stats.hpp"
 #include "pruning/tally.hpp"
 
@@ -54,9 +55,11 @@ struct LossyPlan {
 
 // The plan for messages [0, limit) of `conv`; `thinking_end` is
 // old_thinking_end() of the whole of `conv`. `caches` (may be null) holds the
-// plan memo and the strategies' memos.
+// plan memo and the strategies' memos; `recalled` (may be null) the lines
+// the session's model recalled (pruning/recalled_lines.hpp), part of the key.
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
-                                            std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches);
+                                            std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches,
+                                            const RecalledLines* recalled = nullptr);
 
 // Every field of `options`, hashed through its visit() (which lists, by
 // construction, every field the steps read).

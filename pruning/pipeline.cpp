@@ -178,8 +178,8 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     // from what each step would save, then keep the pruned forms before it.
     const std::uint32_t plan_limit = wm.start_of(wm.grid.back(), size);
     const LossyOptions options(profile);
-    const std::shared_ptr<const LossyPlan> plan =
-        plan_lossy(conv, options, plan_limit, old_thinking_end(conv, options.old_thinking), tally, caches);
+    const std::uint32_t thinking_end = old_thinking_end(conv, options.old_thinking);
+    const std::shared_ptr<const LossyPlan> plan = plan_lossy(conv, options, plan_limit, thinking_end, tally, caches);
     // The steps are weighed on the forms that apply once stale; a held read
     // (strategies/edited_files.hpp) counts as kept whole, its later release
     // riding on the step that reaches its hold.
@@ -191,6 +191,19 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
       lasting.push_back(plan->changed[k]);
     }
     f = choose_frontier(conv, profile, wm, orig, planned, lasting);
+    // The lines the session's model recalled widen the forms that are sent,
+    // never the decisions: the frontier and semantic mode are decided on the
+    // plan without them, as every earlier request of the session was (the
+    // steps are replayed from the history, and a form widened now must not
+    // undo a step an earlier request took). A range applies from the first
+    // frontier past the one its recall was made at: the widened form goes
+    // out with a step, whose rewrite of the cached prefix it shares
+    // (docs/design.md §Recall, "Recalled lines stay").
+    std::shared_ptr<const LossyPlan> sent = plan;
+    if (settings.recalled && !settings.recalled->empty()) {
+      const RecalledLines applying = settings.recalled->applying(f.turns);
+      if (!applying.empty()) sent = plan_lossy(conv, options, plan_limit, thinking_end, tally, caches, &applying);
+    }
     // Semantic mode decides on the history as sent, before the plan's forms replace it.
     without.frontier = f.at_request;
     without.planned = planned;
@@ -198,19 +211,19 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     without.pruned = &plan->pruned;
     tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter);
     std::vector<std::uint32_t> held;  // before the frontier, still whole
-    for (std::size_t k = 0; k < plan->changed.size() && plan->changed[k] < f.messages; ++k) {
-      const std::uint32_t i = plan->changed[k];
-      if (plan->held_until[k] > f.turns) {
+    for (std::size_t k = 0; k < sent->changed.size() && sent->changed[k] < f.messages; ++k) {
+      const std::uint32_t i = sent->changed[k];
+      if (sent->held_until[k] > f.turns) {
         held.push_back(i);
         continue;
       }
       const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise
-      msgs[i] = plan->pruned[k];
+      msgs[i] = sent->pruned[k];
       msgs[i].origin = origin;
-      now[i] = plan->tokens[k];
+      now[i] = sent->tokens[k];
     }
-    lossy.reserve(plan->stats.size());
-    for (const auto& s : plan->stats) lossy.push_back(s.before(f.messages, held));
+    lossy.reserve(sent->stats.size());
+    for (const auto& s : sent->stats) lossy.push_back(s.before(f.messages, held));
   } else {
     lossy = strategy_names(Stage::BeforeFrontier);  // their names, with nothing done
     without.frontier.assign(without.ends.size(), 0);

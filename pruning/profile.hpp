@@ -319,6 +319,14 @@ struct Profile {
   // recall_max_answer_bytes (cut at a line, the rest named by its range).
   std::uint32_t recall_max_calls = 4;
   std::uint64_t recall_max_answer_bytes = 16384;
+  // What a recall makes stick (pruning/recalled_lines.hpp; docs/design.md
+  // §Recall, "Recalled lines stay"): from the session's next frontier step
+  // on, the cut of the recalled text keeps visible "answered" the lines the
+  // answer showed, "output" every line of that text; "off" nothing (the
+  // default: on the charged replay a kept range costs more than the rounds
+  // it spares, docs/benchmarks.md §Recalled lines stay).
+  std::string recalled_lines = "off";
+  bool recalled_lines_kept() const { return recall && recalled_lines != "off"; }
 
   template <class Visitor>
   void visit(Visitor&& v) {
@@ -426,6 +434,7 @@ struct Profile {
     v("recall", recall);
     v("recall_max_calls", recall_max_calls);
     v("recall_max_answer_bytes", recall_max_answer_bytes);
+    v("recalled_lines", recalled_lines);
   }
 };
 

@@ -288,9 +288,20 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   // The middle: the lines the caller keeps, and error lines, in order.
   std::size_t errors = 0;
   const bool keeps = o.keep_lines && !o.keep_lines->empty();
-  for (std::size_t i = head_span; i + tail_span < n && (keeps || errors < o.max_error_lines); ++i) {
-    if (keeps &&
-        std::binary_search(o.keep_lines->begin(), o.keep_lines->end(), copy_line_key(ls[i], o.keep_line_min_bytes))) {
+  const bool ranges = o.keep_ranges && !o.keep_ranges->empty();
+  // Whether line i (0-based) lies in a kept range (the ranges ascending, the lines walked in order).
+  std::size_t range = 0;
+  auto in_range = [&](std::size_t i) {
+    if (!ranges) return false;
+    const auto& rs = *o.keep_ranges;
+    while (range < rs.size() && rs[range].second < i + 1) ++range;
+    return range < rs.size() && rs[range].first <= i + 1;
+  };
+  for (std::size_t i = head_span; i + tail_span < n && (keeps || ranges || errors < o.max_error_lines); ++i) {
+    if (in_range(i)) {
+      keep.push_back({offset(i), offset(i) + ls[i].size()});
+    } else if (keeps && std::binary_search(o.keep_lines->begin(), o.keep_lines->end(),
+                                           copy_line_key(ls[i], o.keep_line_min_bytes))) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
     } else if (errors < o.max_error_lines && ls[i].size() <= 512 && ls[i].back() == '\n' && is_error_line(ls[i])) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});

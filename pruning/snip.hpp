@@ -37,6 +37,10 @@ struct SnipOptions {
   // Plain texts kept wherever they stand (markers_in()): an agent's own
   // truncation notice stays visible in the cut. Null: none.
   const std::vector<std::string>* keep_markers = nullptr;
+  // Lines kept whatever their place: 1-based inclusive ranges, ascending
+  // (RecalledLines::of(), pruning/recalled_lines.hpp: the lines the model
+  // recalled of this text, docs/design.md §Recall). Null: none.
+  const std::vector<std::pair<std::size_t, std::size_t>>* keep_ranges = nullptr;
 };
 
 // Kept text with name slots: render = pieces[0].text, slot 0, pieces[1].text, ...
@@ -106,7 +110,8 @@ std::string render(const Snipped& s, std::uint32_t max_names, const NameSet* lis
 //     UTF-8 character); a hidden run shorter than its notice stays as it is;
 //   - every marker of keep_markers where it stands, with its word
 //     (markers_in()), even inside a line the head, tail or a gap cuts;
-//   - every middle line whose key is in keep_lines, and
+//   - every middle line whose key is in keep_lines or whose number is in
+//     keep_ranges, and
 //     up to max_error_lines middle lines that look like errors, in order,
 //     each gap replaced by "[… 120 lines hidden]"; a piece
 //     of a line cut inside is never counted as a line:

@@ -66,7 +66,8 @@ constexpr Step kOrder[] = {
     // 6. head + tail (+ error lines, names) of large stale tool outputs
     {"stale_tool_outputs", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {
-       return stale_tool_outputs(c, r.before().options.stale_tool_outputs, r.before().limit, r.snips());
+       return stale_tool_outputs(c, r.before().options.stale_tool_outputs, r.before().limit, r.snips(),
+                                 r.before().recalled);
      }},
     // 7. head + tail (+ names) of long stale assistant prose and tool-call argument strings
     {"stale_assistant_text", Stage::BeforeFrontier,

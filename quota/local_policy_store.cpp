@@ -8,6 +8,7 @@ std::optional<StoredFacts> LocalPolicyStore::facts(const RunwayRef& r, std::uint
   f.runway = runways_.snapshot(r.key, r.provider, r.limits, now);
   const SessionFacts s = sessions_.get(session, now);
   f.memory = s.memory;
+  f.recalled = s.recalled;
   if (s.cached_prefix > 0 && now - s.billed_at < kCacheLifetime) f.cached_prefix = s.cached_prefix;
   return f;
 }
@@ -34,6 +35,10 @@ void LocalPolicyStore::overflowed(std::uint64_t session, std::uint64_t fit_token
 
 void LocalPolicyStore::billed(std::uint64_t session, double cached_prefix) {
   sessions_.billed(session, cached_prefix, Clock::now());
+}
+
+void LocalPolicyStore::recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges) {
+  sessions_.recalled(session, ranges, Clock::now());
 }
 
 }  // namespace td::quota

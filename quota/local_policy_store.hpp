@@ -20,6 +20,7 @@ class LocalPolicyStore final : public PolicyStore {
   void remember(std::uint64_t session, const pruning::SessionMemory& memory) override;
   void overflowed(std::uint64_t session, std::uint64_t fit_tokens) override;
   void billed(std::uint64_t session, double cached_prefix) override;
+  void recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges) override;
 
   RunwayStore& runways() { return runways_; }
 

@@ -8,10 +8,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pruning/decision.hpp"
+#include "pruning/recalled_lines.hpp"
 #include "quota/runway_store.hpp"
 
 namespace td::quota {
@@ -28,6 +31,7 @@ struct StoredFacts {
   pruning::Runway runway;
   pruning::SessionMemory memory;
   double cached_prefix = 0;  // the provider's cached prompt within its cache lifetime, else 0
+  std::shared_ptr<const pruning::RecalledLines> recalled{};  // null: none
 };
 
 class PolicyStore {
@@ -50,6 +54,9 @@ class PolicyStore {
   virtual void remember(std::uint64_t session, const pruning::SessionMemory& memory) = 0;
   virtual void overflowed(std::uint64_t session, std::uint64_t fit_tokens) = 0;
   virtual void billed(std::uint64_t session, double cached_prefix) = 0;
+  // The session's model recalled these line ranges (the recall loop):
+  // kept, in order, while the session has room (pruning/recalled_lines.hpp).
+  virtual void recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges) = 0;
 };
 
 }  // namespace td::quota

@@ -38,4 +38,16 @@ void SessionStore::billed(std::uint64_t session, double cached_prefix, Clock::ti
   });
 }
 
+void SessionStore::recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges,
+                            Clock::time_point now) {
+  if (ranges.empty()) return;
+  update(session, now, [&](SessionFacts& f) {
+    auto next =
+        f.recalled ? std::make_shared<pruning::RecalledLines>(*f.recalled) : std::make_shared<pruning::RecalledLines>();
+    bool changed = false;
+    for (const auto& r : ranges) changed = next->add(r) || changed;
+    if (changed) f.recalled = std::move(next);
+  });
+}
+
 }  // namespace td::quota

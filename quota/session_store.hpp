@@ -1,8 +1,10 @@
 // What the proxy remembers of each agent session between its requests
 // (docs/design.md §Policy): survival's level and latch, whether thinking is
-// lowered, and how much of the last prompt the provider cached, so the next
+// lowered, how much of the last prompt the provider cached, so the next
 // request's cache reads are not counted against an input quota that does
-// not count them (Anthropic).
+// not count them (Anthropic), and the lines its model recalled, which the
+// diet keeps visible from then on (pruning/recalled_lines.hpp; docs/design.md
+// §Recall).
 //
 // A session is the x-tokendiet-session header's value where the client
 // sends one, else the agent's own session id (Claude Code's, Codex's:
@@ -16,8 +18,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "pruning/decision.hpp"
+#include "pruning/recalled_lines.hpp"
 #include "quota/bounded_shards.hpp"
 
 namespace td::quota {
@@ -28,6 +33,9 @@ struct SessionFacts {
   // written by the last request), and when that bill came.
   double cached_prefix = 0;
   std::chrono::steady_clock::time_point billed_at{};
+  // The lines the session's model recalled (at most RecalledLines::kMaxAdds
+  // ranges): shared with the requests that read them, replaced on a change.
+  std::shared_ptr<const pruning::RecalledLines> recalled{};
 };
 
 class SessionStore {
@@ -46,6 +54,9 @@ class SessionStore {
   void overflowed(std::uint64_t session, std::uint64_t fit_tokens, Clock::time_point now);
   // A bill came: the prompt the provider's cache now holds.
   void billed(std::uint64_t session, double cached_prefix, Clock::time_point now);
+  // The session's model recalled these ranges: added to what it recalled
+  // before, in order, while there is room.
+  void recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges, Clock::time_point now);
 
   std::size_t size() const { return entries_.size(); }
 

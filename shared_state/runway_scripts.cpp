@@ -68,6 +68,7 @@ local s = redis.call('HMGET', KEYS[2], 'lv', 'lm', 'th', 'ft', 'cp', 'bt')
 for j = 1, 4 do table.insert(out, s[j] or '0') end
 local cp, bt = tonumber(s[5] or '0'), tonumber(s[6] or '0')
 if cp > 0 and now - bt < tonumber(ARGV[6]) then table.insert(out, tostring(cp)) else table.insert(out, '0') end
+table.insert(out, redis.call('HGET', KEYS[2], 'rc') or '')
 return out
 )lua";
 
@@ -168,6 +169,21 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 'ok'
 )lua";
 
+const char* const kSessionRecalledLua = R"lua(
+local rc = redis.call('HGET', KEYS[1], 'rc') or ''
+local n = 0
+for _ in string.gmatch(rc, '%S+') do n = n + 1 end
+local most = tonumber(ARGV[1])
+for i = 3, #ARGV do
+  if n >= most then break end
+  if rc == '' then rc = ARGV[i] else rc = rc .. ' ' .. ARGV[i] end
+  n = n + 1
+end
+redis.call('HSET', KEYS[1], 'rc', rc)
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 'ok'
+)lua";
+
 }  // namespace
 
 const std::vector<std::string>& scripts() {
@@ -178,6 +194,7 @@ const std::vector<std::string>& scripts() {
       kSessionPutLua,
       kSessionFitLua,
       kSessionBilledLua,
+      kSessionRecalledLua,
   };
   return all;
 }

@@ -11,8 +11,10 @@
 // <b>s; `at`, the levels' time (server ms); fi/fo, the asks in flight.
 // Idle for kIdleExpiry (10 minutes, quota::RunwayStore's), it expires: full
 // again. A session is a hash (td:s:<16 hex>): lv level, lm latched messages,
-// th thinking lowered, ft fit tokens, cp cached prefix, bt its bill's time;
-// idle an hour (quota::SessionStore's), it expires.
+// th thinking lowered, ft fit tokens, cp cached prefix, bt its bill's time,
+// rc the line ranges its model recalled ("t1a2b3c4d:41-160" words, in the
+// order kept, pruning::RecalledLines); idle an hour (quota::SessionStore's),
+// it expires.
 //
 // Every runway script takes the same first arguments (kRunwayArgs):
 //   1 kind (0: combined bucket counting output, OpenAI; 1: Anthropic's input
@@ -30,7 +32,7 @@ namespace td::shared_state {
 enum Script : std::size_t {
   // KEYS runway, session; ARGV the runway's, 6 the cache lifetime (ms). -> {now_ms, c limit, c level,
   // i limit, i level, o limit, o level, lv, lm, th, ft, cp (0 past the cache
-  // lifetime)}: numbers as strings.
+  // lifetime), rc}: numbers as strings, rc the recalled ranges ("" none).
   kFacts,
   // KEYS runway; ARGV the runway's, 6 ask in, 7 ask out, 8 margin, 9 expiry. Takes the
   // ask -> the wait (ms) the buckets needed for it before it was taken.
@@ -45,6 +47,9 @@ enum Script : std::size_t {
   kSessionFit,
   // KEYS session; ARGV cached prefix (its time: the server's now), expiry -> "ok"
   kSessionBilled,
+  // KEYS session; ARGV 1 the most ranges kept, 2 expiry, 3.. ranges
+  // ("t1a2b3c4d:41-160"), appended to rc while it holds fewer -> "ok"
+  kSessionRecalled,
   kScriptCount
 };
 

@@ -131,7 +131,7 @@ std::optional<quota::StoredFacts> SharedStore::facts(const RunwayRef& runway, st
   auto reply = wait([&](ReplyFn done) {
     client_.evalsha(kFacts, {runway_key(runway.key), session_key(session)}, std::move(args), std::move(done));
   });
-  if (!reply || reply->type != RedisReply::Type::array || reply->elements.size() != 12) {
+  if (!reply || reply->type != RedisReply::Type::array || reply->elements.size() != 13) {
     count_fallback();
     return std::nullopt;
   }
@@ -146,6 +146,17 @@ std::optional<quota::StoredFacts> SharedStore::facts(const RunwayRef& runway, st
   f.memory.thinking_lowered = to_double(e[9]) != 0;
   f.memory.fit_tokens = static_cast<std::uint64_t>(to_double(e[10]));
   f.cached_prefix = to_double(e[11]);
+  // The ranges in the order they were kept: every replica builds the same set.
+  if (e[12].type == RedisReply::Type::string && !e[12].str.empty()) {
+    auto recalled = std::make_shared<pruning::RecalledLines>();
+    std::string_view rest = e[12].str;
+    while (!rest.empty()) {
+      const std::size_t space = rest.find(' ');
+      if (auto r = pruning::RecalledLines::parse_entry(rest.substr(0, space))) recalled->add(*r);
+      rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
+    }
+    if (!recalled->empty()) f.recalled = std::move(recalled);
+  }
   return f;
 }
 
@@ -194,6 +205,13 @@ void SharedStore::overflowed(std::uint64_t session, std::uint64_t fit_tokens) {
 void SharedStore::billed(std::uint64_t session, double cached_prefix) {
   client_.evalsha(kSessionBilled, {session_key(session)}, {num(cached_prefix), std::to_string(kSessionIdleMs)},
                   [](const RedisReply&) {});
+}
+
+void SharedStore::recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges) {
+  if (ranges.empty()) return;
+  std::vector<std::string> args{std::to_string(pruning::RecalledLines::kMaxAdds), std::to_string(kSessionIdleMs)};
+  for (const auto& r : ranges) args.push_back(pruning::RecalledLines::entry(r));
+  client_.evalsha(kSessionRecalled, {session_key(session)}, std::move(args), [](const RedisReply&) {});
 }
 
 void SharedStore::decided_alone(const RunwayRef& runway) {

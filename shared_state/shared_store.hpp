@@ -7,7 +7,7 @@
 //              thread, never an I/O thread
 //   take       the admitted request's ask, atomically, with the wait the
 //              shared buckets need for it (asynchronous: the request pauses)
-//   settle, remember, overflowed, billed   written after, not waited for
+//   settle, remember, overflowed, billed, recalled   written after, not waited for
 //   recap      the model-written recaps, first text wins (shared_recap.hpp)
 //
 // Fallback: a round trip that fails or takes over quota_store_timeout_ms
@@ -71,6 +71,7 @@ class SharedStore final : public quota::PolicyStore {
   void remember(std::uint64_t session, const pruning::SessionMemory& memory) override;
   void overflowed(std::uint64_t session, std::uint64_t fit_tokens) override;
   void billed(std::uint64_t session, double cached_prefix) override;
+  void recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges) override;
   // A request of `runway` was decided and taken with the replica's own
   // stores while Redis was down: reconciled when it is back.
   void decided_alone(const RunwayRef& runway);

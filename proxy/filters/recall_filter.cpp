@@ -9,7 +9,9 @@
 #include "json/json_strings.hpp"
 #include "providers/recall_merge.hpp"
 #include "providers/recall_tool.hpp"
+#include "proxy/filters/diet_result.hpp"
 #include "proxy/reports/recall_offer.hpp"
+#include "pruning/recalled_lines.hpp"
 
 namespace td::proxy {
 namespace {
@@ -61,10 +63,21 @@ void end_first_round(RecallState& st, bool recalled) {
 struct Answers {
   std::vector<std::string> results;   // one per call, in order
   std::vector<std::string> recalled;  // the ids answered
+  // The lines of hidden texts shown whole, by handle: they stay in the
+  // session's later requests (docs/design.md §Recall, "Recalled lines stay").
+  std::vector<pruning::RecalledLines::Range> ranges;
 };
 
+// Lines of `text` as the answers number them (a last line without '\n' counts).
+std::uint32_t line_count(std::string_view text) {
+  if (text.empty()) return 0;
+  const auto n = std::count(text.begin(), text.end(), '\n') + (text.back() != '\n');
+  return static_cast<std::uint32_t>(std::min<std::ptrdiff_t>(n, pruning::RecalledLines::kMaxLine));
+}
+
+// `whole`: a range answered makes the whole text stick (recalled_lines: output).
 Answers answer_calls(const std::vector<providers::RecallCall>& calls, const RecallOffer& offer, std::string_view key_fp,
-                     std::size_t body_bytes, std::size_t round_bytes) {
+                     std::size_t body_bytes, std::size_t round_bytes, bool whole) {
   const RecallLimits& lim = offer.limits;
   // Room for the answers: the cap less the body, the round's turn and a short result per call.
   constexpr std::size_t kPerCall = 256, kSlack = 1024, kMinAnswer = 512;
@@ -99,13 +112,16 @@ Answers answer_calls(const std::vector<providers::RecallCall>& calls, const Reca
       continue;
     }
     const std::optional<std::string> text = offer.source->read(key_fp, args->id);
-    std::string result = providers::recall_result_text(*args, text, std::min(lim.max_answer_bytes, room));
+    std::pair<std::uint32_t, std::uint32_t> shown;
+    std::string result = providers::recall_result_text(*args, text, std::min(lim.max_answer_bytes, room), &shown);
     // What it takes in the body is its JSON string: escapes may make it up to 6 times longer.
     std::size_t cost = json::json_string(result).size();
     if (cost > room) {
-      result = providers::recall_result_text(*args, text, room / 6);
+      result = providers::recall_result_text(*args, text, room / 6, &shown);
       cost = json::json_string(result).size();
     }
+    if (const auto handle = pruning::RecalledLines::handle_bits(args->id); handle && shown.first != 0)
+      a.ranges.push_back({*handle, whole ? 1 : shown.first, whole ? line_count(*text) : shown.second});
     room -= std::min(room, cost);
     answered.push_back(key);
     a.recalled.push_back(args->id);
@@ -174,7 +190,10 @@ bool RecallFilter::continuation_filter(RequestContext& ctx, std::string& body) {
   RecallState& st = *found;
   const RecallOffer* offer = ctx.objects.find<RecallOffer>();
   if (!st.continuing || !offer) return false;
-  Answers a = answer_calls(st.calls, *offer, ctx.key_fingerprint, body.size(), st.round_bytes);
+  const DietResult* diet = ctx.objects.find<DietResult>();
+  const pruning::Profile* profile = diet ? diet->outcome.profile : nullptr;
+  Answers a = answer_calls(st.calls, *offer, ctx.key_fingerprint, body.size(), st.round_bytes,
+                           profile && profile->recalled_lines == "output");
   if (!st.merge->continue_with(body, a.results)) return false;
   // The bounds above keep the body under the cap; should the turn still take
   // it over, no round goes (the response ends without the recall calls).
@@ -182,6 +201,12 @@ bool RecallFilter::continuation_filter(RequestContext& ctx, std::string& body) {
   if (cap && body.size() > cap) return false;
   RecallReport& report = ctx.objects.get<RecallReport>();
   for (auto& id : a.recalled) report.recalled.push_back(std::move(id));
+  // The lines shown stay in the session's later requests, from the first
+  // frontier past this request's (docs/design.md §Recall, "Recalled lines stay").
+  if (profile && profile->recalled_lines_kept() && !a.ranges.empty()) {
+    for (auto& r : a.ranges) r.since = diet->outcome.result.stale_turns;
+    policy_.recalled(diet->outcome.session, a.ranges);
+  }
   ++report.rounds;
   return true;
 }

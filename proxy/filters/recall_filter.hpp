@@ -13,12 +13,14 @@
 //   continuation_filter       the round's assistant turn and a tool result per
 //                             call (the hidden or archived text, or its asked lines, or
 //                             "unknown id") appended to the request body; at
-//                             most kMaxRounds continuations per request.
+//                             most kMaxRounds continuations per request. The
+//                             lines shown are remembered for the session.
 //
 // Registered before the usage filter, which then reads the merged response:
 // its usage is the sum over the rounds.
 #pragma once
 
+#include "proxy/filters/runway_account.hpp"
 #include "proxy/phases/filter.hpp"
 
 namespace td::proxy {
@@ -27,10 +29,18 @@ class RecallFilter final : public Filter {
  public:
   static constexpr unsigned kMaxRounds = 3;  // recall rounds per request (docs/design.md §Recall, bounds)
 
+  RecallFilter() = default;  // remembers nothing between requests
+  // `policy`: where the lines a round answered are remembered for the
+  // session's later requests (docs/design.md §Recall, "Recalled lines stay").
+  explicit RecallFilter(PolicyState policy) : policy_(std::move(policy)) {}
+
   std::string_view name() const override { return "recall"; }
   void response_head_filter(RequestContext& ctx, HeaderMap& headers) override;
   void response_body_filter(RequestContext& ctx, std::string& chunk, bool end_of_stream) override;
   bool continuation_filter(RequestContext& ctx, std::string& body) override;
+
+ private:
+  PolicyState policy_{};
 };
 
 }  // namespace td::proxy

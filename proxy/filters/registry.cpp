@@ -75,7 +75,7 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   filters.push_back(std::make_unique<RecoveryFilter>(config, process_state().diet_caches()));
   // The recall loop: a round that called tokendiet_recall continued upstream,
   // the rounds merged into one response. Before usage, which reads the merge.
-  filters.push_back(std::make_unique<RecallFilter>());
+  filters.push_back(std::make_unique<RecallFilter>(services.policy));
   // After the diet: include_usage is spliced into the final body; tees every
   // response body and scrubs what the injection added.
   filters.push_back(std::make_unique<UsageFilter>(config));

@@ -56,6 +56,7 @@ diet::PolicyFactsFn PolicyState::facts_for(const PolicyIdentity& who) const {
     if (!stored) stored = local_->facts(ref, f.session);
     f.runway = stored->runway;
     f.memory = stored->memory;
+    f.recalled = stored->recalled;
     // Only Anthropic leaves cache reads out of its input quota.
     if (who.provider == Provider::anthropic) f.cached_prefix = stored->cached_prefix;
     return f;
@@ -134,6 +135,13 @@ void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) cons
     local_->overflowed(a.session, recovery->fit_tokens);
     if (sharing()) shared_->overflowed(a.session, recovery->fit_tokens);
   }
+}
+
+void PolicyState::recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges) const {
+  if (!enabled() || session == 0 || ranges.empty()) return;
+  // The replica's own memory too: it decides with it while Redis is down.
+  local_->recalled(session, ranges);
+  if (sharing()) shared_->recalled(session, ranges);
 }
 
 }  // namespace td::proxy

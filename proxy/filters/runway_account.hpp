@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "diet/diet.hpp"
 #include "proxy/phases/request_context.hpp"
@@ -89,6 +90,11 @@ class PolicyState {
   // The logging phase: the runway re-based on the answer's rate-limit
   // headers, then charged what the bill says instead of what was taken.
   void settle(const RequestContext& ctx, const RunwayAccount& account) const;
+
+  // The recall loop answered these line ranges to the model of `session`
+  // (the diet's session key; 0: none): remembered, so the session's later
+  // requests keep those lines (docs/design.md §Recall, "Recalled lines stay").
+  void recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges) const;
 
  private:
   // The store the account's runway is in.

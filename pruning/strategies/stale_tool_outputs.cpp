@@ -15,7 +15,7 @@ bool saved_by_agent(std::string_view text, const StaleToolOutputsOptions& opt) {
 }
 
 StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
-                                 Memo<Snipped>* snips) {
+                                 Memo<Snipped>* snips, const RecalledLines* recalled) {
   StrategyStats st{.name = "stale_tool_outputs"};
   if (!opt.stale_tool_outputs) return st;
   auto& msgs = conv.messages;
@@ -55,8 +55,21 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
       if (p.text.size() < opt.stale_tool_outputs_threshold_bytes) continue;
       if (detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
       if (saved_by_agent(p.text, opt)) continue;
-      auto snipped = memoized(snips, salt, p, [&](std::string_view t) -> std::optional<Snipped> {
-        Snipped s = snip(t, options);
+      // The lines the model recalled of this text stay (its handle names them).
+      std::vector<std::pair<std::size_t, std::size_t>> ranges;
+      std::uint64_t ranges_salt = 0;
+      if (opt.recall && opt.recalled_lines != "off" && recalled && !recalled->empty()) {
+        if (const auto bits = RecalledLines::handle_bits(recall_handle(p.text))) {
+          ranges = recalled->of(*bits);
+
+          ranges_salt = recalled->fingerprint(*bits);
+        }
+      }
+      SnipOptions with_ranges = options;
+      if (!ranges.empty()) with_ranges.keep_ranges = &ranges;
+      const std::uint64_t part_salt = ranges_salt ? memo_salt("snip-recalled", {salt, ranges_salt}) : salt;
+      auto snipped = memoized(snips, part_salt, p, [&](std::string_view t) -> std::optional<Snipped> {
+        Snipped s = snip(t, with_ranges);
         if (!s.cut) return std::nullopt;
         return s;
       });

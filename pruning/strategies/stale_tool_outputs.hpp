@@ -11,7 +11,9 @@
 // again), cuts saving less than `stale_tool_outputs_min_saving_bytes`, and
 // file reads kept whole until superseded (strategies/file_reads.hpp). A
 // function of earlier messages only, so the form never changes as the
-// history grows.
+// history grows, except once where the session's model recalled lines of an
+// output (`recalled`, pruning/recalled_lines.hpp): those lines are kept in
+// its cut from then on (docs/design.md §Recall, "Recalled lines stay").
 // Reports: hits = outputs cut (deduplicated reads included), bytes_saved =
 // bytes removed net of notices.
 #pragma once
@@ -22,6 +24,7 @@
 #include "pruning/conversation.hpp"
 #include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
+#include "pruning/recalled_lines.hpp"
 #include "pruning/strategy_options.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/strategy_stats.hpp"
@@ -51,13 +54,15 @@ namespace td::pruning {
   X(stale_tool_outputs_truncated_markers) \
   X(exclude_tools) \
   X(recall) \
+  X(recalled_lines) \
   TD_WORKING_MEMORY_OPTIONS(X)
 // clang-format on
 TD_STRATEGY_OPTIONS(StaleToolOutputsOptions, TD_STALE_TOOL_OUTPUTS_OPTIONS);
 
-// `snips` (may be null) remembers each output's cut.
+// `snips` (may be null) remembers each output's cut; `recalled` (may be
+// null) the lines the session's model recalled.
 StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
-                                 Memo<Snipped>* snips = nullptr);
+                                 Memo<Snipped>* snips = nullptr, const RecalledLines* recalled = nullptr);
 
 // Whether `text` holds one of the profile's saved-output markers (exposed for tests).
 bool saved_by_agent(std::string_view text, const StaleToolOutputsOptions& opt);

@@ -187,6 +187,17 @@ TEST_CASE("semantic mode's task tool specs: each checked, an error at the bad it
   CHECK(default_config().profiles.front().completed_tasks_tools.size() == 8);
 }
 
+TEST_CASE("recalled_lines: answered, output or off, a bad value at its key") {
+  expect_one_error("profiles:\n  - name: q\n    recalled_lines: always\n", 3, 21,
+                   "profiles[0].recalled_lines: must be answered, output or off");
+  LoadResult ok = load_string("profiles:\n  - name: q\n    recalled_lines: answered\n", "q.yaml");
+  INFO(all_errors(ok));
+  REQUIRE(ok.errors.empty());
+  CHECK(ok.config.profiles[0].recalled_lines == "answered");
+  CHECK(ok.config.profiles[0].recalled_lines_kept());
+  CHECK(default_config().profiles.front().recalled_lines == "off");
+}
+
 TEST_CASE("the policy's keys out of range, each at its key") {
   expect_one_error("profiles:\n  - name: q\n    quota_margin: 0.5\n", 3, 19,
                    "profiles[0].quota_margin: must be between 1 and 10");

@@ -124,6 +124,16 @@ TEST_CASE("recall tool: an answer over the bound is cut at a line and names the 
   CHECK(range.rfind("line 50 of the output\nline 51 of the output\nline 52 of the output\n", 0) == 0);
   CHECK(range.find("lines 50-52 of 100 shown") != std::string::npos);
   CHECK(range.find("ask for lines 53-60 next") != std::string::npos);
+  // The lines shown whole, which recalled_lines keeps (docs/design.md §Recall).
+  std::pair<std::uint32_t, std::uint32_t> shown{9, 9};
+  recall_result_text({"td-abc", 50, 60}, text, 70, &shown);
+  CHECK(shown == std::pair<std::uint32_t, std::uint32_t>{50, 52});
+  recall_result_text({"td-abc", 50, 60}, text, 1 << 20, &shown);
+  CHECK(shown == std::pair<std::uint32_t, std::uint32_t>{50, 60});
+  recall_result_text({"td-abc", 0, 0}, text, 1 << 20, &shown);
+  CHECK(shown == std::pair<std::uint32_t, std::uint32_t>{1, 100});
+  recall_result_text({"td-zzz", 0, 0}, std::nullopt, 1 << 20, &shown);
+  CHECK(shown == std::pair<std::uint32_t, std::uint32_t>{0, 0});
   // One line longer than the bound: its start, cut on a character, and where to go on.
   const std::string wide = std::string(300, 'x') + "\xc3\xa9" + std::string(10, 'y') + "\nshort\n";
   const std::string cut = recall_result_text({"td-w", 0, 0}, wide, 301);

@@ -36,3 +36,21 @@ TEST_CASE("sessions: an overflow's fit is remembered, the lowest kept, and survi
   s.remember(9, m, t0);
   CHECK(s.get(9, t0).memory.fit_tokens == 40'000);
 }
+
+TEST_CASE("sessions: the lines a model recalled are kept in order, bounded, and survive the next decision's memory") {
+  using Range = td::pruning::RecalledLines::Range;
+  SessionStore s(32);
+  const auto t0 = SessionStore::Clock::time_point{} + std::chrono::hours(100);
+  CHECK_FALSE(s.get(5, t0).recalled);
+  s.recalled(5, {{0xabcd, 41, 60, 4}}, t0);
+  const auto before = s.get(5, t0).recalled;
+  s.remember(5, {td::pruning::Level::Window, 3, false}, t0);
+  s.recalled(5, {{0xabcd, 10, 20, 8}, {0x1234, 1, 1, 8}}, t0);
+  const auto f = s.get(5, t0);
+  REQUIRE(f.recalled);
+  CHECK(f.recalled->adds() == 3);
+  CHECK(f.recalled->of(0xabcd) == std::vector<std::pair<std::size_t, std::size_t>>{{10, 20}, {41, 60}});
+  CHECK(f.memory.level == td::pruning::Level::Window);
+  CHECK(before->adds() == 1);  // a request holding the older set keeps it as it was
+  CHECK_FALSE(s.get(5, t0 + SessionStore::kIdleExpiry + std::chrono::seconds(1)).recalled);
+}

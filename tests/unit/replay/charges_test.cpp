@@ -8,6 +8,8 @@
 
 #include "cli/replay.hpp"
 #include "providers/parsed_message_memo.hpp"
+#include "pruning/recalled_lines.hpp"
+#include "pruning/snip.hpp"
 #include "pruning/tokenizer/counter.hpp"
 
 using namespace td;
@@ -208,4 +210,40 @@ TEST_CASE("a recall answers the hidden lines, cut at a whole line within its bou
   CHECK(hidden_lines(output, sent, 15) == "hidden one\n");
   CHECK(hidden_lines(output, sent, 4) == "hidd");  // one line longer than the bound: in part
   CHECK(hidden_lines("kept line", sent, 100).empty());
+}
+
+// Recalled lines stay (docs/design.md §Recall): what a charged recall round
+// answered, by the handle and line range the sent request's notice names,
+// is what the later requests are dieted with.
+TEST_CASE("a charged recall round reports the hidden gap it answered, by the notice's handle and lines") {
+  const Trajectory t = trajectory();
+  const std::string handle = pruning::recall_handle(file_text());
+  Trajectory cut = t;
+  // Lines 1 and 30 kept, 2-29 behind one notice; the agent copies line 17.
+  cut.message_json[3] = result("c1", "    step_1 = 1\n[… " + handle + ":2-29 hidden]\n    step_30 = 1");
+  auto run = [&](const std::string& recalled_lines, std::uint64_t max_answer_bytes) {
+    tok::CountCache cache(1024);
+    providers::ParsedMessageMemo memo;
+    ReferenceIndex refs(t.texts);
+    LossCharger charger(t.texts, refs, ChargeRules{RecallMode::Every, 4, max_answer_bytes, recalled_lines});
+    std::vector<std::vector<pruning::RecalledLines::Range>> out;
+    for (std::size_t n = 2; n <= 12; n += 2) {
+      const Measured before = measure(request_body(t, n), cache, memo);
+      const Measured after = n >= 6 ? measure(request_body(cut, n), cache, memo) : before;
+      charger.request(n, before, after, SentFacts{n >= 6, 0, nullptr});
+      out.push_back(charger.recalled());
+    }
+    return out;
+  };
+  const auto bits = *pruning::RecalledLines::handle_bits(handle);
+  const auto answered = run("answered", 16384);
+  REQUIRE(answered.size() == 6);
+  CHECK(answered[1].empty());
+  REQUIRE(answered[2].size() == 1);  // n = 6, the edit copying line 17
+  CHECK(answered[2][0] == pruning::RecalledLines::Range{bits, 2, 29, 0});
+  CHECK(answered[3].empty());
+  // An answer of 100 bytes shows lines 2-7; line 17 takes the pages up to it.
+  CHECK(run("answered", 100)[2] == std::vector<pruning::RecalledLines::Range>{{bits, 2, 17, 0}});
+  CHECK(run("output", 16384)[2] == std::vector<pruning::RecalledLines::Range>{{bits, 1, 30, 0}});
+  CHECK(run("off", 16384)[2].empty());
 }

@@ -214,6 +214,43 @@ TEST_CASE("the sessions' memory is shared: level, latch, thinking, the lowest fi
   CHECK(fresh->memory == pruning::SessionMemory{});
 }
 
+TEST_CASE("the lines a session's model recalled are shared, in order, bounded like the local memory") {
+  test::RedisServer server;
+  Replica a(server.port()), b(server.port());
+  const RunwayRef ref = runway(
+      "openai\x1f"
+      "s\x1f"
+      "gpt",
+      providers::Provider::openai, {});
+  using Range = pruning::RecalledLines::Range;
+  std::vector<Range> first{{0xabcd, 41, 60, 8}, {0x1234, 5, 9, 0}};
+  a.store.recalled(79, first);
+  REQUIRE(a.store.facts(ref, 79));  // after a's write on a's connection
+  b.store.recalled(79, {{0xabcd, 61, 70, 12}});
+  auto seen = b.store.facts(ref, 79);
+  REQUIRE(seen);
+  REQUIRE(seen->recalled);
+  pruning::RecalledLines expected;
+  for (const Range& r : first) expected.add(r);
+  expected.add(Range{0xabcd, 61, 70, 12});
+  CHECK(*seen->recalled == expected);
+  CHECK(seen->recalled->applying(9).of(0xabcd) == std::vector<std::pair<std::size_t, std::size_t>>{{41, 60}});
+  // At most kMaxAdds ranges, the first ones, as the local memory keeps them.
+  std::vector<Range> many;
+  for (std::uint32_t i = 0; i < pruning::RecalledLines::kMaxAdds + 5; ++i)
+    many.push_back({7, 10 * i + 1, 10 * i + 2, 0});
+  a.store.recalled(80, many);
+  REQUIRE(a.store.facts(ref, 80));
+  auto bounded = b.store.facts(ref, 80);
+  REQUIRE(bounded);
+  REQUIRE(bounded->recalled);
+  CHECK(bounded->recalled->adds() == pruning::RecalledLines::kMaxAdds);
+  CHECK(bounded->recalled->of(7).back().second == 10 * (pruning::RecalledLines::kMaxAdds - 1) + 2);
+  auto none = b.store.facts(ref, 81);
+  REQUIRE(none);
+  CHECK_FALSE(none->recalled);
+}
+
 TEST_CASE("Redis gone: the replica falls back at once, counts it, and reconciles its spend when Redis is back") {
   test::RedisServer server;
   Replica replica(server.port());
