@@ -150,7 +150,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   // (`trim`: survival's levels change only trim-middle's constants there),
   // so it renders the same at every level and on every later request.
   const RecapPlan recap_at = recap_plan(conv, trim, orig, counted.fixed, settings.context_window, tally,
-                                        caches ? &caches->turn_lines : nullptr);
+                                        caches ? &caches->turn_lines : nullptr, caches ? &caches->spans : nullptr);
 
   WorkingMemory wm = working_memory(conv, profile);
   r.turns = wm.turns();
