@@ -183,11 +183,12 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     // The steps are weighed on the forms that apply once stale; a held read
     // (strategies/edited_files.hpp) counts as kept whole, its later release
     // riding on the step that reaches its hold.
+    const std::vector<std::uint64_t> plan_tok = plan_tokens(*plan, tally);
     std::vector<std::uint64_t> planned = orig;
     std::vector<std::uint32_t> lasting;
     for (std::size_t k = 0; k < plan->changed.size(); ++k) {
       if (plan->held_until[k] != 0) continue;
-      planned[plan->changed[k]] = plan->tokens[k];
+      planned[plan->changed[k]] = plan_tok[k];
       lasting.push_back(plan->changed[k]);
     }
     f = choose_frontier(conv, profile, wm, orig, planned, lasting);
@@ -207,7 +208,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
       const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise
       msgs[i] = plan->pruned[k];
       msgs[i].origin = origin;
-      now[i] = plan->tokens[k];
+      now[i] = plan_tok[k];
     }
     lossy.reserve(plan->stats.size());
     for (const auto& s : plan->stats) lossy.push_back(s.before(f.messages, held));
