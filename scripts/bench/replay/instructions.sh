@@ -5,7 +5,10 @@
 # Per trajectory FILE: p50, p99 and max instructions over its requests (the
 # untimed warm-up request left out), and with --requests one line per request.
 #
-#   scripts/bench/replay/instructions.sh [--bin PATH] [--requests] FILE...
+#   scripts/bench/replay/instructions.sh [--bin PATH] [--requests] [--keep DIR] FILE...
+#
+# --keep DIR leaves each trajectory's callgrind dumps in DIR/NAME (one file
+# per dump; callgrind_annotate one to see where a request's instructions went).
 #
 # Needs valgrind (scripts/setup.sh --bench). Each trajectory runs about 50x
 # slower than natively (a minute or two for the largest fixture).
@@ -13,15 +16,17 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 BIN=build/cli/tokendiet
 PER_REQUEST=0
+KEEP=
 FILES=()
 while (($#)); do
   case "$1" in
     --bin) BIN=$2; shift 2 ;;
     --requests) PER_REQUEST=1; shift ;;
+    --keep) KEEP=$2; shift 2 ;;
     *) FILES+=("$1"); shift ;;
   esac
 done
-((${#FILES[@]})) || { echo "usage: $0 [--bin PATH] [--requests] FILE..." >&2; exit 2; }
+((${#FILES[@]})) || { echo "usage: $0 [--bin PATH] [--requests] [--keep DIR] FILE..." >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "missing valgrind: run scripts/setup.sh --bench" >&2; exit 1; }
 DIET='td::diet::diet_body(td::providers::ChatRoute const&, std::__cxx11::*'
 AFTER='td::cli::measure(*'  # the next call replay makes once the diet returns
@@ -54,8 +59,10 @@ s = sorted(ir)
 pct = lambda q: s[max(1, min(len(s), math.ceil(q * len(s)))) - 1]  # as the replay ranks its ms
 print(f"{name:34s} {len(ir):5d} {pct(0.5):14,d} {pct(0.99):14,d} {s[-1]:14,d}")
 if per:
-    for i, v in enumerate(ir, 1):
-        print(f"  request {i:4d} {v:14,d}")
+    # The dump file holding each request, for --keep.
+    files = [p for (was_diet, _, _), (_, at_measure, _), p in zip(seen, seen[1:], dumps[1:]) if was_diet and at_measure]
+    for i, (v, p) in enumerate(zip(ir, files), 1):
+        print(f"  request {i:4d} {v:14,d}  {os.path.basename(p)}")
 EOF
-  rm -rf "$dir"
+  if [[ -n $KEEP ]]; then mkdir -p "$KEEP" && rm -rf "${KEEP:?}/$(basename "$f" .json)" && mv "$dir" "$KEEP/$(basename "$f" .json)"; else rm -rf "$dir"; fi
 done
