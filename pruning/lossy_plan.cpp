@@ -105,7 +105,7 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
     if (!m.changed) continue;
     plan->changed.push_back(i);
     plan->held_until.push_back(holds[i]);
-    plan->tokens.push_back(tally.message(m));
+    if (tally.salt() != 0) plan->tokens.push_back(tally.message(m));
     plan->pruned.push_back(std::move(m));
   }
   return plan;
@@ -147,6 +147,14 @@ std::size_t LossyPlan::memo_bytes() const {
   return n;
 }
 
+std::vector<std::uint64_t> plan_tokens(const LossyPlan& plan, const Tally& tally) {
+  if (plan.tokens.size() == plan.changed.size()) return plan.tokens;
+  std::vector<std::uint64_t> tokens;
+  tokens.reserve(plan.pruned.size());
+  for (const Message& m : plan.pruned) tokens.push_back(tally.message(m));
+  return tokens;
+}
+
 std::uint64_t options_fingerprint(const LossyOptions& options) {
   FingerprintVisitor v;
   options.visit(v);
@@ -157,7 +165,7 @@ std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Loss
                                             std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches,
                                             const RecalledLines* recalled) {
   const std::uint32_t thinking_limit = std::min(limit, thinking_end);
-  if (!caches || tally.salt() == 0) return compute(conv, options, limit, thinking_limit, tally, caches, recalled);
+  if (!caches) return compute(conv, options, limit, thinking_limit, tally, caches, recalled);
   const memo_detail::Key key = plan_key(conv, options, limit, thinking_limit, tally.salt(), recalled);
   if (auto hit = caches->plans.find(key)) return *hit;
   std::shared_ptr<const LossyPlan> plan = compute(conv, options, limit, thinking_limit, tally, caches, recalled);

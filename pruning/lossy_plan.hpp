@@ -16,8 +16,11 @@
 // stored digests (text_hash.hpp), every field of the steps' options, the
 // counter's salt, and the session's recalled lines when it has any.
 // A miss computes the same plan; the memo changes how fast, never what.
-// Without caches, or without counts cached (Tally::salt() == 0), nothing is
-// memoized.
+// Without caches nothing is memoized. The strategies read no token count,
+// so with a counter whose counts are not cached (Tally::salt() == 0: the
+// calibrated estimator, whose ratio moves as it learns) the plan is
+// memoized without its counts and plan_tokens() counts its pruned forms
+// on each request.
 //
 // Reports nothing of its own: `stats` are the seven strategies' reports on the
 // whole prefix, which the pipeline cuts at the frontier it settles on.
@@ -43,7 +46,7 @@ struct LossyOptions;  // pruning/strategy_order.hpp
 struct LossyPlan {
   std::vector<std::uint32_t> changed;  // ascending: the messages the strategies changed
   std::vector<Message> pruned;         // their pruned forms, parallel to `changed`
-  std::vector<std::uint64_t> tokens;   // their tokens as pruned, parallel to `changed`
+  std::vector<std::uint64_t> tokens;   // their tokens as pruned, parallel to `changed`; empty under an unsalted counter
   // Parallel to `changed`: 0, or the grid point (turns) the frontier must
   // reach before that pruned form applies (a read of a file being edited,
   // strategies/edited_files.hpp; kHeldBeyond: not in this plan).
@@ -60,6 +63,10 @@ struct LossyPlan {
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                                             std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches,
                                             const RecalledLines* recalled = nullptr);
+
+// The plan's pruned forms' tokens as `tally` counts them: its stored counts,
+// or, for a plan memoized without them, counted now.
+std::vector<std::uint64_t> plan_tokens(const LossyPlan& plan, const Tally& tally);
 
 // Every field of `options`, hashed through its visit() (which lists, by
 // construction, every field the steps read).

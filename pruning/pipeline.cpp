@@ -150,7 +150,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   // (`trim`: survival's levels change only trim-middle's constants there),
   // so it renders the same at every level and on every later request.
   const RecapPlan recap_at = recap_plan(conv, trim, orig, counted.fixed, settings.context_window, tally,
-                                        caches ? &caches->turn_lines : nullptr);
+                                        caches ? &caches->turn_lines : nullptr, caches ? &caches->spans : nullptr);
 
   WorkingMemory wm = working_memory(conv, profile);
   r.turns = wm.turns();
@@ -183,11 +183,12 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     // The steps are weighed on the forms that apply once stale; a held read
     // (strategies/edited_files.hpp) counts as kept whole, its later release
     // riding on the step that reaches its hold.
+    const std::vector<std::uint64_t> plan_tok = plan_tokens(*plan, tally);
     std::vector<std::uint64_t> planned = orig;
     std::vector<std::uint32_t> lasting;
     for (std::size_t k = 0; k < plan->changed.size(); ++k) {
       if (plan->held_until[k] != 0) continue;
-      planned[plan->changed[k]] = plan->tokens[k];
+      planned[plan->changed[k]] = plan_tok[k];
       lasting.push_back(plan->changed[k]);
     }
     f = choose_frontier(conv, profile, wm, orig, planned, lasting);
@@ -204,6 +205,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
       const RecalledLines applying = settings.recalled->applying(f.turns);
       if (!applying.empty()) sent = plan_lossy(conv, options, plan_limit, thinking_end, tally, caches, &applying);
     }
+    const std::vector<std::uint64_t> sent_tok = sent == plan ? plan_tok : plan_tokens(*sent, tally);
     // Semantic mode decides on the history as sent, before the plan's forms replace it.
     without.frontier = f.at_request;
     without.planned = planned;
@@ -220,7 +222,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
       const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise
       msgs[i] = sent->pruned[k];
       msgs[i].origin = origin;
-      now[i] = sent->tokens[k];
+      now[i] = sent_tok[k];
     }
     lossy.reserve(sent->stats.size());
     for (const auto& s : sent->stats) lossy.push_back(s.before(f.messages, held));

@@ -15,7 +15,10 @@
 
 #include "pruning/lossy_plan.hpp"
 #include "pruning/memo.hpp"
+#include "pruning/recall_span.hpp"
 #include "pruning/snip.hpp"
+#include "pruning/strategies/copied_lines.hpp"
+#include "pruning/strategies/file_reads.hpp"
 #include "pruning/tokenizer/count_cache.hpp"
 
 namespace td::pruning {
@@ -28,6 +31,9 @@ struct PipelineCaches {
   Memo<Snipped> snips{std::size_t{64} << 20};           // stale_tool_outputs, stale_assistant_text: cuts
   Memo<LossyPlan> plans{std::size_t{32} << 20};         // lossy_plan: the plan of a history
   Memo<std::string> turn_lines{std::size_t{16} << 20};  // recap: a turn's line, by its messages
+  Memo<CallReads> calls{std::size_t{8} << 20};          // file_reads: whether a call reads, the paths it names
+  Memo<LineKeys> line_keys{std::size_t{32} << 20};      // copied_lines: the keys of a part's lines
+  Memo<RecallSpan> spans{std::size_t{128} << 20};       // recap: the span it replaced, as text, and its handle
 };
 
 }  // namespace td::pruning

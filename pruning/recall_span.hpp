@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 
 namespace td::pruning {
 
@@ -21,5 +23,19 @@ namespace td::pruning {
 //   [thinking: not shown]           reasoning (not recallable: design.md §Recall)
 //   [part of 1234 bytes: not text]  an image, a file, an unknown block
 std::string recall_span_text(const Conversation& conv, std::uint32_t start, std::uint32_t end);
+
+// A span's text and its recall handle.
+struct RecallSpan {
+  std::shared_ptr<const std::string> text;
+  std::string handle;
+  std::size_t memo_bytes() const { return sizeof(RecallSpan) + text->size() + handle.size(); }
+};
+
+// recall_span_text() of [start, end) and its handle, through `memo` (may be
+// null) keyed by everything the text reads of those messages: a recap
+// standing over a long session is not rebuilt and hashed again on every
+// request (docs/design.md §Memos and caches).
+std::shared_ptr<const RecallSpan> recall_span(const Conversation& conv, std::uint32_t start, std::uint32_t end,
+                                              Memo<RecallSpan>* memo = nullptr);
 
 }  // namespace td::pruning

@@ -20,6 +20,8 @@ struct Run {
   StageInputs::After& after() const { return *in.after; }
   Memo<std::string>* folds() const { return in.before->caches ? &in.before->caches->folds : nullptr; }
   Memo<Snipped>* snips() const { return in.before->caches ? &in.before->caches->snips : nullptr; }
+  Memo<CallReads>* calls() const { return in.before->caches ? &in.before->caches->calls : nullptr; }
+  Memo<LineKeys>* line_keys() const { return in.before->caches ? &in.before->caches->line_keys : nullptr; }
 };
 
 // The request's tokens as pruned so far.
@@ -66,7 +68,7 @@ constexpr Step kOrder[] = {
     // 6. head + tail (+ error lines, names) of large stale tool outputs
     {"stale_tool_outputs", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {
-       return stale_tool_outputs(c, r.before().options.stale_tool_outputs, r.before().limit, r.snips(),
+       return stale_tool_outputs(c, r.before().options.stale_tool_outputs, r.before().limit, r.snips(), r.calls(),
                                  r.before().recalled);
      }},
     // 7. head + tail (+ names) of long stale assistant prose and tool-call argument strings
@@ -112,7 +114,7 @@ std::vector<StrategyStats> run_strategies(Stage stage, Conversation& conv, Stage
   if (stage == Stage::BeforeFrontier) {
     // The lines the agent copied from tool outputs, read before any step edits them.
     const StaleAssistantTextOptions& o = in.before->options.stale_assistant_text;
-    copied = CopiedLines(conv, in.before->limit, o.stale_assistant_text_copied_line_bytes);
+    copied = CopiedLines(conv, in.before->limit, o.stale_assistant_text_copied_line_bytes, run.line_keys());
     run.copied = &copied;
   }
   std::vector<StrategyStats> reports;

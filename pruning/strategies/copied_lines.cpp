@@ -24,6 +24,20 @@ void collect_strings(const rapidjson::Value& v, std::string& out) {
   }
 }
 
+// The keys of the lines of `p`'s line_text(), through `memo` when there is one.
+std::shared_ptr<const LineKeys> line_keys(const Part& p, std::uint64_t min_bytes, Memo<LineKeys>* memo) {
+  const bool decoded = p.kind == PartKind::ToolCall;
+  return memoized(memo, memo_salt("line_keys", {min_bytes, decoded}), p,
+                  [&](std::string_view) -> std::optional<LineKeys> {
+                    LineKeys out;
+                    const std::string text = line_text(p);
+                    for (std::string_view line : text::lines(text))
+                      if (const std::uint64_t k = copy_line_key(line, min_bytes)) out.keys.push_back(k);
+                    if (out.keys.empty()) return std::nullopt;
+                    return out;
+                  });
+}
+
 }  // namespace
 
 std::string line_text(const Part& p) {
@@ -37,7 +51,7 @@ std::string line_text(const Part& p) {
   return out;
 }
 
-CopiedLines::CopiedLines(const Conversation& conv, std::uint32_t limit, std::uint64_t min_bytes)
+CopiedLines::CopiedLines(const Conversation& conv, std::uint32_t limit, std::uint64_t min_bytes, Memo<LineKeys>* memo)
     : min_bytes_(min_bytes) {
   if (min_bytes == 0) return;
   limit = std::min<std::uint32_t>(limit, static_cast<std::uint32_t>(conv.messages.size()));
@@ -47,17 +61,17 @@ CopiedLines::CopiedLines(const Conversation& conv, std::uint32_t limit, std::uin
     if (is_tool_message(m)) {
       for (const Part& p : m.parts) {
         if (p.kind != PartKind::ToolResult && p.kind != PartKind::Text) continue;
-        for (std::string_view line : text::lines(p.text))
-          if (const std::uint64_t k = copy_line_key(line, min_bytes)) in_tool_outputs_.insert(k);
+        if (const auto keys = line_keys(p, min_bytes, memo))
+          in_tool_outputs_.insert(keys->keys.begin(), keys->keys.end());
       }
     } else if (m.role == Role::Assistant && !in_tool_outputs_.empty()) {
       for (const Part& p : m.parts) {
         if (p.kind != PartKind::Text && p.kind != PartKind::ToolCall) continue;
         if (p.text.size() < min_bytes) continue;  // no line of it is long enough
-        const std::string decoded = p.kind == PartKind::ToolCall ? line_text(p) : std::string{};
-        for (std::string_view line : text::lines(p.kind == PartKind::ToolCall ? std::string_view(decoded) : p.text)) {
-          const std::uint64_t k = copy_line_key(line, min_bytes);
-          if (k == 0 || !in_tool_outputs_.count(k) || !keeper_.emplace(k, i).second) continue;
+        const auto keys = line_keys(p, min_bytes, memo);
+        if (!keys) continue;
+        for (const std::uint64_t k : keys->keys) {
+          if (!in_tool_outputs_.count(k) || !keeper_.emplace(k, i).second) continue;
           if (keepers_.empty() || keepers_.back() != i) keepers_.push_back(i);
         }
       }

@@ -21,13 +21,24 @@
 #include <vector>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 
 namespace td::pruning {
+
+// The copy_line_key of each line of a part's line_text() that has one, in
+// order: a function of the part alone, remembered in
+// PipelineCaches::line_keys (docs/design.md §Memos and caches) so that a
+// resent history is not decoded and hashed again on every request.
+struct LineKeys {
+  std::vector<std::uint64_t> keys;
+  std::size_t memo_bytes() const { return sizeof(LineKeys) + keys.size() * sizeof(std::uint64_t); }
+};
 
 class CopiedLines {
  public:
   CopiedLines() = default;  // knows no line: nothing is kept
-  CopiedLines(const Conversation& conv, std::uint32_t limit, std::uint64_t min_bytes);
+  // `memo` (may be null) remembers each part's LineKeys.
+  CopiedLines(const Conversation& conv, std::uint32_t limit, std::uint64_t min_bytes, Memo<LineKeys>* memo = nullptr);
 
   // The keys (copy_line_key, pruning/snip.hpp) of the lines of `text`, a
   // part of message `at`, that message `at` is the first to copy from an

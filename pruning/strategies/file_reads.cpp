@@ -8,6 +8,7 @@
 
 #include "pruning/snip.hpp"
 #include "pruning/strategies/working_memory.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning {
 
@@ -187,8 +188,32 @@ std::vector<std::uint32_t> shown_line_numbers(std::string_view text) {
   return numbers;
 }
 
-std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt,
-                                     std::uint32_t limit) {
+namespace {
+
+// The call's CallReads (through `memo` when there is one), its paths as views into the call's own text.
+std::pair<bool, std::vector<std::string_view>> call_reads(const Part& call, Memo<CallReads>* memo) {
+  const std::uint64_t salt = memo_salt("call_reads", {tok::hash_bytes(call.name.data(), call.name.size())});
+  const auto facts = memoized(memo, salt, call, [&](std::string_view text) -> std::optional<CallReads> {
+    CallReads r;
+    r.reads = reads_a_file(call.name, text);
+    for (std::string_view path : paths_in(text))
+      r.paths.emplace_back(static_cast<std::uint32_t>(path.data() - text.data()),
+                           static_cast<std::uint32_t>(path.size()));
+    if (!r.reads && r.paths.empty()) return std::nullopt;
+    return r;
+  });
+  std::pair<bool, std::vector<std::string_view>> out{false, {}};
+  if (!facts) return out;
+  out.first = facts->reads;
+  const std::string_view text(call.text);
+  for (const auto& [at, size] : facts->paths) out.second.push_back(text.substr(at, size));
+  return out;
+}
+
+}  // namespace
+
+std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
+                                     Memo<CallReads>* memo) {
   std::vector<bool> out(limit, false);
   const WorkingMemory wm = working_memory(conv, opt);
   const std::uint32_t step = std::max<std::uint32_t>(opt.frontier_step_turns, 1);
@@ -221,7 +246,8 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOu
   for (std::uint32_t i = 0; i < limit; ++i) {
     for (const Part& p : conv.messages[i].parts) {
       if (p.kind == PartKind::ToolCall) {
-        Call c{i, reads_a_file(p.name, p.text), paths_in(p.text)};
+        auto [reads, paths] = call_reads(p, memo);
+        Call c{i, reads, std::move(paths)};
         named.push_back({i, c.paths, c.reads ? p.id : std::string_view{}});
         if (c.reads) read_ids.insert(p.id);
         const bool revisits =

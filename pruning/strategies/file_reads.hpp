@@ -16,13 +16,27 @@
 #include <vector>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/strategies/stale_tool_outputs.hpp"
 
 namespace td::pruning {
 
+// What a call's name and arguments say for the reads: whether it reads a
+// file (reads_a_file()) and the paths it names, as (offset, size) in the
+// arguments, so that a remembered answer points into any copy of the same
+// text. A function of the call alone, remembered in PipelineCaches::calls
+// (docs/design.md §Memos and caches).
+struct CallReads {
+  bool reads = false;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> paths;
+  std::size_t memo_bytes() const { return sizeof(CallReads) + paths.size() * sizeof(paths[0]); }
+};
+
 // Per message of [0, limit): true for a tool message whose output is a file
-// read not superseded within its block.
-std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit);
+// read not superseded within its block. `calls` (may be null) remembers
+// each call's CallReads.
+std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
+                                     Memo<CallReads>* calls = nullptr);
 
 // Whether a call (its tool name and its arguments as sent, JSON text) reads
 // a file (exposed for tests).

@@ -319,7 +319,7 @@ void hash_into(std::vector<std::uint64_t>& words, std::string_view s) {
 
 RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const std::vector<std::uint64_t>& orig,
                      std::uint64_t fixed, std::uint64_t context_window, const Tally& tally,
-                     Memo<std::string>* line_memo) {
+                     Memo<std::string>* line_memo, Memo<RecallSpan>* spans) {
   RecapPlan plan;
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   std::uint64_t total = fixed;
@@ -386,8 +386,9 @@ RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const st
   const Fit f = fit(lines, cut, opt.recap_budget_tokens);
   std::string ref;
   if (opt.recall) {  // the span as sent: a function of the history, like the cut
-    plan.span = std::make_shared<const std::string>(recall_span_text(conv, start, cut));
-    ref = recall_ref(recall_handle(*plan.span));
+    const std::shared_ptr<const RecallSpan> span = recall_span(conv, start, cut, spans);
+    plan.span = span->text;
+    ref = recall_ref(span->handle);
   }
   plan.header = render_header(conv, wm, f, start, cut, ref);
   plan.text = plan.header;

@@ -24,6 +24,7 @@
 
 #include "pruning/conversation.hpp"
 #include "pruning/memo.hpp"
+#include "pruning/recall_span.hpp"
 #include "pruning/step_cost.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_options.hpp"
@@ -75,10 +76,10 @@ std::uint64_t recap_prefix_hash(const Conversation& conv, std::uint32_t end);
 // request, `context_window` the model's window (0: unknown). Pure.
 // `lines` (may be null) memoizes each turn's line by the turn's messages:
 // a resent history's lines are looked up, not rebuilt (docs/design.md
-// §Memos and caches).
+// §Memos and caches); `spans` (may be null) the recalled span and its handle.
 RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const std::vector<std::uint64_t>& orig,
                      std::uint64_t fixed, std::uint64_t context_window, const Tally& tally,
-                     Memo<std::string>* lines = nullptr);
+                     Memo<std::string>* lines = nullptr, Memo<RecallSpan>* spans = nullptr);
 
 // Applies the plan: messages [start, end) removed (system messages stay),
 // the recap inserted at `start`: the header and the summary `summaries`

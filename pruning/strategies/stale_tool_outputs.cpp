@@ -15,7 +15,7 @@ bool saved_by_agent(std::string_view text, const StaleToolOutputsOptions& opt) {
 }
 
 StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
-                                 Memo<Snipped>* snips, const RecalledLines* recalled) {
+                                 Memo<Snipped>* snips, Memo<CallReads>* calls, const RecalledLines* recalled) {
   StrategyStats st{.name = "stale_tool_outputs"};
   if (!opt.stale_tool_outputs) return st;
   auto& msgs = conv.messages;
@@ -35,8 +35,9 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
   NameSet listed;                                     // names listed by earlier outputs are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(opt.exclude_tools);
-  const std::vector<bool> reads =
-      opt.stale_tool_outputs_keep_reads_bytes > 0 ? unsuperseded_reads(conv, opt, limit) : std::vector<bool>(limit);
+  const std::vector<bool> reads = opt.stale_tool_outputs_keep_reads_bytes > 0
+                                      ? unsuperseded_reads(conv, opt, limit, calls)
+                                      : std::vector<bool>(limit);
   KeptReadLines kept_lines(opt);  // fed every kept read, in order
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];

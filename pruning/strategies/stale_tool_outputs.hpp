@@ -59,10 +59,14 @@ namespace td::pruning {
 // clang-format on
 TD_STRATEGY_OPTIONS(StaleToolOutputsOptions, TD_STALE_TOOL_OUTPUTS_OPTIONS);
 
-// `snips` (may be null) remembers each output's cut; `recalled` (may be
-// null) the lines the session's model recalled.
+struct CallReads;  // strategies/file_reads.hpp
+
+// `snips` (may be null) remembers each output's cut, `calls` (may be null)
+// what each call says for the reads; `recalled` (may be null) the lines the
+// session's model recalled.
 StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
-                                 Memo<Snipped>* snips = nullptr, const RecalledLines* recalled = nullptr);
+                                 Memo<Snipped>* snips = nullptr, Memo<CallReads>* calls = nullptr,
+                                 const RecalledLines* recalled = nullptr);
 
 // Whether `text` holds one of the profile's saved-output markers (exposed for tests).
 bool saved_by_agent(std::string_view text, const StaleToolOutputsOptions& opt);

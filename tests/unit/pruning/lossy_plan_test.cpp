@@ -179,3 +179,36 @@ TEST_CASE("plan memo: the key's options change with every profile field a lossy 
   CHECK(std::find(read.begin(), read.end(), "recall_max_calls") == read.end());
   CHECK(std::find(read.begin(), read.end(), "trim_middle") == read.end());
 }
+
+namespace {
+
+// A counter whose counts are not cached (no salt), like the calibrated
+// estimator: its ratio (here `scale` quarters a byte) may move between requests.
+class ScaledCounter : public TokenCounter {
+ public:
+  explicit ScaledCounter(std::uint64_t scale) : scale_(scale) {}
+  std::uint64_t count(std::string_view text) const override { return (text.size() * scale_ + 3) / 4; }
+
+ private:
+  std::uint64_t scale_;
+};
+
+}  // namespace
+
+TEST_CASE("plan memo: under a counter without a salt the plan is memoized and counted by the request's counter") {
+  const Profile p = stepping_profile();
+  const Conversation c = base();
+  PipelineCaches cache;
+  Conversation first_request = c;
+  prune(first_request, p, ScaledCounter(1), &cache);
+  const std::uint64_t hits = cache.plans.hits();
+  // The same history, the estimator's ratio moved: the stored plan, counted anew.
+  Conversation got = c, ref = c;
+  const PipelineResult with = prune(got, p, ScaledCounter(3), &cache);
+  const PipelineResult without = prune(ref, p, ScaledCounter(3));
+  CHECK(cache.plans.hits() == hits + 1);
+  CHECK(with.changed());
+  CHECK(dump(got) == dump(ref));
+  CHECK(dump(with) == dump(without));
+  CHECK(with.tokens_after == without.tokens_after);
+}

@@ -91,7 +91,7 @@ TEST_CASE("recalled lines: a stale output keeps what was recalled of it; every o
   REQUIRE(r.add(handle, 120, 124));
   REQUIRE(r.add("t0badf00d", 1, 200));  // a text no request holds: changes nothing
   auto with = make();
-  REQUIRE(stale_tool_outputs(with, p, 8, nullptr, &r).hits == 3);
+  REQUIRE(stale_tool_outputs(with, p, 8, nullptr, nullptr, &r).hits == 3);
   const std::string& cut = with.messages[3].parts[0].text;
   for (std::size_t n = 120; n <= 124; ++n) CHECK(cut.find(line_of(original, n)) != std::string::npos);
   CHECK(plain.messages[3].parts[0].text.find(line_of(original, 120)) == std::string::npos);
@@ -102,11 +102,11 @@ TEST_CASE("recalled lines: a stale output keeps what was recalled of it; every o
   // No recalled lines, or none of this session's texts: byte for byte as before.
   RecalledLines none;
   auto again = make();
-  stale_tool_outputs(again, p, 8, nullptr, &none);
+  stale_tool_outputs(again, p, 8, nullptr, nullptr, &none);
   CHECK(render(again) == render(plain));
   // recalled_lines: off (the default) keeps nothing.
   auto off = make();
-  stale_tool_outputs(off, Profile{}, 8, nullptr, &r);
+  stale_tool_outputs(off, Profile{}, 8, nullptr, nullptr, &r);
   CHECK(render(off) == render(plain));
 }
 

@@ -71,6 +71,48 @@ TEST_CASE("the byte-class estimator weighs letters, digits, spaces, punctuation,
   CHECK(raw_estimate("abcd", EstimateMethod::BytesOver4) == 1.0);
 }
 
+TEST_CASE("estimator: counted by blocks, the byte-class sum is the byte-by-byte one") {
+  // The weights as documented (EstimateMethod), in 1/65536ths, one byte at a time.
+  auto weight = [](unsigned char b) {
+    double x = 0.552;
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'))
+      x = 0.229;
+    else if (b >= '0' && b <= '9')
+      x = 0.901;
+    else if (b == ' ' || b == '\t' || b == '\n' || b == '\r')
+      x = 0.096;
+    else if (b < 0x80)
+      x = 0.587;
+    else if (b >= 0xC0)
+      x = -0.181;
+    return static_cast<std::int64_t>(x * 65536.0 + (x < 0 ? -0.5 : 0.5));
+  };
+  auto reference = [&](std::string_view t) {
+    std::int64_t sum = 0;
+    for (unsigned char b : t) sum += weight(b);
+    return sum <= 0 ? 0.0 : static_cast<double>(sum) / 65536.0;
+  };
+  std::uint64_t seed = 42;
+  auto next = [&] {
+    return static_cast<unsigned char>((seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) >> 56);
+  };
+  std::vector<std::string> texts = {"", "a", "@[`{/:", std::string(4096 + 17, 'Z'), std::string(300 * 16, '\xC3')};
+  for (std::size_t n : {1, 15, 16, 17, 31, 255 * 16, 255 * 16 + 1, 256 * 16 + 5, 10000}) {
+    std::string t;
+    for (std::size_t i = 0; i < n; ++i) t += static_cast<char>(next());
+    texts.push_back(t);
+  }
+  for (const std::string& t : texts) {
+    INFO("length " << t.size());
+    CHECK(raw_estimate(t, EstimateMethod::ByteClass) == reference(t));
+  }
+  // Every byte value, at every position of a block.
+  std::string all;
+  for (int r = 0; r < 17; ++r)
+    for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  CHECK(raw_estimate(all, EstimateMethod::ByteClass) == reference(all));
+}
+
 TEST_CASE("calibration: a moving average of billed/estimated per model") {
   Calibration cal(0.1);
   CHECK(cal.ratio("claude-x") == 1.0);

@@ -1,0 +1,89 @@
+// The memos of the walks over the whole history (pruning/pipeline_caches.hpp:
+// a call's reads and paths, a part's copied-line keys, the recap's recalled
+// span; docs/design.md §Memos and caches) change how fast the pipeline runs,
+// never what it sends: a recorded session replayed request by request with
+// one set of caches gives, at every request, what it gives with none, and
+// the memos are answered from.
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "pruning/pipeline.hpp"
+#include "pruning/pipeline_caches.hpp"
+#include "pruning_support.hpp"
+
+using namespace td::pruning;
+using namespace td::pruning::test;
+
+namespace {
+
+// A replay trajectory (OpenAI chat messages) as the neutral view.
+Conversation trajectory(const std::string& name) {
+  std::ifstream in(std::string(TD_FIXTURES) + "/replay/" + name + ".json", std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  rapidjson::Document d;
+  d.Parse(ss.str().c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  Conversation c;
+  c.model = d["model"].GetString();
+  for (const auto& m : d["messages"].GetArray()) {
+    const std::string role = m["role"].GetString();
+    const std::string content = m.HasMember("content") && m["content"].IsString() ? m["content"].GetString() : "";
+    if (role == "tool") {
+      c.messages.push_back(tool_msg(m["tool_call_id"].GetString(), content));
+      continue;
+    }
+    Message one = msg(role == "system" ? Role::System
+                      : role == "user" ? Role::User
+                                       : Role::Assistant,
+                      {text_part(content)});
+    if (m.HasMember("tool_calls"))
+      for (const auto& t : m["tool_calls"].GetArray())
+        one.parts.push_back(
+            call_part(t["id"].GetString(), t["function"]["name"].GetString(), t["function"]["arguments"].GetString()));
+    c.messages.push_back(std::move(one));
+  }
+  for (std::size_t i = 0; i < c.messages.size(); ++i) c.messages[i].origin = static_cast<std::uint32_t>(i);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("walk memos: a recorded session, request by request, sends with the caches what it sends without") {
+  // Claude Code: Read and Bash reads, edits copying lines, long enough for a recap.
+  const Conversation whole = trajectory("claude-code-codemie-1");
+  Profile p = stepping_profile();
+  p.token_threshold = 20000;  // the recap stands over the older turns
+  REQUIRE(p.recall);          // its span is recallable: the span memo is used
+  PipelineCaches caches;
+  int requests = 0, recapped = 0, changed = 0;
+  for (std::size_t end = 2; end <= whole.messages.size(); ++end) {
+    const bool request_end = end == whole.messages.size() || (whole.messages[end].role == Role::Assistant &&
+                                                              whole.messages[end - 1].role != Role::Assistant);
+    if (!request_end) continue;
+    Conversation with = whole, without = whole;
+    with.messages.resize(end);
+    without.messages.resize(end);
+    const PipelineResult got = prune(with, p, CachedQuarterCounter{}, &caches);
+    const PipelineResult ref = prune(without, p, CachedQuarterCounter{});
+    INFO("request ending at message " << end);
+    REQUIRE(dump(with) == dump(without));
+    REQUIRE(dump(got) == dump(ref));
+    ++requests;
+    changed += got.changed() ? 1 : 0;
+    for (std::string_view f : got.fired) recapped += f == "recap" ? 1 : 0;
+  }
+  CHECK(requests > 30);
+  CHECK(changed > 10);
+  CHECK(recapped > 5);
+  // The plan was computed anew at each grid step, and the walks over the
+  // history it had before were answered from the memos.
+  CHECK(caches.calls.hits() > 0);
+  CHECK(caches.line_keys.hits() > 0);
+  CHECK(caches.spans.hits() > 0);
+}
