@@ -7,6 +7,7 @@
 #include "ledger/dashboard_stats.hpp"
 #include "proxy/phases/errors.hpp"
 #include "proxy/phases/routing.hpp"
+#include "proxy/reports/own_endpoint.hpp"
 
 namespace td::proxy {
 
@@ -105,6 +106,7 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
   const std::string_view path = ctx.path();
   const bool page = path == kPagePath || path == "/tokendiet";
   if (!page && path != kStatsPath) return {};
+  ctx.objects.publish<OwnEndpoint>();
   if (ctx.method != "GET" && ctx.method != "HEAD") {
     LocalResponse r = refusal(405, "tokendiet: the dashboard is read with GET", "method_not_allowed");
     r.headers.emplace_back("allow", "GET, HEAD");
