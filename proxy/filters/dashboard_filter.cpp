@@ -2,6 +2,7 @@
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "ledger/dashboard_stats.hpp"
@@ -129,16 +130,19 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
   const std::string query = query_value(ctx.query(), "window");
   {
     std::lock_guard lock(cache_->mutex);
-    if (!cache_->json.empty() && cache_->query == query && steady_ms() - cache_->made_ms < kCacheFor.count())
+    if (!cache_->json.empty() && cache_->query == query && steady_ms() - cache_->made_ms < cache_->keep_ms)
       return FilterResult::respond(stats_response(cache_->json));
   }
   auto read = std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_});
   auto work = [](StatsRead& r, const auto&) {
+    const std::int64_t began = steady_ms();
     r.json = dashboard_stats(r.path, r.query, wall_ms());
+    const std::int64_t now = steady_ms();
     std::lock_guard lock(r.cache->mutex);
     r.cache->json = r.json;
     r.cache->query = r.query.substr(7);
-    r.cache->made_ms = steady_ms();
+    r.cache->made_ms = now;
+    r.cache->keep_ms = std::max<std::int64_t>(kCacheFor.count(), kKeepFactor * (now - began));
   };
   if (!thread_) {
     work(*read, [] { return false; });
