@@ -40,8 +40,8 @@ class DashboardFilter final : public Filter {
   static constexpr std::chrono::milliseconds kCacheFor{1000};
   // An answer that took long (a year's window over a big ledger) is kept
   // for this many times its query's time: the ledger's reader then works at
-  // most a fifth of the time however often the page polls.
-  static constexpr int kKeepFactor = 5;
+  // most a twentieth of the time however often the page polls.
+  static constexpr int kKeepFactor = 20;
   static constexpr std::chrono::milliseconds kReadWait{10'000};
 
   // `ledger_path()`: the open ledger's file ("" none), read per request since
