@@ -1,6 +1,5 @@
 #include "proxy/filters/ledger_filter.hpp"
 
-
 #include <cmath>
 #include <cstdio>
 

@@ -94,7 +94,7 @@ asio::awaitable<void> ClientSession::run() {
   if (!ec) {
     const auto a = peer.address();
     client_loopback_ = a.is_loopback() || (a.is_v6() && a.to_v6().is_v4_mapped() &&
-                                            asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).is_loopback());
+                                           asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).is_loopback());
   }
   client_.socket().non_blocking(true, ec);  // for send_now()
   bool first = true;
