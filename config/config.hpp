@@ -99,6 +99,9 @@ struct Config {
   unsigned diet_threads = 0;                  // threads dieting big bodies; 0: one per two cores, at least one
   std::map<std::string, Upstream> upstreams;  // keys: openai, gemini, anthropic, ...
   std::string default_upstream = "openai";    // for paths no rule routes
+  // The dashboard's token (docs/design.md §Dashboard): "" serves it to
+  // loopback clients only; set, also to clients that send it.
+  std::string admin_token;
   Limits limits;
   Ledger ledger;
   Archive archive;

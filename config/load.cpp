@@ -97,6 +97,7 @@ class Loader {
     top("diet_threads", cfg.diet_threads, Bounds{0, 64});
     read_upstreams(top, cfg);
     top("default_upstream", cfg.default_upstream);
+    read_admin_token(top, cfg);
     read_section(top, "limits", [&](MapFields& f) { visit_limits(cfg.limits, f); });
     read_section(top, "ledger", [&](MapFields& f) { read_ledger(f, cfg.ledger); });
     read_section(top, "archive", [&](MapFields& f) { read_archive(f, cfg.archive); });
@@ -198,6 +199,20 @@ class Loader {
     if (std::string w = versioned_url_warning(path, out); !w.empty()) d_.warning(url_mark, w);
     out.ca_file = extra.ca_file;
     out.verify_tls = extra.verify_tls;
+  }
+
+  // A token short enough to guess, or one that cannot travel in a header,
+  // fails at load rather than open the dashboard to guesses.
+  void read_admin_token(MapFields& top, Config& cfg) {
+    top("admin_token", cfg.admin_token);
+    if (!top.has("admin_token")) return;
+    const std::string& t = cfg.admin_token;
+    bool printable = true;
+    for (char c : t) printable = printable && c > 0x20 && c < 0x7f;
+    if (t.size() < 16 || !printable)
+      d_.error(top.mark_of("admin_token"),
+               "admin_token: expected at least 16 printable characters without spaces (e.g. the output of "
+               "`openssl rand -hex 16`)");
   }
 
   void check_default_upstream(MapFields& top, const Config& cfg) {

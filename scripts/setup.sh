@@ -13,8 +13,9 @@ BUILD_PKGS=(build-essential cmake ninja-build ccache pkg-config
   libxxhash-dev libgoogle-perftools-dev libcli11-dev doctest-dev libsystemd-dev libhiredis-dev ca-certificates)
 # systemd: systemd-analyze verify on the unit; dpkg-dev, file, lintian: the
 # Debian package (scripts/package.sh) built with its dependencies and checked;
-# redis-server: the replicas' shared state (tests/integration/shared_state).
-TEST_PKGS=(sqlite3 openssl curl python3 systemd dpkg-dev file lintian redis-server)
+# redis-server: the replicas' shared state (tests/integration/shared_state);
+# chromium: the dashboard's browser test (tests/integration/dashboard).
+TEST_PKGS=(sqlite3 openssl curl python3 systemd dpkg-dev file lintian redis-server chromium)
 SANITIZE_PKGS=(clang libclang-rt-14-dev clang-format)
 
 want=("${BUILD_PKGS[@]}")

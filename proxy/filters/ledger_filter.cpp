@@ -99,6 +99,7 @@ FilterResult LedgerFilter::request_filter(RequestContext& ctx, HeaderMap&) {
 }
 
 void LedgerFilter::logging(const RequestContext& ctx) {
+  if (ctx.objects.find<OwnEndpoint>()) return;  // the dashboard's polls are no traffic
   ledger::LedgerRow row = ledger_row(ctx, config_.get());
   process_.metrics().record(row);
   if (ledger::Ledger* ledger = process_.ledger()) {

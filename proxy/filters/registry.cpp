@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "ledger/ledger.hpp"
 #include "proxy/filters/archive_filter.hpp"
 #include "proxy/filters/archive_write_filter.hpp"
+#include "proxy/filters/dashboard_filter.hpp"
 #include "proxy/filters/diet_filter.hpp"
 #include "proxy/filters/explain_filter.hpp"
 #include "proxy/phases/filter.hpp"
@@ -46,6 +48,16 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   // GET /v1/tokendiet/archive/<id>: answered here, read on the archive's thread.
   filters.push_back(
       std::make_unique<ArchiveFilter>([] { return process_state().archive(); }, &process_state().archive_thread()));
+  // GET /tokendiet/ and /v1/tokendiet/stats: answered here, the ledger read
+  // on the dashboard's thread; the stats cache outlives reloads.
+  static const auto dashboard_cache = std::make_shared<DashboardCache>();
+  filters.push_back(std::make_unique<DashboardFilter>(
+      config.admin_token,
+      [] {
+        const ledger::Ledger* l = process_state().ledger();
+        return l ? l->path() : std::string();
+      },
+      &process_state().dashboard_thread(), dashboard_cache));
   // Request body: the diet, with the process's caches, stores and threads
   // (they outlive reloads), then what follows from its decision. While the
   // replicas share the policy's state every diet runs on a diet thread,

@@ -88,6 +88,13 @@ ClientSession::~ClientSession() {
 asio::awaitable<void> ClientSession::run() {
   boost::system::error_code ec;
   client_.socket().set_option(tcp::no_delay(true), ec);
+  // Read once: the dashboard is served to loopback clients (docs/design.md §Dashboard).
+  const auto peer = client_.socket().remote_endpoint(ec);
+  if (!ec) {
+    const auto a = peer.address();
+    client_loopback_ = a.is_loopback() || (a.is_v6() && a.to_v6().is_v4_mapped() &&
+                                           asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).is_loopback());
+  }
   client_.socket().non_blocking(true, ec);  // for send_now()
   bool first = true;
   Next next = Next::close;
@@ -171,6 +178,7 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
   auto& req = parser.get();
   ctx.method = std::string(req.method_string());
   ctx.target = std::string(req.target());
+  ctx.client_loopback = client_loopback_;
 
   if (ec) {
     // A connection closed or timed out between requests is not an error.

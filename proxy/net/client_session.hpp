@@ -116,6 +116,7 @@ class ClientSession {
 
   Worker& w_;
   boost::beast::tcp_stream client_;
+  bool client_loopback_ = false;  // the peer's address is a loopback one
   boost::beast::flat_buffer buf_;
   SessionHandle handle_;
   SessionIo io_{w_, client_, handle_};

@@ -55,6 +55,7 @@ struct RequestContext {
 
   std::string key_fingerprint;  // short hash of the API key (never the key); "" if none
   std::string session_id;       // header x-tokendiet-session, "" if absent
+  bool client_loopback = false;  // the client connected from a loopback address (the dashboard's rule)
 
   unsigned status = 0;               // status sent to the client (0: none sent)
   std::uint64_t bytes_in = 0;        // request body bytes from the client (before the diet)

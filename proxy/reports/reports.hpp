@@ -8,4 +8,5 @@
 #include "proxy/reports/profile_choice.hpp"
 #include "proxy/reports/quota_report.hpp"
 #include "proxy/reports/recall_offer.hpp"
+#include "proxy/reports/own_endpoint.hpp"
 #include "proxy/reports/recovery_report.hpp"

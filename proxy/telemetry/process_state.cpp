@@ -104,6 +104,11 @@ WorkPool& ProcessState::archive_thread() {
   return *archive_thread_;
 }
 
+WorkPool& ProcessState::dashboard_thread() {
+  std::call_once(dashboard_thread_started_, [&] { dashboard_thread_ = std::make_unique<WorkPool>(1, nullptr, 10); });
+  return *dashboard_thread_;
+}
+
 std::string ProcessState::open_ledger(const config::Config& config) {
   if (opened_) return {};
   opened_ = true;

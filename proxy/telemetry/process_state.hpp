@@ -107,6 +107,10 @@ class ProcessState {
   // The one thread the archive's files are written and read on (never an
   // I/O thread), started by the first call.
   WorkPool& archive_thread();
+  // The one thread the dashboard's figures are read from the ledger on
+  // (nice 10: a page polling never takes a core from an I/O thread), started
+  // by the first call.
+  WorkPool& dashboard_thread();
   // Requests whose archive write failed (the diet re-ran without semantic
   // eviction): tokendiet_archive_failures_total.
   void count_archive_failure() { archive_failures_.fetch_add(1, std::memory_order_relaxed); }
@@ -136,6 +140,8 @@ class ProcessState {
   std::atomic<std::uint64_t> archive_failures_{0};
   std::once_flag archive_thread_started_;
   std::unique_ptr<WorkPool> archive_thread_;
+  std::once_flag dashboard_thread_started_;
+  std::unique_ptr<WorkPool> dashboard_thread_;
   std::once_flag workers_started_;
   std::unique_ptr<WorkPool> diet_workers_;       // last: stopped before the caches its jobs use go
   std::atomic<WorkPool*> workers_ptr_{nullptr};  // for /metrics

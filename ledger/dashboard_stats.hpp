@@ -1,0 +1,36 @@
+// The dashboard's figures (GET /v1/tokendiet/stats, docs/design.md §Dashboard),
+// read from the ledger through a read-only connection of its own and
+// rendered as JSON. Called off the I/O threads (the dashboard's thread); a
+// query never writes, so the proxy's writer is never held up by more than
+// SQLite's WAL readers are.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace td::ledger {
+
+class DashboardStats {
+ public:
+  // Opens `path` read-only; error() says why not (then json() says so too).
+  explicit DashboardStats(const std::string& path);
+  ~DashboardStats();
+  DashboardStats(const DashboardStats&) = delete;
+  DashboardStats& operator=(const DashboardStats&) = delete;
+
+  const std::string& error() const { return error_; }
+
+  // The figures as JSON: totals of every row; the series, groups, outcomes
+  // and recent rows over [now_ms - window_ms, now_ms].
+  std::string json(std::int64_t now_ms, std::int64_t window_ms, unsigned recent = 50);
+
+ private:
+  bool has_column(const char* name);
+  sqlite3* db_ = nullptr;
+  std::string path_, error_;
+};
+
+}  // namespace td::ledger

@@ -1,0 +1,74 @@
+// The dashboard (docs/design.md §Dashboard): GET /tokendiet/ (one page, its
+// assets compiled into the binary) and GET /v1/tokendiet/stats (the page's
+// figures as JSON, from the ledger). Answered in phase 1, never sent upstream.
+//
+// Access: a loopback client, or one sending `admin_token` (config) as
+// `Authorization: Bearer <token>`, `x-tokendiet-admin-token` or the query's
+// `token=` (for the page opened in a browser); compared in constant time.
+// Others get 403 (no token configured) or 401 (a token missing or wrong).
+//
+// The stats are read on the dashboard's thread
+// (process_state().dashboard_thread(), nice 10) while the request is paused,
+// and kept for kCacheFor (longer for a slow query, kKeepFactor): a page
+// polling every second, or many, costs the ledger one query a second at most.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "proxy/phases/filter.hpp"
+#include "proxy/phases/off_thread.hpp"
+
+namespace td::proxy {
+
+// The newest answer of the stats API, shared by every request (and reloads).
+struct DashboardCache {
+  std::mutex mutex;
+  std::string json;
+  std::string query;         // the query it answered
+  std::int64_t made_ms = 0;  // steady clock, ms
+  std::int64_t keep_ms = 0;  // how long it is served: kCacheFor, or kKeepFactor x its query's time
+};
+
+class DashboardFilter final : public Filter {
+ public:
+  static constexpr std::string_view kPagePath = "/tokendiet/";
+  static constexpr std::string_view kStatsPath = "/v1/tokendiet/stats";
+  static constexpr std::chrono::milliseconds kCacheFor{1000};
+  // An answer that took long (a year's window over a big ledger) is kept
+  // for this many times its query's time: the ledger's reader then works at
+  // most a twentieth of the time however often the page polls.
+  static constexpr int kKeepFactor = 20;
+  static constexpr std::chrono::milliseconds kReadWait{10'000};
+
+  // `ledger_path()`: the open ledger's file ("" none), read per request since
+  // the ledger opens after the filters are built; `thread`: where the ledger
+  // is read (null: on the request's thread, for tests).
+  DashboardFilter(std::string admin_token, std::function<std::string()> ledger_path, JobQueue* thread,
+                  std::shared_ptr<DashboardCache> cache)
+      : admin_token_(std::move(admin_token)),
+        ledger_path_(std::move(ledger_path)),
+        thread_(thread),
+        cache_(std::move(cache)) {}
+  std::string_view name() const override { return "dashboard"; }
+  FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
+
+ private:
+  std::string admin_token_;
+  std::function<std::string()> ledger_path_;
+  JobQueue* thread_;
+  std::shared_ptr<DashboardCache> cache_;
+};
+
+// Whether a request may see the dashboard: null when it may, else the refusal.
+std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view admin_token, const HeaderMap& headers,
+                                               std::string_view query);
+
+// The stats JSON for `query` (`window=<seconds>`, default a day), read from
+// the ledger at `path`.
+std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms);
+
+}  // namespace td::proxy

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The proxy's requests/s with the dashboard open and polling, beside without
+# (docs/benchmarks.md §Usage ledger): `tokendiet serve --threads 1` in front
+# of the proxy benchmark's nginx fake upstream (scripts/bench/proxy/conf),
+# wrk -c32 posting a 2 kB chat body for DURATION s per round, ROUNDS rounds
+# of each, interleaved (off, on, off, on, ...). "On" is a client fetching
+# /v1/tokendiet/stats every POLL s (the page polls every 5 s: 1 s is five
+# pages). The ledger grows with the load, as a real one would.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+HERE=$PWD/scripts/bench/proxy
+BIN=${TOKENDIET_BIN:-$PWD/${BUILD_DIR:-build}/cli/tokendiet}
+ROUNDS=${ROUNDS:-4} DURATION=${DURATION:-10} POLL=${POLL:-1}
+UP=${UP_PORT:-18941} TD=${TD_PORT:-18942}
+RUN=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; nginx -c "$RUN/fake.conf" -s stop 2>/dev/null || true; rm -rf "$RUN"' EXIT
+sed -e "s|@PORT@|$UP|g; s|@WORKERS@|1|g; s|@RUN@|$RUN|g; s|@FIXTURES@|$HERE/fixtures|g" \
+    -e "s|@UPSTREAM_PORT@|$UP|g; s|@SLOW_FIRST_MS@|50|g; s|@SLOW_GAP_MS@|50|g" \
+    "$HERE/conf/fake_upstream.nginx.conf.in" >"$RUN/fake.conf"
+nginx -c "$RUN/fake.conf"
+python3 -c "
+import json; msgs=[{'role':'user','content':'word '*180},{'role':'assistant','content':'ok '*100},{'role':'user','content':'go on'}]
+open('$RUN/body.json','w').write(json.dumps({'model':'gpt-4o','messages':msgs}))"
+XDG_STATE_HOME=$RUN STATE_DIRECTORY=$RUN "$BIN" serve --threads 1 --listen "127.0.0.1:$TD" \
+  --upstream "openai=http://127.0.0.1:$UP" 2>/dev/null &
+pids+=($!)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$TD/healthz" >/dev/null && break; sleep 0.1; done
+load() {
+  BODY_FILE=$RUN/body.json wrk -t1 -c32 -d"${DURATION}s" -s "$HERE/post.lua" "http://127.0.0.1:$TD" |
+    sed -n 's/^Requests\/sec: *//p'
+}
+for r in $(seq "$ROUNDS"); do
+  off=$(load)
+  ( while :; do curl -s -o /dev/null "http://127.0.0.1:$TD/v1/tokendiet/stats"; sleep "$POLL"; done ) &
+  poller=$!
+  on=$(load)
+  kill "$poller"; wait "$poller" 2>/dev/null || true
+  echo "round $r: without $off req/s, with the dashboard polling $on req/s"
+done
+echo "ledger rows: $(sqlite3 "$RUN/usage.db" 'SELECT COUNT(*) FROM requests')"
