@@ -87,13 +87,19 @@ struct AddedColumn {
 };
 constexpr const char* kText = "TEXT NOT NULL DEFAULT ''";
 constexpr const char* kInteger = "INTEGER NOT NULL DEFAULT 0";
-constexpr AddedColumn kAddedColumns[] = {{2, "recovery", kText, "''"},           {3, "evicted_tasks", kText, "''"},
-                                         {4, "recalled", kText, "''"},           {6, "survival", kText, "''"},
-                                         {6, "wait_ms", kInteger, "0"},          {6, "quota_group", kText, "''"},
-                                         {6, "runway_tokens", "INTEGER", "NULL"}, {7, "arm", kText, "''"},
+constexpr AddedColumn kAddedColumns[] = {{2, "recovery", kText, "''"},
+                                         {3, "evicted_tasks", kText, "''"},
+                                         {4, "recalled", kText, "''"},
+                                         {6, "survival", kText, "''"},
+                                         {6, "wait_ms", kInteger, "0"},
+                                         {6, "quota_group", kText, "''"},
+                                         {6, "runway_tokens", "INTEGER", "NULL"},
+                                         {7, "arm", kText, "''"},
                                          {7, "session_key", kText, "''"},
-                                         {7, "tokens_diet", "INTEGER", "NULL"},  {7, "rereads", kInteger, "0"},
-                                         {7, "recall_rounds", kInteger, "0"},    {7, "context_errors", kInteger, "0"},
+                                         {7, "tokens_diet", "INTEGER", "NULL"},
+                                         {7, "rereads", kInteger, "0"},
+                                         {7, "recall_rounds", kInteger, "0"},
+                                         {7, "context_errors", kInteger, "0"},
                                          {7, "input_cost_usd", "REAL", "NULL"}};
 
 // The tables each later schema version added.
@@ -493,6 +499,7 @@ std::vector<SessionSums> LedgerStore::session_sums(std::int64_t since_ms) {
     return std::string(name);
   };
   const std::string arm = col("arm"), key = col("session_key"), cost = col("input_cost_usd");
+  // clang-format off
   const std::string sql =
       "SELECT CASE WHEN " + key + " != '' THEN 'k:' || " + key +
       " WHEN session != '' THEN 's:' || session ELSE 'r:' || id END, model, "
@@ -504,6 +511,7 @@ std::vector<SessionSums> LedgerStore::session_sums(std::int64_t since_ms) {
       "SUM(" + col("rereads") + "), SUM(" + col("recall_rounds") + "), SUM(" + col("context_errors") +
       "), SUM(status = 429) FROM requests WHERE time_ms >= ? AND model != '' AND " + arm +
       " != 'shadow' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
+  // clang-format on
   Stmt s(db_, sql.c_str());
   std::vector<SessionSums> out;
   if (!s) return out;

@@ -163,9 +163,12 @@ struct Profile {
   // cut, the line total it heads a cut output with, and its older warning, Gemini CLI's normalized outputs, Claude
   // Code's cleared results.
   std::vector<std::string> stale_tool_outputs_truncated_markers = {
-      "Warning: truncated output (original token count: ", "Total output lines: ", " tokens truncated\u2026",
+      "Warning: truncated output (original token count: ",
+      "Total output lines: ",
+      " tokens truncated\u2026",
       " chars truncated\u2026",
-      "[Message Normalized: Tool output exceeded size limit]", "[Old tool result content cleared]"};
+      "[Message Normalized: Tool output exceeded size limit]",
+      "[Old tool result content cleared]"};
 
   // --- Stale assistant text (prose and tool-call arguments) ---
   bool stale_assistant_text = true;  // the switch; the two below choose what it cuts

@@ -76,9 +76,9 @@ struct StageInputs {
   // Stage::BeforeFrontier (the plan, lossy_plan.cpp).
   struct Before {
     const LossyOptions& options;
-    std::uint32_t limit = 0;           // the steps edit messages [0, limit)
-    std::uint32_t thinking_limit = 0;  // old thinking: [0, thinking_limit), old_thinking_end() of the request
-    PipelineCaches* caches = nullptr;  // may be null: the strategies' memos
+    std::uint32_t limit = 0;                  // the steps edit messages [0, limit)
+    std::uint32_t thinking_limit = 0;         // old thinking: [0, thinking_limit), old_thinking_end() of the request
+    PipelineCaches* caches = nullptr;         // may be null: the strategies' memos
     const RecalledLines* recalled = nullptr;  // may be null: the lines the session's model recalled
   };
   // Stage::AfterFrontier (pipeline.cpp; result.stale_turns and

@@ -53,8 +53,8 @@ struct RequestContext {
   bool stream = false;                  // the client asked for a streamed answer (same sources)
   bool body_parsed = false;             // a filter parsed the body: model and stream are exact
 
-  std::string key_fingerprint;  // short hash of the API key (never the key); "" if none
-  std::string session_id;       // header x-tokendiet-session, "" if absent
+  std::string key_fingerprint;   // short hash of the API key (never the key); "" if none
+  std::string session_id;        // header x-tokendiet-session, "" if absent
   bool client_loopback = false;  // the client connected from a loopback address (the dashboard's rule)
 
   unsigned status = 0;               // status sent to the client (0: none sent)
