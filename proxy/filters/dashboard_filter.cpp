@@ -12,7 +12,7 @@
 
 namespace td::proxy {
 
-std::string_view dashboard_page();  // generated from dashboard_page.html (cmake/embed_text.cmake)
+std::string_view dashboard_page();  // generated from dashboard_page.html (cmake/embed_file.cmake)
 
 namespace {
 
