@@ -130,6 +130,10 @@ class LedgerStore {
  private:
   LedgerStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   std::string migrate();
+  // What a query reads for column `name` of this file: the name, or for a
+  // column added after the file's schema version (an older file opened
+  // read-only, so not migrated) the value the rows before it get.
+  std::string readable_column(std::string_view name);
   // The INSERT of 2^k rows at once, prepared on first use and kept.
   sqlite3_stmt* insert_statement(unsigned k);
 
