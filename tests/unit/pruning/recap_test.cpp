@@ -16,43 +16,12 @@
 #include "pruning/snip.hpp"
 #include "pruning/strategies/recap.hpp"
 #include "pruning_support.hpp"
+#include "replay_trajectory.hpp"
 
 using namespace td::pruning;
 using namespace td::pruning::test;
 
 namespace {
-
-// A replay trajectory (OpenAI chat messages) as the neutral view.
-Conversation trajectory(const std::string& name) {
-  std::ifstream in(std::string(TD_FIXTURES) + "/replay/" + name + ".json", std::ios::binary);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  rapidjson::Document d;
-  d.Parse(ss.str().c_str());
-  REQUIRE_FALSE(d.HasParseError());
-  Conversation c;
-  c.model = d["model"].GetString();
-  for (const auto& m : d["messages"].GetArray()) {
-    const std::string role = m["role"].GetString();
-    const std::string content = m.HasMember("content") && m["content"].IsString() ? m["content"].GetString() : "";
-    if (role == "tool") {
-      c.messages.push_back(tool_msg(m["tool_call_id"].GetString(), content));
-      continue;
-    }
-    Message msg_ = msg(role == "system" ? Role::System
-                       : role == "user" ? Role::User
-                                        : Role::Assistant,
-                       {text_part(content)});
-    if (m.HasMember("tool_calls"))
-      for (const auto& t : m["tool_calls"].GetArray())
-        msg_.parts.push_back(
-            call_part(t["id"].GetString(), t["function"]["name"].GetString(), t["function"]["arguments"].GetString()));
-    c.messages.push_back(std::move(msg_));
-  }
-  for (std::size_t i = 0; i < c.messages.size(); ++i) c.messages[i].origin = static_cast<std::uint32_t>(i);
-  return c;
-}
 
 // The request holding the first `n` messages.
 Conversation prefix(const Conversation& c, std::size_t n) {
