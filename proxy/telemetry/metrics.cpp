@@ -156,7 +156,6 @@ void Metrics::record(const ledger::LedgerRow& row) {
   ModelSeries* found = models_.find(key);
   ModelSeries& s = found ? *found : models_.insert(key, row.provider + kKeySep + std::string(kOverflowModel));
   constexpr auto relaxed = std::memory_order_relaxed;
-  s.requests[status_index(row.status)].fetch_add(1, relaxed);
   s.tokens_in.fetch_add(clamp_u(row.tokens_before), relaxed);
   s.tokens_sent.fetch_add(clamp_u(row.tokens_after), relaxed);
   s.tokens_saved.fetch_add(clamp_u(row.tokens_saved()), relaxed);
@@ -193,6 +192,8 @@ void Metrics::record(const ledger::LedgerRow& row) {
     if (!r) r = &runways_.insert(key, row.provider + kKeySep + std::string(kOverflowModel));
     r->tokens.store(*row.runway_tokens, relaxed);
   }
+  // Counted last, so a scrape that counts the request has its tokens too.
+  s.requests[status_index(row.status)].fetch_add(1, std::memory_order_release);
 }
 
 void Metrics::add_counter(std::string name, std::string help, std::function<std::uint64_t()> read) {
@@ -227,7 +228,7 @@ std::string Metrics::render() const {
          "Requests answered, by provider, model and HTTP status class (none: no response).");
   for (const Row& r : rows)
     for (std::size_t i = 0; i < kStatusClasses.size(); ++i) {
-      std::uint64_t n = r.s->requests[i].load(std::memory_order_relaxed);
+      std::uint64_t n = r.s->requests[i].load(std::memory_order_acquire);
       if (n == 0) continue;  // keep the page short: classes never seen are absent
       sample(out, "tokendiet_requests_total", r.labels + ",status_class=\"" + std::string(kStatusClasses[i]) + "\"",
              std::to_string(n));

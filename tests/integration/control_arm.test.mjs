@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {startFakeUpstream, startTokendiet, tokendietBin, tempDir, trajectory, post, metricSamples, metricSum}
+import {startFakeUpstream, startTokendiet, tokendietBin, tempDir, trajectory, post, metricSamplesAfter, metricSum}
   from '../support/index.mjs';
 
 const traj = trajectory('mini-swe-agent-12');
@@ -134,7 +134,7 @@ test('shadow: the headers, /metrics and usage say what went upstream; what the d
     assert.equal(r.headers['x-tokendiet-arm'], 'shadow');
     assert.equal(Number(r.headers['x-tokendiet-tokens-after']), before);
     assert.ok(diet < before * 0.8, `the diet would have sent ${diet} of ${before}`);
-    const samples = await metricSamples(td);
+    const samples = await metricSamplesAfter(td, 1);
     assert.equal(metricSum(samples, 'tokendiet_tokens_sent_total'), before);
     assert.equal(metricSum(samples, 'tokendiet_tokens_saved_total'), 0);
     assert.equal(metricSum(samples, 'tokendiet_diet_tokens_saved_total', {arm: 'shadow'}), before - diet);

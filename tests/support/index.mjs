@@ -6,7 +6,7 @@ export {rawRequest, Connection, buildRequest, endToEndHeaders, HOP_BY_HOP} from 
 export {startTokendiet, startFakeAndProxy, startFakeProcess, startRecallTestProxy, tokendietBin, freePort, tempDir, tcpSocketsOf, letterChatBody, SOURCE_DIR, FAKE_SERVER} from './processes.mjs';
 export {makeTestCA} from './tls.mjs';
 export {sameThroughProxy, comparable} from './relay.mjs';
-export {quotaConfig, trajectory, fillerBody, fakeTokens, post, explain, logLineOf, metricSamples, metricSum} from './quota.mjs';
+export {quotaConfig, trajectory, fillerBody, fakeTokens, post, explain, logLineOf, metricSamples, metricSamplesAfter, metricSum} from './quota.mjs';
 export {recordedHistory, fixtureText, agentRequest} from './agent_bodies.mjs';
 export {loadThenKill, ledgerSessions} from './ledger_kill.mjs';
 export {startRedis} from './redis.mjs';

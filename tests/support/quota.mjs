@@ -85,6 +85,19 @@ export async function metricSamples(td) {
   return out;
 }
 
+// /metrics once it has counted `requests` requests: a request is counted in
+// its logging phase, after the client already has its answer.
+export async function metricSamplesAfter(td, requests, timeoutMs = 10000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const samples = await metricSamples(td);
+    const counted = metricSum(samples, 'tokendiet_requests_total');
+    if (counted >= requests) return samples;
+    if (Date.now() > deadline) throw new Error(`/metrics counted ${counted} of ${requests} requests`);
+    await new Promise(r => setTimeout(r, 20));
+  }
+}
+
 // The sum of the samples named `name` whose labels include `labels`.
 export function metricSum(samples, name, labels = {}) {
   return samples.filter(s => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
