@@ -56,10 +56,18 @@ test('/metrics counts relayed requests by provider, model and status class', asy
   const td = await serve();
   try {
     for (let i = 0; i < 3; i++) assert.equal((await chat(td, 'gpt-ledger-metrics')).status, 200);
-    const r = await rawRequest({port: td.port, path: '/metrics'});
+    // A request is counted in its logging phase, after its answer reached
+    // the client, and leaves the in-flight gauge just after: scrape until both.
+    let r, m;
+    for (let i = 0; i < 400; i++) {
+      r = await rawRequest({port: td.port, path: '/metrics'});
+      m = parseMetrics(r.body.toString('utf8'));
+      if (m.get('tokendiet_requests_total{provider="openai",model="gpt-ledger-metrics",status_class="2xx"}') === 3 &&
+          m.get('tokendiet_requests_in_flight') === 0) break;
+      await sleep(25);
+    }
     assert.equal(r.status, 200);
     assert.match(r.headers['content-type'], /^text\/plain; version=0\.0\.4/);
-    const m = parseMetrics(r.body.toString('utf8'));
     assert.equal(m.get('tokendiet_requests_total{provider="openai",model="gpt-ledger-metrics",status_class="2xx"}'), 3);
     assert.equal(m.get('tokendiet_request_duration_seconds_count{provider="openai",model="gpt-ledger-metrics"}'), 3);
     assert.equal(m.get('tokendiet_requests_in_flight'), 0);
