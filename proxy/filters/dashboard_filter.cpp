@@ -136,7 +136,8 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
     const std::int64_t now = steady_ms();
     read->ledger_fresh = !cache_->json.empty() && cache_->query == query && now - cache_->made_ms < cache_->keep_ms;
     if (read->ledger_fresh && !cache_->runways.empty() && now - cache_->runways_made_ms < kCacheFor.count())
-      return FilterResult::respond(stats_response(with_runways(cache_->json, cache_->runways)));
+      return FilterResult::respond(
+          stats_response(with_runways(cache_->json, cache_->runways, cache_->runways_listed_ms)));
     if (read->ledger_fresh) read->json = cache_->json;
   }
   auto work = [](StatsRead& r, const auto&) {
@@ -150,13 +151,16 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
       r.cache->made_ms = now;
       r.cache->keep_ms = std::max<std::int64_t>(kCacheFor.count(), kKeepFactor * (now - began));
     }
-    std::string runways = runways_json(r.runways ? r.runways() : std::vector<quota::RunwayStatus>{}, wall_ms());
+    std::vector<quota::RunwayStatus> listed = r.runways ? r.runways() : std::vector<quota::RunwayStatus>{};
+    const std::int64_t listed_ms = wall_ms();
+    std::string runways = runways_json(listed, listed_ms);
     {
       std::lock_guard lock(r.cache->mutex);
       r.cache->runways = runways;
       r.cache->runways_made_ms = steady_ms();
+      r.cache->runways_listed_ms = listed_ms;
     }
-    r.json = with_runways(std::move(r.json), runways);
+    r.json = with_runways(std::move(r.json), runways, listed_ms);
   };
   if (!thread_) {
     work(*read, [] { return false; });

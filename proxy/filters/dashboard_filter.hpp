@@ -32,11 +32,12 @@ namespace td::proxy {
 struct DashboardCache {
   std::mutex mutex;
   std::string json;
-  std::string query;                 // the query it answered
-  std::int64_t made_ms = 0;          // steady clock, ms
-  std::int64_t keep_ms = 0;          // how long it is served: kCacheFor, or kKeepFactor x its query's time
-  std::string runways;               // the `runways` array, listed at runways_made_ms (steady, ms)
-  std::int64_t runways_made_ms = 0;  // served for kCacheFor
+  std::string query;                   // the query it answered
+  std::int64_t made_ms = 0;            // steady clock, ms
+  std::int64_t keep_ms = 0;            // how long it is served: kCacheFor, or kKeepFactor x its query's time
+  std::string runways;                 // the `runways` array, listed at runways_made_ms (steady, ms)
+  std::int64_t runways_made_ms = 0;    // served for kCacheFor
+  std::int64_t runways_listed_ms = 0;  // the same time, Unix ms (the answer's runways_ms)
 };
 
 class DashboardFilter final : public Filter {

@@ -82,11 +82,12 @@ std::string runways_json(const std::vector<quota::RunwayStatus>& runways, std::i
   return {buf.GetString(), buf.GetSize()};
 }
 
-std::string with_runways(std::string stats, std::string_view runways) {
+std::string with_runways(std::string stats, std::string_view runways, std::int64_t listed_ms) {
   const std::size_t end = stats.rfind('}');
   if (end == std::string::npos) return stats;
   const bool empty = stats.find_first_not_of(" \t\r\n", stats.find('{') + 1) == end;
-  stats.insert(end, std::string(empty ? "" : ",") + "\"runways\":" + std::string(runways));
+  stats.insert(end, std::string(empty ? "" : ",") + "\"runways_ms\":" + std::to_string(listed_ms) +
+                        ",\"runways\":" + std::string(runways));
   return stats;
 }
 

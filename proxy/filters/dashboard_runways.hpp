@@ -37,7 +37,8 @@ std::vector<quota::RunwayStatus> dashboard_runways(const quota::RunwayStore& loc
 // headers' figures), the tightest first; times as Unix ms from `now_ms`.
 std::string runways_json(const std::vector<quota::RunwayStatus>& runways, std::int64_t now_ms);
 
-// `stats` (a JSON object) with its member `runways` set to `runways` (a JSON array).
-std::string with_runways(std::string stats, std::string_view runways);
+// `stats` (a JSON object) with its members `runways_ms` (when they were
+// listed, Unix ms) and `runways` (a JSON array).
+std::string with_runways(std::string stats, std::string_view runways, std::int64_t listed_ms);
 
 }  // namespace td::proxy
