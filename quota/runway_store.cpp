@@ -194,22 +194,31 @@ pruning::Runway RunwayStore::runway_at(StoredRunway s, Provider provider, const 
 }
 
 std::vector<RunwayStatus> RunwayStore::list(Clock::time_point now, std::size_t max) const {
+  // The `max` most recently used, in one pass: a heap of the newest so far
+  // (the oldest on top), so a key is copied only when it is among them.
   struct Held {
     Clock::time_point used;
     std::string key;
-    Entry entry;
+    bool operator<(const Held& o) const { return used > o.used; }  // the oldest on the heap's top
   };
-  std::vector<Held> held;
-  entries_.for_each([&](const std::string& key, const Entry& e, Clock::time_point used) {
-    if (now - used <= kIdleExpiry) held.push_back({used, key, e});
+  std::vector<Held> newest;
+  if (max == 0) return {};
+  entries_.for_each([&](const std::string& key, const Entry&, Clock::time_point used) {
+    if (now - used > kIdleExpiry) return;
+    if (newest.size() == max) {
+      if (used <= newest.front().used) return;
+      std::pop_heap(newest.begin(), newest.end());
+      newest.pop_back();
+    }
+    newest.push_back({used, key});
+    std::push_heap(newest.begin(), newest.end());
   });
-  const std::size_t n = std::min(max, held.size());
-  std::partial_sort(held.begin(), held.begin() + std::ptrdiff_t(n), held.end(),
-                    [](const Held& a, const Held& b) { return a.used > b.used; });
+  std::sort_heap(newest.begin(), newest.end());  // the newest first
   std::vector<RunwayStatus> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Entry& e = held[i].entry;
-    auto status = runway_status(held[i].key, runway_at(e, e.provider, e.limits, now));
+  for (const Held& h : newest) {
+    Entry e;
+    if (!entries_.peek(h.key, [&](const Entry& found, Clock::time_point) { e = found; })) continue;
+    auto status = runway_status(h.key, runway_at(e, e.provider, e.limits, now));
     if (!status) continue;
     status->headers = e.note;
     out.push_back(std::move(*status));
