@@ -11,7 +11,8 @@ HeaderNote header_note(const providers::RateLimits& h, providers::SysTime receiv
   n.requests_limit = h.requests.limit;
   n.requests_remaining = h.requests.remaining;
   n.requests_reset = h.requests.reset;
-  const providers::RateWindow& tokens = h.tokens.known() ? h.tokens : h.input_tokens;
+  // Anthropic's input window (what its runway's input bucket counts), not its combined one.
+  const providers::RateWindow& tokens = h.input_tokens.known() ? h.input_tokens : h.tokens;
   n.tokens_remaining = tokens.remaining;
   n.tokens_reset = tokens.reset;
   return n;

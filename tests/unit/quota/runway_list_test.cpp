@@ -97,3 +97,23 @@ TEST_CASE("runway list: the headers' note; the most recently used first, at most
   // Idle past the store's expiry: not listed (full again, as the store treats it).
   CHECK(s.list(t0 + RunwayStore::kIdleExpiry + std::chrono::seconds(1), 10).empty());
 }
+
+TEST_CASE("runway list: Anthropic's note is its input window's, not its combined one") {
+  RunwayStore s;
+  const std::string k = runway_key(Provider::anthropic, "fp", "claude");
+  RateLimits h;
+  h.tokens.limit = 100'000;
+  h.tokens.remaining = 70'000;
+  h.input_tokens.limit = 80'000;
+  h.input_tokens.remaining = 60'000;
+  h.input_tokens.reset = wall0 + std::chrono::seconds(3);
+  h.output_tokens.limit = 20'000;
+  h.output_tokens.remaining = 15'000;
+  s.settle(k, Provider::anthropic, {}, {}, {}, t0, {&h, true, wall0});
+  const auto list = s.list(t0, 10);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0].headers.tokens_remaining == 60'000);
+  CHECK(list[0].headers.tokens_reset == wall0 + std::chrono::seconds(3));
+  CHECK(list[0].limit == doctest::Approx(20'000));  // the output bucket: 15,000 left of it, the tightest
+  CHECK(list[0].level == doctest::Approx(15'000));
+}
