@@ -161,12 +161,6 @@ std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, un
              (outcomes ? "TOTAL(recall_rounds)" : "0") +
              " AS recall_rounds FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2",
          {since, now_ms}, true);
-    // Each quota group's runway as its newest request left it (SQLite gives
-    // the bare columns of the row MAX() picked).
-    part("runways",
-         "SELECT quota_group AS name, runway_tokens, MAX(time_ms) AS time_ms FROM requests "
-         "WHERE time_ms >= ?1 AND time_ms <= ?2 AND quota_group != '' GROUP BY quota_group",
-         {since, now_ms});
     // The arms' sums, when the ledger has them (schema 7); `tokendiet usage
     // --compare` gives their intervals.
     if (has_column("arm"))

@@ -11,6 +11,9 @@
 // (process_state().dashboard_thread(), nice 10) while the request is paused,
 // and kept for kCacheFor (longer for a slow query, kKeepFactor): a page
 // polling every second, or many, costs the ledger one query a second at most.
+// The runways come from the live stores (dashboard_runways.hpp), listed on
+// the same thread and kept for kCacheFor alone, however long the ledger's
+// figures are kept: they are the runways now.
 #pragma once
 
 #include <chrono>
@@ -19,6 +22,7 @@
 #include <mutex>
 #include <string>
 
+#include "proxy/filters/dashboard_runways.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/phases/off_thread.hpp"
 
@@ -28,9 +32,12 @@ namespace td::proxy {
 struct DashboardCache {
   std::mutex mutex;
   std::string json;
-  std::string query;         // the query it answered
-  std::int64_t made_ms = 0;  // steady clock, ms
-  std::int64_t keep_ms = 0;  // how long it is served: kCacheFor, or kKeepFactor x its query's time
+  std::string query;                   // the query it answered
+  std::int64_t made_ms = 0;            // steady clock, ms
+  std::int64_t keep_ms = 0;            // how long it is served: kCacheFor, or kKeepFactor x its query's time
+  std::string runways;                 // the `runways` array, listed at runways_made_ms (steady, ms)
+  std::int64_t runways_made_ms = 0;    // served for kCacheFor
+  std::int64_t runways_listed_ms = 0;  // the same time, Unix ms (the answer's runways_ms)
 };
 
 class DashboardFilter final : public Filter {
@@ -46,13 +53,15 @@ class DashboardFilter final : public Filter {
 
   // `ledger_path()`: the open ledger's file ("" none), read per request since
   // the ledger opens after the filters are built; `thread`: where the ledger
-  // is read (null: on the request's thread, for tests).
+  // is read (null: on the request's thread, for tests); `runways`: the live
+  // runways (null: none listed).
   DashboardFilter(std::string admin_token, std::function<std::string()> ledger_path, JobQueue* thread,
-                  std::shared_ptr<DashboardCache> cache)
+                  std::shared_ptr<DashboardCache> cache, RunwayLister runways = nullptr)
       : admin_token_(std::move(admin_token)),
         ledger_path_(std::move(ledger_path)),
         thread_(thread),
-        cache_(std::move(cache)) {}
+        cache_(std::move(cache)),
+        runways_(std::move(runways)) {}
   std::string_view name() const override { return "dashboard"; }
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
 
@@ -61,6 +70,7 @@ class DashboardFilter final : public Filter {
   std::function<std::string()> ledger_path_;
   JobQueue* thread_;
   std::shared_ptr<DashboardCache> cache_;
+  RunwayLister runways_;
 };
 
 // Whether a request may see the dashboard: null when it may, else the refusal.
@@ -68,7 +78,7 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
                                                std::string_view query);
 
 // The stats JSON for `query` (`window=<seconds>`, default a day), read from
-// the ledger at `path`.
+// the ledger at `path` (without `runways`: with_runways() adds them).
 std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms);
 
 }  // namespace td::proxy

@@ -49,7 +49,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   filters.push_back(
       std::make_unique<ArchiveFilter>([] { return process_state().archive(); }, &process_state().archive_thread()));
   // GET /tokendiet/ and /v1/tokendiet/stats: answered here, the ledger read
-  // on the dashboard's thread; the stats cache outlives reloads.
+  // and the live runways listed on the dashboard's thread; the stats cache
+  // outlives reloads.
   static const auto dashboard_cache = std::make_shared<DashboardCache>();
   filters.push_back(std::make_unique<DashboardFilter>(
       config.admin_token,
@@ -57,7 +58,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
         const ledger::Ledger* l = process_state().ledger();
         return l ? l->path() : std::string();
       },
-      &process_state().dashboard_thread(), dashboard_cache));
+      &process_state().dashboard_thread(), dashboard_cache,
+      [] { return dashboard_runways(process_state().runways(), process_state().shared_store()); }));
   // Request body: the diet, with the process's caches, stores and threads
   // (they outlive reloads), then what follows from its decision. While the
   // replicas share the policy's state every diet runs on a diet thread,
