@@ -79,11 +79,13 @@ std::string rows(sqlite3* db, Writer& w, const std::string& sql, std::initialize
   return rc == SQLITE_ROW || rc == SQLITE_DONE ? std::string() : sql::errmsg(db, "stats query");
 }
 
-// Rows of one grouping over the window, the biggest first.
+// Rows of one grouping over the window, the biggest first (ties by name and
+// model: SQLite's order of equal rows is its own, and the page's rows should
+// not swap between polls).
 std::string group_sql(std::string_view key, std::string_view where, unsigned limit) {
   return "SELECT " + std::string(key) + " AS name, model, " + std::string(kSums) +
          " FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2" + std::string(where) + " GROUP BY " + std::string(key) +
-         ", model ORDER BY tokens_in DESC LIMIT " + std::to_string(limit);
+         ", model ORDER BY tokens_in DESC, name, model LIMIT " + std::to_string(limit);
 }
 
 }  // namespace
@@ -141,15 +143,15 @@ std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, un
     part("by_key", group_sql("key_fingerprint", " AND key_fingerprint != ''", 20), {since, now_ms});
     part("modes",
          "SELECT mode AS name, COUNT(*) AS requests FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 "
-         "GROUP BY mode ORDER BY requests DESC",
+         "GROUP BY mode ORDER BY requests DESC, name",
          {since, now_ms});
     part("survival",
          "SELECT survival AS name, COUNT(*) AS requests FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 "
-         "AND survival != '' GROUP BY survival ORDER BY requests DESC",
+         "AND survival != '' GROUP BY survival ORDER BY requests DESC, name",
          {since, now_ms});
     part("recovery",
          "SELECT recovery AS name, COUNT(*) AS requests FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 "
-         "AND recovery != '' GROUP BY recovery ORDER BY requests DESC",
+         "AND recovery != '' GROUP BY recovery ORDER BY requests DESC, name",
          {since, now_ms});
     part("waits",
          "SELECT TOTAL(wait_ms > 0) AS held, TOTAL(wait_ms) AS wait_ms, MAX(wait_ms) AS max_wait_ms "
