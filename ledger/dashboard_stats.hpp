@@ -5,11 +5,15 @@
 // SQLite's WAL readers are.
 #pragma once
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <sqlite3.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "ledger/usage_report.hpp"
 
 namespace td::ledger {
 
@@ -23,11 +27,14 @@ class DashboardStats {
 
   const std::string& error() const { return error_; }
 
-  // The figures as JSON: totals of every row; the series, groups, outcomes
-  // and recent rows over [now_ms - window_ms, now_ms].
-  std::string json(std::int64_t now_ms, std::int64_t window_ms, unsigned recent = 50);
+  // The figures as JSON: totals of every row; the series, groups, outcomes,
+  // the arms compared (rows without a price then priced by `prices`) and
+  // recent rows over [now_ms - window_ms, now_ms].
+  std::string json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices, unsigned recent = 50);
 
  private:
+  using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+  void runways(Writer& w, std::int64_t since, std::int64_t now_ms, std::string& error);
   bool has_column(const char* name);
   sqlite3* db_ = nullptr;
   std::string path_, error_;

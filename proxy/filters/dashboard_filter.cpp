@@ -55,6 +55,7 @@ LocalResponse refusal(unsigned status, std::string message, std::string_view cod
 struct StatsRead {
   std::string path, query, json;
   std::shared_ptr<DashboardCache> cache;
+  ledger::PriceLookup prices;
 };
 
 LocalResponse stats_response(std::string json) {
@@ -90,7 +91,8 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
   return std::nullopt;
 }
 
-std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms) {
+std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
+                            const ledger::PriceLookup& prices) {
   std::int64_t seconds = 86'400;
   const std::string window = query_value(query, "window");
   if (!window.empty()) {
@@ -100,7 +102,7 @@ std::string dashboard_stats(const std::string& path, std::string_view query, std
   }
   if (path.empty()) return R"({"error":"the ledger is off (ledger.enabled: false): no figures to show"})";
   ledger::DashboardStats stats(path);
-  return stats.json(now_ms, seconds * 1000);
+  return stats.json(now_ms, seconds * 1000, prices);
 }
 
 FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& headers) {
@@ -133,10 +135,10 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
     if (!cache_->json.empty() && cache_->query == query && steady_ms() - cache_->made_ms < cache_->keep_ms)
       return FilterResult::respond(stats_response(cache_->json));
   }
-  auto read = std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_});
+  auto read = std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_, prices_});
   auto work = [](StatsRead& r, const auto&) {
     const std::int64_t began = steady_ms();
-    r.json = dashboard_stats(r.path, r.query, wall_ms());
+    r.json = dashboard_stats(r.path, r.query, wall_ms(), r.prices);
     const std::int64_t now = steady_ms();
     std::lock_guard lock(r.cache->mutex);
     r.cache->json = r.json;

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 
+#include "ledger/usage_report.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/phases/off_thread.hpp"
 
@@ -46,13 +47,16 @@ class DashboardFilter final : public Filter {
 
   // `ledger_path()`: the open ledger's file ("" none), read per request since
   // the ledger opens after the filters are built; `thread`: where the ledger
-  // is read (null: on the request's thread, for tests).
+  // is read (null: on the request's thread, for tests); `prices`: the
+  // config's, for the arm comparison's rows not priced when written (none:
+  // they stay unpriced).
   DashboardFilter(std::string admin_token, std::function<std::string()> ledger_path, JobQueue* thread,
-                  std::shared_ptr<DashboardCache> cache)
+                  std::shared_ptr<DashboardCache> cache, ledger::PriceLookup prices = {})
       : admin_token_(std::move(admin_token)),
         ledger_path_(std::move(ledger_path)),
         thread_(thread),
-        cache_(std::move(cache)) {}
+        cache_(std::move(cache)),
+        prices_(prices ? std::move(prices) : [](std::string_view) -> const config::Price* { return nullptr; }) {}
   std::string_view name() const override { return "dashboard"; }
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
 
@@ -61,6 +65,7 @@ class DashboardFilter final : public Filter {
   std::function<std::string()> ledger_path_;
   JobQueue* thread_;
   std::shared_ptr<DashboardCache> cache_;
+  ledger::PriceLookup prices_;
 };
 
 // Whether a request may see the dashboard: null when it may, else the refusal.
@@ -69,6 +74,7 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
 
 // The stats JSON for `query` (`window=<seconds>`, default a day), read from
 // the ledger at `path`.
-std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms);
+std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
+                            const ledger::PriceLookup& prices);
 
 }  // namespace td::proxy
