@@ -1,5 +1,5 @@
 // The dashboard's figures of the ledger's rows (docs/design.md §Dashboard),
-// summed in one pass over the table: the all-time totals, the window's
+// summed in one pass over the rows: the all-time totals, the window's
 // totals, series, groupings, outcomes, the arms' sums and the sessions the
 // arm comparison resamples. The page's stats were a dozen queries, each
 // reading every row of the window again (benchmarks.md §The dashboard's
@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -57,8 +58,38 @@ struct StatsScan {
   std::vector<SessionSums> sessions;     // the window's, for compare_arms()
 };
 
-// Reads every row of `db` once (in one read transaction the caller holds);
-// the window is [since_ms, now_ms]. "" on success, else SQLite's reason.
-std::string scan_stats(sqlite3* db, std::int64_t since_ms, std::int64_t now_ms, std::int64_t bucket_ms, StatsScan& out);
+// The sums of the rows read so far, kept between answers (by the dashboard
+// filter) so that an answer reads only the rows added since the last one.
+// Rows are read in id order, so a sum resumed is the sum read afresh, to
+// the bit. The window's sums go on while the window moved forward past no
+// row read (else its rows are read again, from its first row's id: a day's
+// window that slides past old rows reads a day of rows, not the table);
+// the all-time totals go on until a row read is gone (deleted: the table
+// holds fewer rows than were read), then every row is read again. Several
+// writers are one: SQLite gives a row an id above every committed row's.
+// Rows are never updated in place (the ledger only inserts). One caller at
+// a time.
+class RunningStats {
+ public:
+  RunningStats();
+  ~RunningStats();
+  RunningStats(RunningStats&&) noexcept;
+  RunningStats& operator=(RunningStats&&) noexcept;
+
+  // Brings the sums up to the table's rows (in the caller's read
+  // transaction) for the window [since_ms, now_ms] in buckets of
+  // `bucket_ms`. "" on success, else SQLite's reason (and the sums start
+  // over next time).
+  std::string update(sqlite3* db, const std::string& path, std::int64_t since_ms, std::int64_t now_ms,
+                     std::int64_t bucket_ms);
+  StatsScan figures() const;
+  // Rows the last update() read, and whether it resumed (for tests).
+  std::int64_t rows_read() const;
+  bool resumed() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace td::ledger

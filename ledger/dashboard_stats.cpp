@@ -257,7 +257,7 @@ void DashboardStats::runways(Writer& w, std::int64_t since, std::int64_t now_ms,
 }
 
 std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices,
-                                 unsigned recent) {
+                                 RunningStats* running, unsigned recent) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
@@ -277,8 +277,10 @@ std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, co
       w.Key(name);
       if (auto why = rows(db_, w, sql, params, one); !why.empty() && error.empty()) error = why;
     };
-    StatsScan scan;
-    if (auto why = scan_stats(db_, since, now_ms, bucket, scan); !why.empty()) error = why;
+    RunningStats fresh;
+    if (!running) running = &fresh;
+    if (auto why = running->update(db_, path_, since, now_ms, bucket); !why.empty()) error = why;
+    const StatsScan scan = running->figures();
     scanned(w, scan, bucket);
     runways(w, since, now_ms, error);
     arms(w, scan.arms);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "ledger/dashboard_scan.hpp"
 #include "ledger/usage_report.hpp"
 
 namespace td::ledger {
@@ -29,8 +30,11 @@ class DashboardStats {
 
   // The figures as JSON: totals of every row; the series, groups, outcomes,
   // the arms compared (rows without a price then priced by `prices`) and
-  // recent rows over [now_ms - window_ms, now_ms].
-  std::string json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices, unsigned recent = 50);
+  // recent rows over [now_ms - window_ms, now_ms]. `running`: the sums of
+  // the previous answer, brought up to date (only the rows added since are
+  // read, ledger/dashboard_scan.hpp); null: every row read.
+  std::string json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices,
+                   RunningStats* running = nullptr, unsigned recent = 50);
 
  private:
   using Writer = rapidjson::Writer<rapidjson::StringBuffer>;

@@ -77,14 +77,24 @@ void SessionTally::add(std::size_t at, const SessionRow& r) {
   s.rate_limited += r.status == 429;
 }
 
-std::vector<SessionSums> SessionTally::take() {
-  std::vector<SessionSums> out = std::move(sums_);
-  sums_.clear();
-  index_.clear();
+namespace {
+
+std::vector<SessionSums> in_order(std::vector<SessionSums> out) {
   std::sort(out.begin(), out.end(), [](const SessionSums& a, const SessionSums& b) {
     return std::tie(a.unit, a.model, a.arm) < std::tie(b.unit, b.model, b.arm);
   });
   return out;
 }
+
+}  // namespace
+
+std::vector<SessionSums> SessionTally::take() {
+  std::vector<SessionSums> out = std::move(sums_);
+  sums_.clear();
+  index_.clear();
+  return in_order(std::move(out));
+}
+
+std::vector<SessionSums> SessionTally::sorted() const { return in_order(sums_); }
 
 }  // namespace td::ledger

@@ -50,8 +50,10 @@ class SessionTally {
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::size_t find(const SessionRow& row);
   void add(std::size_t at, const SessionRow& row);
-  // The sums, ordered by unit, model and arm (bytewise).
+  // The sums, ordered by unit, model and arm (bytewise): taken (the tally
+  // starts over), or a copy.
   std::vector<SessionSums> take();
+  std::vector<SessionSums> sorted() const;
 
  private:
   std::unordered_map<std::string, std::size_t> index_;

@@ -92,7 +92,7 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
 }
 
 std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
-                            const ledger::PriceLookup& prices) {
+                            const ledger::PriceLookup& prices, ledger::RunningStats* running) {
   std::int64_t seconds = 86'400;
   const std::string window = query_value(query, "window");
   if (!window.empty()) {
@@ -102,7 +102,7 @@ std::string dashboard_stats(const std::string& path, std::string_view query, std
   }
   if (path.empty()) return R"({"error":"the ledger is off (ledger.enabled: false): no figures to show"})";
   ledger::DashboardStats stats(path);
-  return stats.json(now_ms, seconds * 1000, prices);
+  return stats.json(now_ms, seconds * 1000, prices, running);
 }
 
 FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& headers) {
@@ -138,7 +138,10 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
   auto read = std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_, prices_});
   auto work = [](StatsRead& r, const auto&) {
     const std::int64_t began = steady_ms();
-    r.json = dashboard_stats(r.path, r.query, wall_ms(), r.prices);
+    {
+      std::lock_guard running(r.cache->running_mutex);
+      r.json = dashboard_stats(r.path, r.query, wall_ms(), r.prices, &r.cache->running);
+    }
     const std::int64_t now = steady_ms();
     std::lock_guard lock(r.cache->mutex);
     r.cache->json = r.json;

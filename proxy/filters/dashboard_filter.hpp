@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 
+#include "ledger/dashboard_scan.hpp"
 #include "ledger/usage_report.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/phases/off_thread.hpp"
@@ -32,6 +33,10 @@ struct DashboardCache {
   std::string query;         // the query it answered
   std::int64_t made_ms = 0;  // steady clock, ms
   std::int64_t keep_ms = 0;  // how long it is served: kCacheFor, or kKeepFactor x its query's time
+  // The sums of the last answer, so the next reads only the rows added
+  // since (ledger/dashboard_scan.hpp); one query at a time uses them.
+  std::mutex running_mutex;
+  ledger::RunningStats running;
 };
 
 class DashboardFilter final : public Filter {
@@ -75,6 +80,6 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
 // The stats JSON for `query` (`window=<seconds>`, default a day), read from
 // the ledger at `path`.
 std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
-                            const ledger::PriceLookup& prices);
+                            const ledger::PriceLookup& prices, ledger::RunningStats* running = nullptr);
 
 }  // namespace td::proxy

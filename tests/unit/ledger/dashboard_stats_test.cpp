@@ -11,6 +11,7 @@
 #include <rapidjson/writer.h>
 #include <sqlite3.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <initializer_list>
 #include <string>
@@ -186,9 +187,39 @@ std::string usage_compare(const std::string& path, std::int64_t since) {
   return {buf.GetString(), buf.GetSize()};
 }
 
-// "" when equal, else where the two first differ.
+// Whether two answers are the same: every key in its place, every string
+// and whole number equal, a fractional number (a sum of costs) equal but
+// for its last bits: the queries summed the window's rows in the time
+// index's order, the pass sums them in id order, and a row answered out of
+// time order can round a sum differently.
+bool same_json(const rapidjson::Value& a, const rapidjson::Value& b) {
+  if (a.IsNumber() && b.IsNumber()) {
+    if (a.IsInt64() && b.IsInt64()) return a.GetInt64() == b.GetInt64();
+    const double x = a.GetDouble(), y = b.GetDouble();
+    return std::fabs(x - y) <= 1e-12 * std::max(std::fabs(x), std::fabs(y));
+  }
+  if (a.GetType() != b.GetType()) return false;
+  if (a.IsObject()) {
+    if (a.MemberCount() != b.MemberCount()) return false;
+    for (auto i = a.MemberBegin(), j = b.MemberBegin(); i != a.MemberEnd(); ++i, ++j)
+      if (i->name != j->name || !same_json(i->value, j->value)) return false;
+    return true;
+  }
+  if (a.IsArray()) {
+    if (a.Size() != b.Size()) return false;
+    for (rapidjson::SizeType i = 0; i < a.Size(); ++i)
+      if (!same_json(a[i], b[i])) return false;
+    return true;
+  }
+  return a == b;
+}
+
+// "" when the same, else where the two first differ.
 std::string first_difference(const std::string& got, const std::string& want) {
-  if (got == want) return {};
+  rapidjson::Document a, b;
+  a.Parse<rapidjson::kParseFullPrecisionFlag>(got.c_str());
+  b.Parse<rapidjson::kParseFullPrecisionFlag>(want.c_str());
+  if (!a.HasParseError() && !b.HasParseError() && same_json(a, b)) return {};
   std::size_t i = 0;
   while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
   const std::size_t from = i > 80 ? i - 80 : 0;
@@ -200,30 +231,31 @@ std::string first_difference(const std::string& got, const std::string& want) {
 // checked (rows after the window, which `usage --since` would count).
 enum class Compared { Same, None, Unchecked };
 
-void check_same(const std::string& path, std::int64_t now_ms, std::int64_t window_ms, Compared compared) {
+// `exact`: to the byte (rows written in time order sum alike either way).
+void check_same(const std::string& path, std::int64_t now_ms, std::int64_t window_ms, Compared compared,
+                RunningStats* running = nullptr, bool exact = false) {
   DashboardStats stats(path);
   REQUIRE(stats.error().empty());
   std::string comparison;
-  const std::string got = without_comparison(stats.json(now_ms, window_ms, kPrices), &comparison);
-  CHECK(first_difference(got, reference(path, now_ms, window_ms)) == "");
-  if (compared == Compared::Same) {
+  const std::string got = without_comparison(stats.json(now_ms, window_ms, kPrices, running), &comparison);
+  const std::string want = reference(path, now_ms, window_ms);
+  CHECK(first_difference(got, want) == "");
+  if (exact) CHECK(got == want);
+  if (compared == Compared::Same) {  // the same code on the same sums: to the byte
     CHECK(comparison != "null");
-    CHECK(first_difference(comparison, usage_compare(path, now_ms - window_ms)) == "");
+    CHECK(comparison == usage_compare(path, now_ms - window_ms));
   } else if (compared == Compared::None) {
     CHECK(comparison == "null");
   }
 }
 
-}  // namespace
-
-TEST_CASE("the stats' one pass gives the queries' answer, and usage --compare's comparison") {
-  td::test::TempDir dir;
-  const std::string path = dir.file("ledger.db");
-  auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
-  REQUIRE(opened.store);
+// Rows from..to of a mix: four models (two of them tied), sessions by key,
+// by id or alone, two key fingerprints, every arm, statuses, outcomes,
+// priced and not, and three rows answered out of order.
+std::vector<LedgerRow> mixed_rows(int from, int to) {
   std::vector<LedgerRow> rows;
   const char* models[] = {"gpt-4o", "claude-x", "gemini-y", "m3"};
-  for (int i = 0; i < 600; ++i) {
+  for (int i = from; i < to; ++i) {
     LedgerRow r = td::test::sample_row(i, models[(i * 7) % 4]);
     r.session = "sess-" + std::to_string(i % 37);
     r.session_key = i % 3 ? "k" + std::to_string(i % 37) : "";
@@ -241,12 +273,26 @@ TEST_CASE("the stats' one pass gives the queries' answer, and usage --compare's 
     r.usage_present = i % 15 != 0;
     // Equal groups (ties broken by name and model): two models of one size.
     if (r.model == "m3") r.tokens_before = 1000;
+    // Rows answered out of order: their time is earlier than the row before.
+    if (i == 100 || i == 250 || i == 400) r.time_ms -= 7'000;
     rows.push_back(std::move(r));
   }
-  // Rows answered out of order: their time is earlier than the row before.
-  for (int i : {100, 250, 400}) rows[i].time_ms -= 7'000;
+  return rows;
+}
+
+void insert(const std::string& path, const std::vector<LedgerRow>& rows) {
+  auto opened = LedgerStore::open(path, LedgerStore::Access::ReadWrite);
+  REQUIRE(opened.store);
   REQUIRE(opened.store->insert(rows).empty());
-  opened.store.reset();
+}
+
+}  // namespace
+
+TEST_CASE("the stats' one pass gives the queries' answer, and usage --compare's comparison") {
+  td::test::TempDir dir;
+  const std::string path = dir.file("ledger.db");
+  const std::vector<LedgerRow> rows = mixed_rows(0, 600);
+  insert(path, rows);
 
   const std::int64_t first = rows.front().time_ms;
   SUBCASE("a window inside the rows, newer ones after it") {
@@ -261,9 +307,51 @@ TEST_CASE("the stats' one pass gives the queries' answer, and usage --compare's 
   }
 }
 
+TEST_CASE("the sums are kept between answers: only the rows added since are read, and the figures are the same") {
+  td::test::TempDir dir;
+  const std::string path = dir.file("ledger.db");
+  insert(path, mixed_rows(0, 400));
+  const std::int64_t first = mixed_rows(0, 1).front().time_ms;
+  RunningStats running;
+  check_same(path, first + 500'000, 365LL * 86'400'000, Compared::Same, &running);
+  CHECK_FALSE(running.resumed());
+  CHECK(running.rows_read() == 400);
+
+  SUBCASE("rows added by another writer, the window moved past none") {
+    insert(path, mixed_rows(400, 600));
+    check_same(path, first + 700'000, 365LL * 86'400'000, Compared::Same, &running);
+    CHECK(running.resumed());
+    CHECK(running.rows_read() == 200);
+    check_same(path, first + 701'000, 365LL * 86'400'000, Compared::Same, &running);  // none new
+    CHECK(running.resumed());
+    CHECK(running.rows_read() == 0);
+  }
+  SUBCASE("the window moved past rows it held: its rows are read again, the totals go on") {
+    insert(path, mixed_rows(400, 600));
+    check_same(path, first + 700'000, 300'000, Compared::Same, &running);  // another window: made afresh
+    check_same(path, first + 750'000, 300'000, Compared::Unchecked, &running);
+    CHECK_FALSE(running.resumed());
+    CHECK(running.rows_read() == 600 - 450);  // from the window's first row
+  }
+  SUBCASE("a row now inside the window that was after it") {
+    check_same(path, first + 200'000, 100'000, Compared::Unchecked, &running);
+    check_same(path, first + 300'000, 200'000, Compared::Unchecked, &running);
+    CHECK_FALSE(running.resumed());
+  }
+  SUBCASE("rows deleted: every row read again") {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "DELETE FROM requests WHERE id % 10 = 3", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    insert(path, mixed_rows(400, 450));
+    check_same(path, first + 700'000, 365LL * 86'400'000, Compared::Same, &running);
+    CHECK(running.rows_read() == 400 - 40 + 50);
+  }
+}
+
 // Run by hand: TD_STATS_LEDGER=FILE unit_ledger -tc='the stats of a given*' --no-skip
 TEST_CASE("the stats of a given ledger (TD_STATS_LEDGER) are the queries' answer" * doctest::skip()) {
   const char* path = std::getenv("TD_STATS_LEDGER");
   REQUIRE(path);
-  check_same(path, 1'800'000'000'000, 365LL * 86'400'000, Compared::Same);
+  check_same(path, 1'800'000'000'000, 365LL * 86'400'000, Compared::Same, nullptr, true);
 }
