@@ -219,6 +219,46 @@ test('a non-loopback client is refused without the admin token, served with it',
   } finally { await td.stop(); }
 });
 
+test('the dashboard\'s own answers are logged at log_level debug only, a refusal always', async () => {
+  // One I/O thread: the access lines come out in the order of the requests.
+  const requestLines = out => out.split('\n').filter(l => l.includes('"event":"request"'));
+  for (const level of ['info', 'debug']) {
+    const td = await serve(`threads: 1\nlog_level: ${level}\n`);
+    try {
+      for (const p of ['/tokendiet/', '/v1/tokendiet/stats', '/v1/tokendiet/stats?window=3600'])
+        assert.equal((await rawRequest({port: td.port, path: p})).status, 200, p);
+      assert.equal((await rawRequest({port: td.port, method: 'POST', path: '/v1/tokendiet/stats'})).status, 405);
+      assert.equal((await chat(td.port, {model: 'gpt-4o', messages: [{role: 'user', content: 'hi'}]}, 's-log')).status, 200);
+      // The chat's line, written after the dashboard's (if any).
+      for (let i = 0; i < 400 && !requestLines(td.output()).some(l => l.includes('/v1/chat/completions')); i++)
+        await sleep(25);
+      const lines = requestLines(td.output());
+      const own = lines.filter(l => l.includes('"path":"/tokendiet/"') || l.includes('"path":"/v1/tokendiet/stats'));
+      assert.ok(lines.some(l => l.includes('/v1/chat/completions')), td.output());
+      const answered = own.filter(l => l.includes('"status":200'));
+      assert.equal(own.filter(l => l.includes('"status":405')).length, 1, 'a refusal is logged: ' + own.join('\n'));
+      if (level === 'info') {
+        assert.equal(answered.length, 0, 'no line for the dashboard\'s answers at info: ' + answered.join('\n'));
+      } else {
+        assert.equal(answered.length, 3, own.join('\n'));
+        for (const l of answered) assert.match(l, /"level":"debug"/);
+      }
+    } finally { await td.stop(); }
+  }
+});
+
+test('a bad log_level fails at start with the file, line and reason', () => {
+  const dir = tempDir('td-dash-cfg-');
+  try {
+    const file = path.join(dir.dir, 'bad.yaml');
+    fs.writeFileSync(file, 'default_upstream: openai\nlog_level: verbose\n');
+    let out = '';
+    try { execFileSync(tokendietBin(), ['check-config', file], {encoding: 'utf8', stdio: 'pipe'}); }
+    catch (e) { out = String(e.stderr) + String(e.stdout); }
+    assert.match(out, /bad\.yaml:2:.*log_level: expected info or debug/);
+  } finally { dir.cleanup(); }
+});
+
 test('a bad admin_token fails at start with the file, line and reason', () => {
   const dir = tempDir('td-dash-cfg-');
   try {
