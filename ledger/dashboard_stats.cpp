@@ -244,18 +244,6 @@ bool DashboardStats::has_column(const char* name) {
   return sqlite3_step(st.get()) == SQLITE_ROW;
 }
 
-// Each quota group's runway as its newest request in the window left it
-// (SQLite gives the bare columns of the row MAX() picked).
-void DashboardStats::runways(Writer& w, std::int64_t since, std::int64_t now_ms, std::string& error) {
-  w.Key("runways");
-  if (auto why = rows(db_, w,
-                      "SELECT quota_group AS name, runway_tokens, MAX(time_ms) AS time_ms FROM requests "
-                      "WHERE time_ms >= ?1 AND time_ms <= ?2 AND quota_group != '' GROUP BY quota_group",
-                      {since, now_ms});
-      !why.empty() && error.empty())
-    error = why;
-}
-
 std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices,
                                  RunningStats* running, unsigned recent) {
   rapidjson::StringBuffer buf;
@@ -282,7 +270,6 @@ std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, co
     if (auto why = running->update(db_, path_, since, now_ms, bucket); !why.empty()) error = why;
     const StatsScan scan = running->figures();
     scanned(w, scan, bucket);
-    runways(w, since, now_ms, error);
     arms(w, scan.arms);
     comparison(w, scan, prices, since);
     part("recent",

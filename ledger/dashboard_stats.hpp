@@ -38,7 +38,6 @@ class DashboardStats {
 
  private:
   using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-  void runways(Writer& w, std::int64_t since, std::int64_t now_ms, std::string& error);
   bool has_column(const char* name);
   sqlite3* db_ = nullptr;
   std::string path_, error_;

@@ -51,6 +51,16 @@ class BoundedShards {
     return true;
   }
 
+  // Runs `f(key, value, last_used)` on every entry, one shard's lock at a
+  // time (a copy of what is needed is the caller's to take).
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Shard& s : shards_) {
+      std::lock_guard lock(s.mu);
+      for (const auto& [key, entry] : s.entries) f(key, entry.value, entry.used);
+    }
+  }
+
   // Drops the entry of `key`, if any.
   void erase(const Key& key) {
     Shard& s = shard_of(key);

@@ -52,7 +52,7 @@ std::string runway_client(std::string_view key_fp, std::uint64_t conversation, b
   return out;
 }
 
-pruning::Runway RunwayStore::view(const Entry& e, Provider provider, const QuotaLimits& limits) {
+pruning::Runway RunwayStore::view(const StoredRunway& e, Provider provider, const QuotaLimits& limits) {
   const Limits3 cfg = configured_limits(provider, limits);
   const double window_ms = double(std::max<std::int64_t>(limits.window.count(), 1));
   auto bucket = [&](const Bucket& b, double cfg_limit) {
@@ -73,7 +73,7 @@ pruning::Runway RunwayStore::view(const Entry& e, Provider provider, const Quota
 
 // Brings every bucket to `now`: a known one starts full and refills at its
 // limit per window, never above the limit.
-void RunwayStore::refill(Entry& e, Provider provider, const QuotaLimits& limits, Clock::time_point now) {
+void RunwayStore::refill(StoredRunway& e, Provider provider, const QuotaLimits& limits, Clock::time_point now) {
   const pruning::Runway rw = view(e, provider, limits);
   const double dt = std::max(0.0, ms_between(e.at, now));
   auto one = [&](Bucket& b, const pruning::RunwayBucket& v) {
@@ -92,6 +92,8 @@ decltype(auto) RunwayStore::on(const std::string& key, Provider provider, const 
                                Clock::time_point now, F&& f) {
   return entries_.with(key, now, [&](Entry& e, Clock::time_point) -> decltype(auto) {
     if (e.at == Clock::time_point{}) e.at = now;
+    e.provider = provider;
+    e.limits = limits;
     refill(e, provider, limits, now);
     return f(e);
   });
@@ -118,6 +120,7 @@ void RunwayStore::settle(const std::string& key, Provider provider, const QuotaL
                          const pruning::RunwayAsk& taken, pruning::RunwayAsk billed, Clock::time_point now,
                          const ProviderFigures& figures) {
   on(key, provider, limits, now, [&](Entry& e) {
+    if (figures.headers && figures.headers->present()) e.note = header_note(*figures.headers, figures.received);
     if (figures.headers && rebase(e, provider, limits, figures, taken)) billed.input = taken.input;
     const pruning::Runway rw = view(e, provider, limits);
     const pruning::RunwayAsk delta{billed.input - taken.input, billed.output - taken.output};
@@ -182,5 +185,45 @@ bool RunwayStore::rebase(Entry& e, Provider provider, const QuotaLimits& limits,
 }
 
 std::size_t RunwayStore::size() const { return entries_.size(); }
+
+pruning::Runway RunwayStore::runway_at(StoredRunway s, Provider provider, const QuotaLimits& limits,
+                                       Clock::time_point now) {
+  if (s.at == Clock::time_point{} || s.at > now) s.at = now;
+  refill(s, provider, limits, now);
+  return view(s, provider, limits);
+}
+
+std::vector<RunwayStatus> RunwayStore::list(Clock::time_point now, std::size_t max) const {
+  // The `max` most recently used, in one pass: a heap of the newest so far
+  // (the oldest on top), so a key is copied only when it is among them.
+  struct Held {
+    Clock::time_point used;
+    std::string key;
+    bool operator<(const Held& o) const { return used > o.used; }  // the oldest on the heap's top
+  };
+  std::vector<Held> newest;
+  if (max == 0) return {};
+  entries_.for_each([&](const std::string& key, const Entry&, Clock::time_point used) {
+    if (now - used > kIdleExpiry) return;
+    if (newest.size() == max) {
+      if (used <= newest.front().used) return;
+      std::pop_heap(newest.begin(), newest.end());
+      newest.pop_back();
+    }
+    newest.push_back({used, key});
+    std::push_heap(newest.begin(), newest.end());
+  });
+  std::sort_heap(newest.begin(), newest.end());  // the newest first
+  std::vector<RunwayStatus> out;
+  for (const Held& h : newest) {
+    Entry e;
+    if (!entries_.peek(h.key, [&](const Entry& found, Clock::time_point) { e = found; })) continue;
+    auto status = runway_status(h.key, runway_at(e, e.provider, e.limits, now));
+    if (!status) continue;
+    status->headers = e.note;
+    out.push_back(std::move(*status));
+  }
+  return out;
+}
 
 }  // namespace td::quota

@@ -24,11 +24,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "providers/provider.hpp"
 #include "providers/rate_limits.hpp"
 #include "pruning/runway.hpp"
 #include "quota/bounded_shards.hpp"
+#include "quota/runway_status.hpp"
 
 namespace td::quota {
 
@@ -61,6 +63,17 @@ std::string runway_key(providers::Provider provider, std::string_view client, st
 // conversations never share a runway; with `anonymous_shared` (the profile's
 // anonymous_clients: shared) every anonymous request is one client, "".
 std::string runway_client(std::string_view key_fp, std::uint64_t conversation, bool anonymous_shared);
+
+// A runway's buckets as stored (here and, the same fields, in Redis).
+struct StoredBucket {
+  double learnt_limit = 0;  // from the headers; 0: none yet
+  double level = 0;
+  bool started = false;  // level holds something (else: full on first use)
+};
+struct StoredRunway {
+  StoredBucket combined, input, output;
+  Clock::time_point at{};  // the levels' time
+};
 
 class RunwayStore {
  public:
@@ -95,18 +108,24 @@ class RunwayStore {
 
   std::size_t size() const;
 
+  // The runways held, the `max` most recently used, each refilled to `now`
+  // (nothing created, nothing marked used): the dashboard's list. A key's
+  // limits are the profile's its latest request came with.
+  std::vector<RunwayStatus> list(Clock::time_point now, std::size_t max) const;
+
+  // Stored buckets refilled to `now` and viewed under `limits`.
+  static pruning::Runway runway_at(StoredRunway s, providers::Provider provider, const QuotaLimits& limits,
+                                   Clock::time_point now);
+
   static constexpr std::chrono::minutes kIdleExpiry{10};
 
  private:
-  struct Bucket {
-    double learnt_limit = 0;  // from the headers; 0: none yet
-    double level = 0;
-    bool started = false;  // level holds something (else: full on first use)
-  };
-  struct Entry {
-    Bucket combined, input, output;
+  using Bucket = StoredBucket;
+  struct Entry : StoredRunway {
     pruning::RunwayAsk in_flight;  // taken by requests whose bill has not come
-    Clock::time_point at{};        // the levels' time
+    providers::Provider provider = providers::Provider::other;
+    QuotaLimits limits;  // the latest request's (list() views the buckets under them)
+    HeaderNote note;     // the latest answer's rate-limit headers
   };
 
   // Runs f(entry) on the key's entry, refilled up to `now` (created full).
@@ -117,8 +136,8 @@ class RunwayStore {
   // provider's count of an admitted request.
   static bool rebase(Entry& e, providers::Provider provider, const QuotaLimits& limits, const ProviderFigures& figures,
                      const pruning::RunwayAsk& taken);
-  static pruning::Runway view(const Entry& e, providers::Provider provider, const QuotaLimits& limits);
-  static void refill(Entry& e, providers::Provider provider, const QuotaLimits& limits, Clock::time_point now);
+  static pruning::Runway view(const StoredRunway& e, providers::Provider provider, const QuotaLimits& limits);
+  static void refill(StoredRunway& e, providers::Provider provider, const QuotaLimits& limits, Clock::time_point now);
 
   BoundedShards<std::string, Entry> entries_;
 };

@@ -43,15 +43,22 @@ for _, n in ipairs(names) do
   end
 end
 if now > at then at = now end
-local function save()
-  local f = {'at', tostring(at), 'fi', tostring(fi), 'fo', tostring(fo)}
+-- also the kind, the profile's limits and the window, for the list (kRunways),
+-- and the runway's name in the index of runways (its score the last write)
+local function save(index)
+  local f = {'at', tostring(at), 'fi', tostring(fi), 'fo', tostring(fo), 'k', ARGV[1], 'cc', ARGV[2],
+             'ci', ARGV[3], 'co', ARGV[4], 'w', ARGV[5]}
   for _, n in ipairs(names) do
     table.insert(f, n .. 'l'); table.insert(f, tostring(b[n].learnt))
     table.insert(f, n .. 'v'); table.insert(f, tostring(b[n].level))
     table.insert(f, n .. 's'); table.insert(f, b[n].started and '1' or '0')
   end
   redis.call('HSET', key, unpack(f))
-  redis.call('PEXPIRE', key, tonumber(ARGV[#ARGV]))
+  local expiry = tonumber(ARGV[#ARGV])
+  redis.call('PEXPIRE', key, expiry)
+  redis.call('ZADD', index, now, key)
+  redis.call('ZREMRANGEBYSCORE', index, '-inf', now - expiry)
+  redis.call('PEXPIRE', index, expiry)
 end
 )lua";
 
@@ -86,7 +93,7 @@ for _, n in ipairs(names) do
 end
 fi = fi + ask.i
 fo = fo + ask.o
-save()
+save(KEYS[2])
 return wait
 )lua";
 
@@ -143,8 +150,32 @@ for _, n in ipairs(names) do
 end
 fi = math.max(0, fi - taken.i)
 fo = math.max(0, fo - taken.o)
-save()
+-- what the headers said, as told (the list shows it)
+if tonumber(ARGV[23]) > 0 then
+  redis.call('HSET', key, 'rl', ARGV[18], 'rr', ARGV[19], 'rt', ARGV[20], 'tr', ARGV[21], 'tt', ARGV[22],
+             'hs', ARGV[23])
+end
+save(KEYS[2])
 return 'ok'
+)lua";
+
+// Lists the newest runways of the index with their stored fields; the
+// arithmetic (refill to now, the tightest bucket) is the replica's
+// (quota::RunwayStore::runway_at). It reads the hashes the index names:
+// keys a script does not declare, as a single Redis allows (not a cluster).
+const char* const kRunwaysLua = R"lua(
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+local out = {tostring(now)}
+for _, k in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)) do
+  local h = redis.call('HGETALL', k)
+  if #h > 0 then
+    table.insert(out, k)
+    table.insert(out, h)
+  end
+end
+return out
 )lua";
 
 const char* const kSessionPutLua = R"lua(
@@ -195,6 +226,7 @@ const std::vector<std::string>& scripts() {
       kSessionFitLua,
       kSessionBilledLua,
       kSessionRecalledLua,
+      kRunwaysLua,
   };
   return all;
 }

@@ -49,6 +49,75 @@ void window_args(std::vector<std::string>& args, const providers::RateWindow* w)
   args.push_back(w && w->remaining ? std::to_string(*w->remaining) : "-1");
 }
 
+std::int64_t unix_ms(providers::SysTime t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+// The settle script's arguments 18-23: the headers' note (-1 none; seen 0: no headers).
+void note_args(std::vector<std::string>& args, const quota::HeaderNote& n) {
+  const auto opt = [](const auto& v) { return v ? std::to_string(*v) : std::string("-1"); };
+  const auto time = [](const std::optional<providers::SysTime>& t) {
+    return t ? std::to_string(unix_ms(*t)) : std::string("-1");
+  };
+  args.insert(args.end(),
+              {opt(n.requests_limit), opt(n.requests_remaining), time(n.requests_reset), opt(n.tokens_remaining),
+               time(n.tokens_reset), n.known() ? std::to_string(unix_ms(n.seen)) : "0"});
+}
+
+// One runway of the list script's answer: its hash's fields into the stored
+// buckets, refilled to the server's `now_ms` by the replica's arithmetic.
+std::optional<quota::RunwayStatus> listed_runway(std::string_view key, const RedisReply& fields, double now_ms) {
+  std::map<std::string, double, std::less<>> f;
+  for (std::size_t j = 0; j + 1 < fields.elements.size(); j += 2)
+    f[fields.elements[j].str] = to_double(fields.elements[j + 1]);
+  const auto get = [&](std::string_view name) {
+    auto it = f.find(name);
+    return it == f.end() ? 0.0 : it->second;
+  };
+  const auto at = [](double ms) {
+    return quota::Clock::time_point{} +
+           std::chrono::duration_cast<quota::Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  };
+  quota::StoredRunway stored;
+  const auto bucket = [&](quota::StoredBucket& b, std::string_view n) {
+    b.learnt_limit = get(std::string(n) + "l");
+    b.level = get(std::string(n) + "v");
+    b.started = get(std::string(n) + "s") == 1;
+  };
+  bucket(stored.combined, "c");
+  bucket(stored.input, "i");
+  bucket(stored.output, "o");
+  stored.at = at(get("at"));
+  const int kind = int(get("k"));
+  const Provider provider = kind == 1 ? Provider::anthropic : kind == 2 ? Provider::gemini : Provider::openai;
+  quota::QuotaLimits limits;
+  limits.window = std::chrono::milliseconds(std::max<std::int64_t>(std::int64_t(get("w")), 1));
+  if (provider == Provider::anthropic) {
+    limits.itpm = std::uint64_t(get("ci"));
+    limits.otpm = std::uint64_t(get("co"));
+  } else {
+    limits.tpm = std::uint64_t(get("cc"));
+  }
+  auto status = quota::runway_status(key, quota::RunwayStore::runway_at(stored, provider, limits, at(now_ms)));
+  if (!status) return status;
+  status->shared = true;
+  if (const double seen = get("hs"); seen > 0) {
+    quota::HeaderNote& n = status->headers;
+    const auto unix_time = [](double ms) { return providers::SysTime{} + std::chrono::milliseconds(std::int64_t(ms)); };
+    n.seen = unix_time(seen);
+    const auto opt = [&](std::string_view name) {
+      const double v = get(name);
+      return v >= 0 ? std::optional<std::int64_t>(std::int64_t(v)) : std::nullopt;
+    };
+    n.requests_limit = opt("rl");
+    n.requests_remaining = opt("rr");
+    n.tokens_remaining = opt("tr");
+    if (auto t = opt("rt")) n.requests_reset = unix_time(double(*t));
+    if (auto t = opt("tt")) n.tokens_reset = unix_time(double(*t));
+  }
+  return status;
+}
+
 }  // namespace
 
 SharedStore::SharedStore(const config::QuotaStore& endpoint, quota::RunwayStore& local_runways, Log log)
@@ -163,7 +232,7 @@ std::optional<quota::StoredFacts> SharedStore::facts(const RunwayRef& runway, st
 void SharedStore::take(const RunwayRef& runway, const pruning::RunwayAsk& ask, double margin, TakeDone done) {
   auto args = runway_args(runway);
   args.insert(args.end(), {num(ask.input), num(ask.output), num(margin), std::to_string(kRunwayIdleMs)});
-  client_.evalsha(kTake, {runway_key(runway.key)}, std::move(args),
+  client_.evalsha(kTake, {runway_key(runway.key), kRunwayIndexKey}, std::move(args),
                   [this, done = std::move(done)](const RedisReply& r) {
                     if (r.type != RedisReply::Type::integer) {
                       count_fallback();
@@ -186,8 +255,9 @@ void SharedStore::settle(const RunwayRef& runway, const pruning::RunwayAsk& take
   if (h && h->retry_after && *h->retry_after > figures.received)
     retry_ms = std::chrono::duration<double, std::milli>(*h->retry_after - figures.received).count();
   args.push_back(num(retry_ms));
+  note_args(args, h && h->present() ? quota::header_note(*h, figures.received) : quota::HeaderNote{});
   args.push_back(std::to_string(kRunwayIdleMs));
-  client_.evalsha(kSettle, {runway_key(runway.key)}, std::move(args), [](const RedisReply&) {});
+  client_.evalsha(kSettle, {runway_key(runway.key), kRunwayIndexKey}, std::move(args), [](const RedisReply&) {});
 }
 
 void SharedStore::remember(std::uint64_t session, const pruning::SessionMemory& m) {
@@ -212,6 +282,24 @@ void SharedStore::recalled(std::uint64_t session, const std::vector<pruning::Rec
   std::vector<std::string> args{std::to_string(pruning::RecalledLines::kMaxAdds), std::to_string(kSessionIdleMs)};
   for (const auto& r : ranges) args.push_back(pruning::RecalledLines::entry(r));
   client_.evalsha(kSessionRecalled, {session_key(session)}, std::move(args), [](const RedisReply&) {});
+}
+
+std::optional<std::vector<quota::RunwayStatus>> SharedStore::list_runways(std::size_t max) {
+  if (!shared()) return std::nullopt;
+  auto reply = wait([&](ReplyFn done) {
+    client_.evalsha(kRunways, {kRunwayIndexKey}, {std::to_string(max), std::to_string(kRunwayIdleMs)}, std::move(done));
+  });
+  if (!reply || reply->type != RedisReply::Type::array || reply->elements.empty()) return std::nullopt;
+  const auto& e = reply->elements;
+  const double now_ms = to_double(e[0]);
+  std::vector<quota::RunwayStatus> out;
+  constexpr std::string_view kPrefix = "td:rw:";
+  for (std::size_t j = 1; j + 1 < e.size(); j += 2) {
+    std::string_view key = e[j].str;
+    if (key.substr(0, kPrefix.size()) != kPrefix || e[j + 1].type != RedisReply::Type::array) continue;
+    if (auto status = listed_runway(key.substr(kPrefix.size()), e[j + 1], now_ms)) out.push_back(std::move(*status));
+  }
+  return out;
 }
 
 void SharedStore::decided_alone(const RunwayRef& runway) {

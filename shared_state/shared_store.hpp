@@ -27,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "pruning/decision.hpp"
@@ -72,6 +73,11 @@ class SharedStore final : public quota::PolicyStore {
   void overflowed(std::uint64_t session, std::uint64_t fit_tokens) override;
   void billed(std::uint64_t session, double cached_prefix) override;
   void recalled(std::uint64_t session, const std::vector<pruning::RecalledLines::Range>& ranges) override;
+  // The runways Redis holds, the `max` most recently written, each refilled
+  // to the server's now (the dashboard's list; shared: true). Blocks for one
+  // round trip, at most the time-out: off the I/O threads only. nullopt:
+  // Redis did not answer.
+  std::optional<std::vector<quota::RunwayStatus>> list_runways(std::size_t max);
   // A request of `runway` was decided and taken with the replica's own
   // stores while Redis was down: reconciled when it is back.
   void decided_alone(const RunwayRef& runway);

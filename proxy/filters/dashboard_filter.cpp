@@ -55,6 +55,8 @@ LocalResponse refusal(unsigned status, std::string message, std::string_view cod
 struct StatsRead {
   std::string path, query, json;
   std::shared_ptr<DashboardCache> cache;
+  RunwayLister runways;
+  bool ledger_fresh = false;  // `json` holds the cached ledger figures: only the runways are listed
   ledger::PriceLookup prices;
 };
 
@@ -130,24 +132,41 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
   }
   // The query without the token: the cache is shared by every client.
   const std::string query = query_value(ctx.query(), "window");
+  auto read =
+      std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_, runways_, false, prices_});
   {
     std::lock_guard lock(cache_->mutex);
-    if (!cache_->json.empty() && cache_->query == query && steady_ms() - cache_->made_ms < cache_->keep_ms)
-      return FilterResult::respond(stats_response(cache_->json));
-  }
-  auto read = std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_, prices_});
-  auto work = [](StatsRead& r, const auto&) {
-    const std::int64_t began = steady_ms();
-    {
-      std::lock_guard running(r.cache->running_mutex);
-      r.json = dashboard_stats(r.path, r.query, wall_ms(), r.prices, &r.cache->running);
-    }
     const std::int64_t now = steady_ms();
-    std::lock_guard lock(r.cache->mutex);
-    r.cache->json = r.json;
-    r.cache->query = r.query.substr(7);
-    r.cache->made_ms = now;
-    r.cache->keep_ms = std::max<std::int64_t>(kCacheFor.count(), kKeepFactor * (now - began));
+    read->ledger_fresh = !cache_->json.empty() && cache_->query == query && now - cache_->made_ms < cache_->keep_ms;
+    if (read->ledger_fresh && !cache_->runways.empty() && now - cache_->runways_made_ms < kCacheFor.count())
+      return FilterResult::respond(
+          stats_response(with_runways(cache_->json, cache_->runways, cache_->runways_listed_ms)));
+    if (read->ledger_fresh) read->json = cache_->json;
+  }
+  auto work = [](StatsRead& r, const auto&) {
+    if (!r.ledger_fresh) {
+      const std::int64_t began = steady_ms();
+      {
+        std::lock_guard running(r.cache->running_mutex);
+        r.json = dashboard_stats(r.path, r.query, wall_ms(), r.prices, &r.cache->running);
+      }
+      const std::int64_t now = steady_ms();
+      std::lock_guard lock(r.cache->mutex);
+      r.cache->json = r.json;
+      r.cache->query = r.query.substr(7);
+      r.cache->made_ms = now;
+      r.cache->keep_ms = std::max<std::int64_t>(kCacheFor.count(), kKeepFactor * (now - began));
+    }
+    std::vector<quota::RunwayStatus> listed = r.runways ? r.runways() : std::vector<quota::RunwayStatus>{};
+    const std::int64_t listed_ms = wall_ms();
+    std::string runways = runways_json(listed, listed_ms);
+    {
+      std::lock_guard lock(r.cache->mutex);
+      r.cache->runways = runways;
+      r.cache->runways_made_ms = steady_ms();
+      r.cache->runways_listed_ms = listed_ms;
+    }
+    r.json = with_runways(std::move(r.json), runways, listed_ms);
   };
   if (!thread_) {
     work(*read, [] { return false; });

@@ -11,6 +11,9 @@
 // (process_state().dashboard_thread(), nice 10) while the request is paused,
 // and kept for kCacheFor (longer for a slow query, kKeepFactor): a page
 // polling every second, or many, costs the ledger one query a second at most.
+// The runways come from the live stores (dashboard_runways.hpp), listed on
+// the same thread and kept for kCacheFor alone, however long the ledger's
+// figures are kept: they are the runways now.
 #pragma once
 
 #include <chrono>
@@ -21,6 +24,7 @@
 
 #include "ledger/dashboard_scan.hpp"
 #include "ledger/usage_report.hpp"
+#include "proxy/filters/dashboard_runways.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/phases/off_thread.hpp"
 
@@ -37,6 +41,9 @@ struct DashboardCache {
   // since (ledger/dashboard_scan.hpp); one query at a time uses them.
   std::mutex running_mutex;
   ledger::RunningStats running;
+  std::string runways;                 // the `runways` array, listed at runways_made_ms (steady, ms)
+  std::int64_t runways_made_ms = 0;    // served for kCacheFor
+  std::int64_t runways_listed_ms = 0;  // the same time, Unix ms (the answer's runways_ms)
 };
 
 class DashboardFilter final : public Filter {
@@ -52,15 +59,17 @@ class DashboardFilter final : public Filter {
 
   // `ledger_path()`: the open ledger's file ("" none), read per request since
   // the ledger opens after the filters are built; `thread`: where the ledger
-  // is read (null: on the request's thread, for tests); `prices`: the
-  // config's, for the arm comparison's rows not priced when written (none:
-  // they stay unpriced).
+  // is read (null: on the request's thread, for tests); `runways`: the live
+  // runways (null: none listed); `prices`: the config's, for the arm
+  // comparison's rows not priced when written (none: they stay unpriced).
   DashboardFilter(std::string admin_token, std::function<std::string()> ledger_path, JobQueue* thread,
-                  std::shared_ptr<DashboardCache> cache, ledger::PriceLookup prices = {})
+                  std::shared_ptr<DashboardCache> cache, RunwayLister runways = nullptr,
+                  ledger::PriceLookup prices = {})
       : admin_token_(std::move(admin_token)),
         ledger_path_(std::move(ledger_path)),
         thread_(thread),
         cache_(std::move(cache)),
+        runways_(std::move(runways)),
         prices_(prices ? std::move(prices) : [](std::string_view) -> const config::Price* { return nullptr; }) {}
   std::string_view name() const override { return "dashboard"; }
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
@@ -70,6 +79,7 @@ class DashboardFilter final : public Filter {
   std::function<std::string()> ledger_path_;
   JobQueue* thread_;
   std::shared_ptr<DashboardCache> cache_;
+  RunwayLister runways_;
   ledger::PriceLookup prices_;
 };
 
@@ -78,7 +88,7 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
                                                std::string_view query);
 
 // The stats JSON for `query` (`window=<seconds>`, default a day), read from
-// the ledger at `path`.
+// the ledger at `path` (without `runways`: with_runways() adds them).
 std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
                             const ledger::PriceLookup& prices, ledger::RunningStats* running = nullptr);
 

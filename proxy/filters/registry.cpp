@@ -50,7 +50,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   filters.push_back(
       std::make_unique<ArchiveFilter>([] { return process_state().archive(); }, &process_state().archive_thread()));
   // GET /tokendiet/ and /v1/tokendiet/stats: answered here, the ledger read
-  // on the dashboard's thread; the stats cache outlives reloads.
+  // and the live runways listed on the dashboard's thread; the stats cache
+  // outlives reloads.
   static const auto dashboard_cache = std::make_shared<DashboardCache>();
   filters.push_back(std::make_unique<DashboardFilter>(
       config.admin_token,
@@ -59,6 +60,7 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
         return l ? l->path() : std::string();
       },
       &process_state().dashboard_thread(), dashboard_cache,
+      [] { return dashboard_runways(process_state().runways(), process_state().shared_store()); },
       [cfg = std::make_shared<const config::Config>(config)](std::string_view model) {
         return config::price_for(*cfg, model);
       }));

@@ -6,6 +6,9 @@
 # of each, interleaved (off, on, off, on, ...). "On" is a client fetching
 # /v1/tokendiet/stats every POLL s (the page polls every 5 s: 1 s is five
 # pages). The ledger grows with the load, as a real one would.
+# Besides requests/s, each round prints the proxy process's CPU time per
+# request (utime + stime from /proc, all its threads, the stats query's
+# included): on a shared box that figure moves far less than requests/s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 HERE=$PWD/scripts/bench/proxy
@@ -26,16 +29,24 @@ XDG_STATE_HOME=$RUN STATE_DIRECTORY=$RUN "$BIN" serve --threads 1 --listen "127.
   --upstream "openai=http://127.0.0.1:$UP" 2>/dev/null &
 pids+=($!)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$TD/healthz" >/dev/null && break; sleep 0.1; done
+TD_PID=${pids[0]}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$TD_PID/stat"; }
+# One round: "REQ_PER_S CPU_US_PER_REQUEST".
 load() {
-  BODY_FILE=$RUN/body.json wrk -t1 -c32 -d"${DURATION}s" -s "$HERE/post.lua" "http://127.0.0.1:$TD" |
-    sed -n 's/^Requests\/sec: *//p'
+  local before after out
+  before=$(cpu_ticks)
+  out=$(BODY_FILE=$RUN/body.json wrk -t1 -c32 -d"${DURATION}s" -s "$HERE/post.lua" "http://127.0.0.1:$TD")
+  after=$(cpu_ticks)
+  awk -v t0="$before" -v t1="$after" -v hz="$(getconf CLK_TCK)" '
+    /requests in/ {n = $1} /^Requests\/sec:/ {rps = $2}
+    END {printf "%s %.1f\n", rps, (t1 - t0) / hz * 1e6 / n}' <<<"$out"
 }
 for r in $(seq "$ROUNDS"); do
-  off=$(load)
+  read -r off off_cpu < <(load)
   ( while :; do curl -s -o /dev/null "http://127.0.0.1:$TD/v1/tokendiet/stats"; sleep "$POLL"; done ) &
   poller=$!
-  on=$(load)
+  read -r on on_cpu < <(load)
   kill "$poller"; wait "$poller" 2>/dev/null || true
-  echo "round $r: without $off req/s, with the dashboard polling $on req/s"
+  echo "round $r: without $off req/s ($off_cpu µs CPU a request), with the dashboard polling $on req/s ($on_cpu µs)"
 done
 echo "ledger rows: $(sqlite3 "$RUN/usage.db" 'SELECT COUNT(*) FROM requests')"

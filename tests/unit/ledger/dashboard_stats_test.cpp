@@ -126,10 +126,6 @@ std::string reference(const std::string& path, std::int64_t now_ms, std::int64_t
        {since, now_ms}, true);
   part("recalls", "SELECT TOTAL(recalled != '') AS requests_recalling, TOTAL(recall_rounds) AS recall_rounds" + window,
        {since, now_ms}, true);
-  part("runways",
-       "SELECT quota_group AS name, runway_tokens, MAX(time_ms) AS time_ms" + window +
-           " AND quota_group != '' GROUP BY quota_group",
-       {since, now_ms});
   part("arms",
        "SELECT arm AS name, COUNT(*) AS requests, COUNT(DISTINCT CASE WHEN session_key != '' THEN session_key "
        "WHEN session != '' THEN session END) AS sessions, TOTAL(input_cost_usd) AS input_cost_usd, "

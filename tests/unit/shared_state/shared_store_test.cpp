@@ -10,6 +10,7 @@
 
 #include "quota/runway_store.hpp"
 #include "redis_server.hpp"
+#include "replica.hpp"
 #include "shared_state/shared_recap.hpp"
 #include "shared_state/shared_store.hpp"
 
@@ -17,36 +18,11 @@ using namespace td;
 using namespace std::chrono_literals;
 using quota::RunwayRef;
 using shared_state::SharedStore;
+using test::eventually;
+using test::Replica;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-config::QuotaStore endpoint(int port) {
-  config::QuotaStore e;
-  e.url = "redis://127.0.0.1:" + std::to_string(port);
-  e.host = "127.0.0.1";
-  e.port = static_cast<std::uint16_t>(port);
-  e.timeout_ms = 500;  // a loaded test machine; the arithmetic is what is tested
-  return e;
-}
-
-bool eventually(const std::function<bool()>& f, std::chrono::milliseconds within = 5000ms) {
-  const auto end = Clock::now() + within;
-  while (Clock::now() < end) {
-    if (f()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return f();
-}
-
-struct Replica {
-  quota::RunwayStore local;
-  SharedStore store;
-  explicit Replica(int port) : store(endpoint(port), local, [](bool, const std::string&) {}) {
-    store.start();
-    REQUIRE(eventually([&] { return store.shared(); }));
-  }
-};
 
 // The same buckets, within what refills in `elapsed_ms` (both stores refill
 // on their own clocks).

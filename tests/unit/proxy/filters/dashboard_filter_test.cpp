@@ -1,6 +1,6 @@
 // The dashboard (DashboardFilter, docs/design.md §Dashboard): who is served,
-// the stats read from the ledger on the dashboard's thread and cached, and no
-// ledger row for the dashboard's own requests.
+// the stats read from the ledger on the dashboard's thread and cached, the
+// runways from the live store, and no ledger row for the dashboard's own requests.
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
@@ -12,6 +12,7 @@
 #include "proxy/phases/header_map.hpp"
 #include "proxy/reports/own_endpoint.hpp"
 #include "proxy/telemetry/work_pool.hpp"
+#include "quota/runway_store.hpp"
 #include "temp_dir.hpp"
 
 using namespace td::proxy;
@@ -132,4 +133,73 @@ TEST_CASE("dashboard stats: the ledger's sums, read on the dashboard's thread, t
   chat.target = "/v1/chat/completions";
   CHECK_FALSE(filter.request_filter(chat, headers).answers());
   CHECK_FALSE(chat.objects.find<OwnEndpoint>());
+}
+
+TEST_CASE("dashboard stats: the runways are the live store's now, the tightest first, with or without a ledger") {
+  using td::providers::Provider;
+  using td::quota::runway_key;
+  td::quota::RunwayStore store;
+  const auto now = td::quota::Clock::now();
+  // gpt: 30,000 of 60,000 left; claude: its output bucket 1,000 of 8,000; gemini: no limit known.
+  store.take(runway_key(Provider::openai, "0123456789abcdef", "gpt"), Provider::openai, {.tpm = 60'000},
+             {20'000, 10'000}, now);
+  store.take(runway_key(Provider::anthropic, "0123456789abcdef", "claude"), Provider::anthropic,
+             {.itpm = 30'000, .otpm = 8'000}, {1'000, 7'000}, now);
+  store.take(runway_key(Provider::gemini, "fedcba9876543210", "flash"), Provider::gemini, {}, {100, 0}, now);
+  td::providers::RateLimits h;
+  h.requests.limit = 50;
+  h.requests.remaining = 49;
+  const auto seen = std::chrono::system_clock::time_point{} + 1'700'000'000'000ms;
+  store.settle(runway_key(Provider::openai, "0123456789abcdef", "gpt"), Provider::openai, {.tpm = 60'000}, {}, {}, now,
+               {&h, true, seen});
+  int listed = 0;
+  WorkPool thread(1, [] {});
+  // No ledger (ledger.enabled: false): the runways all the same.
+  DashboardFilter filter(
+      "", [] { return std::string(); }, &thread, std::make_shared<DashboardCache>(),
+      [&] {
+        ++listed;
+        return store.list(td::quota::Clock::now(), 10);
+      });
+  SimpleHeaderMap headers;
+  RequestContext ctx;
+  ctx.method = "GET";
+  ctx.target = "/v1/tokendiet/stats";
+  ctx.client_loopback = true;
+  FilterResult r = filter.request_filter(ctx, headers);
+  CHECK(r.pauses());  // listed off the I/O thread: a shared store's list waits for Redis
+  LocalResponse answer = answered(std::move(r));
+  REQUIRE(answer.status == 200);
+  CHECK(listed == 1);
+  rapidjson::Document d;
+  d.Parse(answer.body.c_str());
+  REQUIRE(d.IsObject());
+  CHECK(d["error"].IsString());  // the ledger is off
+  const auto& rw = d["runways"];
+  REQUIRE(rw.IsArray());
+  REQUIRE(rw.Size() == 2);  // a runway with no limit and no headers shows nothing
+  CHECK(rw[0]["provider"].GetString() == std::string("anthropic"));
+  CHECK(rw[0]["quota_group"].GetString() == std::string("claude"));
+  CHECK(rw[0]["limit"].GetInt64() == 8'000);
+  CHECK(rw[0]["runway_tokens"].GetInt64() <= 1'001);
+  CHECK(rw[0]["requests_remaining"].IsNull());
+  CHECK(rw[0]["shared"].GetBool() == false);
+  CHECK(rw[1]["quota_group"].GetString() == std::string("gpt"));
+  CHECK(rw[1]["client"].GetString() == std::string("0123456789abcdef"));
+  CHECK(rw[1]["limit"].GetInt64() == 60'000);
+  CHECK(rw[1]["runway_tokens"].GetInt64() >= 30'000);
+  CHECK(rw[1]["used"].GetInt64() == 60'000 - rw[1]["runway_tokens"].GetInt64());
+  // Full again at a token a ms (the level's fraction rounded one way, the wait up).
+  CHECK(std::abs(rw[1]["reset_ms"].GetInt64() -
+                 (d["runways_ms"].GetInt64() + 60'000 - rw[1]["runway_tokens"].GetInt64())) <= 1);
+  CHECK(rw[1]["requests_limit"].GetInt64() == 50);
+  CHECK(rw[1]["requests_remaining"].GetInt64() == 49);
+  CHECK(rw[1]["tokens_remaining"].IsNull());
+  CHECK(rw[1]["headers_ms"].GetInt64() == 1'700'000'000'000);
+}
+
+TEST_CASE("dashboard stats: the runways spliced into the ledger's object") {
+  CHECK(with_runways(R"({"a":1})", "[]", 5) == R"({"a":1,"runways_ms":5,"runways":[]})");
+  CHECK(with_runways("{}", "[1]", 7) == R"({"runways_ms":7,"runways":[1]})");
+  CHECK(runways_json({}, 0) == "[]");
 }
