@@ -211,11 +211,12 @@ void scanned(Writer& w, const StatsScan& s, std::int64_t bucket) {
 // (the same code); null without a control session.
 void comparison(Writer& w, const StatsScan& s, const PriceLookup& prices, std::int64_t since) {
   w.Key("comparison");
-  const ArmComparison c = compare_arms(s.sessions, prices);
-  if (c.total.control.sessions == 0) {
+  // No control session: no bootstrap to run (the default, control_fraction 0).
+  if (std::none_of(s.sessions.begin(), s.sessions.end(), [](const SessionSums& u) { return u.arm == "control"; })) {
     w.Null();
     return;
   }
+  const ArmComparison c = compare_arms(s.sessions, prices);
   w.StartObject();
   w.Key("since_ms");
   w.Int64(since);
