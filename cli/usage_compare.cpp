@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/terminal_text.hpp"
+#include "ledger/arm_comparison_json.hpp"
 
 namespace td::cli {
 
@@ -87,72 +88,6 @@ void group_table(std::string& out, const ledger::ArmGroup& g) {
   out += wrapped(g.sentence, 80);
 }
 
-template <class W>
-void interval_json(W& w, const Interval& i, bool difference) {
-  w.StartObject();
-  w.Key("value");
-  if (std::isnan(i.value))
-    w.Null();
-  else
-    w.Double(i.value);
-  w.Key("low");
-  i.known ? w.Double(i.low) : w.Null();
-  w.Key("high");
-  i.known ? w.Double(i.high) : w.Null();
-  if (difference) {  // resolved: the interval leaves out no difference
-    w.Key("resolved");
-    w.Bool(i.known && (i.low > 0 || i.high < 0));
-  }
-  w.EndObject();
-}
-
-template <class W>
-void arm_json(W& w, const ledger::ArmSums& s, const std::array<Interval, ledger::kArmFigures>& figures) {
-  w.StartObject();
-  w.Key("sessions");
-  w.Int64(s.sessions);
-  w.Key("requests");
-  w.Int64(s.requests);
-  w.Key("cost_usd");
-  w.Double(s.cost_usd);
-  w.Key("rereads");
-  w.Int64(s.rereads);
-  w.Key("recall_rounds");
-  w.Int64(s.recall_rounds);
-  w.Key("context_errors");
-  w.Int64(s.context_errors);
-  w.Key("rate_limited");
-  w.Int64(s.rate_limited);
-  w.Key("unpriced_requests");
-  w.Int64(s.unpriced_requests);
-  for (std::size_t i = 0; i < ledger::kArmFigures; ++i) {
-    w.Key(std::string(ledger::arm_figure_name(ArmFigure(i))).c_str());
-    interval_json(w, figures[i], false);
-  }
-  w.EndObject();
-}
-
-template <class W>
-void group_json(W& w, const ledger::ArmGroup& g) {
-  w.StartObject();
-  w.Key("key");
-  w.String(g.key.c_str(), static_cast<rapidjson::SizeType>(g.key.size()));
-  w.Key("treatment");
-  arm_json(w, g.treatment, g.treatment_figures);
-  w.Key("control");
-  arm_json(w, g.control, g.control_figures);
-  w.Key("difference");
-  w.StartObject();
-  for (std::size_t i = 0; i < ledger::kArmFigures; ++i) {
-    w.Key(std::string(ledger::arm_figure_name(ArmFigure(i))).c_str());
-    interval_json(w, g.difference[i], true);
-  }
-  w.EndObject();
-  w.Key("sentence");
-  w.String(g.sentence.c_str(), static_cast<rapidjson::SizeType>(g.sentence.size()));
-  w.EndObject();
-}
-
 }  // namespace
 
 std::string render_compare_table(const ledger::ArmComparison& c, const std::vector<std::string>& ledgers) {
@@ -184,16 +119,7 @@ std::string render_compare_json(const ledger::ArmComparison& c, const std::vecto
   w.EndArray();
   w.Key("since_ms");
   w.Int64(since_ms);
-  w.Key("resamples");
-  w.Int(c.resamples);
-  w.Key("seed");
-  w.Uint64(c.seed);
-  w.Key("groups");
-  w.StartArray();
-  for (const ledger::ArmGroup& g : c.groups) group_json(w, g);
-  w.EndArray();
-  w.Key("total");
-  group_json(w, c.total);
+  ledger::write_comparison(w, c);
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize()) + "\n";
 }

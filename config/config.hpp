@@ -102,6 +102,9 @@ struct Config {
   // The dashboard's token (docs/design.md §Dashboard): "" serves it to
   // loopback clients only; set, also to clients that send it.
   std::string admin_token;
+  // "info", or "debug": also the access lines of the dashboard's own
+  // answers (docs/design.md §Ledger and metrics, Access log).
+  std::string log_level = "info";
   Limits limits;
   Ledger ledger;
   Archive archive;

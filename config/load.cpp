@@ -98,6 +98,9 @@ class Loader {
     read_upstreams(top, cfg);
     top("default_upstream", cfg.default_upstream);
     read_admin_token(top, cfg);
+    top("log_level", cfg.log_level);
+    if (cfg.log_level != "info" && cfg.log_level != "debug")
+      d_.error(top.mark_of("log_level"), "log_level: expected info or debug");
     read_section(top, "limits", [&](MapFields& f) { visit_limits(cfg.limits, f); });
     read_section(top, "ledger", [&](MapFields& f) { read_ledger(f, cfg.ledger); });
     read_section(top, "archive", [&](MapFields& f) { read_archive(f, cfg.archive); });

@@ -7,22 +7,15 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "ledger/arm_comparison.hpp"
+#include "ledger/arm_comparison_json.hpp"
+#include "ledger/dashboard_scan.hpp"
 #include "ledger/sqlite_util.hpp"
 
 namespace td::ledger {
 namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-// saved: what the diet took out of what went (a shadow or control row's
-// tokens_after is what it sent, so it saved nothing), as /metrics counts it.
-constexpr std::string_view kSums =
-    "COUNT(*) AS requests, TOTAL(tokens_before) AS tokens_in, TOTAL(tokens_after) AS tokens_sent, "
-    "TOTAL(MAX(tokens_before - tokens_after, 0)) AS tokens_saved, TOTAL(prompt_tokens) AS prompt, "
-    "TOTAL(completion_tokens) AS completion, TOTAL(cached_read_tokens) AS cached_read, "
-    "TOTAL(cache_write_tokens) AS cache_write, TOTAL(input_cost_usd) AS input_cost_usd, "
-    "SUM(input_cost_usd IS NULL AND usage_present) AS unpriced, "
-    "TOTAL(status = 0 OR status >= 400) AS errors, TOTAL(fail_open) AS fail_open";
 
 // One value of the current row, typed as SQLite holds it (TOTAL() is a
 // REAL even for integers: a whole number is written as one).
@@ -79,11 +72,156 @@ std::string rows(sqlite3* db, Writer& w, const std::string& sql, std::initialize
   return rc == SQLITE_ROW || rc == SQLITE_DONE ? std::string() : sql::errmsg(db, "stats query");
 }
 
-// Rows of one grouping over the window, the biggest first.
-std::string group_sql(std::string_view key, std::string_view where, unsigned limit) {
-  return "SELECT " + std::string(key) + " AS name, model, " + std::string(kSums) +
-         " FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2" + std::string(where) + " GROUP BY " + std::string(key) +
-         ", model ORDER BY tokens_in DESC LIMIT " + std::to_string(limit);
+// A sum as SQLite's TOTAL() gives it and value() writes it: a whole number
+// as an integer.
+void number(Writer& w, double d) {
+  if (d == static_cast<double>(static_cast<std::int64_t>(d)) && d < 9e15 && d > -9e15)
+    w.Int64(static_cast<std::int64_t>(d));
+  else
+    w.Double(d);
+}
+
+// saved: what the diet took out of what went (a shadow or control row's
+// tokens_after is what it sent, so it saved nothing), as /metrics counts it.
+void sums(Writer& w, const StatsSums& s) {
+  w.Key("requests");
+  w.Int64(s.requests);
+  for (auto [name, v] : {std::pair{"tokens_in", s.tokens_in},
+                         {"tokens_sent", s.tokens_sent},
+                         {"tokens_saved", s.tokens_saved},
+                         {"prompt", s.prompt},
+                         {"completion", s.completion},
+                         {"cached_read", s.cached_read},
+                         {"cache_write", s.cache_write},
+                         {"input_cost_usd", s.input_cost_usd}}) {
+    w.Key(name);
+    number(w, v);
+  }
+  w.Key("unpriced");  // SUM(): NULL over no rows
+  s.requests ? w.Int64(s.unpriced) : w.Null();
+  w.Key("errors");
+  number(w, s.errors);
+  w.Key("fail_open");
+  number(w, s.fail_open);
+}
+
+void groups(Writer& w, const char* key, const std::vector<StatsGroup>& gs) {
+  w.Key(key);
+  w.StartArray();
+  for (const StatsGroup& g : gs) {
+    w.StartObject();
+    w.Key("name");
+    w.String(g.name.c_str(), static_cast<rapidjson::SizeType>(g.name.size()));
+    w.Key("model");
+    w.String(g.model.c_str(), static_cast<rapidjson::SizeType>(g.model.size()));
+    sums(w, g.sums);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void counts(Writer& w, const char* key, const std::vector<std::pair<std::string, std::int64_t>>& cs) {
+  w.Key(key);
+  w.StartArray();
+  for (const auto& [name, n] : cs) {
+    w.StartObject();
+    w.Key("name");
+    w.String(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
+    w.Key("requests");
+    w.Int64(n);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void arms(Writer& w, const std::map<std::string, ArmStats>& as) {
+  w.Key("arms");
+  w.StartArray();
+  for (const auto& [name, a] : as) {
+    w.StartObject();
+    w.Key("name");
+    w.String(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
+    w.Key("requests");
+    w.Int64(a.requests);
+    w.Key("sessions");
+    w.Int64(static_cast<std::int64_t>(a.sessions.size()));
+    for (auto [key, v] : {std::pair{"input_cost_usd", a.input_cost_usd},
+                          {"tokens_in", a.tokens_in},
+                          {"tokens_sent", a.tokens_sent},
+                          {"rereads", a.rereads},
+                          {"recall_rounds", a.recall_rounds},
+                          {"context_errors", a.context_errors},
+                          {"rate_limited", a.rate_limited}}) {
+      w.Key(key);
+      number(w, v);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// The scan's figures, in the answer's order (docs/design.md §Dashboard).
+void scanned(Writer& w, const StatsScan& s, std::int64_t bucket) {
+  w.Key("totals");
+  w.StartObject();
+  sums(w, s.totals);
+  w.EndObject();
+  w.Key("window_totals");
+  w.StartObject();
+  sums(w, s.window);
+  w.EndObject();
+  w.Key("bucket_ms");
+  w.Int64(bucket);
+  w.Key("series");
+  w.StartArray();
+  for (const auto& [t, sum] : s.series) {
+    w.StartObject();
+    w.Key("t");
+    w.Int64(t);
+    sums(w, sum);
+    w.EndObject();
+  }
+  w.EndArray();
+  groups(w, "by_model", s.by_model);
+  groups(w, "by_session", s.by_session);
+  groups(w, "by_key", s.by_key);
+  counts(w, "modes", s.modes);
+  counts(w, "survival", s.survival);
+  counts(w, "recovery", s.recovery);
+  w.Key("waits");
+  w.StartObject();
+  w.Key("held");
+  number(w, s.held);
+  w.Key("wait_ms");
+  number(w, s.wait_ms);
+  w.Key("max_wait_ms");  // MAX(): NULL over no rows
+  s.any_in_window ? w.Int64(s.max_wait_ms) : w.Null();
+  w.EndObject();
+  w.Key("recalls");
+  w.StartObject();
+  w.Key("requests_recalling");
+  number(w, s.requests_recalling);
+  w.Key("recall_rounds");
+  number(w, s.recall_rounds);
+  w.EndObject();
+}
+
+// The control arm against the treatment over the window's sessions, as
+// `tokendiet usage --compare --json --since` the window's start gives it
+// (the same code); null without a control session.
+void comparison(Writer& w, const StatsScan& s, const PriceLookup& prices, std::int64_t since) {
+  w.Key("comparison");
+  // No control session: no bootstrap to run (the default, control_fraction 0).
+  if (std::none_of(s.sessions.begin(), s.sessions.end(), [](const SessionSums& u) { return u.arm == "control"; })) {
+    w.Null();
+    return;
+  }
+  const ArmComparison c = compare_arms(s.sessions, prices);
+  w.StartObject();
+  w.Key("since_ms");
+  w.Int64(since);
+  write_comparison(w, c);
+  w.EndObject();
 }
 
 }  // namespace
@@ -107,7 +245,8 @@ bool DashboardStats::has_column(const char* name) {
   return sqlite3_step(st.get()) == SQLITE_ROW;
 }
 
-std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, unsigned recent) {
+std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices,
+                                 RunningStats* running, unsigned recent) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
@@ -127,56 +266,13 @@ std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, un
       w.Key(name);
       if (auto why = rows(db_, w, sql, params, one); !why.empty() && error.empty()) error = why;
     };
-    part("totals", "SELECT " + std::string(kSums) + " FROM requests", {}, true);
-    part("window_totals", "SELECT " + std::string(kSums) + " FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2",
-         {since, now_ms}, true);
-    w.Key("bucket_ms");
-    w.Int64(bucket);
-    part("series",
-         "SELECT time_ms / ?3 * ?3 AS t, " + std::string(kSums) +
-             " FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 GROUP BY t ORDER BY t",
-         {since, now_ms, bucket});
-    part("by_model", group_sql("model", "", 50), {since, now_ms});
-    part("by_session", group_sql("session", " AND session != ''", 20), {since, now_ms});
-    part("by_key", group_sql("key_fingerprint", " AND key_fingerprint != ''", 20), {since, now_ms});
-    part("modes",
-         "SELECT mode AS name, COUNT(*) AS requests FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 "
-         "GROUP BY mode ORDER BY requests DESC",
-         {since, now_ms});
-    part("survival",
-         "SELECT survival AS name, COUNT(*) AS requests FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 "
-         "AND survival != '' GROUP BY survival ORDER BY requests DESC",
-         {since, now_ms});
-    part("recovery",
-         "SELECT recovery AS name, COUNT(*) AS requests FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 "
-         "AND recovery != '' GROUP BY recovery ORDER BY requests DESC",
-         {since, now_ms});
-    part("waits",
-         "SELECT TOTAL(wait_ms > 0) AS held, TOTAL(wait_ms) AS wait_ms, MAX(wait_ms) AS max_wait_ms "
-         "FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2",
-         {since, now_ms}, true);
-    const bool outcomes = has_column("recall_rounds");
-    part("recalls",
-         std::string("SELECT TOTAL(recalled != '') AS requests_recalling, ") +
-             (outcomes ? "TOTAL(recall_rounds)" : "0") +
-             " AS recall_rounds FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2",
-         {since, now_ms}, true);
-    // The arms' sums, when the ledger has them (schema 7); `tokendiet usage
-    // --compare` gives their intervals.
-    if (has_column("arm"))
-      part("arms",
-           "SELECT arm AS name, COUNT(*) AS requests, COUNT(DISTINCT CASE WHEN session_key != '' THEN session_key "
-           "WHEN session != '' THEN session END) AS sessions, TOTAL(input_cost_usd) AS input_cost_usd, "
-           "TOTAL(tokens_before) AS tokens_in, TOTAL(tokens_after) AS tokens_sent, TOTAL(rereads) AS rereads, "
-           "TOTAL(recall_rounds) AS recall_rounds, TOTAL(context_errors) AS context_errors, "
-           "TOTAL(status = 429) AS rate_limited FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 AND arm != '' "
-           "GROUP BY arm ORDER BY arm",
-           {since, now_ms});
-    else {
-      w.Key("arms");
-      w.StartArray();
-      w.EndArray();
-    }
+    RunningStats fresh;
+    if (!running) running = &fresh;
+    if (auto why = running->update(db_, path_, since, now_ms, bucket); !why.empty()) error = why;
+    const StatsScan scan = running->figures();
+    scanned(w, scan, bucket);
+    arms(w, scan.arms);
+    comparison(w, scan, prices, since);
     part("recent",
          std::string("SELECT time_ms, request_id, session, key_fingerprint, model, profile, mode, ") +
              (has_column("arm") ? "arm" : "''") +

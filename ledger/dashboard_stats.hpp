@@ -5,11 +5,16 @@
 // SQLite's WAL readers are.
 #pragma once
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <sqlite3.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "ledger/dashboard_scan.hpp"
+#include "ledger/usage_report.hpp"
 
 namespace td::ledger {
 
@@ -23,11 +28,16 @@ class DashboardStats {
 
   const std::string& error() const { return error_; }
 
-  // The figures as JSON: totals of every row; the series, groups, outcomes
-  // and recent rows over [now_ms - window_ms, now_ms].
-  std::string json(std::int64_t now_ms, std::int64_t window_ms, unsigned recent = 50);
+  // The figures as JSON: totals of every row; the series, groups, outcomes,
+  // the arms compared (rows without a price then priced by `prices`) and
+  // recent rows over [now_ms - window_ms, now_ms]. `running`: the sums of
+  // the previous answer, brought up to date (only the rows added since are
+  // read, ledger/dashboard_scan.hpp); null: every row read.
+  std::string json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices,
+                   RunningStats* running = nullptr, unsigned recent = 50);
 
  private:
+  using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
   bool has_column(const char* name);
   sqlite3* db_ = nullptr;
   std::string path_, error_;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "ledger/ledger_store.hpp"
+#include "ledger/session_tally.hpp"
 #include "ledger/sqlite_util.hpp"
 
 namespace td::ledger {
@@ -62,39 +63,15 @@ std::vector<UsageSums> LedgerStore::sums(GroupBy by, std::int64_t since_ms, std:
 std::vector<SessionSums> LedgerStore::session_sums(std::int64_t since_ms) {
   // Older files (opened read-only, so not migrated) lack the later columns.
   auto col = [&](std::string_view name) { return readable_column(name); };
-  const std::string arm = col("arm"), key = col("session_key"), cost = col("input_cost_usd");
-  // clang-format off
-  const std::string sql =
-      "SELECT CASE WHEN " + key + " != '' THEN 'k:' || " + key +
-      " WHEN session != '' THEN 's:' || session ELSE 'r:' || id END, model, "
-      "CASE WHEN " + arm + " = 'control' THEN 'control' ELSE 'treatment' END, COUNT(*), "
-      "TOTAL(" + cost + "), SUM(" + cost + " IS NULL AND usage_present), "
-      "SUM(CASE WHEN " + cost + " IS NULL THEN prompt_tokens ELSE 0 END), "
-      "SUM(CASE WHEN " + cost + " IS NULL THEN cached_read_tokens ELSE 0 END), "
-      "SUM(CASE WHEN " + cost + " IS NULL THEN cache_write_tokens ELSE 0 END), "
-      "SUM(" + col("rereads") + "), SUM(" + col("recall_rounds") + "), SUM(" + col("context_errors") +
-      "), SUM(status = 429) FROM requests WHERE time_ms >= ? AND model != '' AND " + arm +
-      " != 'shadow' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
-  // clang-format on
+  // Summed row by row in the table's order (`+time_ms`: no index), as the
+  // dashboard sums them (ledger/session_tally.hpp).
+  const std::string sql = "SELECT " + session_columns(col) + " FROM requests WHERE +time_ms >= ?";
   Stmt s(db_, sql.c_str());
-  std::vector<SessionSums> out;
-  if (!s) return out;
+  if (!s) return {};
   sqlite3_bind_int64(s.get(), 1, since_ms);
-  while (sqlite3_step(s.get()) == SQLITE_ROW) {
-    sqlite3_stmt* q = s.get();
-    SessionSums u;
-    int c = 0;
-    u.unit = text(q, c++);
-    u.model = text(q, c++);
-    u.arm = text(q, c++);
-    u.requests = sqlite3_column_int64(q, c++);
-    u.cost_usd = sqlite3_column_double(q, c++);
-    for (std::int64_t* v : {&u.unpriced, &u.prompt, &u.cached_read, &u.cache_write, &u.rereads, &u.recall_rounds,
-                            &u.context_errors, &u.rate_limited})
-      *v = sqlite3_column_int64(q, c++);
-    out.push_back(std::move(u));
-  }
-  return out;
+  SessionTally tally;
+  while (sqlite3_step(s.get()) == SQLITE_ROW) tally.add(session_row(s.get(), 0));
+  return tally.take();
 }
 
 }  // namespace td::ledger

@@ -57,6 +57,7 @@ struct StatsRead {
   std::shared_ptr<DashboardCache> cache;
   RunwayLister runways;
   bool ledger_fresh = false;  // `json` holds the cached ledger figures: only the runways are listed
+  ledger::PriceLookup prices;
 };
 
 LocalResponse stats_response(std::string json) {
@@ -92,7 +93,8 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
   return std::nullopt;
 }
 
-std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms) {
+std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
+                            const ledger::PriceLookup& prices, ledger::RunningStats* running) {
   std::int64_t seconds = 86'400;
   const std::string window = query_value(query, "window");
   if (!window.empty()) {
@@ -102,7 +104,7 @@ std::string dashboard_stats(const std::string& path, std::string_view query, std
   }
   if (path.empty()) return R"({"error":"the ledger is off (ledger.enabled: false): no figures to show"})";
   ledger::DashboardStats stats(path);
-  return stats.json(now_ms, seconds * 1000);
+  return stats.json(now_ms, seconds * 1000, prices, running);
 }
 
 FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& headers) {
@@ -130,7 +132,8 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
   }
   // The query without the token: the cache is shared by every client.
   const std::string query = query_value(ctx.query(), "window");
-  auto read = std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_, runways_});
+  auto read =
+      std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_, runways_, false, prices_});
   {
     std::lock_guard lock(cache_->mutex);
     const std::int64_t now = steady_ms();
@@ -143,7 +146,10 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
   auto work = [](StatsRead& r, const auto&) {
     if (!r.ledger_fresh) {
       const std::int64_t began = steady_ms();
-      r.json = dashboard_stats(r.path, r.query, wall_ms());
+      {
+        std::lock_guard running(r.cache->running_mutex);
+        r.json = dashboard_stats(r.path, r.query, wall_ms(), r.prices, &r.cache->running);
+      }
       const std::int64_t now = steady_ms();
       std::lock_guard lock(r.cache->mutex);
       r.cache->json = r.json;

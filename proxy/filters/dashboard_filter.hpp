@@ -22,6 +22,8 @@
 #include <mutex>
 #include <string>
 
+#include "ledger/dashboard_scan.hpp"
+#include "ledger/usage_report.hpp"
 #include "proxy/filters/dashboard_runways.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/phases/off_thread.hpp"
@@ -32,9 +34,13 @@ namespace td::proxy {
 struct DashboardCache {
   std::mutex mutex;
   std::string json;
-  std::string query;                   // the query it answered
-  std::int64_t made_ms = 0;            // steady clock, ms
-  std::int64_t keep_ms = 0;            // how long it is served: kCacheFor, or kKeepFactor x its query's time
+  std::string query;         // the query it answered
+  std::int64_t made_ms = 0;  // steady clock, ms
+  std::int64_t keep_ms = 0;  // how long it is served: kCacheFor, or kKeepFactor x its query's time
+  // The sums of the last answer, so the next reads only the rows added
+  // since (ledger/dashboard_scan.hpp); one query at a time uses them.
+  std::mutex running_mutex;
+  ledger::RunningStats running;
   std::string runways;                 // the `runways` array, listed at runways_made_ms (steady, ms)
   std::int64_t runways_made_ms = 0;    // served for kCacheFor
   std::int64_t runways_listed_ms = 0;  // the same time, Unix ms (the answer's runways_ms)
@@ -54,14 +60,17 @@ class DashboardFilter final : public Filter {
   // `ledger_path()`: the open ledger's file ("" none), read per request since
   // the ledger opens after the filters are built; `thread`: where the ledger
   // is read (null: on the request's thread, for tests); `runways`: the live
-  // runways (null: none listed).
+  // runways (null: none listed); `prices`: the config's, for the arm
+  // comparison's rows not priced when written (none: they stay unpriced).
   DashboardFilter(std::string admin_token, std::function<std::string()> ledger_path, JobQueue* thread,
-                  std::shared_ptr<DashboardCache> cache, RunwayLister runways = nullptr)
+                  std::shared_ptr<DashboardCache> cache, RunwayLister runways = nullptr,
+                  ledger::PriceLookup prices = {})
       : admin_token_(std::move(admin_token)),
         ledger_path_(std::move(ledger_path)),
         thread_(thread),
         cache_(std::move(cache)),
-        runways_(std::move(runways)) {}
+        runways_(std::move(runways)),
+        prices_(prices ? std::move(prices) : [](std::string_view) -> const config::Price* { return nullptr; }) {}
   std::string_view name() const override { return "dashboard"; }
   FilterResult request_filter(RequestContext& ctx, HeaderMap& headers) override;
 
@@ -71,6 +80,7 @@ class DashboardFilter final : public Filter {
   JobQueue* thread_;
   std::shared_ptr<DashboardCache> cache_;
   RunwayLister runways_;
+  ledger::PriceLookup prices_;
 };
 
 // Whether a request may see the dashboard: null when it may, else the refusal.
@@ -79,6 +89,7 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
 
 // The stats JSON for `query` (`window=<seconds>`, default a day), read from
 // the ledger at `path` (without `runways`: with_runways() adds them).
-std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms);
+std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
+                            const ledger::PriceLookup& prices, ledger::RunningStats* running = nullptr);
 
 }  // namespace td::proxy

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/match.hpp"
 #include "ledger/ledger.hpp"
 #include "proxy/filters/archive_filter.hpp"
 #include "proxy/filters/archive_write_filter.hpp"
@@ -59,7 +60,10 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
         return l ? l->path() : std::string();
       },
       &process_state().dashboard_thread(), dashboard_cache,
-      [] { return dashboard_runways(process_state().runways(), process_state().shared_store()); }));
+      [] { return dashboard_runways(process_state().runways(), process_state().shared_store()); },
+      [cfg = std::make_shared<const config::Config>(config)](std::string_view model) {
+        return config::price_for(*cfg, model);
+      }));
   // Request body: the diet, with the process's caches, stores and threads
   // (they outlive reloads), then what follows from its decision. While the
   // replicas share the policy's state every diet runs on a diet thread,

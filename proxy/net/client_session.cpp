@@ -17,6 +17,7 @@
 #include "proxy/net/stream_io.hpp"
 #include "proxy/net/filter_chain.hpp"
 #include "proxy/phases/routing.hpp"
+#include "proxy/reports/own_endpoint.hpp"
 #include "proxy/telemetry/log.hpp"
 #include "proxy/telemetry/process_state.hpp"
 
@@ -340,7 +341,12 @@ asio::awaitable<bool> ClientSession::claim_big_body(const RequestParser& parser,
 void ClientSession::finish(const Runtime* rt, RequestContext& ctx, bool run_filters) {
   ctx.total_ms = ms_since(ctx.start);
   if (rt && run_filters) for_each_filter(*rt, ctx, "logging", [&](Filter& f) { f.logging(ctx); });
+  // The dashboard's answers are no traffic (a page polls every 5 s): logged
+  // at debug only; a refusal is always logged (docs/design.md §Dashboard).
+  const bool own = ctx.objects.find<OwnEndpoint>() && ctx.status < 400;
+  if (own && !(rt && rt->config.log_level == "debug")) return;
   LogLine line = access_line(ctx);
+  if (own) line.str("level", "debug");
   if (ctx.retries) line.num("retries", ctx.retries);  // only then: the line stays as it was otherwise
   if (line.emit_batched()) asio::post(w_.ioc, [] { flush_thread_log(); });
 }

@@ -126,11 +126,67 @@ test('the page shows the ledger\'s and /metrics\' totals, its charts have data, 
     assert.equal(bars.length, 2, 'a bar per model');
     assert.equal(bars.reduce((a, b) => a + b, 0), stats.totals.tokens_saved);
     assert.match(dom, /s-one/, 'the sessions table');
+    assert.equal(stats.comparison, null, 'no control arm: no comparison');
+    assert.match(dom, /id="comparison-card" hidden/, 'no control arm: the comparison is hidden');
     fs.mkdirSync(ARTIFACTS, {recursive: true});
     const shot = path.join(ARTIFACTS, 'dashboard.png');
     fs.rmSync(shot, {force: true});
     await chromium(url, [`--screenshot=${shot}`]);
     assert.ok(fs.statSync(shot).size > 10_000, 'a screenshot');
+  } finally { await td.stop(); }
+});
+
+test('with a control arm the page shows the arms compared as `usage --compare --json` gives them', async () => {
+  const price = '  - {model: "gpt-4o*", input: 2.5, cached_input: 1.25, cache_write: 3.125, output: 10}\n';
+  const config = 'profiles:\n  - name: arms\n    models: ["*"]\n    control_fraction: 0.5\n' + `prices:\n${price}`;
+  const td = await serve(config);
+  try {
+    const history = recordedHistory();
+    // Twelve sessions of two requests each, split by their names between the arms.
+    let sent = 0;
+    for (let k = 0; k < 12; k++)
+      for (const turn of ['go on', 'and now?']) {
+        const body = {model: k % 3 ? 'gpt-4o' : 'gpt-4o-mini', messages: [...history, {role: 'user', content: turn}]};
+        assert.equal((await chat(td.port, body, `arms-${k}`)).status, 200);
+        sent++;
+      }
+    let stats;
+    for (let i = 0; i < 100; i++) {
+      stats = JSON.parse((await rawRequest({port: td.port, path: '/v1/tokendiet/stats'})).body.toString());
+      if (stats.totals?.requests === sent) break;
+      await sleep(100);
+    }
+    assert.equal(stats.totals.requests, sent, JSON.stringify(stats));
+    const configFile = path.join(path.dirname(td.ledger), 'tokendiet.yaml');
+    const compared = JSON.parse(execFileSync(tokendietBin(), ['usage', '--compare', '--json', '--config', configFile,
+      '--ledger', td.ledger], {encoding: 'utf8'}));
+    assert.ok(compared.total.control.sessions >= 2 && compared.total.treatment.sessions >= 2, JSON.stringify(compared.total));
+    assert.ok(compared.total.control.cost_usd > 0, 'the rows are priced');
+    // The API: the same figures, by the same code.
+    assert.ok(stats.comparison, 'a comparison with a control arm');
+    assert.deepEqual({groups: stats.comparison.groups, total: stats.comparison.total, resamples: stats.comparison.resamples},
+      {groups: compared.groups, total: compared.total, resamples: compared.resamples});
+
+    // The page: the total's table and sentence.
+    const dom = await chromium(`http://127.0.0.1:${td.port}/tokendiet/`, ['--dump-dom']);
+    assert.match(dom, /data-loaded="1"/);
+    assert.doesNotMatch(dom, /id="comparison-card" hidden/, 'shown with a control arm');
+    const cells = [...dom.matchAll(/<td class="n" data-arm="(\w+)" data-figure="(\w+)" data-value="([^"]*)" data-low="([^"]*)" data-high="([^"]*)"/g)];
+    assert.equal(cells.length, 3 * 7, 'three cells for each of the seven figures');
+    const num = v => v === '' ? null : Number(v);
+    for (const [, arm, figure, value, low, high] of cells) {
+      const want = arm === 'difference' ? compared.total.difference[figure] : compared.total[arm][figure];
+      assert.deepEqual({value: num(value), low: num(low), high: num(high)}, {value: want.value, low: want.low, high: want.high},
+        `${arm} ${figure}`);
+    }
+    for (const arm of ['treatment', 'control'])
+      assert.match(dom, new RegExp(`data-arm="${arm}" data-figure="sessions">${compared.total[arm].sessions}<`));
+    const sentence = dom.match(/<p id="comparison-sentence">([^<]*)<\/p>/);
+    assert.ok(sentence, 'the sentence');
+    assert.equal(sentence[1].replace(/&amp;/g, '&'), compared.total.sentence);
+    const shot = path.join(ARTIFACTS, 'dashboard-control-arm.png');
+    fs.mkdirSync(ARTIFACTS, {recursive: true});
+    await chromium(`http://127.0.0.1:${td.port}/tokendiet/`, [`--screenshot=${shot}`]);
   } finally { await td.stop(); }
 });
 
@@ -161,6 +217,46 @@ test('a non-loopback client is refused without the admin token, served with it',
     assert.match(dom, /data-loaded="1"/);
     assert.equal(Number(attr(dom, 'total-requests', 'data-value')), 0);
   } finally { await td.stop(); }
+});
+
+test('the dashboard\'s own answers are logged at log_level debug only, a refusal always', async () => {
+  // One I/O thread: the access lines come out in the order of the requests.
+  const requestLines = out => out.split('\n').filter(l => l.includes('"event":"request"'));
+  for (const level of ['info', 'debug']) {
+    const td = await serve(`threads: 1\nlog_level: ${level}\n`);
+    try {
+      for (const p of ['/tokendiet/', '/v1/tokendiet/stats', '/v1/tokendiet/stats?window=3600'])
+        assert.equal((await rawRequest({port: td.port, path: p})).status, 200, p);
+      assert.equal((await rawRequest({port: td.port, method: 'POST', path: '/v1/tokendiet/stats'})).status, 405);
+      assert.equal((await chat(td.port, {model: 'gpt-4o', messages: [{role: 'user', content: 'hi'}]}, 's-log')).status, 200);
+      // The chat's line, written after the dashboard's (if any).
+      for (let i = 0; i < 400 && !requestLines(td.output()).some(l => l.includes('/v1/chat/completions')); i++)
+        await sleep(25);
+      const lines = requestLines(td.output());
+      const own = lines.filter(l => l.includes('"path":"/tokendiet/"') || l.includes('"path":"/v1/tokendiet/stats'));
+      assert.ok(lines.some(l => l.includes('/v1/chat/completions')), td.output());
+      const answered = own.filter(l => l.includes('"status":200'));
+      assert.equal(own.filter(l => l.includes('"status":405')).length, 1, 'a refusal is logged: ' + own.join('\n'));
+      if (level === 'info') {
+        assert.equal(answered.length, 0, 'no line for the dashboard\'s answers at info: ' + answered.join('\n'));
+      } else {
+        assert.equal(answered.length, 3, own.join('\n'));
+        for (const l of answered) assert.match(l, /"level":"debug"/);
+      }
+    } finally { await td.stop(); }
+  }
+});
+
+test('a bad log_level fails at start with the file, line and reason', () => {
+  const dir = tempDir('td-dash-cfg-');
+  try {
+    const file = path.join(dir.dir, 'bad.yaml');
+    fs.writeFileSync(file, 'default_upstream: openai\nlog_level: verbose\n');
+    let out = '';
+    try { execFileSync(tokendietBin(), ['check-config', file], {encoding: 'utf8', stdio: 'pipe'}); }
+    catch (e) { out = String(e.stderr) + String(e.stdout); }
+    assert.match(out, /bad\.yaml:2:.*log_level: expected info or debug/);
+  } finally { dir.cleanup(); }
 });
 
 test('a bad admin_token fails at start with the file, line and reason', () => {
