@@ -138,6 +138,9 @@ struct Profile {
   // `_run_bytes`, each replaced by one line; lines compared from
   // `_line_chars` characters on (stripped).
   bool stale_tool_outputs_keep_reads_dedupe = true;
+  // A numbered read's stale cut keeps its import and declaration lines
+  // (strategies/read_outline.hpp).
+  bool stale_tool_outputs_read_outline = false;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_run_bytes = 48;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_line_chars = 8;
   // A read of a file the agent edited in the last `_keep_edited_turns` turns
@@ -375,6 +378,7 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_bytes", stale_tool_outputs_keep_reads_bytes);
     v("stale_tool_outputs_keep_reads_revisited", stale_tool_outputs_keep_reads_revisited);
     v("stale_tool_outputs_keep_reads_dedupe", stale_tool_outputs_keep_reads_dedupe);
+    v("stale_tool_outputs_read_outline", stale_tool_outputs_read_outline);
     v("stale_tool_outputs_keep_reads_dedupe_run_bytes", stale_tool_outputs_keep_reads_dedupe_run_bytes);
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
     v("stale_tool_outputs_keep_edited_turns", stale_tool_outputs_keep_edited_turns);

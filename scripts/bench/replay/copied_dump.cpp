@@ -66,12 +66,13 @@ int main(int argc, char** argv) {
     td::providers::ParsedMessageMemo memo;
     td::cli::ReferenceIndex refs(t->texts);
     for (const td::cli::SentRequest& s : td::cli::sent_requests(*t, *cfg, nullptr)) {
+      std::printf("{\"id\":%s,\"n\":%zu,\"stale\":%zu}\n", quoted(t->id).c_str(), s.messages, std::size_t{s.stale_messages});
       const auto lines = refs.copied_lines(s.messages);
       if (lines.empty()) continue;
       const td::cli::Measured after = td::cli::measure(s.sent, cache, memo);
       for (const auto& line : lines)
         std::printf("{\"id\":%s,\"n\":%zu,\"stale\":%zu,\"source\":%zu,\"present\":%s,\"line\":%s}\n",
-                    quoted(t->id).c_str(), s.messages, s.stale_messages, refs.first_seen(line),
+                    quoted(t->id).c_str(), s.messages, std::size_t{s.stale_messages}, refs.first_seen(line),
                     after.all_text.find(line) != std::string::npos ? "true" : "false", quoted(line).c_str());
     }
   }
