@@ -138,9 +138,11 @@ struct Profile {
   // `_run_bytes`, each replaced by one line; lines compared from
   // `_line_chars` characters on (stripped).
   bool stale_tool_outputs_keep_reads_dedupe = true;
-  // A numbered read's stale cut keeps its import and declaration lines
-  // (strategies/read_outline.hpp).
-  bool stale_tool_outputs_read_outline = false;
+  // A stale cut of a Read (`    12→` lines) keeps the read's import and
+  // declaration lines (strategies/read_outline.hpp): the charged replay
+  // finds it cheaper than the recalls it spares (docs/benchmarks.md §The
+  // outline of a read).
+  bool stale_tool_outputs_read_outline = true;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_run_bytes = 48;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_line_chars = 8;
   // A read of a file the agent edited in the last `_keep_edited_turns` turns

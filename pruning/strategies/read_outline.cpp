@@ -13,11 +13,15 @@ namespace {
 // Words that start a declaration or an import in the languages agents edit
 // most (TypeScript/JavaScript, Python, Go, Rust, Java/C#/C++ members).
 constexpr std::array<std::string_view, 24> kOutlineWords = {
-    "import ",  "export ",  "class ",    "interface ", "enum ",      "type ",      "def ",        "async ",
-    "function ", "public ",  "private ",  "protected ", "static ",    "readonly ",  "abstract ",   "constructor(",
-    "struct ",  "fn ",      "pub ",      "func ",      "impl ",      "module ",    "namespace ",  "template<"};
+    "import ",   "export ", "class ",   "interface ", "enum ",   "type ",     "def ",       "async ",
+    "function ", "public ", "private ", "protected ", "static ", "readonly ", "abstract ",  "constructor(",
+    "struct ",   "fn ",     "pub ",     "func ",      "impl ",   "module ",   "namespace ", "template<"};
 
-// The code of a numbered line: after "    12→", "12:", "12-" or "12\t"; empty when unnumbered.
+// The code of a line of a whole-file read as Claude Code's Read numbers it,
+// after "    12→"; empty for any other line. Only those: `grep -n`, `nl` or
+// `cat -n` outputs show parts of files, and keeping their declarations cost
+// more on the charged replay than the recalls it spared (docs/benchmarks.md
+// §The outline of a read).
 std::string_view code_of(std::string_view line) {
   std::size_t i = 0;
   while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
@@ -25,9 +29,7 @@ std::string_view code_of(std::string_view line) {
   while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
   if (i == digits || i == line.size()) return {};
   constexpr std::string_view kArrow = "\u2192";
-  if (line.substr(i).starts_with(kArrow)) return line.substr(i + kArrow.size());
-  if (line[i] == ':' || line[i] == '-' || line[i] == '\t') return line.substr(i + 1);
-  return {};
+  return line.substr(i).starts_with(kArrow) ? line.substr(i + kArrow.size()) : std::string_view{};
 }
 
 }  // namespace
@@ -35,7 +37,8 @@ std::string_view code_of(std::string_view line) {
 bool is_outline_line(std::string_view code) {
   while (!code.empty() && (code.front() == ' ' || code.front() == '\t')) code.remove_prefix(1);
   if (code.starts_with("from ")) return code.find(" import ") != std::string_view::npos;  // Python's
-  return std::any_of(kOutlineWords.begin(), kOutlineWords.end(), [&](std::string_view w) { return code.starts_with(w); });
+  return std::any_of(kOutlineWords.begin(), kOutlineWords.end(),
+                     [&](std::string_view w) { return code.starts_with(w); });
 }
 
 std::vector<std::uint64_t> read_outline(std::string_view text) {

@@ -31,9 +31,9 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
   std::uint64_t markers = 0;  // the kept markers are part of the transform
   for (const std::string& m : opt.stale_tool_outputs_truncated_markers)
     markers = markers * 31 + tok::hash_bytes(m.data(), m.size());
-  const std::uint64_t salt = memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines,
-                                                options.max_names > 0, opt.recall, markers,
-                                                opt.stale_tool_outputs_read_outline});
+  const std::uint64_t salt =
+      memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0,
+                         opt.recall, markers, opt.stale_tool_outputs_read_outline});
   NameSet listed;                                     // names listed by earlier outputs are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(opt.exclude_tools);

@@ -17,7 +17,6 @@
 #include "cli/replay_retention.hpp"
 #include "providers/parsed_message_memo.hpp"
 
-
 namespace {
 
 std::string quoted(const std::string& s) {
@@ -66,7 +65,8 @@ int main(int argc, char** argv) {
     td::providers::ParsedMessageMemo memo;
     td::cli::ReferenceIndex refs(t->texts);
     for (const td::cli::SentRequest& s : td::cli::sent_requests(*t, *cfg, nullptr)) {
-      std::printf("{\"id\":%s,\"n\":%zu,\"stale\":%zu}\n", quoted(t->id).c_str(), s.messages, std::size_t{s.stale_messages});
+      std::printf("{\"id\":%s,\"n\":%zu,\"stale\":%zu}\n", quoted(t->id).c_str(), s.messages,
+                  std::size_t{s.stale_messages});
       const auto lines = refs.copied_lines(s.messages);
       if (lines.empty()) continue;
       const td::cli::Measured after = td::cli::measure(s.sent, cache, memo);
