@@ -138,6 +138,11 @@ struct Profile {
   // `_run_bytes`, each replaced by one line; lines compared from
   // `_line_chars` characters on (stripped).
   bool stale_tool_outputs_keep_reads_dedupe = true;
+  // A stale cut of a Read (`    12→` lines) keeps the read's import and
+  // declaration lines (strategies/read_outline.hpp): the charged replay
+  // finds it cheaper than the recalls it spares (docs/benchmarks.md §The
+  // outline of a read).
+  bool stale_tool_outputs_read_outline = true;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_run_bytes = 48;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_line_chars = 8;
   // A read of a file the agent edited in the last `_keep_edited_turns` turns
@@ -375,6 +380,7 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_bytes", stale_tool_outputs_keep_reads_bytes);
     v("stale_tool_outputs_keep_reads_revisited", stale_tool_outputs_keep_reads_revisited);
     v("stale_tool_outputs_keep_reads_dedupe", stale_tool_outputs_keep_reads_dedupe);
+    v("stale_tool_outputs_read_outline", stale_tool_outputs_read_outline);
     v("stale_tool_outputs_keep_reads_dedupe_run_bytes", stale_tool_outputs_keep_reads_dedupe_run_bytes);
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
     v("stale_tool_outputs_keep_edited_turns", stale_tool_outputs_keep_edited_turns);

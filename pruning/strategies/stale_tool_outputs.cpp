@@ -4,6 +4,7 @@
 #include "pruning/memo.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/file_reads.hpp"
+#include "pruning/strategies/read_outline.hpp"
 #include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning {
@@ -30,8 +31,9 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
   std::uint64_t markers = 0;  // the kept markers are part of the transform
   for (const std::string& m : opt.stale_tool_outputs_truncated_markers)
     markers = markers * 31 + tok::hash_bytes(m.data(), m.size());
-  const std::uint64_t salt = memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines,
-                                                options.max_names > 0, opt.recall, markers});
+  const std::uint64_t salt =
+      memo_salt("snip", {options.head_bytes, options.tail_bytes, options.max_error_lines, options.max_names > 0,
+                         opt.recall, markers, opt.stale_tool_outputs_read_outline});
   NameSet listed;                                     // names listed by earlier outputs are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   detail::ToolNames names(opt.exclude_tools);
@@ -70,7 +72,15 @@ StrategyStats stale_tool_outputs(Conversation& conv, const StaleToolOutputsOptio
       if (!ranges.empty()) with_ranges.keep_ranges = &ranges;
       const std::uint64_t part_salt = ranges_salt ? memo_salt("snip-recalled", {salt, ranges_salt}) : salt;
       auto snipped = memoized(snips, part_salt, p, [&](std::string_view t) -> std::optional<Snipped> {
-        Snipped s = snip(t, with_ranges);
+        // A numbered read keeps its outline (strategies/read_outline.hpp).
+        SnipOptions with_outline = with_ranges;
+        const std::vector<std::uint64_t> outline =
+            opt.stale_tool_outputs_read_outline ? read_outline(t) : std::vector<std::uint64_t>{};
+        if (!outline.empty()) {
+          with_outline.keep_lines = &outline;
+          with_outline.keep_line_min_bytes = 1;
+        }
+        Snipped s = snip(t, with_outline);
         if (!s.cut) return std::nullopt;
         return s;
       });

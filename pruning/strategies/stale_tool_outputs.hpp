@@ -48,6 +48,7 @@ namespace td::pruning {
   X(stale_tool_outputs_keep_edited_turns) \
   X(stale_tool_outputs_keep_edited_bytes) \
   X(stale_tool_outputs_keep_edited_copies) \
+  X(stale_tool_outputs_read_outline) \
   X(stale_assistant_text_copied_line_bytes) \
   X(stale_tool_outputs_min_saving_bytes) \
   X(stale_tool_outputs_saved_markers) \
