@@ -119,15 +119,15 @@ struct Profile {
   // --- Stale tool outputs (F7; the defaults: docs/benchmarks.md §Compression (replay)) ---
   bool stale_tool_outputs = true;
   std::uint64_t stale_tool_outputs_threshold_bytes = 384;
-  // Head 40, names 128, keep_reads 2048: chosen on the charged replay with the
-  // recall calls a model makes (docs/benchmarks.md §The recall call (charged)).
-  std::uint64_t stale_tool_outputs_head_bytes = 40;  // informative lines (snip.hpp)
+  std::uint64_t stale_tool_outputs_head_bytes = 80;  // informative lines (snip.hpp)
   std::uint64_t stale_tool_outputs_tail_bytes = 80;
   // Error lines kept from the hidden middle, and names of it listed (0:
   // none): chosen on the charged replay (docs/benchmarks.md §Files being
   // edited (charged)): a listed name spares a recall, an "error" line of a
   // file read is mostly code.
   std::uint32_t stale_tool_outputs_error_lines = 0;
+  // 128 with keep_reads 2048: chosen on the charged replay with the recall
+  // calls a model makes (docs/benchmarks.md §The recall call (charged)).
   std::uint32_t stale_tool_outputs_names = 128;
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
