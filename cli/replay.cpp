@@ -147,20 +147,22 @@ void Report::add_request_cost(double without, double with) {
 }
 
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, RecallMode recall) {
+                         Pricing pricing, RecallMode recall, std::uint32_t recall_margin) {
   diet::DietCaches caches;
-  return replay_trajectory(t, config, profile, pricing, caches, recall);
+  return replay_trajectory(t, config, profile, pricing, caches, recall, recall_margin);
 }
 
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, diet::DietCaches& caches, RecallMode recall) {
+                         Pricing pricing, diet::DietCaches& caches, RecallMode recall, std::uint32_t recall_margin) {
   Report rep;
   rep.id = t.id;
   const providers::ChatRoute route{providers::Api::openai_chat, {}, false};
   tok::CountCache metrics_cache(std::size_t{1} << 16);  // the measurement's own, not the diet's
   PrefixTracker without, with;
   ReferenceIndex refs(t.texts);
-  LossCharger charger(t.texts, refs, charge_rules(profile ? *profile : config::profile_for(config, t.model), recall));
+  ChargeRules rules = charge_rules(profile ? *profile : config::profile_for(config, t.model), recall);
+  rules.margin_lines = recall_margin;
+  LossCharger charger(t.texts, refs, rules);
   std::vector<std::string> prev_sent;
   // What the recall rounds answered so far, as the proxy's session memory keeps it.
   std::shared_ptr<const pruning::RecalledLines> recalled;

@@ -73,12 +73,15 @@ struct Report {
 
 // Replays one trajectory with `profile` (nullptr: the profile `config` picks
 // for the trajectory's model), through `caches`; its losses are charged as
-// `recall` says which cuts can be recalled.
+// `recall` says which cuts can be recalled, and a recall call asks
+// `recall_margin` lines on each side of a needed one (ChargeRules::margin_lines).
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, diet::DietCaches& caches, RecallMode recall = RecallMode::FromStart);
+                         Pricing pricing, diet::DietCaches& caches, RecallMode recall = RecallMode::FromStart,
+                         std::uint32_t recall_margin = ChargeRules{}.margin_lines);
 // The same through caches of its own, new for this trajectory.
 Report replay_trajectory(const Trajectory& t, const config::Config& config, const pruning::Profile* profile,
-                         Pricing pricing, RecallMode recall = RecallMode::FromStart);
+                         Pricing pricing, RecallMode recall = RecallMode::FromStart,
+                         std::uint32_t recall_margin = ChargeRules{}.margin_lines);
 
 // One request as the diet sent it, for the invariant tests.
 struct SentRequest {

@@ -117,25 +117,6 @@ std::uint64_t result_tokens(std::string_view text) {
   return tok::BillingRules{}.per_message + counter().count("tool") + counter().count(text);
 }
 
-std::string hidden_lines(std::string_view output, const std::unordered_set<std::string_view>& sent_lines,
-                         std::size_t max_bytes) {
-  std::string out;
-  std::size_t start = 0;
-  while (start <= output.size()) {
-    std::size_t end = output.find('\n', start);
-    if (end == std::string_view::npos) end = output.size();
-    std::string_view line = output.substr(start, end - start);
-    start = end + 1;
-    if (sent_lines.count(line)) continue;
-    if (out.size() + line.size() + 1 > max_bytes) {
-      if (out.empty()) out = line.substr(0, pruning::text::floor_boundary(line, max_bytes));
-      break;
-    }
-    out.append(line).push_back('\n');
-  }
-  return out;
-}
-
 void Charges::add(const Charges& o) {
   for (std::size_t p = 0; p < 2; ++p) {
     without[p] += o.without[p];
@@ -150,6 +131,11 @@ void Charges::add(const Charges& o) {
   rereads += o.rereads;
   used.counted += o.used.counted;
   used.retained += o.used.retained;
+  copied.counted += o.copied.counted;
+  copied.retained += o.copied.retained;
+  copied_first_round += o.copied_first_round;
+  recall_calls += o.recall_calls;
+  answer_bytes += o.answer_bytes;
 }
 
 Measured LossCharger::charged_chain(const Measured& after, bool tool, std::size_t dropped) const {
@@ -182,27 +168,33 @@ void LossCharger::request(std::size_t n, const Measured& before, const Measured&
   for (const Reread& r : rereads_) row.carried += r.tokens;
 
   // What message n uses that the request as sent lacks, by the output it came from.
-  std::map<std::size_t, bool> lost;  // source -> every lost item of it recallable
-  std::map<std::size_t, std::vector<std::string>> lost_items;
-  auto check = [&](const std::vector<std::string>& items) {
+  struct Lost {
+    bool recallable = true;  // every lost item of it
+    std::vector<std::string> items;
+    std::vector<bool> copied;  // items[i] is a copied line (else a reference)
+  };
+  std::map<std::size_t, Lost> lost;
+  auto check = [&](const std::vector<std::string>& items, bool copied) {
     for (const std::string& item : items) {
       ++charges_.used.counted;
+      charges_.copied.counted += copied;
       const std::size_t source = refs_.first_seen(item);
       const bool carried = std::any_of(rereads_.begin(), rereads_.end(), [&](const Reread& r) {
         return std::find(r.sources.begin(), r.sources.end(), source) != r.sources.end();
       });
       if (carried || after.all_text.find(item) != std::string::npos) {
         ++charges_.used.retained;
+        charges_.copied.retained += copied;
         continue;
       }
-      const bool can = recallable(offer, item, tombstones);
-      auto [it, fresh] = lost.emplace(source, can);
-      if (!fresh) it->second = it->second && can;
-      lost_items[source].push_back(item);
+      Lost& l = lost[source];
+      l.recallable = l.recallable && recallable(offer, item, tombstones);
+      l.items.push_back(item);
+      l.copied.push_back(copied);
     }
   };
-  check(refs_.counted(n));
-  check(refs_.copied_lines(n));
+  check(refs_.counted(n), false);
+  check(refs_.copied_lines(n), true);
 
   const Measured chain = charged_chain(after, offer.tool, dropped);
   const PrefixTracker::Shared s_without = without_.share(before), s_with = with_.share(after),
@@ -233,24 +225,49 @@ void LossCharger::request(std::size_t n, const Measured& before, const Measured&
     row.round_input += added;
   };
   std::vector<std::size_t> recall, reread;
-  for (const auto& [source, can] : lost) (can ? recall : reread).push_back(source);
+  for (const auto& [source, l] : lost) (l.recallable ? recall : reread).push_back(source);
   recalled_.clear();
-  if (rules_.recalled_lines != "off")
-    for (std::size_t source : recall)
-      if (source >= dropped && source - dropped < after.raw.size())
-        note_recalled(source, after.raw[source - dropped], lost_items[source]);
   if (!recall.empty()) {
+    // The calls a model makes (cli/replay_recall_calls.hpp), asked wave by
+    // wave (a follow-up needs the answer it follows), `max_calls` a round.
     const std::unordered_set<std::string_view> sent_lines = lines_of(after.all_text);
-    Measured context = chain;
-    for (std::size_t i = 0; i < recall.size(); i += rules_.max_calls) {
-      const std::size_t calls = std::min<std::size_t>(rules_.max_calls, recall.size() - i);
-      std::uint64_t added = 0;
-      for (std::size_t j = i; j < i + calls; ++j)
-        added +=
-            call_tokens() + result_tokens(hidden_lines(texts_[recall[j]].text, sent_lines, rules_.max_answer_bytes));
-      round(context, "\x01recall:" + std::to_string(n) + ":" + std::to_string(i), added, calls);
-      ++row.rounds;
+    struct Made {
+      std::size_t source;
+      RecallCall call;
+    };
+    std::vector<std::vector<Made>> waves;
+    std::size_t made = 0;
+    for (std::size_t source : recall) {
+      const Lost& l = lost.at(source);
+      std::vector<std::size_t> shown_by;
+      std::vector<RecallCall> calls = recall_calls(texts_[source].text, after.all_text, sent_lines, l.items,
+                                                   {rules_.margin_lines, rules_.max_answer_bytes}, shown_by);
+      if (rules_.recalled_lines != "off") note_recalled(source, calls);
+      // Whether each call is in the request's first round: wave 0, among the first max_calls of it.
+      std::vector<bool> first_round;
+      for (RecallCall& c : calls) {
+        if (waves.size() <= c.wave) waves.resize(c.wave + 1);
+        first_round.push_back(c.wave == 0 && waves[0].size() < rules_.max_calls);
+        waves[c.wave].push_back({source, std::move(c)});
+      }
+      for (std::size_t i = 0; i < l.items.size(); ++i)
+        charges_.copied_first_round += l.copied[i] && shown_by[i] < first_round.size() && first_round[shown_by[i]];
+      made += calls.size();
     }
+    Measured context = chain;
+    std::size_t r = 0;
+    for (const std::vector<Made>& wave : waves)
+      for (std::size_t i = 0; i < wave.size(); i += rules_.max_calls, ++r) {
+        const std::size_t calls = std::min<std::size_t>(rules_.max_calls, wave.size() - i);
+        std::uint64_t added = 0;
+        for (std::size_t j = i; j < i + calls; ++j) {
+          added += call_tokens() + result_tokens(wave[j].call.answer);
+          charges_.answer_bytes += wave[j].call.answer.size();
+        }
+        round(context, "\x01recall:" + std::to_string(n) + ":" + std::to_string(r), added, calls);
+        ++row.rounds;
+      }
+    charges_.recall_calls += made;
   }
   if (!reread.empty()) {
     std::uint64_t added = 0;
@@ -274,57 +291,20 @@ void LossCharger::request(std::size_t n, const Measured& before, const Measured&
   charges_.rows.push_back(row);
 }
 
-void LossCharger::note_recalled(std::size_t source, const std::string& sent_json,
-                                const std::vector<std::string>& items) {
-  // The text a snip's notices name is the output itself unless an earlier
-  // cut (a fold) changed it first: then its lines are not the output's, and
-  // nothing is noted (a fold's own notices are not modelled).
+void LossCharger::note_recalled(std::size_t source, const std::vector<RecallCall>& calls) {
+  // The calls asked by a notice's handle and lines show whole lines of the
+  // output itself; an output no notice names by line (a fold changed it
+  // first) notes nothing (a fold's own notices are not modelled).
   const std::string& text = texts_[source].text;
-  const std::string handle = pruning::recall_handle(text);
-  const auto bits = pruning::RecalledLines::handle_bits(handle);
+  const auto bits = pruning::RecalledLines::handle_bits(pruning::recall_handle(text));
   if (!bits) return;
-  // The gaps the sent message's notices name for this handle: " t1a2b3c4d:A-B".
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> gaps;
-  const std::string needle = " " + handle + ":";
-  for (std::size_t at = sent_json.find(needle); at != std::string::npos; at = sent_json.find(needle, at + 1)) {
-    std::size_t i = at + needle.size();
-    auto number = [&]() {
-      std::uint32_t v = 0;
-      while (i < sent_json.size() && sent_json[i] >= '0' && sent_json[i] <= '9' && v < (1u << 24))
-        v = v * 10 + std::uint32_t(sent_json[i++] - '0');
-      return v;
-    };
-    const std::uint32_t a = number();
-    std::uint32_t b = a;
-    if (i < sent_json.size() && sent_json[i] == '-') {
-      ++i;
-      b = number();
+  for (const RecallCall& c : calls) {
+    if (c.first == 0) continue;
+    if (rules_.recalled_lines == "output") {
+      recalled_.push_back({*bits, 1, static_cast<std::uint32_t>(pruning::text::lines(text).size())});
+      return;
     }
-    if (a > 0 && b >= a) gaps.emplace_back(a, b);
-  }
-  if (gaps.empty()) return;
-  const std::vector<std::string_view> lines = pruning::text::lines(text);
-  const auto n = static_cast<std::uint32_t>(lines.size());
-  for (std::uint32_t l = 1; l <= n; ++l) {
-    const std::string_view line = lines[l - 1];
-    if (std::none_of(items.begin(), items.end(), [&](const std::string& it) { return line.find(it) != line.npos; }))
-      continue;
-    for (const auto& [a, b] : gaps) {
-      if (l < a || l > b) continue;
-      if (rules_.recalled_lines == "output") {
-        recalled_.push_back({*bits, 1, n});
-        return;
-      }
-      // The answer to the gap's call shows whole lines within max_answer_bytes;
-      // a line past them takes the next call's page too.
-      std::uint32_t last = a;
-      for (std::size_t bytes = 0; last <= b && last <= n; ++last) {
-        bytes += lines[last - 1].size();
-        if (bytes > rules_.max_answer_bytes) break;
-      }
-      last = std::max<std::uint32_t>(last > a ? last - 1 : a, l);
-      recalled_.push_back({*bits, a, std::min(last, b)});
-    }
+    recalled_.push_back({*bits, c.first, c.last});
   }
 }
 

@@ -2,9 +2,12 @@
 // at each request where the recorded agent uses something (a copied line or a
 // reference, cli/replay_retention.hpp) that the request as tokendiet sent it
 // no longer holds, what a real agent would pay to get it back:
-//   - recall offered for that cut: one recall round per `recall_max_calls`
-//     lost outputs, a request of the context as sent (read from the cache),
-//     the calls and the recalled lines (new), plus the calls' output tokens;
+//   - recall offered for that cut: the calls a model makes for the lost
+//     lines (cli/replay_recall_calls.hpp: the lines it needs plus a margin,
+//     by the notices' ranges, answered as the proxy answers them), packed
+//     `recall_max_calls` to a round; a round is a request of the context as
+//     sent (read from the cache), the calls and their answers (new), plus
+//     the calls' output tokens;
 //   - not offered: a re-read, the same round with each lost output whole,
 //     then carried in every later request until the diet's frontier, as
 //     replayed, passes where it was read (stale in turn, cut).
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "cli/replay_measure.hpp"
+#include "cli/replay_recall_calls.hpp"
 #include "cli/replay_retention.hpp"
 #include "pruning/recalled_lines.hpp"
 
@@ -57,6 +61,9 @@ struct ChargeRules {
   // stick in the later requests, "answered" (the hidden gaps the lost lines
   // lie in, as an answer shows them), "output" (the whole text), "off".
   std::string recalled_lines = "off";
+  // The model's side (not a proxy key): lines it asks on each side of a
+  // needed one (RecallAsk::margin_lines; `tokendiet replay --recall-margin`).
+  std::uint32_t margin_lines = 10;
 };
 // `recall` as asked, but Off for a profile with `recall: false`.
 ChargeRules charge_rules(const pruning::Profile& profile, RecallMode recall);
@@ -70,18 +77,15 @@ std::uint64_t recall_tool_tokens();                  // the tool's definition in
 std::uint64_t call_tokens();                         // one call: an assistant message with one tool call
 std::uint64_t result_tokens(std::string_view text);  // a tool message holding `text`
 
-// The lines of `output` not among `sent_lines`, in order, cut after the last
-// whole line within `max_bytes` (a first line longer than that, in part): what
-// a recall of the hidden lines answers.
-std::string hidden_lines(std::string_view output, const std::unordered_set<std::string_view>& sent_lines,
-                         std::size_t max_bytes);
-
 struct Charges {
   // By Pricing: without tokendiet, with it (as `Report`), with it and the charges.
   std::array<double, 2> without{}, with{}, charged{};
   std::array<double, 2> worst{1.0, 1.0};  // largest cumulative charged / without at a request boundary
   std::uint64_t requests = 0, tool_requests = 0, charged_requests = 0, recall_rounds = 0, rereads = 0;
-  RetentionCount used;  // copied lines and references used, present as sent (or in a carried re-read)
+  RetentionCount used;                   // copied lines and references used, present as sent (or in a carried re-read)
+  RetentionCount copied;                 // the copied lines alone
+  std::uint64_t copied_first_round = 0;  // copied lines lost, but shown by their request's first recall round
+  std::uint64_t recall_calls = 0, answer_bytes = 0;  // calls the rounds made, the bytes their answers held
 
   struct Row {
     std::array<double, 2> charged{};
@@ -125,8 +129,8 @@ class LossCharger {
     std::string raw;                   // its bytes, for the prefix chain
   };
   Measured charged_chain(const Measured& after, bool tool, std::size_t dropped) const;
-  // The ranges a recall of output `source` answers, for the lost `items`.
-  void note_recalled(std::size_t source, const std::string& sent_json, const std::vector<std::string>& items);
+  // The ranges the `calls` for output `source` showed (ChargeRules::recalled_lines).
+  void note_recalled(std::size_t source, const std::vector<RecallCall>& calls);
 
   const std::vector<MessageText>& texts_;
   ReferenceIndex& refs_;

@@ -132,13 +132,16 @@ std::string charged_json(const Report& r) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "\"recall_rounds\":%llu,\"recall_rounds_per_100\":%.3f,\"rereads\":%llu,\"charged_requests\":%llu,"
-                "\"tool_requests\":%llu,\"copied_lines\":%llu,\"copied_lines_present\":%llu,\"used\":%llu,"
-                "\"used_present\":%llu}",
+                "\"tool_requests\":%llu,\"copied_lines\":%llu,\"copied_lines_present\":%llu,"
+                "\"copied_lines_first_round\":%llu,\"used\":%llu,\"used_present\":%llu,\"recall_calls\":%llu,"
+                "\"recall_answer_bytes\":%llu}",
                 static_cast<unsigned long long>(c.recall_rounds), c.per_100(c.recall_rounds),
                 static_cast<unsigned long long>(c.rereads), static_cast<unsigned long long>(c.charged_requests),
                 static_cast<unsigned long long>(c.tool_requests), static_cast<unsigned long long>(r.copied.counted),
-                static_cast<unsigned long long>(r.copied.retained), static_cast<unsigned long long>(c.used.counted),
-                static_cast<unsigned long long>(c.used.retained));
+                static_cast<unsigned long long>(r.copied.retained),
+                static_cast<unsigned long long>(c.copied_first_round), static_cast<unsigned long long>(c.used.counted),
+                static_cast<unsigned long long>(c.used.retained), static_cast<unsigned long long>(c.recall_calls),
+                static_cast<unsigned long long>(c.answer_bytes));
   return out + buf;
 }
 
@@ -254,6 +257,11 @@ Parsed<ReplayOptions> parse_replay_args(const std::vector<std::string>& args) {
          "tombstones (semantic mode's only), off (re-read instead)")
       ->type_name("MODE")
       ->check(one_of({"every", "from-start", "tombstones", "off"}, "recall mode"));
+  app->add_option("--recall-margin", o.recall_margin,
+                  "lines a charged recall call asks on each side of a line\n"
+                  "the agent needs, within the notice's hidden range\n"
+                  "(default 10; a large N asks the whole range)")
+      ->type_name("N");
   app->add_flag("--semantic", o.semantic,
                 "also replay each trajectory with semantic mode off\n"
                 "(completed_tasks: false) and report both, and the\n"
@@ -333,13 +341,13 @@ int replay(int argc, char** argv) {
       return 1;
     }
     if (t->id.empty()) t->id = std::filesystem::path(file).stem().string();
-    reports.push_back(replay_trajectory(*t, cfg, profile, o.pricing, o.recall));
+    reports.push_back(replay_trajectory(*t, cfg, profile, o.pricing, o.recall, o.recall_margin));
     total.add(reports.back());
     if (!sets.empty()) sets[set_of[reports.size() - 1]].add(reports.back());
     if (o.semantic) {
       pruning::Profile off = profile ? *profile : config::profile_for(cfg, t->model);
       off.completed_tasks = false;
-      semantic.push_back({replay_trajectory(*t, cfg, &off, o.pricing, o.recall), reports.back()});
+      semantic.push_back({replay_trajectory(*t, cfg, &off, o.pricing, o.recall, o.recall_margin), reports.back()});
     }
   }
 

@@ -21,6 +21,7 @@ struct ReplayOptions {
   std::optional<std::uint64_t> token_threshold;  // --token-threshold: every profile's recap threshold
   bool semantic = false;                         // also each trajectory with completed_tasks off, reported beside
   RecallMode recall = RecallMode::FromStart;     // --recall: which cuts a charged loss can recall
+  std::uint32_t recall_margin = ChargeRules{}.margin_lines;  // --recall-margin: lines a call asks around a needed one
 
   bool operator==(const ReplayOptions&) const = default;
 };

@@ -126,12 +126,14 @@ struct Profile {
   // edited (charged)): a listed name spares a recall, an "error" line of a
   // file read is mostly code.
   std::uint32_t stale_tool_outputs_error_lines = 0;
-  std::uint32_t stale_tool_outputs_names = 32;
+  // 128 with keep_reads 2048: chosen on the charged replay with the recall
+  // calls a model makes (docs/benchmarks.md §The recall call (charged)).
+  std::uint32_t stale_tool_outputs_names = 128;
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
   // (strategies/file_reads.hpp). 0: off. Replay: docs/benchmarks.md §The lines
   // agents copy, §Shorter notices.
-  std::uint64_t stale_tool_outputs_keep_reads_bytes = 2560;
+  std::uint64_t stale_tool_outputs_keep_reads_bytes = 2048;
   // ... only if an earlier call named its path (a file the agent came back to).
   bool stale_tool_outputs_keep_reads_revisited = true;
   // ... with its runs of lines that earlier kept reads hold, over

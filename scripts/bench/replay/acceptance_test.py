@@ -77,6 +77,14 @@ class Acceptance(unittest.TestCase):
             self.assertIn(figure, lines["total"])
 
 
+    def test_copied_after_one_round_is_shown_never_judged(self):
+        r = report(0.50, 0.40, 1.05, 10, 7, 0.98, 1.0)
+        r["charged"]["copied_lines_first_round"] = 3
+        rc, lines, out = self.run_on({"cc": r}, {})
+        self.assertEqual(rc, 1, out)  # 70 % as sent: still not met
+        self.assertIn("copied 70.0 % NOT met (after one recall round 100.0 %)", lines["cc"])
+
+
 class Verdicts(unittest.TestCase):
     def test_bounds(self):
         sys.path.insert(0, os.path.dirname(SCRIPT))

@@ -56,6 +56,13 @@ TEST_CASE("replay: --recall says which cuts a charged loss can recall (default: 
   CHECK(error_of({"t.json", "--recall", "some"}).find("--recall: unknown recall mode 'some'") != std::string::npos);
 }
 
+TEST_CASE("replay: --recall-margin is the lines a charged recall call asks around a needed one") {
+  CHECK(parsed({"t.json"}).recall_margin == 10);
+  CHECK(parsed({"t.json", "--recall-margin", "0"}).recall_margin == 0);
+  CHECK(parsed({"t.json", "--recall-margin=40"}).recall_margin == 40);
+  CHECK_FALSE(error_of({"t.json", "--recall-margin", "x"}).empty());
+}
+
 TEST_CASE("replay: usage errors") {
   CHECK(error_of({}) == "replay: no FILE or DIR given");
   CHECK(error_of({"--json"}) == "replay: no FILE or DIR given");

@@ -3,11 +3,14 @@
 // output the agent later copies a line from is hidden behind a snip notice.
 #include <doctest/doctest.h>
 
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/replay.hpp"
 #include "providers/parsed_message_memo.hpp"
+#include "providers/recall_tool.hpp"
 #include "pruning/recalled_lines.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/tokenizer/counter.hpp"
@@ -203,6 +206,84 @@ TEST_CASE("which cuts can be recalled") {
   CHECK_FALSE(recall_offered(RecallMode::Off, true, true).tool);
 }
 
+// The recall call (cli/replay_recall_calls.hpp): what the model asks is the
+// lines it needs plus a margin, as the notice's range locates them, and the
+// answer charged is the proxy's own answer to that call.
+TEST_CASE("a recall round is charged the narrow range the model asks, not the whole hidden gap") {
+  const Trajectory t = trajectory();
+  const std::string handle = pruning::recall_handle(file_text());
+  Trajectory cut = t;
+  cut.message_json[3] = result("c1", "    step_1 = 1\n[… " + handle + ":2-29 hidden]\n    step_30 = 1");
+  std::vector<SentRequest> requests = sent(t, 0, 0, kNoFrontier);
+  for (SentRequest& s : requests)
+    if (s.messages >= 6) s.sent = request_body(cut, s.messages);
+  const Charges c = charge_losses(t, requests, ChargeRules{RecallMode::Every, 4, 16384});
+
+  CHECK(c.recall_rounds == 1);
+  CHECK(c.recall_calls == 1);
+  REQUIRE(c.rows.size() == 6);
+  // Line 17 and 10 lines on each side: lines 7-27, as the proxy answers them.
+  const std::string answer =
+      providers::recall_result_text({handle, 7, 27}, std::optional<std::string>(file_text()), 16384);
+  CHECK(answer.find("step_7 = 1\n") != std::string::npos);
+  CHECK(answer.find("step_6 = 1") == std::string::npos);
+  CHECK(answer.find("step_28 = 1") == std::string::npos);
+  CHECK(c.answer_bytes == answer.size());
+  CHECK(c.rows[2].round_input == call_tokens() + result_tokens(answer));
+  CHECK(c.copied.counted == 1);
+  CHECK(c.copied.retained == 0);
+  CHECK(c.copied_first_round == 1);  // the round's answer holds the copied line
+}
+
+TEST_CASE("the calls a model makes for lost lines: by gap, by name, page by page, or by hidden lines") {
+  std::string text;  // 60 lines: "line N of the file", line 30 and 40 the ones copied
+  for (int i = 1; i <= 60; ++i) text += "line " + std::to_string(i) + " of the file\n";
+  const std::string handle = pruning::recall_handle(text);
+  const std::unordered_set<std::string_view> none;
+  std::vector<std::size_t> shown_by;
+  const std::vector<std::string> items = {"line 30 of the file", "line 40 of the file"};
+
+  SUBCASE("two lost lines in one gap: one call covering both and the margin, within the gap") {
+    const auto calls = recall_calls(text, "[… " + handle + ":25-45 hidden]", none, items, {10, 16384}, shown_by);
+    REQUIRE(calls.size() == 1);
+    CHECK(calls[0].first == 25);
+    CHECK(calls[0].last == 45);
+    CHECK(shown_by == std::vector<std::size_t>{0, 0});
+  }
+  SUBCASE("in two gaps: a call each") {
+    const auto calls = recall_calls(text, "[… " + handle + ":2-35 hidden]\n[… " + handle + ":37-58 hidden]", none,
+                                    items, {3, 16384}, shown_by);
+    REQUIRE(calls.size() == 2);
+    CHECK((calls[0].first == 27 && calls[0].last == 33));
+    CHECK((calls[1].first == 37 && calls[1].last == 43));
+    CHECK(shown_by == std::vector<std::size_t>{0, 1});
+  }
+  SUBCASE("an answer cut at its bound: the rest is asked one wave later, as its notice says") {
+    const auto calls = recall_calls(text, "[… " + handle + ":1-60 hidden]", none, items, {10, 200}, shown_by);
+    REQUIRE(calls.size() >= 2);
+    CHECK(calls[0].wave == 0);
+    CHECK(calls[0].first == 20);
+    CHECK(calls[0].answer.find("ask for lines " + std::to_string(calls[0].last + 1) + "-50 next") != std::string::npos);
+    CHECK(calls[1].wave == 1);
+    CHECK(calls[1].first == calls[0].last + 1);
+    CHECK(calls.back().answer.find("line 40 of the file") != std::string::npos);
+    CHECK(shown_by[1] == calls.size() - 1);
+  }
+  SUBCASE("a notice naming the text with no range: the whole text") {
+    const auto calls = recall_calls(text, "[same output as tool call c1: 900 bytes omitted " + handle + "]", none,
+                                    items, {10, 16384}, shown_by);
+    REQUIRE(calls.size() == 1);
+    CHECK(calls[0].answer == text);
+  }
+  SUBCASE("no notice names it: the hidden lines, in order") {
+    const std::unordered_set<std::string_view> sent = {"line 1 of the file"};
+    const auto calls = recall_calls(text, "nothing", sent, items, {10, 40}, shown_by);
+    REQUIRE(calls.size() == 1);
+    CHECK(calls[0].answer == "line 2 of the file\nline 3 of the file\n");
+    CHECK(shown_by[0] == std::numeric_limits<std::size_t>::max());
+  }
+}
+
 TEST_CASE("a recall answers the hidden lines, cut at a whole line within its bound") {
   const std::string output = "kept line\nhidden one\nhidden two\nkept too";
   const std::unordered_set<std::string_view> sent = {"kept line", "kept too"};
@@ -240,10 +321,12 @@ TEST_CASE("a charged recall round reports the hidden gap it answered, by the not
   REQUIRE(answered.size() == 6);
   CHECK(answered[1].empty());
   REQUIRE(answered[2].size() == 1);  // n = 6, the edit copying line 17
-  CHECK(answered[2][0] == pruning::RecalledLines::Range{bits, 2, 29, 0});
+  // The call asks line 17 and 10 lines on each side (cli/replay_recall_calls.hpp).
+  CHECK(answered[2][0] == pruning::RecalledLines::Range{bits, 7, 27, 0});
   CHECK(answered[3].empty());
-  // An answer of 100 bytes shows lines 2-7; line 17 takes the pages up to it.
-  CHECK(run("answered", 100)[2] == std::vector<pruning::RecalledLines::Range>{{bits, 2, 17, 0}});
+  // An answer of 100 bytes shows lines 7-12; line 17 takes the pages up to it.
+  CHECK(run("answered", 100)[2] ==
+        std::vector<pruning::RecalledLines::Range>{{bits, 7, 12, 0}, {bits, 13, 16, 0}, {bits, 17, 20, 0}});
   CHECK(run("output", 16384)[2] == std::vector<pruning::RecalledLines::Range>{{bits, 1, 30, 0}});
   CHECK(run("off", 16384)[2].empty());
 }
