@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/hash.hpp"
+#include "pruning/word_search.hpp"
 
 namespace td::pruning {
 
@@ -13,9 +15,12 @@ namespace {
 
 // Keywords, matched case-sensitively as they appear in compiler, test-runner
 // and shell output (lower-case "error" catches "error:" and "errors").
-constexpr std::array<std::string_view, 14> kErrorWords = {"error",  "Error",  "ERROR",  "Traceback",   "Exception",
-                                                          "FAILED", "FAIL:",  "failed", "fatal",       "Fatal",
-                                                          "panic",  "assert", "Assert", "No such file"};
+// One search for all of them: a text's error lines are found in one pass.
+const WordSearch& error_words() {
+  static const WordSearch words{"error",  "Error", "ERROR", "Traceback", "Exception", "FAILED", "FAIL:",
+                                "failed", "fatal", "Fatal", "panic",     "assert",    "Assert", "No such file"};
+  return words;
+}
 
 // What a gap hid: `whole` whole lines, and `parts` pieces of lines cut
 // inside (0, 1 or 2: the line the head ends in, the one the tail starts in).
@@ -113,11 +118,9 @@ std::uint64_t copy_line_key(std::string_view line, std::uint64_t min_bytes) {
   return tok::hash_bytes(line.data(), line.size()) | 1;  // never 0
 }
 
-bool is_error_line(std::string_view line) {
-  for (std::string_view w : kErrorWords)
-    if (line.find(w) != std::string_view::npos) return true;
-  return false;
-}
+bool is_error_line(std::string_view line) { return error_words().find(line) != std::string_view::npos; }
+
+std::size_t next_error_word(std::string_view text, std::size_t from) { return error_words().find(text, from); }
 
 std::vector<std::string_view> names_in(std::string_view text) {
   std::vector<std::string_view> out;
@@ -161,7 +164,14 @@ std::vector<std::pair<std::size_t, std::size_t>> markers_in(std::string_view tex
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   for (const std::string& m : markers) {
     if (m.empty()) continue;
-    for (std::size_t at = text.find(m); at != std::string_view::npos; at = text.find(m, at + m.size())) {
+    // memmem skips through the text by the marker's bytes; find() stops at
+    // every occurrence of its first byte (a space, for " tokens truncated…").
+    auto find = [&](std::size_t from) -> std::size_t {
+      if (from > text.size()) return std::string_view::npos;
+      const void* hit = memmem(text.data() + from, text.size() - from, m.data(), m.size());
+      return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - text.data()) : std::string_view::npos;
+    };
+    for (std::size_t at = find(0); at != std::string_view::npos; at = find(at + m.size())) {
       std::size_t b = at, e = at + m.size();
       if (m.front() == ' ') {
         const std::size_t stop = b > kWordBytes ? b - kWordBytes : 0;
@@ -289,6 +299,15 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   std::size_t errors = 0;
   const bool keeps = o.keep_lines && !o.keep_lines->empty();
   const bool ranges = o.keep_ranges && !o.keep_ranges->empty();
+  // The first error word at or after the line being looked at: one search
+  // over the middle, not one per line (a word never spans a '\n').
+  std::size_t error_at = 0;
+  bool searched = false;
+  auto error_line = [&](std::size_t i) {
+    const std::size_t b = offset(i);
+    if (!searched || error_at < b) error_at = next_error_word(text, b), searched = true;
+    return error_at < b + ls[i].size();
+  };
   // Whether line i (0-based) lies in a kept range (the ranges ascending, the lines walked in order).
   std::size_t range = 0;
   auto in_range = [&](std::size_t i) {
@@ -303,7 +322,7 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
     } else if (keeps && std::binary_search(o.keep_lines->begin(), o.keep_lines->end(),
                                            copy_line_key(ls[i], o.keep_line_min_bytes))) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
-    } else if (errors < o.max_error_lines && ls[i].size() <= 512 && ls[i].back() == '\n' && is_error_line(ls[i])) {
+    } else if (errors < o.max_error_lines && ls[i].size() <= 512 && ls[i].back() == '\n' && error_line(i)) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
       ++errors;
     }

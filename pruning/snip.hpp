@@ -163,6 +163,10 @@ std::uint64_t copy_line_key(std::string_view line, std::uint64_t min_bytes);
 // (error, exception, traceback, failed, fatal, panic, assert, ...).
 bool is_error_line(std::string_view line);
 
+// Where the first of is_error_line()'s words at or after `from` starts in
+// `text`, or npos: a text's error lines in one pass (no word spans a '\n').
+std::size_t next_error_word(std::string_view text, std::size_t from);
+
 // The names `text` mentions, in order of first appearance, without repeats:
 // maximal runs of [A-Za-z0-9_./:-] at least 6 characters long that contain a
 // digit or one of _ . / : (paths, identifiers, numbers, error codes: what an

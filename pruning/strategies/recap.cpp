@@ -181,9 +181,14 @@ std::string turn_line(const Conversation& conv, const RecapOptions& p, std::uint
         if (cmd.empty() && !status.empty()) cmd = part.name;
         if (!cmd.empty()) ran.add(status.empty() ? cmd : cmd + " (" + status + ")", max);
       } else if (part.kind == PartKind::ToolResult || (m.role == Role::Tool && part.kind == PartKind::Text)) {
-        for (std::string_view line : text::lines(part.text)) {
-          line = text::chomp(line);
-          if (is_error_line(line)) errors.add(one_line(line, p.recap_text_bytes / 2), max);
+        // Its error lines, in order: one search over the text (no error
+        // word spans a '\n'), then the line around each hit.
+        const std::string_view t = part.text;
+        for (std::size_t at = next_error_word(t, 0); at != std::string_view::npos;) {
+          const std::size_t nl = t.rfind('\n', at), begin = nl == std::string_view::npos ? 0 : nl + 1;
+          const std::size_t end = std::min(t.find('\n', at), t.size());
+          errors.add(one_line(text::chomp(t.substr(begin, end - begin)), p.recap_text_bytes / 2), max);
+          at = end < t.size() ? next_error_word(t, end + 1) : std::string_view::npos;
         }
       }
     }
