@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <functional>
 
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -65,10 +66,20 @@ std::size_t tail_cut_inside(std::string_view text, std::size_t at, std::size_t e
   return limit;
 }
 
-bool name_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-         c == '/' || c == ':' || c == '-';
-}
+// Each byte's class for names_in(), looked up once a byte: a name's
+// characters [A-Za-z0-9_./:-], those that mark a run as a name (a digit or
+// one of _ . / :), and the backslash that starts a JSON escape.
+constexpr std::uint8_t kNameChar = 1, kNameMark = 2, kEscape = 4;
+constexpr std::array<std::uint8_t, 256> kNameClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kNameChar;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kNameChar;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kNameChar | kNameMark;
+  for (unsigned char c : std::string_view("_./:")) t[c] = kNameChar | kNameMark;
+  t['-'] = kNameChar;
+  t['\\'] = kEscape;
+  return t;
+}();
 
 // The length of the JSON escape sequence starting at s[0] == '\\' (\n, \",
 // \\, \u00e9...), or 1 for a backslash that starts none.
@@ -80,12 +91,6 @@ std::size_t escape_length(std::string_view s) {
       std::all_of(s.begin() + 2, s.begin() + 6, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
     return 6;
   return 1;
-}
-
-bool is_name(std::string_view run) {
-  if (run.size() < 6) return false;
-  return std::any_of(run.begin(), run.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == ':'; });
 }
 
 }  // namespace
@@ -122,27 +127,37 @@ bool is_error_line(std::string_view line) { return error_words().find(line) != s
 
 std::size_t next_error_word(std::string_view text, std::size_t from) { return error_words().find(text, from); }
 
-std::vector<std::string_view> names_in(std::string_view text) {
-  std::vector<std::string_view> out;
-  NameSet seen;
+void each_name(std::string_view text, const std::function<void(std::string_view)>& visit) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
   std::size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == '\\' && i + 1 < text.size()) {
-      // JSON escapes in output that prints JSON: the escape stands for
-      // its decoded character (a newline, a quote...), never for its letter.
-      i += escape_length(text.substr(i));
-      continue;
-    }
-    if (!name_char(text[i])) {
+  while (i < n) {
+    const std::uint8_t c = kNameClass[p[i]];
+    if (c == 0) {
       ++i;
       continue;
     }
+    if (c == kEscape) {
+      // JSON escapes in output that prints JSON: the escape stands for
+      // its decoded character (a newline, a quote...), never for its letter.
+      i += i + 1 < n ? escape_length(text.substr(i)) : 1;
+      continue;
+    }
     std::size_t j = i;
-    while (j < text.size() && name_char(text[j])) ++j;
-    std::string_view run = text.substr(i, j - i);
-    if (is_name(run) && seen.insert(run)) out.push_back(run);
+    std::uint8_t marks = 0;
+    for (std::uint8_t k; j < n && ((k = kNameClass[p[j]]) & kNameChar); ++j) marks |= k;
+    // A name: at least 6 characters, one of them a digit or _ . / :.
+    if (j - i >= 6 && (marks & kNameMark)) visit(text.substr(i, j - i));
     i = j;
   }
+}
+
+std::vector<std::string_view> names_in(std::string_view text) {
+  std::vector<std::string_view> out;
+  NameSet seen;
+  each_name(text, [&](std::string_view name) {
+    if (seen.insert(name)) out.push_back(name);
+  });
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -175,6 +176,10 @@ std::size_t next_error_word(std::string_view text, std::size_t from);
 // that prints JSON) separates names like the character it stands for, so
 // "a\n2026-11-20T10:00:01Z" names "2026-11-20T10:00:01Z", not "n2026-...".
 std::vector<std::string_view> names_in(std::string_view text);
+
+// Each name of `text` as names_in() reads them, at each occurrence (repeats
+// too), in order: for a caller that keeps its own set across many texts.
+void each_name(std::string_view text, const std::function<void(std::string_view)>& visit);
 
 // Whether a name (names_in) is a path: it holds a '/', or ends in a file
 // extension ("L018.py"). What a fold or snip must never hide unnamed.
