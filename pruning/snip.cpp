@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cstring>
 #include <functional>
 
 #include "pruning/text.hpp"
@@ -179,14 +178,7 @@ std::vector<std::pair<std::size_t, std::size_t>> markers_in(std::string_view tex
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   for (const std::string& m : markers) {
     if (m.empty()) continue;
-    // memmem skips through the text by the marker's bytes; find() stops at
-    // every occurrence of its first byte (a space, for " tokens truncated…").
-    auto find = [&](std::size_t from) -> std::size_t {
-      if (from > text.size()) return std::string_view::npos;
-      const void* hit = memmem(text.data() + from, text.size() - from, m.data(), m.size());
-      return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - text.data()) : std::string_view::npos;
-    };
-    for (std::size_t at = find(0); at != std::string_view::npos; at = find(at + m.size())) {
+    for (std::size_t at = text::find(text, m); at != std::string_view::npos; at = text::find(text, m, at + m.size())) {
       std::size_t b = at, e = at + m.size();
       if (m.front() == ' ') {
         const std::size_t stop = b > kWordBytes ? b - kWordBytes : 0;
