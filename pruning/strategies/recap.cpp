@@ -91,7 +91,7 @@ std::vector<Line> turn_lines(const Conversation& conv, const RecapOptions& p, co
 
 // Turn lines built ahead on each request past half the threshold: more
 // than the turns a request adds, so that the first recap finds them built.
-constexpr std::uint32_t kWarmTurns = 8;
+constexpr std::uint32_t kWarmTurns = 4;
 
 // Builds into `memo` the lines of up to kWarmTurns turns it does not hold,
 // oldest first: the first recap request would otherwise build every turn's

@@ -82,6 +82,7 @@ constexpr std::array<std::string_view, 10> kPathKeys = {"path",     "file_path",
                                                         "dir_path", "directory"};
 
 void patch_paths(std::string_view s, CallFacts& f) {
+  if (text::find(s, "*** ") == std::string_view::npos) return;  // no patch header: no line to split
   for (std::string_view line : text::lines(s)) {
     line = text::chomp(line);
     for (std::string_view head : {"*** Update File: ", "*** Add File: ", "*** Delete File: "})
