@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <functional>
 
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/hash.hpp"
@@ -65,33 +64,6 @@ std::size_t tail_cut_inside(std::string_view text, std::size_t at, std::size_t e
   return limit;
 }
 
-// Each byte's class for names_in(), looked up once a byte: a name's
-// characters [A-Za-z0-9_./:-], those that mark a run as a name (a digit or
-// one of _ . / :), and the backslash that starts a JSON escape.
-constexpr std::uint8_t kNameChar = 1, kNameMark = 2, kEscape = 4;
-constexpr std::array<std::uint8_t, 256> kNameClass = [] {
-  std::array<std::uint8_t, 256> t{};
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kNameChar;
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = kNameChar;
-  for (int c = '0'; c <= '9'; ++c) t[c] = kNameChar | kNameMark;
-  for (unsigned char c : std::string_view("_./:")) t[c] = kNameChar | kNameMark;
-  t['-'] = kNameChar;
-  t['\\'] = kEscape;
-  return t;
-}();
-
-// The length of the JSON escape sequence starting at s[0] == '\\' (\n, \",
-// \\, \u00e9...), or 1 for a backslash that starts none.
-std::size_t escape_length(std::string_view s) {
-  constexpr std::string_view kSingle = "nrtbf\"\\/";
-  if (s.size() < 2) return 1;
-  if (kSingle.find(s[1]) != std::string_view::npos) return 2;
-  if (s[1] == 'u' && s.size() >= 6 &&
-      std::all_of(s.begin() + 2, s.begin() + 6, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
-    return 6;
-  return 1;
-}
-
 }  // namespace
 
 std::string recall_handle(std::string_view text) {
@@ -126,30 +98,19 @@ bool is_error_line(std::string_view line) { return error_words().find(line) != s
 
 std::size_t next_error_word(std::string_view text, std::size_t from) { return error_words().find(text, from); }
 
-void each_name(std::string_view text, const std::function<void(std::string_view)>& visit) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const std::uint8_t c = kNameClass[p[i]];
-    if (c == 0) {
-      ++i;
-      continue;
-    }
-    if (c == kEscape) {
-      // JSON escapes in output that prints JSON: the escape stands for
-      // its decoded character (a newline, a quote...), never for its letter.
-      i += i + 1 < n ? escape_length(text.substr(i)) : 1;
-      continue;
-    }
-    std::size_t j = i;
-    std::uint8_t marks = 0;
-    for (std::uint8_t k; j < n && ((k = kNameClass[p[j]]) & kNameChar); ++j) marks |= k;
-    // A name: at least 6 characters, one of them a digit or _ . / :.
-    if (j - i >= 6 && (marks & kNameMark)) visit(text.substr(i, j - i));
-    i = j;
-  }
+namespace detail {
+
+std::size_t escape_length(std::string_view s) {
+  constexpr std::string_view kSingle = "nrtbf\"\\/";
+  if (s.size() < 2) return 1;
+  if (kSingle.find(s[1]) != std::string_view::npos) return 2;
+  if (s[1] == 'u' && s.size() >= 6 &&
+      std::all_of(s.begin() + 2, s.begin() + 6, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+    return 6;
+  return 1;
 }
+
+}  // namespace detail
 
 std::vector<std::string_view> names_in(std::string_view text) {
   std::vector<std::string_view> out;
