@@ -45,7 +45,8 @@ inline std::vector<std::string_view> lines(std::string_view s) {
 // string_view::find says; memmem skips through `s` by the needle's bytes
 // where find() stops at every occurrence of its first byte.
 inline std::size_t find(std::string_view s, std::string_view needle, std::size_t from = 0) {
-  if (from > s.size()) return std::string_view::npos;
+  if (from > s.size() || needle.size() > s.size() - from) return std::string_view::npos;
+  if (needle.empty()) return from;  // and memmem is never given a null pointer
   const void* hit = memmem(s.data() + from, s.size() - from, needle.data(), needle.size());
   return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - s.data()) : std::string_view::npos;
 }

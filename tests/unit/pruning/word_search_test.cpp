@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pruning/snip.hpp"
+#include "pruning/text.hpp"
 
 using td::pruning::WordSearch;
 
@@ -66,4 +67,17 @@ TEST_CASE("next_error_word: each error line of a text in one pass, as is_error_l
   CHECK(td::pruning::is_error_line("FAILED tests/a.py::t"));
   CHECK(td::pruning::is_error_line("thread 'main' panicked"));
   CHECK_FALSE(td::pruning::is_error_line("all 12 tests passed"));
+}
+
+TEST_CASE("text::find: what string_view::find says, empty needles and positions past the end included") {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 2000; ++round) {
+    std::string s(rng() % 24, ' '), needle(rng() % 4, ' ');
+    for (char& c : s) c = "ab "[rng() % 3];
+    for (char& c : needle) c = "ab "[rng() % 3];
+    const std::size_t from = rng() % (s.size() + 3);
+    REQUIRE(td::pruning::text::find(s, needle, from) == std::string_view(s).find(needle, from));
+  }
+  CHECK(td::pruning::text::find(std::string_view(), "x") == npos);
+  CHECK(td::pruning::text::find(std::string_view(), "") == 0);
 }
