@@ -10,6 +10,7 @@
 
 #include "pruning/pipeline.hpp"
 #include "pruning/pipeline_caches.hpp"
+#include "pruning/rereads.hpp"
 #include "pruning/strategies/recap.hpp"
 #include "pruning_support.hpp"
 #include "replay_trajectory.hpp"
@@ -82,4 +83,21 @@ TEST_CASE("turn-line memo: built a few turns a request from half the threshold o
   REQUIRE(recapped_lines >= 10);
   // Only the turn the last request ended was not built yet.
   CHECK(misses_then <= 1);
+}
+
+TEST_CASE("calls memo: re-reads counted through it, request by request, as without it") {
+  // Claude Code: Read and Bash reads of files read before.
+  const Conversation whole = trajectory("claude-code-codemie-1");
+  Memo<CallReads> calls(8u << 20);
+  std::uint32_t rereads = 0;
+  for (std::size_t end = 2; end <= whole.messages.size(); ++end) {
+    Conversation c = whole;
+    c.messages.resize(end);
+    INFO("request ending at message " << end);
+    const std::uint32_t with = count_rereads(c, &calls);
+    REQUIRE(with == count_rereads(c));
+    rereads += with;
+  }
+  CHECK(rereads > 0);
+  CHECK(calls.hits() > calls.misses());  // the history's calls were looked up, not read again
 }
