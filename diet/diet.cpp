@@ -170,7 +170,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     const CachedCounter counter(*model_counter, caches.pipeline.counts);
     out.exact = counter.exact();
     const pruning::Counted counted = count_step(request.conversation, counter, caches);
-    out.rereads = pruning::count_rereads(request.conversation);
+    out.rereads = pruning::count_rereads(request.conversation, &caches.pipeline.calls);
     // The client's own compaction request goes as it came (F29).
     if (std::string_view pattern = pruning::client_compaction(request.conversation, profile); !pattern.empty()) {
       out.decision = pruning::Decision{};  // mode none, sent now

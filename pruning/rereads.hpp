@@ -15,9 +15,13 @@
 #include <cstdint>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
+#include "pruning/strategies/file_reads.hpp"
 
 namespace td::pruning {
 
-std::uint32_t count_rereads(const Conversation& conv);
+// `calls` (may be null): the calls' reads and paths memoized
+// (PipelineCaches::calls, docs/design.md §Memos and caches).
+std::uint32_t count_rereads(const Conversation& conv, Memo<CallReads>* calls = nullptr);
 
 }  // namespace td::pruning

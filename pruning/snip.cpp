@@ -6,6 +6,7 @@
 
 #include "pruning/text.hpp"
 #include "pruning/tokenizer/hash.hpp"
+#include "pruning/word_search.hpp"
 
 namespace td::pruning {
 
@@ -13,9 +14,12 @@ namespace {
 
 // Keywords, matched case-sensitively as they appear in compiler, test-runner
 // and shell output (lower-case "error" catches "error:" and "errors").
-constexpr std::array<std::string_view, 14> kErrorWords = {"error",  "Error",  "ERROR",  "Traceback",   "Exception",
-                                                          "FAILED", "FAIL:",  "failed", "fatal",       "Fatal",
-                                                          "panic",  "assert", "Assert", "No such file"};
+// One search for all of them: a text's error lines are found in one pass.
+const WordSearch& error_words() {
+  static const WordSearch words{"error",  "Error", "ERROR", "Traceback", "Exception", "FAILED", "FAIL:",
+                                "failed", "fatal", "Fatal", "panic",     "assert",    "Assert", "No such file"};
+  return words;
+}
 
 // What a gap hid: `whole` whole lines, and `parts` pieces of lines cut
 // inside (0, 1 or 2: the line the head ends in, the one the tail starts in).
@@ -60,29 +64,6 @@ std::size_t tail_cut_inside(std::string_view text, std::size_t at, std::size_t e
   return limit;
 }
 
-bool name_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-         c == '/' || c == ':' || c == '-';
-}
-
-// The length of the JSON escape sequence starting at s[0] == '\\' (\n, \",
-// \\, \u00e9...), or 1 for a backslash that starts none.
-std::size_t escape_length(std::string_view s) {
-  constexpr std::string_view kSingle = "nrtbf\"\\/";
-  if (s.size() < 2) return 1;
-  if (kSingle.find(s[1]) != std::string_view::npos) return 2;
-  if (s[1] == 'u' && s.size() >= 6 &&
-      std::all_of(s.begin() + 2, s.begin() + 6, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
-    return 6;
-  return 1;
-}
-
-bool is_name(std::string_view run) {
-  if (run.size() < 6) return false;
-  return std::any_of(run.begin(), run.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == ':'; });
-}
-
 }  // namespace
 
 std::string recall_handle(std::string_view text) {
@@ -113,33 +94,30 @@ std::uint64_t copy_line_key(std::string_view line, std::uint64_t min_bytes) {
   return tok::hash_bytes(line.data(), line.size()) | 1;  // never 0
 }
 
-bool is_error_line(std::string_view line) {
-  for (std::string_view w : kErrorWords)
-    if (line.find(w) != std::string_view::npos) return true;
-  return false;
+bool is_error_line(std::string_view line) { return error_words().find(line) != std::string_view::npos; }
+
+std::size_t next_error_word(std::string_view text, std::size_t from) { return error_words().find(text, from); }
+
+namespace detail {
+
+std::size_t escape_length(std::string_view s) {
+  constexpr std::string_view kSingle = "nrtbf\"\\/";
+  if (s.size() < 2) return 1;
+  if (kSingle.find(s[1]) != std::string_view::npos) return 2;
+  if (s[1] == 'u' && s.size() >= 6 &&
+      std::all_of(s.begin() + 2, s.begin() + 6, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+    return 6;
+  return 1;
 }
+
+}  // namespace detail
 
 std::vector<std::string_view> names_in(std::string_view text) {
   std::vector<std::string_view> out;
   NameSet seen;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == '\\' && i + 1 < text.size()) {
-      // JSON escapes in output that prints JSON: the escape stands for
-      // its decoded character (a newline, a quote...), never for its letter.
-      i += escape_length(text.substr(i));
-      continue;
-    }
-    if (!name_char(text[i])) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < text.size() && name_char(text[j])) ++j;
-    std::string_view run = text.substr(i, j - i);
-    if (is_name(run) && seen.insert(run)) out.push_back(run);
-    i = j;
-  }
+  each_name(text, [&](std::string_view name) {
+    if (seen.insert(name)) out.push_back(name);
+  });
   return out;
 }
 
@@ -161,7 +139,7 @@ std::vector<std::pair<std::size_t, std::size_t>> markers_in(std::string_view tex
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   for (const std::string& m : markers) {
     if (m.empty()) continue;
-    for (std::size_t at = text.find(m); at != std::string_view::npos; at = text.find(m, at + m.size())) {
+    for (std::size_t at = text::find(text, m); at != std::string_view::npos; at = text::find(text, m, at + m.size())) {
       std::size_t b = at, e = at + m.size();
       if (m.front() == ' ') {
         const std::size_t stop = b > kWordBytes ? b - kWordBytes : 0;
@@ -289,6 +267,15 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
   std::size_t errors = 0;
   const bool keeps = o.keep_lines && !o.keep_lines->empty();
   const bool ranges = o.keep_ranges && !o.keep_ranges->empty();
+  // The first error word at or after the line being looked at: one search
+  // over the middle, not one per line (a word never spans a '\n').
+  std::size_t error_at = 0;
+  bool searched = false;
+  auto error_line = [&](std::size_t i) {
+    const std::size_t b = offset(i);
+    if (!searched || error_at < b) error_at = next_error_word(text, b), searched = true;
+    return error_at < b + ls[i].size();
+  };
   // Whether line i (0-based) lies in a kept range (the ranges ascending, the lines walked in order).
   std::size_t range = 0;
   auto in_range = [&](std::size_t i) {
@@ -303,7 +290,7 @@ Snipped snip(std::string_view text, const SnipOptions& o) {
     } else if (keeps && std::binary_search(o.keep_lines->begin(), o.keep_lines->end(),
                                            copy_line_key(ls[i], o.keep_line_min_bytes))) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
-    } else if (errors < o.max_error_lines && ls[i].size() <= 512 && ls[i].back() == '\n' && is_error_line(ls[i])) {
+    } else if (errors < o.max_error_lines && ls[i].size() <= 512 && ls[i].back() == '\n' && error_line(i)) {
       keep.push_back({offset(i), offset(i) + ls[i].size()});
       ++errors;
     }

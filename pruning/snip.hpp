@@ -10,6 +10,7 @@
 // already listed earlier in the request (NameSet), up to a cap.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -163,6 +164,10 @@ std::uint64_t copy_line_key(std::string_view line, std::uint64_t min_bytes);
 // (error, exception, traceback, failed, fatal, panic, assert, ...).
 bool is_error_line(std::string_view line);
 
+// Where the first of is_error_line()'s words at or after `from` starts in
+// `text`, or npos: a text's error lines in one pass (no word spans a '\n').
+std::size_t next_error_word(std::string_view text, std::size_t from);
+
 // The names `text` mentions, in order of first appearance, without repeats:
 // maximal runs of [A-Za-z0-9_./:-] at least 6 characters long that contain a
 // digit or one of _ . / : (paths, identifiers, numbers, error codes: what an
@@ -171,6 +176,57 @@ bool is_error_line(std::string_view line);
 // that prints JSON) separates names like the character it stands for, so
 // "a\n2026-11-20T10:00:01Z" names "2026-11-20T10:00:01Z", not "n2026-...".
 std::vector<std::string_view> names_in(std::string_view text);
+
+namespace detail {
+// Each byte's class for names_in(), looked up once a byte: a name's
+// characters [A-Za-z0-9_./:-], those that mark a run as a name (a digit or
+// one of _ . / :), and the backslash that starts a JSON escape.
+inline constexpr std::uint8_t kNameChar = 1, kNameMark = 2, kEscape = 4;
+inline constexpr std::array<std::uint8_t, 256> kNameClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kNameChar;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kNameChar;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kNameChar | kNameMark;
+  for (unsigned char c : std::string_view("_./:")) t[c] = kNameChar | kNameMark;
+  t['-'] = kNameChar;
+  t['\\'] = kEscape;
+  return t;
+}();
+
+// The length of the JSON escape sequence starting at s[0] == '\\' (\n, \",
+// \\, \u00e9...), or 1 for a backslash that starts none.
+std::size_t escape_length(std::string_view s);
+}  // namespace detail
+
+// Each name of `text` as names_in() reads them, at each occurrence (repeats
+// too), in order, to `visit(std::string_view)`: for a caller that keeps its
+// own set across many texts. A template: it is called once a name.
+template <class Visit>
+void each_name(std::string_view text, Visit&& visit) {
+  using namespace detail;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const std::uint8_t c = kNameClass[p[i]];
+    if (c == 0) {
+      ++i;
+      continue;
+    }
+    if (c == kEscape) {
+      // JSON escapes in output that prints JSON: the escape stands for
+      // its decoded character (a newline, a quote...), never for its letter.
+      i += i + 1 < n ? escape_length(text.substr(i)) : 1;
+      continue;
+    }
+    std::size_t j = i;
+    std::uint8_t marks = 0;
+    for (std::uint8_t k; j < n && ((k = kNameClass[p[j]]) & kNameChar); ++j) marks |= k;
+    // A name: at least 6 characters, one of them a digit or _ . / :.
+    if (j - i >= 6 && (marks & kNameMark)) visit(text.substr(i, j - i));
+    i = j;
+  }
+}
 
 // Whether a name (names_in) is a path: it holds a '/', or ends in a file
 // extension ("L018.py"). What a fold or snip must never hide unnamed.

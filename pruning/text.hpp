@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,16 @@ inline std::vector<std::string_view> lines(std::string_view s) {
     start = end;
   }
   return out;
+}
+
+// Where `needle` first occurs in `s` at or after `from`, or npos, as
+// string_view::find says; memmem skips through `s` by the needle's bytes
+// where find() stops at every occurrence of its first byte.
+inline std::size_t find(std::string_view s, std::string_view needle, std::size_t from = 0) {
+  if (from > s.size() || needle.size() > s.size() - from) return std::string_view::npos;
+  if (needle.empty()) return from;  // and memmem is never given a null pointer
+  const void* hit = memmem(s.data() + from, s.size() - from, needle.data(), needle.size());
+  return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - s.data()) : std::string_view::npos;
 }
 
 // A line without its line ending ("\n" or "\r\n").

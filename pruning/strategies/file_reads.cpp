@@ -188,9 +188,6 @@ std::vector<std::uint32_t> shown_line_numbers(std::string_view text) {
   return numbers;
 }
 
-namespace {
-
-// The call's CallReads (through `memo` when there is one), its paths as views into the call's own text.
 std::pair<bool, std::vector<std::string_view>> call_reads(const Part& call, Memo<CallReads>* memo) {
   const std::uint64_t salt = memo_salt("call_reads", {tok::hash_bytes(call.name.data(), call.name.size())});
   const auto facts = memoized(memo, salt, call, [&](std::string_view text) -> std::optional<CallReads> {
@@ -209,8 +206,6 @@ std::pair<bool, std::vector<std::string_view>> call_reads(const Part& call, Memo
   for (const auto& [at, size] : facts->paths) out.second.push_back(text.substr(at, size));
   return out;
 }
-
-}  // namespace
 
 std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit,
                                      Memo<CallReads>* memo) {

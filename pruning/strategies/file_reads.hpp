@@ -32,6 +32,11 @@ struct CallReads {
   std::size_t memo_bytes() const { return sizeof(CallReads) + paths.size() * sizeof(paths[0]); }
 };
 
+// Whether `call` reads a file (reads_a_file()) and the paths its arguments
+// name (the path names of names_in(), in order, once each), as views into
+// its own text; through `calls` (may be null) by the call's name and text.
+std::pair<bool, std::vector<std::string_view>> call_reads(const Part& call, Memo<CallReads>* calls);
+
 // Per message of [0, limit): true for a tool message whose output is a file
 // read not superseded within its block. `calls` (may be null) remembers
 // each call's CallReads.

@@ -1,16 +1,13 @@
 #include "pruning/strategies/recap.hpp"
 
-#include <rapidjson/document.h>
-
 #include <algorithm>
-#include <array>
-#include <cctype>
 #include <string_view>
 
 #include "pruning/loss_cap.hpp"
 #include "pruning/recall_span.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
+#include "pruning/strategies/recap_turn_line.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/text.hpp"
 #include "pruning/text_hash.hpp"
@@ -21,187 +18,6 @@ namespace {
 
 // Tokens reserved for the header line within the budget.
 constexpr std::uint64_t kHeaderTokens = 96;
-
-// `s` on one line (whitespace runs become one space), cut to `max` bytes on
-// a character boundary, "..." marking a cut.
-std::string one_line(std::string_view s, std::uint64_t max) {
-  std::string out;
-  bool space = false;
-  for (char ch : s) {
-    if (std::isspace(static_cast<unsigned char>(ch))) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += ch;
-    if (out.size() > max) break;
-  }
-  if (out.size() > max) {
-    out.resize(text::floor_boundary(out, static_cast<std::size_t>(max)));
-    out += "...";
-  }
-  return out;
-}
-
-bool contains_any(std::string_view s, std::initializer_list<std::string_view> needles) {
-  for (std::string_view n : needles)
-    if (s.find(n) != std::string_view::npos) return true;
-  return false;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
-
-// A list that keeps first appearances and at most `max` of them, counting the rest.
-struct Names {
-  std::vector<std::string> items;
-  std::uint32_t more = 0;
-  void add(std::string_view s, std::uint32_t max) {
-    if (s.empty() || std::find(items.begin(), items.end(), s) != items.end()) return;
-    if (items.size() < max)
-      items.emplace_back(s);
-    else
-      ++more;
-  }
-  std::string joined(std::string_view sep) const {
-    std::string out;
-    for (const auto& s : items) out += (out.empty() ? "" : std::string(sep)) + s;
-    if (more) out += " (+" + std::to_string(more) + " more)";
-    return out;
-  }
-};
-
-// What one tool call says: its command line and the paths it names.
-struct CallFacts {
-  std::string command;
-  std::vector<std::string> paths;
-  bool writes = false;
-};
-
-constexpr std::array<std::string_view, 10> kPathKeys = {"path",     "file_path",     "filePath",      "file",
-                                                        "filename", "absolute_path", "notebook_path", "target_file",
-                                                        "dir_path", "directory"};
-
-void patch_paths(std::string_view s, CallFacts& f) {
-  for (std::string_view line : text::lines(s)) {
-    line = text::chomp(line);
-    for (std::string_view head : {"*** Update File: ", "*** Add File: ", "*** Delete File: "})
-      if (line.starts_with(head)) {
-        f.paths.emplace_back(line.substr(head.size()));
-        f.writes = true;
-      }
-  }
-}
-
-CallFacts call_facts(const Part& call) {
-  CallFacts f;
-  const std::string name = lower(call.name);
-  f.writes = contains_any(name, {"write", "edit", "create", "replace", "patch", "insert", "notebook"});
-  rapidjson::Document d;
-  d.Parse<rapidjson::kParseIterativeFlag>(call.text.data(), call.text.size());
-  if (!d.HasParseError() && d.IsObject()) {
-    for (auto& m : d.GetObject()) {
-      const std::string_view key(m.name.GetString(), m.name.GetStringLength());
-      if (m.value.IsString()) {
-        const std::string_view v(m.value.GetString(), m.value.GetStringLength());
-        if (key == "command" || key == "cmd")
-          f.command = v;
-        else if (std::find(kPathKeys.begin(), kPathKeys.end(), key) != kPathKeys.end())
-          f.paths.emplace_back(v);
-        else
-          patch_paths(v, f);
-      } else if (m.value.IsArray() && (key == "command" || key == "cmd")) {
-        // Codex: ["bash", "-lc", "<script>"]: the script is the command.
-        for (auto& e : m.value.GetArray())
-          if (e.IsString()) f.command = std::string(e.GetString(), e.GetStringLength());
-      }
-    }
-  }
-  if (!f.command.empty()) {
-    const std::string_view first = text::chomp(text::lines(f.command).front());
-    if (contains_any(first, {"sed -i", "> ", ">>", "tee ", "str_replace", "insert ", "create ", "edit ", "apply_patch",
-                             "git apply", "patch ", "touch ", "mv ", "cp ", "rm "}))
-      f.writes = true;
-    for (std::string_view n : names_in(first))
-      if (is_path_name(n)) f.paths.emplace_back(n);
-    patch_paths(f.command, f);
-  }
-  return f;
-}
-
-// The exit status a tool result reports ("exit 1"), "error" if the provider
-// flagged it, else "".
-std::string exit_status(const Part& result) {
-  std::string_view t = result.text;
-  for (std::string_view head :
-       {"<returncode>", "Process exited with code ", "Exit code: ", "exit code ", "Exit code ", "exit status "}) {
-    const auto at = t.find(head);
-    if (at == std::string_view::npos) continue;
-    std::size_t i = at + head.size(), j = i;
-    if (j < t.size() && t[j] == '-') ++j;
-    while (j < t.size() && std::isdigit(static_cast<unsigned char>(t[j]))) ++j;
-    if (j > i) return "exit " + std::string(t.substr(i, j - i));
-  }
-  return result.is_error ? "error" : "";
-}
-
-// One turn's line: messages [from, to) of `conv`; "" when nothing was said.
-std::string turn_line(const Conversation& conv, const RecapOptions& p, std::uint32_t turn, std::uint32_t from,
-                      std::uint32_t to) {
-  const auto& msgs = conv.messages;
-  const std::uint32_t max = p.recap_items;
-  std::string asked, concluded;
-  Names read, wrote, ran, errors;
-  for (std::uint32_t i = from; i < to; ++i) {
-    const Message& m = msgs[i];
-    if (detail::is_system(m) || m.removed) continue;
-    if (m.role == Role::User && !is_tool_message(m)) {
-      for (const Part& part : m.parts)
-        if (part.kind == PartKind::Text && asked.empty()) asked = one_line(part.text, p.recap_text_bytes);
-    }
-    if (m.role == Role::Assistant) {
-      for (const Part& part : m.parts)
-        if (part.kind == PartKind::Text && part.text.find_first_not_of(" \t\r\n") != std::string::npos)
-          concluded = one_line(part.text, p.recap_text_bytes);
-    }
-    for (const Part& part : m.parts) {
-      if (part.kind == PartKind::ToolCall) {
-        const CallFacts f = call_facts(part);
-        for (const std::string& path : f.paths) (f.writes ? wrote : read).add(path, max);
-        std::string cmd = f.command.empty() ? "" : "`" + one_line(f.command, p.recap_text_bytes / 2) + "`";
-        // The result answering it, in the same turn.
-        std::string status;
-        for (std::uint32_t j = i + 1; j < to && status.empty(); ++j)
-          for (const Part& r : msgs[j].parts)
-            if (r.kind == PartKind::ToolResult && r.id == part.id) status = exit_status(r);
-        if (cmd.empty() && !status.empty()) cmd = part.name;
-        if (!cmd.empty()) ran.add(status.empty() ? cmd : cmd + " (" + status + ")", max);
-      } else if (part.kind == PartKind::ToolResult || (m.role == Role::Tool && part.kind == PartKind::Text)) {
-        for (std::string_view line : text::lines(part.text)) {
-          line = text::chomp(line);
-          if (is_error_line(line)) errors.add(one_line(line, p.recap_text_bytes / 2), max);
-        }
-      }
-    }
-  }
-  std::string out;
-  auto field = [&](std::string_view label, const std::string& value) {
-    if (value.empty()) return;
-    out += (out.empty() ? "" : " | ") + std::string(label) + value;
-  };
-  field("asked: ", asked);
-  field("concluded: ", concluded);
-  field("read: ", read.joined(", "));
-  field("wrote: ", wrote.joined(", "));
-  field("ran: ", ran.joined("; "));
-  field("errors: ", errors.joined("; "));
-  if (out.empty()) return out;
-  return "turn " + std::to_string(turn + 1) + ": " + out + "\n";
-}
 
 // The first message a recap may replace: after the system messages and the
 // first user message (the task), and the tool results answering it. 0: none.
@@ -273,6 +89,30 @@ std::vector<Line> turn_lines(const Conversation& conv, const RecapOptions& p, co
   return out;
 }
 
+// Turn lines built ahead on each request past half the threshold: more
+// than the turns a request adds, so that the first recap finds them built.
+constexpr std::uint32_t kWarmTurns = 4;
+
+// Builds into `memo` the lines of up to kWarmTurns turns it does not hold,
+// oldest first: the first recap request would otherwise build every turn's
+// line at once. Every turn but the last, which later requests may extend:
+// the keys are those turn_lines() asks for once the grid reaches past it.
+void warm_turn_lines(const Conversation& conv, const RecapOptions& p, Memo<std::string>& memo) {
+  const std::uint32_t start = recap_start(conv);
+  const WorkingMemory wm = working_memory(conv, p);
+  if (start == 0) return;
+  const auto size = static_cast<std::uint32_t>(conv.messages.size());
+  std::uint32_t built = 0;
+  for (std::uint32_t t = 0; t + 1 < wm.turns() && built < kWarmTurns; ++t) {
+    const std::uint32_t from = std::max(wm.start_of(t, size), start), to = wm.start_of(t + 1, size);
+    if (from >= to) continue;
+    const memo_detail::Key key = turn_line_key(conv, p, t, from, to);
+    if (memo.find(key)) continue;
+    memo.insert(key, std::make_shared<const std::string>(turn_line(conv, p, t, from, to)));
+    ++built;
+  }
+}
+
 // How many of the newest lines ending at or before `end` fit the budget,
 // and their tokens.
 struct Fit {
@@ -326,7 +166,11 @@ RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const st
   for (std::uint64_t t : orig) total += t;
   // Every earlier request was a prefix of this one: none was over either.
   const bool overflows = context_window && total > context_window;
-  if (!opt.recap || (total <= opt.token_threshold && !overflows)) return plan;
+  if (!opt.recap || (total <= opt.token_threshold && !overflows)) {
+    // Half-way to the threshold, the turns' lines are built a few a request.
+    if (opt.recap && line_memo && total > opt.token_threshold / 2) warm_turn_lines(conv, opt, *line_memo);
+    return plan;
+  }
   const std::uint32_t start = recap_start(conv);
   const WorkingMemory wm = working_memory(conv, opt);
   if (start == 0 || wm.grid.empty()) return plan;

@@ -10,6 +10,8 @@
 
 #include "pruning/pipeline.hpp"
 #include "pruning/pipeline_caches.hpp"
+#include "pruning/rereads.hpp"
+#include "pruning/strategies/recap.hpp"
 #include "pruning_support.hpp"
 #include "replay_trajectory.hpp"
 
@@ -48,4 +50,54 @@ TEST_CASE("walk memos: a recorded session, request by request, sends with the ca
   CHECK(caches.calls.hits() > 0);
   CHECK(caches.line_keys.hits() > 0);
   CHECK(caches.spans.hits() > 0);
+}
+
+TEST_CASE("turn-line memo: built a few turns a request from half the threshold on, the first recap finds it built") {
+  // A long session; the first request over the threshold recaps many turns.
+  const Conversation whole = trajectory("mini-swe-agent-12");
+  const Profile p = [] {
+    Profile p;
+    p.token_threshold = 60000;
+    return p;
+  }();
+  const QuarterCounter counter;
+  const Tally tally(counter, nullptr);
+  Memo<std::string> memo(16u << 20);
+  std::size_t recapped_lines = 0, misses_then = 0;
+  for (std::size_t end = 2; end <= whole.messages.size() && recapped_lines == 0; ++end) {
+    if (end < whole.messages.size() &&
+        !(whole.messages[end].role == Role::Assistant && whole.messages[end - 1].role != Role::Assistant))
+      continue;
+    Conversation c = whole;
+    c.messages.resize(end);
+    const Counted counted = count_tokens(c, counter);
+    const std::uint64_t misses_before = memo.misses();
+    const RecapPlan with = recap_plan(c, p, counted.messages, counted.fixed, 0, tally, &memo);
+    const RecapPlan without = recap_plan(c, p, counted.messages, counted.fixed, 0, tally);
+    INFO("request ending at message " << end);
+    REQUIRE(with.text == without.text);
+    if (with.end == 0) continue;
+    for (std::size_t at = 0; (at = with.text.find("\nturn ", at)) != std::string::npos; ++at) ++recapped_lines;
+    misses_then = memo.misses() - misses_before;
+  }
+  REQUIRE(recapped_lines >= 10);
+  // Only the turn the last request ended was not built yet.
+  CHECK(misses_then <= 1);
+}
+
+TEST_CASE("calls memo: re-reads counted through it, request by request, as without it") {
+  // Claude Code: Read and Bash reads of files read before.
+  const Conversation whole = trajectory("claude-code-codemie-1");
+  Memo<CallReads> calls(8u << 20);
+  std::uint32_t rereads = 0;
+  for (std::size_t end = 2; end <= whole.messages.size(); ++end) {
+    Conversation c = whole;
+    c.messages.resize(end);
+    INFO("request ending at message " << end);
+    const std::uint32_t with = count_rereads(c, &calls);
+    REQUIRE(with == count_rereads(c));
+    rereads += with;
+  }
+  CHECK(rereads > 0);
+  CHECK(calls.hits() > calls.misses());  // the history's calls were looked up, not read again
 }
