@@ -60,7 +60,7 @@ TEST_CASE("a stale Read's cut keeps its outline lines, by default") {
   CHECK(cut.find("    50\u2192import { join } from 'path';\n") != std::string::npos);
   CHECK(cut.find("    60\u2192export class SessionOrchestrator {\n") != std::string::npos);
   CHECK(cut.find("    70\u2192  async beforeAgentSpawn(): Promise<void> {\n") != std::string::npos);
-  CHECK(cut.find("value55 ") == std::string::npos);  // the statements between stay hidden
+  CHECK(cut.find("const value55 =") == std::string::npos);  // the statements between stay hidden
 
   p.stale_tool_outputs_read_outline = false;
   Conversation plain = c;
