@@ -79,7 +79,7 @@ void ProcessState::open_shared_state(const config::Config& config) {
 
 WorkPool& ProcessState::diet_workers(unsigned configured) {
   std::call_once(workers_started_, [&] {
-    diet_workers_ = std::make_unique<WorkPool>(diet_thread_count(configured), nullptr, kDietThreadNice);
+    diet_workers_ = std::make_unique<WorkPool>(diet_thread_count(configured), nullptr, kDietThreadNice, "td-diet");
     workers_ptr_.store(diet_workers_.get(), std::memory_order_release);
   });
   return *diet_workers_;
@@ -100,12 +100,14 @@ std::string ProcessState::open_archive(const config::Config& config) {
 }
 
 WorkPool& ProcessState::archive_thread() {
-  std::call_once(archive_thread_started_, [&] { archive_thread_ = std::make_unique<WorkPool>(1); });
+  std::call_once(archive_thread_started_,
+                 [&] { archive_thread_ = std::make_unique<WorkPool>(1, nullptr, 0, "td-archive"); });
   return *archive_thread_;
 }
 
 WorkPool& ProcessState::dashboard_thread() {
-  std::call_once(dashboard_thread_started_, [&] { dashboard_thread_ = std::make_unique<WorkPool>(1, nullptr, 10); });
+  std::call_once(dashboard_thread_started_,
+                 [&] { dashboard_thread_ = std::make_unique<WorkPool>(1, nullptr, 10, "td-dashboard"); });
   return *dashboard_thread_;
 }
 

@@ -4,6 +4,7 @@
 #include <exception>
 #include <utility>
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -12,8 +13,8 @@
 
 namespace td::proxy {
 
-WorkPool::WorkPool(unsigned threads, std::function<void()> release, int nice)
-    : release_(release ? std::move(release) : std::function<void()>(release_free_memory)), nice_(nice) {
+WorkPool::WorkPool(unsigned threads, std::function<void()> release, int nice, const char* name)
+    : release_(release ? std::move(release) : std::function<void()>(release_free_memory)), nice_(nice), name_(name) {
   threads_.reserve(std::max(threads, 1u));
   for (unsigned i = 0; i < std::max(threads, 1u); ++i) threads_.emplace_back([this] { run(); });
 }
@@ -52,6 +53,7 @@ std::size_t WorkPool::releases() const {
 }
 
 void WorkPool::run() {
+  if (name_) pthread_setname_np(pthread_self(), name_);
   // Linux: a nice value is per thread; `nice_` is added to the one the
   // thread started with. Failing (a sandbox) only means the thread keeps it.
   if (nice_ > 0) {

@@ -29,8 +29,10 @@ class WorkPool final : public JobQueue {
   // `threads` >= 1; `release` is what want_release() leads to (tests pass
   // their own; the default is release_free_memory()). `nice` > 0 lowers the
   // threads' scheduling priority (setpriority on each thread): the diet
-  // threads yield the CPU to the I/O threads on a busy box.
-  explicit WorkPool(unsigned threads, std::function<void()> release = {}, int nice = 0);
+  // threads yield the CPU to the I/O threads on a busy box. `name` (at most
+  // 15 bytes) names the threads for top -H, /proc and the benchmarks that
+  // read a pool's CPU time apart (docs/benchmarks.md §The dashboard's stats API).
+  explicit WorkPool(unsigned threads, std::function<void()> release = {}, int nice = 0, const char* name = nullptr);
   ~WorkPool() override;  // jobs not started are dropped; running ones are waited for
   WorkPool(const WorkPool&) = delete;
   WorkPool& operator=(const WorkPool&) = delete;
@@ -50,6 +52,7 @@ class WorkPool final : public JobQueue {
   std::deque<std::function<void()>> jobs_;
   std::function<void()> release_;
   int nice_ = 0;
+  const char* name_ = nullptr;
   bool release_wanted_ = false;
   bool stopping_ = false;
   unsigned busy_ = 0;

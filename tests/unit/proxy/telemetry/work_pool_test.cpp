@@ -5,9 +5,11 @@
 #include <chrono>
 #include <future>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -54,4 +56,17 @@ TEST_CASE("work pool: a nice value lowers its threads' priority, not the caller'
   REQUIRE(f.wait_for(10s) == std::future_status::ready);
   CHECK(f.get() == std::min(before + kDietThreadNice, 19));
   CHECK(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())) == before);
+}
+
+TEST_CASE("work pool: a name names its threads, for top -H and the benchmarks that read their CPU apart") {
+  WorkPool pool(1, nullptr, 0, "td-test-pool");
+  std::promise<std::string> name;
+  pool.post([&] {
+    char buf[16] = {};
+    pthread_getname_np(pthread_self(), buf, sizeof buf);
+    name.set_value(buf);
+  });
+  auto got = name.get_future();
+  REQUIRE(got.wait_for(10s) == std::future_status::ready);
+  CHECK(got.get() == "td-test-pool");
 }
