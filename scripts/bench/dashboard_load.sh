@@ -2,7 +2,7 @@
 # The proxy's requests/s with the dashboard open and polling, beside without
 # (docs/benchmarks.md §Usage ledger): `tokendiet serve --threads 1` in front
 # of the proxy benchmark's nginx fake upstream (scripts/bench/proxy/conf),
-# wrk -c32 posting a 2 kB chat body for DURATION s per round, ROUNDS rounds
+# wrk -c32 posting a 2 kB chat body (BODY_WORDS=10000: 50 kB) for DURATION s per round, ROUNDS rounds
 # of each, interleaved (off, on, off, on, ...). "On" is a client fetching
 # /v1/tokendiet/stats every POLL s (the page polls every 5 s: 1 s is five
 # pages). The ledger grows with the load, as a real one would.
@@ -24,7 +24,7 @@ sed -e "s|@PORT@|$UP|g; s|@WORKERS@|1|g; s|@RUN@|$RUN|g; s|@FIXTURES@|$HERE/fixt
     "$HERE/conf/fake_upstream.nginx.conf.in" >"$RUN/fake.conf"
 nginx -c "$RUN/fake.conf"
 python3 -c "
-import json; msgs=[{'role':'user','content':'word '*180},{'role':'assistant','content':'ok '*100},{'role':'user','content':'go on'}]
+import json; msgs=[{'role':'user','content':'word '*${BODY_WORDS:-180}},{'role':'assistant','content':'ok '*100},{'role':'user','content':'go on'}]
 open('$RUN/body.json','w').write(json.dumps({'model':'gpt-4o','messages':msgs}))"
 XDG_STATE_HOME=$RUN STATE_DIRECTORY=$RUN "$BIN" serve --threads 1 --listen "127.0.0.1:$TD" \
   --upstream "openai=http://127.0.0.1:$UP" 2>/dev/null &
