@@ -126,9 +126,10 @@ struct Profile {
   // edited (charged)): a listed name spares a recall, an "error" line of a
   // file read is mostly code.
   std::uint32_t stale_tool_outputs_error_lines = 0;
-  // 128 with keep_reads 2048: chosen on the charged replay with the recall
-  // calls a model makes (docs/benchmarks.md §The recall call (charged)).
-  std::uint32_t stale_tool_outputs_names = 128;
+  // 96 with keep_reads 2048: chosen on the charged replay with the recall
+  // calls a model makes (docs/benchmarks.md §The recall call (charged),
+  // §Copied lines by their view).
+  std::uint32_t stale_tool_outputs_names = 96;
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
   // (strategies/file_reads.hpp). 0: off. Replay: docs/benchmarks.md §The lines
@@ -182,7 +183,7 @@ struct Profile {
   bool stale_assistant_text_prose = true;
   bool stale_assistant_text_tool_arguments = true;
   std::uint64_t stale_assistant_text_threshold_bytes = 192;
-  std::uint64_t stale_assistant_text_head_bytes = 80;
+  std::uint64_t stale_assistant_text_head_bytes = 60;  // docs/benchmarks.md §Copied lines by their view
   std::uint64_t stale_assistant_text_tail_bytes = 80;
   std::uint32_t stale_assistant_text_names = 16;  // names of the hidden middle listed (0: none)
   // A cut that saves fewer bytes than this (its notice and names counted) is not made.
@@ -217,7 +218,9 @@ struct Profile {
   // archive's fail-open re-run turns it off).
   bool completed_tasks = true;
   std::uint64_t semantic_threshold = 50000;
-  std::uint64_t completed_tasks_min_output_bytes = 256;  // smaller outputs stay
+  // Smaller outputs stay (the stale cut keeps their names, a tombstone would
+  // not): docs/benchmarks.md §Copied lines by their view.
+  std::uint64_t completed_tasks_min_output_bytes = 4096;
   std::uint64_t completed_tasks_arguments_bytes = 1024;  // smaller arguments stay
   std::uint64_t completed_tasks_title_bytes = 80;        // a task's title in a tombstone is cut to this
   // The task tools watched, one spec each (syntax: pruning/tasks.hpp): Claude

@@ -24,21 +24,56 @@ void collect_strings(const rapidjson::Value& v, std::string& out) {
   }
 }
 
-// The keys of the lines of `p`'s line_text(), through `memo` when there is one.
-std::shared_ptr<const LineKeys> line_keys(const Part& p, std::uint64_t min_bytes, Memo<LineKeys>* memo) {
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The keys of the lines of `p`'s line_text(), through `memo` when there is
+// one; with `views` (a tool output's lines), each line's copy_view() too.
+std::shared_ptr<const LineKeys> line_keys(const Part& p, std::uint64_t min_bytes, Memo<LineKeys>* memo, bool views) {
   const bool decoded = p.kind == PartKind::ToolCall;
-  return memoized(memo, memo_salt("line_keys", {min_bytes, decoded}), p,
+  return memoized(memo, memo_salt("line_keys", {min_bytes, decoded, views}), p,
                   [&](std::string_view) -> std::optional<LineKeys> {
                     LineKeys out;
                     const std::string text = line_text(p);
-                    for (std::string_view line : text::lines(text))
+                    for (std::string_view line : text::lines(text)) {
                       if (const std::uint64_t k = copy_line_key(line, min_bytes)) out.keys.push_back(k);
+                      if (!views) continue;
+                      const std::string_view view = copy_view(line);
+                      if (view.size() == line.size()) continue;
+                      if (const std::uint64_t k = copy_line_key(view, min_bytes)) out.keys.push_back(k);
+                    }
                     if (out.keys.empty()) return std::nullopt;
                     return out;
                   });
 }
 
 }  // namespace
+
+std::string_view copy_view(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  // A diff's mark: the line it adds or removes (not a file header).
+  if (i < line.size() && (line[i] == '+' || line[i] == '-')) {
+    if (line.substr(i).starts_with("+++") || line.substr(i).starts_with("---")) return line;
+    return line.substr(i + 1);
+  }
+  // grep -rn's path before the number: a run without blanks ending in ':'.
+  std::size_t at = i;
+  if (at < line.size() && !is_digit(line[at])) {
+    const std::size_t colon = line.find(':', at);
+    if (colon == std::string_view::npos || colon == at || colon + 1 >= line.size() || !is_digit(line[colon + 1]))
+      return line;
+    for (std::size_t k = at; k < colon; ++k)
+      if (line[k] == ' ' || line[k] == '\t') return line;
+    at = colon + 1;
+  }
+  std::size_t end = at;
+  while (end < line.size() && is_digit(line[end])) ++end;
+  if (end == at || end - at > 9 || end >= line.size()) return line;
+  if (line[end] == ':' || line[end] == '\t') return line.substr(end + 1);
+  if (line[end] == '-' && at == i) return line.substr(end + 1);  // grep's context line, never after a path
+  if (line.substr(end).starts_with("\u2192")) return line.substr(end + 3);
+  return line;
+}
 
 std::string line_text(const Part& p) {
   if (p.kind != PartKind::ToolCall) return p.text;
@@ -61,14 +96,14 @@ CopiedLines::CopiedLines(const Conversation& conv, std::uint32_t limit, std::uin
     if (is_tool_message(m)) {
       for (const Part& p : m.parts) {
         if (p.kind != PartKind::ToolResult && p.kind != PartKind::Text) continue;
-        if (const auto keys = line_keys(p, min_bytes, memo))
+        if (const auto keys = line_keys(p, min_bytes, memo, true))
           in_tool_outputs_.insert(keys->keys.begin(), keys->keys.end());
       }
     } else if (m.role == Role::Assistant && !in_tool_outputs_.empty()) {
       for (const Part& p : m.parts) {
         if (p.kind != PartKind::Text && p.kind != PartKind::ToolCall) continue;
         if (p.text.size() < min_bytes) continue;  // no line of it is long enough
-        const auto keys = line_keys(p, min_bytes, memo);
+        const auto keys = line_keys(p, min_bytes, memo, false);
         if (!keys) continue;
         for (const std::uint64_t k : keys->keys) {
           if (!in_tool_outputs_.count(k) || !keeper_.emplace(k, i).second) continue;

@@ -1,6 +1,7 @@
 // Lines an agent copied (docs/design.md §Strategies, "what the agent will
 // copy"): lines of a tool output that an assistant message repeats word for
-// word (its edit quoting the file it read). What the agent copied once, it
+// word (its edit quoting the file it read), or repeats without the number or
+// diff mark the tool's view put before them (copy_view()). What the agent copied once, it
 // copies again: stale_assistant_text keeps those lines when it cuts the
 // message, in the first assistant message that copies each of them only (a
 // later copy is redundant while the first one stays).
@@ -58,6 +59,14 @@ class CopiedLines {
   std::vector<std::uint32_t> keepers_;                       // those messages, ascending
   std::uint64_t min_bytes_ = 0;
 };
+
+// A tool output's line as an agent copies it (copy_view): without the line
+// number a numbered view puts before it (grep -n's `120:` and context
+// `120-`, grep -rn's `path:120:`, Claude Code's Read `   120→`, cat -n's and
+// nl's `   120<tab>`) or a diff's `+`/`-` mark (not `+++`/`---`); the line
+// itself when it has none. Agents read files through those views and copy
+// the code without the number or the mark (docs/design.md §Strategies, row 7).
+std::string_view copy_view(std::string_view line);
 
 // The text of a part as lines are read from it: a tool call's string
 // arguments decoded, one after the other ('\n' between); any other part's text.

@@ -140,6 +140,7 @@ export const evictionConfig = archivePath => `archive: {path: ${JSON.stringify(a
 profiles:
   - name: semantic
     semantic_threshold: 2000
+    completed_tasks_min_output_bytes: 256
     trigger_tokens: 1000000000
     payback_turn_fraction: 1
     max_loss: 1

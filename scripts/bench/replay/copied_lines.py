@@ -95,7 +95,7 @@ def main():
     stale = collections.defaultdict(dict)
     for r in rows:
         stale[r["id"]][r["n"]] = r["stale"]
-    lines = [r for r in rows if "line" in r]
+    lines = [r for r in rows if "line" in r and not r.get("ref")]  # copied lines (a --refs dump has references too)
     trajs = load(fixtures, {r["id"] for r in lines})
     groups = collections.Counter()
     kept = collections.Counter()

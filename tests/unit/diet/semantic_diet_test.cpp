@@ -24,6 +24,7 @@ td::config::Config semantic_config(bool on) {
   td::pruning::Profile p;
   p.trigger_tokens = 1u << 30;  // the stale frontier stays put: only semantic mode acts
   p.semantic_threshold = 8000;
+  p.completed_tasks_min_output_bytes = 256;
   p.completed_tasks = on;
   cfg.profiles.push_back(p);
   return cfg;

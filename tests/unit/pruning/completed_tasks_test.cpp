@@ -60,7 +60,8 @@ struct Session {
 Profile semantic_only() {
   Profile p;
   p.semantic_threshold = 2000;
-  p.trigger_tokens = 1u << 30;  // the stale frontier never moves: only semantic mode acts
+  p.completed_tasks_min_output_bytes = 256;  // the small outputs of these sessions
+  p.trigger_tokens = 1u << 30;               // the stale frontier never moves: only semantic mode acts
   // A short test session is bet on as if it ran as long again (the default
   // bets on 0.4 of the turns it had).
   p.payback_turn_fraction = 1;

@@ -121,3 +121,30 @@ TEST_CASE("copied lines: a message's cut does not change as the history grows") 
   CHECK(after.messages[10].parts[1].text.find("compute_the_other_thing(a, b)") != std::string::npos);
   CHECK(st.hits == 3);
 }
+
+TEST_CASE("copied lines: a line copied from a numbered view or a diff, without its number or mark") {
+  CHECK(copy_view("820:    def pre_save(self, model_instance, add):") ==
+        "    def pre_save(self, model_instance, add):");
+  CHECK(copy_view("821-        return super().pre_save(x)") == "        return super().pre_save(x)");
+  CHECK(copy_view("django/db/models/base.py:730:    def save(self):") == "    def save(self):");
+  CHECK(copy_view("    12\u2192import { join } from 'path';") == "import { join } from 'path';");
+  CHECK(copy_view("    12\tint main(void) {") == "int main(void) {");
+  CHECK(copy_view("+def _normalize_path(path: str) -> str:") == "def _normalize_path(path: str) -> str:");
+  CHECK(copy_view("-    return os.path.abspath(path)") == "    return os.path.abspath(path)");
+  // No number or mark: the line itself (a file header, a path with a space, a path's context line).
+  for (std::string_view same :
+       {"+++ b/astroid/modutils.py", "--- a/astroid/modutils.py", "return x  # 12: not a number",
+        "see the notes: 12 of them", "src/a.py-12-    context line", "2024 was a year"})
+    CHECK(copy_view(same) == same);
+
+  const std::string copied = "        return super().pre_save(model_instance, add)";
+  std::string grep = "70:# attname. For example, this gets the primary key value\n";
+  grep += "820:    def pre_save(self, model_instance, add):\n";
+  grep += "1704:" + copied + "\n";
+  Conversation c;
+  c.messages = {user_msg("fix the bug"), assistant_call("c1", args("grep -n pre_save fields/__init__.py")),
+                tool_msg("c1", grep),    assistant_call("c2", args(edit_script(copied))),
+                tool_msg("c2", "ok"),    assistant_msg("done")};
+  const CopiedLines lines(c, 5, 20);
+  CHECK(lines.kept_by(edit_script(copied), 3) == std::vector<std::uint64_t>{copy_line_key(copied, 20)});
+}

@@ -319,6 +319,7 @@ config::Config semantic_only() {
   config::Config cfg = config::default_config();
   cfg.profiles.front().trigger_tokens = 1u << 30;
   cfg.profiles.front().semantic_threshold = 8000;
+  cfg.profiles.front().completed_tasks_min_output_bytes = 256;  // every output a tombstone can replace
   return cfg;
 }
 

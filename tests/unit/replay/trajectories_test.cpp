@@ -197,6 +197,7 @@ TEST_CASE("every request of every trajectory, every strategy on and eager: the s
   p.stale_tool_outputs_keep_edited_turns = 4;  // reads of files being edited held, then cut at a step
   p.stale_tool_outputs_keep_edited_copies = true;
   p.semantic_threshold = 2000;  // semantic mode on every trajectory with task tools
+  p.completed_tasks_min_output_bytes = 256;
   CHECK(check_all(&p, p.window_turns) > 0);
 }
 

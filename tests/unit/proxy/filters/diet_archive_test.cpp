@@ -103,6 +103,7 @@ td::config::Config semantic_config() {
   td::config::Config cfg;
   td::pruning::Profile p;
   p.semantic_threshold = 2000;
+  p.completed_tasks_min_output_bytes = 256;  // the small outputs of this session
   p.trigger_tokens = 1u << 30;
   p.payback_turn_fraction = 1;
   p.max_loss = 1;
