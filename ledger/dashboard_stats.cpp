@@ -246,7 +246,7 @@ bool DashboardStats::has_column(const char* name) {
 }
 
 std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices,
-                                 RunningStats* running, unsigned recent) {
+                                 RunningStats* running, unsigned recent, RowFeed* feed) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
@@ -268,7 +268,7 @@ std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, co
     };
     RunningStats fresh;
     if (!running) running = &fresh;
-    if (auto why = running->update(db_, path_, since, now_ms, bucket); !why.empty()) error = why;
+    if (auto why = running->update(db_, path_, since, now_ms, bucket, feed); !why.empty()) error = why;
     const StatsScan scan = running->figures();
     scanned(w, scan, bucket);
     arms(w, scan.arms);
