@@ -59,6 +59,7 @@ void count(Counts& counts, std::string_view name) {
 // one lookup per row: a session's rows share them.
 struct Slot {
   std::size_t by_model, by_session, by_key, tally;  // kNone: none
+  ArmStats* arm;                                    // null: no arm
 };
 constexpr std::size_t kNone = SessionTally::kNone;
 
@@ -103,7 +104,8 @@ struct Window {
   Counts modes, survival, recovery;
   SessionTally sessions;
   std::unordered_map<std::string, Slot> slots;
-  std::string key, slot_key;
+  std::string key, slot_key, last_slot_key;
+  Slot* last_slot = nullptr;  // the previous row's: a session's rows often come in a row
   StatsSums* bucket_sums = nullptr;
   std::int64_t bucket_t = 0;
 
@@ -116,9 +118,10 @@ struct RunningStats::State {
   std::string path;
   bool valid = false, resumed = false;
   std::int64_t last_id = -1, rows = 0, read = 0, fed_read = 0;  // rows: the table's rows up to last_id
+  std::int64_t newest_ms = INT64_MIN;                           // the latest time of those rows
   StatsSums totals;
   Window window;
-  std::vector<FedRow> fed;  // rows the writer committed after this answer's snapshot
+  std::vector<FedChunk> fed;  // rows the writer committed after this answer's snapshot
 };
 
 // The columns Window::add() reads.
@@ -204,15 +207,20 @@ void Window::add(Row& r, sqlite3_stmt* q) {
       .append(r.s.arm)
       .append(1, '\0')
       .append(r.key_fingerprint);
-  auto [it, added] = slots.try_emplace(slot_key);
-  Slot& slot = it->second;
+  const bool same = last_slot && slot_key == last_slot_key;
+  auto [it, added] = same ? std::pair{slots.end(), false} : slots.try_emplace(slot_key);
+  Slot& slot = same ? *last_slot : it->second;
+  if (!same) {
+    last_slot = &slot;
+    last_slot_key.swap(slot_key);
+  }
   if (added) {
     slot.by_model = by_model.at(key, r.s.model, r.s.model);
     slot.by_session = r.s.session.empty() ? kNone : by_session.at(key, r.s.session, r.s.model);
     slot.by_key = r.key_fingerprint.empty() ? kNone : by_key.at(key, r.key_fingerprint, r.s.model);
     slot.tally = alone ? kNone : sessions.find(r.s);
-    if (!r.s.arm.empty() && !alone)
-      out.arms[std::string(r.s.arm)].sessions.emplace(!r.s.session_key.empty() ? r.s.session_key : r.s.session);
+    slot.arm = r.s.arm.empty() ? nullptr : &out.arms[std::string(r.s.arm)];
+    if (slot.arm && !alone) slot.arm->sessions.emplace(!r.s.session_key.empty() ? r.s.session_key : r.s.session);
   }
   ledger::add(by_model.groups[slot.by_model].sums, r);
   if (slot.by_session != kNone) ledger::add(by_session.groups[slot.by_session].sums, r);
@@ -229,8 +237,8 @@ void Window::add(Row& r, sqlite3_stmt* q) {
   out.max_wait_ms = std::max(out.max_wait_ms, r.wait_ms);
   out.requests_recalling += r.recalled;
   out.recall_rounds += r.s.recall_rounds;
-  if (!r.s.arm.empty()) {
-    ArmStats& a = out.arms[std::string(r.s.arm)];
+  if (slot.arm) {
+    ArmStats& a = *slot.arm;
     ++a.requests;
     if (r.s.cost) a.input_cost_usd += *r.s.cost;
     a.tokens_in += r.tokens_before;
@@ -277,6 +285,7 @@ std::string RunningStats::update(sqlite3* db, const std::string& path, std::int6
     if (totals) {
       add(s.totals, r);
       s.last_id = r.s.id;
+      s.newest_ms = std::max(s.newest_ms, r.time_ms);
       ++s.rows;
     }
     s.window.add(r, q);
@@ -300,7 +309,7 @@ std::string RunningStats::update(sqlite3* db, const std::string& path, std::int6
     sqlite3_reset(row_at.get());
     sqlite3_bind_int64(row_at.get(), 1, f.id);
     return sqlite3_step(row_at.get()) == SQLITE_ROW && sqlite3_column_int64(row_at.get(), 0) == f.time_ms &&
-           text(row_at.get(), 1) == f.request_id;
+           request_id_hash(text(row_at.get(), 1)) == f.request_id;
   };
   // The new rows: those the writer handed over as they are, in runs of
   // consecutive ids each checked at both ends, the others (another
@@ -308,33 +317,36 @@ std::string RunningStats::update(sqlite3* db, const std::string& path, std::int6
   auto read_new = [&]() {
     State& s = *state_;
     if (feed) {
-      std::vector<FedRow> taken = feed->take();
+      std::vector<FedChunk> taken = feed->take();
       s.fed.insert(s.fed.end(), std::make_move_iterator(taken.begin()), std::make_move_iterator(taken.end()));
     }
+    std::vector<const FedRow*> fed;
+    for (const FedChunk& c : s.fed)
+      for (const FedRow& f : c.rows) fed.push_back(&f);
     sqlite3_reset(newest.get());
     std::int64_t top = -1;  // the snapshot's newest row
     if (sqlite3_step(newest.get()) != SQLITE_ROW) return false;
     if (sqlite3_column_type(newest.get(), 0) != SQLITE_NULL) top = sqlite3_column_int64(newest.get(), 0);
     std::size_t i = 0;
-    while (i < s.fed.size() && s.fed[i].id <= top) {
-      if (s.fed[i].id <= s.last_id) {
+    bool wrong = false;
+    while (i < fed.size() && fed[i]->id <= top) {
+      if (fed[i]->id <= s.last_id) {
         ++i;
         continue;
       }
       std::size_t end = i + 1;
-      while (end < s.fed.size() && s.fed[end].id == s.fed[end - 1].id + 1 && s.fed[end].id <= top) ++end;
-      if (!holds(s.fed[i]) || !holds(s.fed[end - 1])) {
-        i = s.fed.size();  // not the table's rows: read them
-        break;
-      }
-      if (s.fed[i].id > s.last_id + 1 && !read(s.last_id + 1, s.fed[i].id - 1, true)) return false;
+      while (end < fed.size() && fed[end]->id == fed[end - 1]->id + 1 && fed[end]->id <= top) ++end;
+      if ((wrong = !holds(*fed[i]) || !holds(*fed[end - 1]))) break;  // not the table's rows: read them
+      if (fed[i]->id > s.last_id + 1 && !read(s.last_id + 1, fed[i]->id - 1, true)) return false;
       for (; i < end; ++i) {
-        Row r = fed_row(s.fed[i]);
+        Row r = fed_row(*fed[i]);
         add_row(r, nullptr, true);
       }
     }
-    s.fed.erase(s.fed.begin(), s.fed.begin() + static_cast<std::ptrdiff_t>(i));
-    return read(s.last_id + 1, INT64_MAX, true);
+    if (!read(s.last_id + 1, INT64_MAX, true)) return false;
+    // Chunks read keep no row for later answers.
+    std::erase_if(s.fed, [&](const FedChunk& c) { return wrong || c.rows.empty() || c.rows.back().id <= s.last_id; });
+    return true;
   };
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (attempt > 0 || !state_->valid || state_->path != path) {
@@ -346,7 +358,8 @@ std::string RunningStats::update(sqlite3* db, const std::string& path, std::int6
     // The window's sums go on while it moved forward past no row read.
     bool resume = s.valid && w.bucket == bucket_ms && since_ms >= w.since && now_ms >= w.now;
     if (resume && since_ms > w.since) resume = !any_read(w.since, since_ms - 1);  // rows leaving
-    if (resume && now_ms > w.now) resume = !any_read(w.now + 1, now_ms);          // rows arriving
+    // Rows arriving: none read is later than the window's end (no query), or none in what it gains.
+    if (resume && now_ms > w.now && s.newest_ms > w.now) resume = !any_read(w.now + 1, now_ms);
     s.resumed = resume;
     s.valid = false;
     s.read = s.fed_read = 0;

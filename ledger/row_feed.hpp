@@ -13,28 +13,39 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <span>
-#include <string>
+#include <string_view>
 #include <vector>
 
 #include "ledger/ledger_row.hpp"
 
 namespace td::ledger {
 
+// A row's fields; its texts are views into its chunk's.
 struct FedRow {
   std::int64_t id = 0, time_ms = 0;
-  std::string request_id, session_key, session, model, arm, key_fingerprint, mode, survival, recovery;
+  std::size_t request_id = 0;  // its hash (request_id_hash()): the reader checks the table holds this row
+  std::string_view session_key, session, model, arm, key_fingerprint, mode, survival, recovery;
   std::optional<double> cost;  // input_cost_usd; none: NULL (SQLite stores a NaN as NULL too)
   bool usage_present = false, fail_open = false, recalled = false;
   std::int64_t tokens_before = 0, tokens_after = 0, prompt = 0, completion = 0, cached_read = 0, cache_write = 0,
                rereads = 0, recall_rounds = 0, context_errors = 0, status = 0, wait_ms = 0;
 };
 
-// `row` as the table holds it under `id`.
-FedRow fed_row(const LedgerRow& row, std::int64_t id);
+// The rows of one commit, their texts in one block (a row's strings would
+// be allocated by the writer and freed by the reader, one by one).
+struct FedChunk {
+  std::unique_ptr<char[]> text;
+  std::vector<FedRow> rows;  // consecutive ids, ascending
+};
+
+std::size_t request_id_hash(std::string_view request_id);
+// `rows` as the table holds them, the last under `last_id`.
+FedChunk fed_chunk(std::span<const LedgerRow> rows, std::int64_t last_id);
 
 class RowFeed {
  public:
@@ -46,11 +57,12 @@ class RowFeed {
   void committed(std::span<const LedgerRow> rows, std::int64_t last_id);
   // The reader: the rows kept since the last take, in id order; from now
   // on rows are kept (for kIdle).
-  std::vector<FedRow> take();
+  std::vector<FedChunk> take();
 
  private:
   std::mutex mutex_;
-  std::vector<FedRow> rows_;
+  std::vector<FedChunk> chunks_;
+  std::size_t rows_ = 0;
   std::optional<std::chrono::steady_clock::time_point> taken_;
 };
 
