@@ -5,7 +5,12 @@
 # wrk -c32 posting a 2 kB chat body (BODY_WORDS=10000: 50 kB) for DURATION s per round, ROUNDS rounds
 # of each, interleaved (off, on, off, on, ...). "On" is a client fetching
 # /v1/tokendiet/stats every POLL s (the page polls every 5 s: 1 s is five
-# pages). The ledger grows with the load, as a real one would.
+# pages). The ledger grows with the load, as a real one would. CATCH_UP=1:
+# a "with" round starts after one answer (kept out of its figures) has read
+# the rows of the round without, as a page polling all along would have:
+# the round's share is then the steady one, not that plus the catch-up.
+# At the end: the stats' thread's CPU over the whole run per ledger row
+# (each row is read once, however the answers fell into rounds or the cache).
 # Besides requests/s, each round prints the proxy process's CPU time per
 # request (utime + stime from /proc, all its threads, the stats query's
 # included), the share of it the dashboard's own thread (td-dashboard)
@@ -58,7 +63,12 @@ load() {
 }
 for r in $(seq "$ROUNDS"); do
   read -r off off_cpu _ _ off_writer < <(load)
-  ( while :; do curl -s -o /dev/null "http://127.0.0.1:$TD/v1/tokendiet/stats"; sleep "$POLL"; done ) &
+  first=0
+  if [[ ${CATCH_UP:-0} == 1 ]]; then
+    curl -s -o /dev/null "http://127.0.0.1:$TD/v1/tokendiet/stats"
+    first=$POLL
+  fi
+  ( sleep "$first"; while :; do curl -s -o /dev/null "http://127.0.0.1:$TD/v1/tokendiet/stats"; sleep "$POLL"; done ) &
   poller=$!
   read -r on on_cpu on_stats on_stats_us on_writer < <(load)
   kill "$poller"; wait "$poller" 2>/dev/null || true
@@ -66,4 +76,8 @@ for r in $(seq "$ROUNDS"); do
     "with the dashboard polling $on req/s ($on_cpu µs, $on_stats % of it the stats' thread:" \
     "$on_stats_us µs a request; $on_writer % the ledger writer's)"
 done
-echo "ledger rows: $(sqlite3 "$RUN/usage.db" 'SELECT COUNT(*) FROM requests')"
+# The last answer's query may still run: wait for the thread to go idle.
+while :; do t=$(thread_ticks td-dashboard); sleep 1; [[ $(thread_ticks td-dashboard) == "$t" ]] && break; done
+rows=$(sqlite3 "$RUN/usage.db" 'SELECT COUNT(*) FROM requests')
+echo "ledger rows: $rows; the stats' thread over the run: $(awk -v t="$t" -v n="$rows" -v hz="$(getconf CLK_TCK)" \
+  'BEGIN {printf "%.2f s of CPU, %.2f µs a row", t / hz, t / hz * 1e6 / n}')"
