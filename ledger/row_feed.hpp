@@ -1,10 +1,9 @@
 // The rows this process's ledger writer committed, handed to the
 // dashboard's kept sums (ledger/dashboard_scan) so that a page polling does
 // not read back from SQLite what the writer has just written
-// (docs/design.md §Dashboard, The feed). Reading a row back cost the
-// dashboard's thread some 1 µs of SQLite's decoding; the writer's copy of a
-// row's few fields costs a small part of that (benchmarks.md §The
-// dashboard's stats API).
+// (docs/design.md §Dashboard, The feed): SQLite's decoding of a row read
+// back costs many times the writer's copy of the few fields the sums read
+// (benchmarks.md §The dashboard's stats API).
 //
 // Rows are kept only while a reader takes them (the last take() within
 // kIdle) and at most kMaxRows: a page that stops polling leaves nothing
