@@ -392,6 +392,19 @@ TEST_CASE("rows the writer committed are summed as handed over, the others read,
     insert(path, mixed_rows(300, 400));
     idle.committed(mixed_rows(300, 400), 400);
     CHECK(idle.take().empty());
+    check_same(path, first + 700'000, year, Compared::Same, &running, false, &idle);
+    CHECK(running.rows_read() == 100);
+    CHECK(running.rows_fed() == 0);
+  }
+  SUBCASE("a feed at its bound keeps no more rows (read from the table instead)") {
+    RowFeed full;
+    full.take();
+    const std::vector<LedgerRow> rows = mixed_rows(0, 1024);
+    std::int64_t id = 0;
+    for (std::size_t n = 0; n <= RowFeed::kMaxRows / rows.size(); ++n) full.committed(rows, id += 1024);
+    std::size_t kept = 0;
+    for (const FedChunk& c : full.take()) kept += c.rows.size();
+    CHECK(kept == RowFeed::kMaxRows);
   }
 }
 
