@@ -1,5 +1,6 @@
 #include "ledger/row_feed.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -16,7 +17,7 @@ FedChunk fed_chunk(std::span<const LedgerRow> rows, std::int64_t last_id) {
   std::size_t size = 0;
   for (const LedgerRow& r : rows)
     for (const std::string* t : texts(r)) size += t->size();
-  FedChunk c{std::make_unique<char[]>(size), {}};
+  FedChunk c{std::make_unique_for_overwrite<char[]>(size), {}};
   c.rows.reserve(rows.size());
   char* at = c.text.get();
   std::int64_t id = last_id - static_cast<std::int64_t>(rows.size());
