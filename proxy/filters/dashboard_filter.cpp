@@ -150,7 +150,8 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
       const std::int64_t began = steady_ms();
       {
         std::lock_guard running(r.cache->running_mutex);
-        r.json = dashboard_stats(r.path, r.query, wall_ms(), r.prices, &r.cache->running, r.feed.get());
+        r.json =
+            dashboard_stats(r.path, r.query, ledger::DashboardStats::kNow, r.prices, &r.cache->running, r.feed.get());
       }
       const std::int64_t now = steady_ms();
       std::lock_guard lock(r.cache->mutex);

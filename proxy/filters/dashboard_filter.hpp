@@ -93,7 +93,8 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
                                                std::string_view query);
 
 // The stats JSON for `query` (`window=<seconds>`, default a day), read from
-// the ledger at `path` (without `runways`: with_runways() adds them).
+// the ledger at `path` (without `runways`: with_runways() adds them), as of
+// `now_ms` (ledger::DashboardStats::kNow: once the ledger's snapshot is taken).
 std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
                             const ledger::PriceLookup& prices, ledger::RunningStats* running = nullptr,
                             ledger::RowFeed* feed = nullptr);

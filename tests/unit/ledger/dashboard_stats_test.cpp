@@ -11,6 +11,7 @@
 #include <rapidjson/writer.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
@@ -406,6 +407,31 @@ TEST_CASE("rows the writer committed are summed as handed over, the others read,
     for (const FedChunk& c : full.take()) kept += c.rows.size();
     CHECK(kept == RowFeed::kMaxRows);
   }
+}
+
+TEST_CASE("an answer's now is read once its snapshot is taken: every row in it is in the window, the next resumes") {
+  td::test::TempDir dir;
+  const std::string path = dir.file("ledger.db");
+  const auto wall = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const std::int64_t t = wall();
+  std::vector<LedgerRow> rows = mixed_rows(0, 50);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].time_ms = t - 50 + static_cast<std::int64_t>(i);
+  rows.back().time_ms = t + 2;  // started after a caller read its clock at t
+  insert(path, rows);
+  while (wall() <= t + 2) {
+  }  // that start is past
+  RunningStats running;
+  rapidjson::Document d;
+  d.Parse(DashboardStats(path).json(DashboardStats::kNow, 3'600'000, kPrices, &running).c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  CHECK(d["now_ms"].GetInt64() > t + 2);
+  CHECK(d["window_totals"]["requests"].GetInt64() == 50);
+  DashboardStats(path).json(DashboardStats::kNow, 3'600'000, kPrices, &running);
+  CHECK(running.resumed());
+  CHECK(running.rows_read() == 0);
 }
 
 // Run by hand: TD_STATS_LEDGER=FILE unit_ledger -tc='the stats of a given*' --no-skip
