@@ -59,6 +59,7 @@ void count(Counts& counts, std::string_view name) {
 // one lookup per row: a session's rows share them.
 struct Slot {
   std::size_t by_model, by_session, by_key, tally;  // kNone: none
+  ArmStats* arm;                                    // null: no arm
 };
 constexpr std::size_t kNone = SessionTally::kNone;
 
@@ -103,20 +104,24 @@ struct Window {
   Counts modes, survival, recovery;
   SessionTally sessions;
   std::unordered_map<std::string, Slot> slots;
-  std::string key, slot_key;
+  std::string key, slot_key, last_slot_key;
+  Slot* last_slot = nullptr;  // the previous row's: a session's rows often come in a row
   StatsSums* bucket_sums = nullptr;
   std::int64_t bucket_t = 0;
 
-  // Adds the row if it is in the window.
-  void add(sqlite3_stmt* q, Row& r);
+  // Adds the row if it is in the window; `q`: the statement its columns
+  // past the sessions' are read from (null: `r` holds them).
+  void add(Row& r, sqlite3_stmt* q);
 };
 
 struct RunningStats::State {
   std::string path;
   bool valid = false, resumed = false;
-  std::int64_t last_id = -1, rows = 0, read = 0;  // rows: the table's rows up to last_id
+  std::int64_t last_id = -1, rows = 0, read = 0, fed_read = 0;  // rows: the table's rows up to last_id
+  std::int64_t newest_ms = INT64_MIN;                           // the latest time of those rows
   StatsSums totals;
   Window window;
+  std::vector<FedChunk> fed;  // rows the writer committed after this answer's snapshot
 };
 
 // The columns Window::add() reads.
@@ -144,14 +149,48 @@ Row read_row(sqlite3_stmt* q) {
   return r;
 }
 
-void Window::add(sqlite3_stmt* q, Row& r) {
+// The row the writer handed over, as read_row() and Window::add() read it
+// from the table; its views live as long as `f`.
+Row fed_row(const FedRow& f) {
+  Row r;
+  r.s.id = f.id;
+  r.s.session_key = f.session_key;
+  r.s.session = f.session;
+  r.s.model = f.model;
+  r.s.arm = f.arm;
+  r.s.cost = f.cost;
+  r.s.usage_present = f.usage_present;
+  r.s.prompt = f.prompt;
+  r.s.cached_read = f.cached_read;
+  r.s.cache_write = f.cache_write;
+  r.s.rereads = f.rereads;
+  r.s.recall_rounds = f.recall_rounds;
+  r.s.context_errors = f.context_errors;
+  r.s.status = f.status;
+  r.time_ms = f.time_ms;
+  r.tokens_before = f.tokens_before;
+  r.tokens_after = f.tokens_after;
+  r.completion = f.completion;
+  r.fail_open = f.fail_open;
+  r.wait_ms = f.wait_ms;
+  r.key_fingerprint = f.key_fingerprint;
+  r.mode = f.mode;
+  r.survival = f.survival;
+  r.recovery = f.recovery;
+  r.recalled = f.recalled;
+  return r;
+}
+
+void Window::add(Row& r, sqlite3_stmt* q) {
   if (r.time_ms < since || r.time_ms > now) return;
-  int c = 20;
-  r.key_fingerprint = text(q, c++);
-  r.mode = text(q, c++);
-  r.survival = text(q, c++);
-  r.recovery = text(q, c++);
-  r.recalled = sqlite3_column_int64(q, c++) != 0;
+  if (q) {
+    int c = 20;
+    r.key_fingerprint = text(q, c++);
+    r.mode = text(q, c++);
+    r.survival = text(q, c++);
+    r.recovery = text(q, c++);
+    r.recalled = sqlite3_column_int64(q, c++) != 0;
+  }
   out.any_in_window = true;
   ledger::add(out.window, r);
   const std::int64_t t = r.time_ms / bucket * bucket;
@@ -168,15 +207,20 @@ void Window::add(sqlite3_stmt* q, Row& r) {
       .append(r.s.arm)
       .append(1, '\0')
       .append(r.key_fingerprint);
-  auto [it, added] = slots.try_emplace(slot_key);
-  Slot& slot = it->second;
+  const bool same = last_slot && slot_key == last_slot_key;
+  auto [it, added] = same ? std::pair{slots.end(), false} : slots.try_emplace(slot_key);
+  Slot& slot = same ? *last_slot : it->second;
+  if (!same) {
+    last_slot = &slot;
+    last_slot_key.swap(slot_key);
+  }
   if (added) {
     slot.by_model = by_model.at(key, r.s.model, r.s.model);
     slot.by_session = r.s.session.empty() ? kNone : by_session.at(key, r.s.session, r.s.model);
     slot.by_key = r.key_fingerprint.empty() ? kNone : by_key.at(key, r.key_fingerprint, r.s.model);
     slot.tally = alone ? kNone : sessions.find(r.s);
-    if (!r.s.arm.empty() && !alone)
-      out.arms[std::string(r.s.arm)].sessions.emplace(!r.s.session_key.empty() ? r.s.session_key : r.s.session);
+    slot.arm = r.s.arm.empty() ? nullptr : &out.arms[std::string(r.s.arm)];
+    if (slot.arm && !alone) slot.arm->sessions.emplace(!r.s.session_key.empty() ? r.s.session_key : r.s.session);
   }
   ledger::add(by_model.groups[slot.by_model].sums, r);
   if (slot.by_session != kNone) ledger::add(by_session.groups[slot.by_session].sums, r);
@@ -193,8 +237,8 @@ void Window::add(sqlite3_stmt* q, Row& r) {
   out.max_wait_ms = std::max(out.max_wait_ms, r.wait_ms);
   out.requests_recalling += r.recalled;
   out.recall_rounds += r.s.recall_rounds;
-  if (!r.s.arm.empty()) {
-    ArmStats& a = out.arms[std::string(r.s.arm)];
+  if (slot.arm) {
+    ArmStats& a = *slot.arm;
     ++a.requests;
     if (r.s.cost) a.input_cost_usd += *r.s.cost;
     a.tokens_in += r.tokens_before;
@@ -212,11 +256,14 @@ RunningStats::RunningStats(RunningStats&&) noexcept = default;
 RunningStats& RunningStats::operator=(RunningStats&&) noexcept = default;
 
 std::int64_t RunningStats::rows_read() const { return state_->read; }
+std::int64_t RunningStats::rows_fed() const { return state_->fed_read; }
 bool RunningStats::resumed() const { return state_->resumed; }
 
 std::string RunningStats::update(sqlite3* db, const std::string& path, std::int64_t since_ms, std::int64_t now_ms,
-                                 std::int64_t bucket_ms) {
+                                 std::int64_t bucket_ms, RowFeed* feed) {
   sql::Stmt count(db, "SELECT COUNT(*) FROM requests");
+  sql::Stmt newest(db, "SELECT MAX(id) FROM requests");
+  sql::Stmt row_at(db, "SELECT time_ms, request_id FROM requests WHERE id = ?1");
   // Whether a row read before has its time in [from, to] (the time index).
   sql::Stmt read_in(db, "SELECT 1 FROM requests WHERE time_ms >= ?1 AND time_ms <= ?2 AND id <= ?3 LIMIT 1");
   // The first row in the window.
@@ -224,7 +271,7 @@ std::string RunningStats::update(sqlite3* db, const std::string& path, std::int6
   const std::string columns = row_columns(db);
   // Rows in id order from ?1 to ?2: a sum resumed is a sum made afresh.
   sql::Stmt rows(db, ("SELECT " + columns + " FROM requests WHERE id >= ?1 AND id <= ?2 ORDER BY id").c_str());
-  if (!count || !read_in || !first_in || !rows) return sql::errmsg(db, "stats query");
+  if (!count || !newest || !row_at || !read_in || !first_in || !rows) return sql::errmsg(db, "stats query");
   auto any_read = [&](std::int64_t from, std::int64_t to) {
     sqlite3_reset(read_in.get());
     sqlite3_bind_int64(read_in.get(), 1, from);
@@ -232,24 +279,74 @@ std::string RunningStats::update(sqlite3* db, const std::string& path, std::int6
     sqlite3_bind_int64(read_in.get(), 3, state_->last_id);
     return sqlite3_step(read_in.get()) != SQLITE_DONE;
   };
-  // Reads rows from..to; `totals`: they are new, add them to the totals too.
-  auto read = [&](std::int64_t from, std::int64_t to, bool totals) {
+  // Adds a row; `totals`: it is new, add it to the totals too.
+  auto add_row = [&](Row& r, sqlite3_stmt* q, bool totals) {
     State& s = *state_;
+    if (totals) {
+      add(s.totals, r);
+      s.last_id = r.s.id;
+      s.newest_ms = std::max(s.newest_ms, r.time_ms);
+      ++s.rows;
+    }
+    s.window.add(r, q);
+    ++s.read;
+    s.fed_read += q == nullptr;
+  };
+  // Reads rows from..to.
+  auto read = [&](std::int64_t from, std::int64_t to, bool totals) {
     sqlite3_reset(rows.get());
     sqlite3_bind_int64(rows.get(), 1, from);
     sqlite3_bind_int64(rows.get(), 2, to);
     int rc;
     while ((rc = sqlite3_step(rows.get())) == SQLITE_ROW) {
       Row r = read_row(rows.get());
-      if (totals) {
-        add(s.totals, r);
-        s.last_id = r.s.id;
-        ++s.rows;
-      }
-      s.window.add(rows.get(), r);
-      ++s.read;
+      add_row(r, rows.get(), totals);
     }
     return rc == SQLITE_DONE;
+  };
+  // Whether the table holds `f` under its id (the writer's ids checked).
+  auto holds = [&](const FedRow& f) {
+    sqlite3_reset(row_at.get());
+    sqlite3_bind_int64(row_at.get(), 1, f.id);
+    return sqlite3_step(row_at.get()) == SQLITE_ROW && sqlite3_column_int64(row_at.get(), 0) == f.time_ms &&
+           request_id_hash(text(row_at.get(), 1)) == f.request_id;
+  };
+  // The new rows: those the writer handed over as they are, in runs of
+  // consecutive ids each checked at both ends, the others (another
+  // process's, or not kept) read from the table, all in id order.
+  auto read_new = [&]() {
+    State& s = *state_;
+    if (feed) {
+      std::vector<FedChunk> taken = feed->take();
+      s.fed.insert(s.fed.end(), std::make_move_iterator(taken.begin()), std::make_move_iterator(taken.end()));
+    }
+    std::vector<const FedRow*> fed;
+    for (const FedChunk& c : s.fed)
+      for (const FedRow& f : c.rows) fed.push_back(&f);
+    sqlite3_reset(newest.get());
+    std::int64_t top = -1;  // the snapshot's newest row
+    if (sqlite3_step(newest.get()) != SQLITE_ROW) return false;
+    if (sqlite3_column_type(newest.get(), 0) != SQLITE_NULL) top = sqlite3_column_int64(newest.get(), 0);
+    std::size_t i = 0;
+    bool wrong = false;
+    while (i < fed.size() && fed[i]->id <= top) {
+      if (fed[i]->id <= s.last_id) {
+        ++i;
+        continue;
+      }
+      std::size_t end = i + 1;
+      while (end < fed.size() && fed[end]->id == fed[end - 1]->id + 1 && fed[end]->id <= top) ++end;
+      if ((wrong = !holds(*fed[i]) || !holds(*fed[end - 1]))) break;  // not the table's rows: read them
+      if (fed[i]->id > s.last_id + 1 && !read(s.last_id + 1, fed[i]->id - 1, true)) return false;
+      for (; i < end; ++i) {
+        Row r = fed_row(*fed[i]);
+        add_row(r, nullptr, true);
+      }
+    }
+    if (!read(s.last_id + 1, INT64_MAX, true)) return false;
+    // Chunks read keep no row for later answers.
+    std::erase_if(s.fed, [&](const FedChunk& c) { return wrong || c.rows.empty() || c.rows.back().id <= s.last_id; });
+    return true;
   };
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (attempt > 0 || !state_->valid || state_->path != path) {
@@ -261,10 +358,11 @@ std::string RunningStats::update(sqlite3* db, const std::string& path, std::int6
     // The window's sums go on while it moved forward past no row read.
     bool resume = s.valid && w.bucket == bucket_ms && since_ms >= w.since && now_ms >= w.now;
     if (resume && since_ms > w.since) resume = !any_read(w.since, since_ms - 1);  // rows leaving
-    if (resume && now_ms > w.now) resume = !any_read(w.now + 1, now_ms);          // rows arriving
+    // Rows arriving: none read is later than the window's end (no query), or none in what it gains.
+    if (resume && now_ms > w.now && s.newest_ms > w.now) resume = !any_read(w.now + 1, now_ms);
     s.resumed = resume;
     s.valid = false;
-    s.read = 0;
+    s.read = s.fed_read = 0;
     if (!resume) s.window = Window{.bucket = bucket_ms};
     s.window.since = since_ms;
     s.window.now = now_ms;
@@ -276,7 +374,7 @@ std::string RunningStats::update(sqlite3* db, const std::string& path, std::int6
       if (sqlite3_step(first_in.get()) == SQLITE_ROW && sqlite3_column_type(first_in.get(), 0) != SQLITE_NULL)
         ok = read(sqlite3_column_int64(first_in.get(), 0), s.last_id, false);
     }
-    ok = ok && read(s.last_id + 1, INT64_MAX, true);
+    ok = ok && read_new();
     if (!ok) {
       *state_ = State{};
       return sql::errmsg(db, "stats query");

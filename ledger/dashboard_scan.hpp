@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ledger/row_feed.hpp"
 #include "ledger/session_tally.hpp"
 
 namespace td::ledger {
@@ -79,12 +80,15 @@ class RunningStats {
   // Brings the sums up to the table's rows (in the caller's read
   // transaction) for the window [since_ms, now_ms] in buckets of
   // `bucket_ms`. "" on success, else SQLite's reason (and the sums start
-  // over next time).
+  // over next time). `feed`: the rows the ledger's writer at `path`
+  // committed, summed as handed over rather than read back (row_feed.hpp).
   std::string update(sqlite3* db, const std::string& path, std::int64_t since_ms, std::int64_t now_ms,
-                     std::int64_t bucket_ms);
+                     std::int64_t bucket_ms, RowFeed* feed = nullptr);
   StatsScan figures() const;
-  // Rows the last update() read, and whether it resumed (for tests).
+  // Rows the last update() read (from the table or the feed), those of
+  // them the feed handed over, and whether it resumed (for tests).
   std::int64_t rows_read() const;
+  std::int64_t rows_fed() const;
   bool resumed() const;
 
  private:

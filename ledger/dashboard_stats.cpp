@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <chrono>
 #include <initializer_list>
 #include <string_view>
 
@@ -246,7 +247,18 @@ bool DashboardStats::has_column(const char* name) {
 }
 
 std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices,
-                                 RunningStats* running, unsigned recent) {
+                                 RunningStats* running, unsigned recent, RowFeed* feed) {
+  if (db_) {
+    // One read transaction: every figure of the answer from the same rows.
+    sql::exec(db_, "BEGIN");
+    // Its snapshot taken (by a first read) before the clock is read: a row
+    // in it started before now, so it is in the window and the next answer
+    // goes on from this one's sums (docs/design.md §Dashboard).
+    if (now_ms == kNow) sql::exec(db_, "SELECT MAX(id) FROM requests");
+  }
+  if (now_ms == kNow)
+    now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                 .count();
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();
@@ -256,8 +268,6 @@ std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, co
   w.Int64(window_ms);
   std::string error = error_;
   if (db_) {
-    // One read transaction: every figure of the answer from the same rows.
-    sql::exec(db_, "BEGIN");
     const std::int64_t since = now_ms - window_ms;
     // 60 points over the window, whole seconds each.
     const std::int64_t bucket = std::max<std::int64_t>(1000, window_ms / 60 / 1000 * 1000);
@@ -268,7 +278,7 @@ std::string DashboardStats::json(std::int64_t now_ms, std::int64_t window_ms, co
     };
     RunningStats fresh;
     if (!running) running = &fresh;
-    if (auto why = running->update(db_, path_, since, now_ms, bucket); !why.empty()) error = why;
+    if (auto why = running->update(db_, path_, since, now_ms, bucket, feed); !why.empty()) error = why;
     const StatsScan scan = running->figures();
     scanned(w, scan, bucket);
     arms(w, scan.arms);

@@ -32,9 +32,13 @@ class DashboardStats {
   // the arms compared (rows without a price then priced by `prices`) and
   // recent rows over [now_ms - window_ms, now_ms]. `running`: the sums of
   // the previous answer, brought up to date (only the rows added since are
-  // read, ledger/dashboard_scan.hpp); null: every row read.
+  // read, ledger/dashboard_scan.hpp); null: every row read. `feed`: the
+  // rows this process's writer committed to `path`, summed as handed over.
+  // `now_ms`: kNow, the wall clock read once the answer's snapshot of the
+  // ledger is taken.
+  static constexpr std::int64_t kNow = -1;
   std::string json(std::int64_t now_ms, std::int64_t window_ms, const PriceLookup& prices,
-                   RunningStats* running = nullptr, unsigned recent = 50);
+                   RunningStats* running = nullptr, unsigned recent = 50, RowFeed* feed = nullptr);
 
  private:
   using Writer = rapidjson::Writer<rapidjson::StringBuffer>;

@@ -196,6 +196,7 @@ void Ledger::write(std::vector<LedgerRow>& batch, State& state) {
     rest = rest.subspan(chunk.size());
     std::string why = store_->insert(chunk);
     if (why.empty()) {
+      feed_->committed(chunk, store_->last_insert_id());
       written_.fetch_add(chunk.size(), std::memory_order_relaxed);
       transactions_.fetch_add(1, std::memory_order_relaxed);
     } else {

@@ -21,6 +21,7 @@
 
 #include "ledger/ledger_row.hpp"
 #include "ledger/ledger_store.hpp"
+#include "ledger/row_feed.hpp"
 
 namespace td::ledger {
 
@@ -88,6 +89,8 @@ class Ledger {
   std::uint64_t transactions() const { return transactions_.load(std::memory_order_relaxed); }
   std::size_t queued() const;
   const std::string& path() const { return options_.path; }
+  // The rows committed, for the dashboard while a page polls (row_feed.hpp).
+  std::shared_ptr<RowFeed> feed() const { return feed_; }
 
  private:
   Ledger(LedgerOptions options, std::unique_ptr<LedgerStore> store);
@@ -108,6 +111,7 @@ class Ledger {
 
   LedgerOptions options_;
   std::unique_ptr<LedgerStore> store_;  // touched by the writer thread only once it runs
+  const std::shared_ptr<RowFeed> feed_ = std::make_shared<RowFeed>();
 
   mutable std::mutex mu_;
   std::condition_variable wake_;  // writer: rows queued, flush asked, or stop

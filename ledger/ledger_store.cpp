@@ -384,6 +384,8 @@ std::string LedgerStore::insert(std::span<const LedgerRow> rows) {
   return {};
 }
 
+std::int64_t LedgerStore::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+
 std::vector<LedgerRow> LedgerStore::rows_since(std::int64_t since_ms, std::int64_t limit) {
   std::string columns = kColumns;
   // Older files (opened read-only, so not migrated) lack the later columns.

@@ -101,6 +101,9 @@ class LedgerStore {
   // Inserts the rows in one transaction. "" on success, else why not (and
   // then none of them is stored).
   std::string insert(std::span<const LedgerRow> rows);
+  // The id of the last row inserted (an insert's rows have consecutive ids:
+  // its transaction holds the write lock).
+  std::int64_t last_insert_id() const;
 
   // Rows with time_ms >= since_ms, oldest first, at most `limit`.
   std::vector<LedgerRow> rows_since(std::int64_t since_ms, std::int64_t limit = -1);

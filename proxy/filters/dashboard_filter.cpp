@@ -54,6 +54,7 @@ LocalResponse refusal(unsigned status, std::string message, std::string_view cod
 
 struct StatsRead {
   std::string path, query, json;
+  std::shared_ptr<ledger::RowFeed> feed;
   std::shared_ptr<DashboardCache> cache;
   RunwayLister runways;
   bool ledger_fresh = false;  // `json` holds the cached ledger figures: only the runways are listed
@@ -94,7 +95,7 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
 }
 
 std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
-                            const ledger::PriceLookup& prices, ledger::RunningStats* running) {
+                            const ledger::PriceLookup& prices, ledger::RunningStats* running, ledger::RowFeed* feed) {
   std::int64_t seconds = 86'400;
   const std::string window = query_value(query, "window");
   if (!window.empty()) {
@@ -104,7 +105,7 @@ std::string dashboard_stats(const std::string& path, std::string_view query, std
   }
   if (path.empty()) return R"({"error":"the ledger is off (ledger.enabled: false): no figures to show"})";
   ledger::DashboardStats stats(path);
-  return stats.json(now_ms, seconds * 1000, prices, running);
+  return stats.json(now_ms, seconds * 1000, prices, running, 50, feed);
 }
 
 FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& headers) {
@@ -132,8 +133,9 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
   }
   // The query without the token: the cache is shared by every client.
   const std::string query = query_value(ctx.query(), "window");
-  auto read =
-      std::make_shared<StatsRead>(StatsRead{ledger_path_(), "window=" + query, {}, cache_, runways_, false, prices_});
+  LedgerSource ledger = ledger_();
+  auto read = std::make_shared<StatsRead>(StatsRead{
+      std::move(ledger.path), "window=" + query, {}, std::move(ledger.feed), cache_, runways_, false, prices_});
   {
     std::lock_guard lock(cache_->mutex);
     const std::int64_t now = steady_ms();
@@ -148,7 +150,8 @@ FilterResult DashboardFilter::request_filter(RequestContext& ctx, HeaderMap& hea
       const std::int64_t began = steady_ms();
       {
         std::lock_guard running(r.cache->running_mutex);
-        r.json = dashboard_stats(r.path, r.query, wall_ms(), r.prices, &r.cache->running);
+        r.json =
+            dashboard_stats(r.path, r.query, ledger::DashboardStats::kNow, r.prices, &r.cache->running, r.feed.get());
       }
       const std::int64_t now = steady_ms();
       std::lock_guard lock(r.cache->mutex);

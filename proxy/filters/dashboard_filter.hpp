@@ -57,16 +57,21 @@ class DashboardFilter final : public Filter {
   static constexpr int kKeepFactor = 20;
   static constexpr std::chrono::milliseconds kReadWait{10'000};
 
-  // `ledger_path()`: the open ledger's file ("" none), read per request since
-  // the ledger opens after the filters are built; `thread`: where the ledger
+  // `ledger()`: the open ledger's file ("" none) and the rows its writer
+  // commits (ledger/row_feed.hpp), read per request since the ledger opens
+  // after the filters are built; `thread`: where the ledger
   // is read (null: on the request's thread, for tests); `runways`: the live
   // runways (null: none listed); `prices`: the config's, for the arm
   // comparison's rows not priced when written (none: they stay unpriced).
-  DashboardFilter(std::string admin_token, std::function<std::string()> ledger_path, JobQueue* thread,
+  struct LedgerSource {
+    std::string path;
+    std::shared_ptr<ledger::RowFeed> feed;  // null: every new row read from the file
+  };
+  DashboardFilter(std::string admin_token, std::function<LedgerSource()> ledger, JobQueue* thread,
                   std::shared_ptr<DashboardCache> cache, RunwayLister runways = nullptr,
                   ledger::PriceLookup prices = {})
       : admin_token_(std::move(admin_token)),
-        ledger_path_(std::move(ledger_path)),
+        ledger_(std::move(ledger)),
         thread_(thread),
         cache_(std::move(cache)),
         runways_(std::move(runways)),
@@ -76,7 +81,7 @@ class DashboardFilter final : public Filter {
 
  private:
   std::string admin_token_;
-  std::function<std::string()> ledger_path_;
+  std::function<LedgerSource()> ledger_;
   JobQueue* thread_;
   std::shared_ptr<DashboardCache> cache_;
   RunwayLister runways_;
@@ -88,8 +93,10 @@ std::optional<LocalResponse> dashboard_refusal(bool loopback, std::string_view a
                                                std::string_view query);
 
 // The stats JSON for `query` (`window=<seconds>`, default a day), read from
-// the ledger at `path` (without `runways`: with_runways() adds them).
+// the ledger at `path` (without `runways`: with_runways() adds them), as of
+// `now_ms` (ledger::DashboardStats::kNow: once the ledger's snapshot is taken).
 std::string dashboard_stats(const std::string& path, std::string_view query, std::int64_t now_ms,
-                            const ledger::PriceLookup& prices, ledger::RunningStats* running = nullptr);
+                            const ledger::PriceLookup& prices, ledger::RunningStats* running = nullptr,
+                            ledger::RowFeed* feed = nullptr);
 
 }  // namespace td::proxy

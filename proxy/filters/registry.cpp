@@ -57,7 +57,7 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
       config.admin_token,
       [] {
         const ledger::Ledger* l = process_state().ledger();
-        return l ? l->path() : std::string();
+        return l ? DashboardFilter::LedgerSource{l->path(), l->feed()} : DashboardFilter::LedgerSource{};
       },
       &process_state().dashboard_thread(), dashboard_cache,
       [] { return dashboard_runways(process_state().runways(), process_state().shared_store()); },

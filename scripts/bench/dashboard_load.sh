@@ -5,11 +5,19 @@
 # wrk -c32 posting a 2 kB chat body (BODY_WORDS=10000: 50 kB) for DURATION s per round, ROUNDS rounds
 # of each, interleaved (off, on, off, on, ...). "On" is a client fetching
 # /v1/tokendiet/stats every POLL s (the page polls every 5 s: 1 s is five
-# pages). The ledger grows with the load, as a real one would.
+# pages). The ledger grows with the load, as a real one would. CATCH_UP=1:
+# a "with" round starts after one answer (kept out of its figures) has read
+# the rows of the round without, as a page polling all along would have:
+# the round's share is then the steady one, not that plus the catch-up.
+# At the end: the stats' thread's CPU over the whole run per ledger row
+# (each row is read once, however the answers fell into rounds or the cache).
 # Besides requests/s, each round prints the proxy process's CPU time per
 # request (utime + stime from /proc, all its threads, the stats query's
-# included), and the share of it the dashboard's own thread (td-dashboard)
-# took: the stats' cost, read apart from the noise of the box.
+# included), the share of it the dashboard's own thread (td-dashboard)
+# took: the stats' cost, read apart from the noise of the box; that thread's
+# CPU per request (each request writes a ledger row), and the ledger
+# writer's (td-ledger) share, which hands the rows it commits to the stats
+# while a page polls (docs/design.md §Dashboard).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 HERE=$PWD/scripts/bench/proxy
@@ -32,30 +40,44 @@ pids+=($!)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$TD/healthz" >/dev/null && break; sleep 0.1; done
 TD_PID=${pids[0]}
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$TD_PID/stat"; }
-# The dashboard thread's ticks (0 before its first answer starts it).
-stats_ticks() {
+# A thread's ticks by name (0 before it starts: the dashboard's starts with
+# its first answer).
+thread_ticks() {
   local t
   for t in /proc/"$TD_PID"/task/*; do
-    [ "$(cat "$t/comm" 2>/dev/null)" = td-dashboard ] && { awk '{print $14 + $15}' "$t/stat"; return; }
+    [ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] && { awk '{print $14 + $15}' "$t/stat"; return; }
   done
   echo 0
 }
-# One round: "REQ_PER_S CPU_US_PER_REQUEST STATS_SHARE_PERCENT".
+# One round: "REQ_PER_S CPU_US_PER_REQUEST STATS_SHARE_PERCENT
+# STATS_US_PER_REQUEST WRITER_SHARE_PERCENT".
 load() {
-  local before after s0 s1 out
-  before=$(cpu_ticks) s0=$(stats_ticks)
+  local before after s0 s1 w0 w1 out
+  before=$(cpu_ticks) s0=$(thread_ticks td-dashboard) w0=$(thread_ticks td-ledger)
   out=$(BODY_FILE=$RUN/body.json wrk -t1 -c32 -d"${DURATION}s" -s "$HERE/post.lua" "http://127.0.0.1:$TD")
-  after=$(cpu_ticks) s1=$(stats_ticks)
-  awk -v t0="$before" -v t1="$after" -v s0="$s0" -v s1="$s1" -v hz="$(getconf CLK_TCK)" '
+  after=$(cpu_ticks) s1=$(thread_ticks td-dashboard) w1=$(thread_ticks td-ledger)
+  awk -v t0="$before" -v t1="$after" -v s0="$s0" -v s1="$s1" -v w0="$w0" -v w1="$w1" -v hz="$(getconf CLK_TCK)" '
     /requests in/ {n = $1} /^Requests\/sec:/ {rps = $2}
-    END {printf "%s %.1f %.2f\n", rps, (t1 - t0) / hz * 1e6 / n, 100 * (s1 - s0) / (t1 - t0)}' <<<"$out"
+    END {printf "%s %.1f %.2f %.2f %.2f\n", rps, (t1 - t0) / hz * 1e6 / n, 100 * (s1 - s0) / (t1 - t0),
+                (s1 - s0) / hz * 1e6 / n, 100 * (w1 - w0) / (t1 - t0)}' <<<"$out"
 }
 for r in $(seq "$ROUNDS"); do
-  read -r off off_cpu _ < <(load)
-  ( while :; do curl -s -o /dev/null "http://127.0.0.1:$TD/v1/tokendiet/stats"; sleep "$POLL"; done ) &
+  read -r off off_cpu _ _ off_writer < <(load)
+  first=0
+  if [[ ${CATCH_UP:-0} == 1 ]]; then
+    curl -s -o /dev/null "http://127.0.0.1:$TD/v1/tokendiet/stats"
+    first=$POLL
+  fi
+  ( sleep "$first"; while :; do curl -s -o /dev/null "http://127.0.0.1:$TD/v1/tokendiet/stats"; sleep "$POLL"; done ) &
   poller=$!
-  read -r on on_cpu on_stats < <(load)
+  read -r on on_cpu on_stats on_stats_us on_writer < <(load)
   kill "$poller"; wait "$poller" 2>/dev/null || true
-  echo "round $r: without $off req/s ($off_cpu µs CPU a request), with the dashboard polling $on req/s ($on_cpu µs, $on_stats % of it the stats' thread)"
+  echo "round $r: without $off req/s ($off_cpu µs CPU a request, $off_writer % the ledger writer's)," \
+    "with the dashboard polling $on req/s ($on_cpu µs, $on_stats % of it the stats' thread:" \
+    "$on_stats_us µs a request; $on_writer % the ledger writer's)"
 done
-echo "ledger rows: $(sqlite3 "$RUN/usage.db" 'SELECT COUNT(*) FROM requests')"
+# The last answer's query may still run: wait for the thread to go idle.
+while :; do t=$(thread_ticks td-dashboard); sleep 1; [[ $(thread_ticks td-dashboard) == "$t" ]] && break; done
+rows=$(sqlite3 "$RUN/usage.db" 'SELECT COUNT(*) FROM requests')
+echo "ledger rows: $rows; the stats' thread over the run: $(awk -v t="$t" -v n="$rows" -v hz="$(getconf CLK_TCK)" \
+  'BEGIN {printf "%.2f s of CPU, %.2f µs a row", t / hz, t / hz * 1e6 / n}')"

@@ -11,6 +11,7 @@
 #include <rapidjson/writer.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
@@ -20,6 +21,7 @@
 #include "ledger/arm_comparison.hpp"
 #include "ledger/arm_comparison_json.hpp"
 #include "ledger/dashboard_stats.hpp"
+#include "ledger/ledger.hpp"
 #include "ledger/ledger_store.hpp"
 #include "rows.hpp"
 #include "temp_dir.hpp"
@@ -229,11 +231,11 @@ enum class Compared { Same, None, Unchecked };
 
 // `exact`: to the byte (rows written in time order sum alike either way).
 void check_same(const std::string& path, std::int64_t now_ms, std::int64_t window_ms, Compared compared,
-                RunningStats* running = nullptr, bool exact = false) {
+                RunningStats* running = nullptr, bool exact = false, RowFeed* feed = nullptr) {
   DashboardStats stats(path);
   REQUIRE(stats.error().empty());
   std::string comparison;
-  const std::string got = without_comparison(stats.json(now_ms, window_ms, kPrices, running), &comparison);
+  const std::string got = without_comparison(stats.json(now_ms, window_ms, kPrices, running, 50, feed), &comparison);
   const std::string want = reference(path, now_ms, window_ms);
   CHECK(first_difference(got, want) == "");
   if (exact) CHECK(got == want);
@@ -343,6 +345,93 @@ TEST_CASE("the sums are kept between answers: only the rows added since are read
     check_same(path, first + 700'000, 365LL * 86'400'000, Compared::Same, &running);
     CHECK(running.rows_read() == 400 - 40 + 50);
   }
+}
+
+TEST_CASE("rows the writer committed are summed as handed over, the others read, the figures the same") {
+  td::test::TempDir dir;
+  const std::string path = dir.file("ledger.db");
+  auto opened = Ledger::open(LedgerOptions{.path = path});
+  REQUIRE(opened.ledger);
+  Ledger& ledger = *opened.ledger;
+  auto submit = [&](int from, int to) {
+    for (LedgerRow& r : mixed_rows(from, to)) REQUIRE(ledger.submit(std::move(r)));
+    REQUIRE(ledger.flush());
+  };
+  submit(0, 300);  // before any answer: the feed keeps nothing
+  const std::int64_t first = mixed_rows(0, 1).front().time_ms;
+  const std::int64_t year = 365LL * 86'400'000;
+  RunningStats running;
+  check_same(path, first + 500'000, year, Compared::Same, &running, false, ledger.feed().get());
+  CHECK(running.rows_read() == 300);
+  CHECK(running.rows_fed() == 0);
+
+  SUBCASE("this writer's rows, another's between them") {
+    submit(300, 400);
+    insert(path, mixed_rows(400, 450));  // another process's rows
+    submit(450, 600);
+    check_same(path, first + 700'000, year, Compared::Same, &running, false, ledger.feed().get());
+    CHECK(running.resumed());
+    CHECK(running.rows_read() == 300);
+    CHECK(running.rows_fed() == 250);
+    // The window moved past rows it held: its rows read again, the new ones fed.
+    submit(600, 650);
+    check_same(path, first + 750'000, 300'000, Compared::Unchecked, &running, false, ledger.feed().get());
+    CHECK(running.rows_fed() == 50);
+  }
+  SUBCASE("rows handed over under ids the table gives other rows are read from it instead") {
+    RowFeed wrong;
+    wrong.take();
+    insert(path, mixed_rows(300, 400));
+    const std::vector<LedgerRow> rows = mixed_rows(400, 500);
+    wrong.committed(rows, 400);  // ids 301 to 400: the table's rows 301 to 400 are others
+    check_same(path, first + 700'000, year, Compared::Same, &running, false, &wrong);
+    CHECK(running.rows_read() == 100);
+    CHECK(running.rows_fed() == 0);
+  }
+  SUBCASE("a page that stopped polling: nothing kept, every new row read") {
+    RowFeed idle;  // never taken from
+    insert(path, mixed_rows(300, 400));
+    idle.committed(mixed_rows(300, 400), 400);
+    CHECK(idle.take().empty());
+    check_same(path, first + 700'000, year, Compared::Same, &running, false, &idle);
+    CHECK(running.rows_read() == 100);
+    CHECK(running.rows_fed() == 0);
+  }
+  SUBCASE("a feed at its bound keeps no more rows (read from the table instead)") {
+    RowFeed full;
+    full.take();
+    const std::vector<LedgerRow> rows = mixed_rows(0, 1024);
+    std::int64_t id = 0;
+    for (std::size_t n = 0; n <= RowFeed::kMaxRows / rows.size(); ++n) full.committed(rows, id += 1024);
+    std::size_t kept = 0;
+    for (const FedChunk& c : full.take()) kept += c.rows.size();
+    CHECK(kept == RowFeed::kMaxRows);
+  }
+}
+
+TEST_CASE("an answer's now is read once its snapshot is taken: every row in it is in the window, the next resumes") {
+  td::test::TempDir dir;
+  const std::string path = dir.file("ledger.db");
+  const auto wall = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const std::int64_t t = wall();
+  std::vector<LedgerRow> rows = mixed_rows(0, 50);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].time_ms = t - 50 + static_cast<std::int64_t>(i);
+  rows.back().time_ms = t + 2;  // started after a caller read its clock at t
+  insert(path, rows);
+  while (wall() <= t + 2) {
+  }  // that start is past
+  RunningStats running;
+  rapidjson::Document d;
+  d.Parse(DashboardStats(path).json(DashboardStats::kNow, 3'600'000, kPrices, &running).c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  CHECK(d["now_ms"].GetInt64() > t + 2);
+  CHECK(d["window_totals"]["requests"].GetInt64() == 50);
+  DashboardStats(path).json(DashboardStats::kNow, 3'600'000, kPrices, &running);
+  CHECK(running.resumed());
+  CHECK(running.rows_read() == 0);
 }
 
 // Run by hand: TD_STATS_LEDGER=FILE unit_ledger -tc='the stats of a given*' --no-skip
