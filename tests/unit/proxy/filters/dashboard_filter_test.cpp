@@ -85,7 +85,11 @@ TEST_CASE("dashboard stats: the ledger's sums, read on the dashboard's thread, t
               .empty());
   WorkPool thread(1, [] {});
   DashboardFilter filter(
-      "", [&] { return path; }, &thread, std::make_shared<DashboardCache>());
+      "",
+      [&] {
+        return DashboardFilter::LedgerSource{path, nullptr};
+      },
+      &thread, std::make_shared<DashboardCache>());
   SimpleHeaderMap headers;
 
   RequestContext ctx;
@@ -156,7 +160,7 @@ TEST_CASE("dashboard stats: the runways are the live store's now, the tightest f
   WorkPool thread(1, [] {});
   // No ledger (ledger.enabled: false): the runways all the same.
   DashboardFilter filter(
-      "", [] { return std::string(); }, &thread, std::make_shared<DashboardCache>(),
+      "", [] { return DashboardFilter::LedgerSource{}; }, &thread, std::make_shared<DashboardCache>(),
       [&] {
         ++listed;
         return store.list(td::quota::Clock::now(), 10);
