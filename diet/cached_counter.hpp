@@ -1,8 +1,10 @@
 // A TokenCounter that remembers: the same text (a history is resent every
 // turn) is counted once per cache (the diet's, diet/diet_caches.hpp),
 // then costs a hash and a lookup (docs/design.md §Principles (6)). Wraps the exact tokenizers; a counter whose
-// cache_salt() is 0 (the calibrated estimator, cheaper than a hash) is called
-// straight through.
+// cache_salt() is 0 (the calibrated estimator, whose ratio moves) has its
+// raw() cached instead when it has a raw_salt() (the byte-class sum: a
+// pass over every byte of every message of every request otherwise), and is
+// called straight through when it has none.
 #pragma once
 
 #include <cstdint>

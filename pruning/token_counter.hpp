@@ -19,6 +19,14 @@ class TokenCounter {
   // counters whose answer drifts (a calibrated estimator) or that are cheaper
   // than a hash.
   virtual std::uint64_t cache_salt() const { return 0; }
+  // Non-zero when count() is count_from_raw(raw(text)), raw() a pure function
+  // of the text that never changes while the step after it may (a calibrated
+  // estimator's ratio): raw values may then be cached under this salt, and a
+  // resent text costs a hash instead of a pass over its bytes
+  // (docs/design.md §Memos and caches).
+  virtual std::uint64_t raw_salt() const { return 0; }
+  virtual std::uint64_t raw(std::string_view) const { return 0; }
+  virtual std::uint64_t count_from_raw(std::uint64_t) const { return 0; }
   // True when count() equals what the provider bills, not an estimate.
   virtual bool exact() const { return false; }
 };

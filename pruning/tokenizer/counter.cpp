@@ -123,11 +123,33 @@ double raw_estimate(std::string_view text, EstimateMethod method) {
   return sum <= 0 ? 0.0 : static_cast<double>(sum) / 65536.0;
 }
 
+namespace {
+
+std::uint64_t estimate(double raw, double ratio) {
+  // At least one token for any non-empty text; never negative on odd bytes.
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(raw * ratio - 1e-9)));
+}
+
+}  // namespace
+
 std::uint64_t EstimatingCounter::count(std::string_view text) const {
   if (text.empty()) return 0;
-  const double raw = raw_estimate(text, method_);
-  // At least one token for any non-empty text; never negative on odd bytes.
-  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(raw * ratio() - 1e-9)));
+  return estimate(raw_estimate(text, method_), ratio());
+}
+
+// BytesOver4 needs no pass over the bytes: nothing to cache.
+std::uint64_t EstimatingCounter::raw_salt() const {
+  return method_ == EstimateMethod::ByteClass ? 0x62797465636c7331ULL : 0;
+}
+
+std::uint64_t EstimatingCounter::raw(std::string_view text) const {
+  return static_cast<std::uint64_t>(weight_sum(text));
+}
+
+// The same arithmetic as count() on a non-empty text whose raw() this is.
+std::uint64_t EstimatingCounter::count_from_raw(std::uint64_t raw) const {
+  const auto sum = static_cast<std::int64_t>(raw);
+  return estimate(sum <= 0 ? 0.0 : static_cast<double>(sum) / 65536.0, ratio());
 }
 
 std::optional<EncodingId> encoding_for_model(std::string_view model) {

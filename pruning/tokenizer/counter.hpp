@@ -56,6 +56,11 @@ class EstimatingCounter final : public pruning::TokenCounter {
   explicit EstimatingCounter(const std::atomic<double>* cell, EstimateMethod method = EstimateMethod::ByteClass)
       : cell_(cell), method_(method) {}
   std::uint64_t count(std::string_view text) const override;
+  // ByteClass: raw() is the byte-class weight sum (its bits), a function of
+  // the text alone; count() is that sum times the ratio, rounded up.
+  std::uint64_t raw_salt() const override;
+  std::uint64_t raw(std::string_view text) const override;
+  std::uint64_t count_from_raw(std::uint64_t raw) const override;
   double ratio() const { return cell_ ? cell_->load(std::memory_order_relaxed) : fixed_; }
   EstimateMethod method() const { return method_; }
 

@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <string>
 
 #include "diet/cached_counter.hpp"
+#include "pruning/tokenizer/counter.hpp"
 
 using namespace td::diet;
 
@@ -54,4 +56,52 @@ TEST_CASE("cached counter: counters that drift (salt 0) are never cached") {
   counter.count(long_text);
   counter.count(long_text);
   CHECK(inner.calls == 2);
+}
+
+TEST_CASE("cached counter: a drifting counter's raw part is cached, its drift applied on every call") {
+  td::tok::CountCache cache(1024);
+  std::atomic<double> ratio{1.0};
+  const td::tok::EstimatingCounter inner(&ratio);
+  CachedCounter counter(inner, cache);
+  const std::string texts[] = {std::string(500, 'x'), "fn main() { println!(\"héllo, wörld\"); } // 0123456789 \n\t",
+                               std::string(300, '\xc3') + std::string(70, '7')};
+  for (double r : {1.0, 1.37, 0.61, 2.0}) {
+    ratio = r;
+    for (const std::string& t : texts) {
+      CAPTURE(r);
+      CAPTURE(t);
+      // Twice: the miss and the hit give what the estimator gives at this ratio.
+      CHECK(counter.count(t) == inner.count(t));
+      CHECK(counter.count(t) == inner.count(t));
+    }
+  }
+}
+
+namespace {
+
+// Counts bytes times a ratio that moves, and how often it read the bytes.
+class RawProbe final : public td::pruning::TokenCounter {
+ public:
+  std::uint64_t count(std::string_view text) const override { return count_from_raw(raw(text)); }
+  std::uint64_t raw_salt() const override { return 7; }
+  std::uint64_t raw(std::string_view text) const override {
+    ++reads;
+    return text.size();
+  }
+  std::uint64_t count_from_raw(std::uint64_t raw) const override { return raw * ratio; }
+  mutable int reads = 0;
+  std::uint64_t ratio = 1;
+};
+
+}  // namespace
+
+TEST_CASE("cached counter: a drifting counter with a raw part reads a resent text once") {
+  td::tok::CountCache cache(1024);
+  RawProbe inner;
+  CachedCounter counter(inner, cache);
+  const std::string long_text(500, 'x');
+  CHECK(counter.count(long_text) == 500);
+  inner.ratio = 3;
+  CHECK(counter.count(long_text) == 1500);
+  CHECK(inner.reads == 1);
 }
