@@ -99,7 +99,14 @@ test('the page shows the ledger\'s and /metrics\' totals, its charts have data, 
     }
     assert.equal(stats.totals.requests, bodies.length, JSON.stringify(stats));
     const usage = JSON.parse(execFileSync(tokendietBin(), ['usage', '--json', '--ledger', td.ledger], {encoding: 'utf8'}));
-    const metrics = (await rawRequest({port: td.port, path: '/metrics'})).body.toString();
+    // A request is in the ledger before its logging phase has counted it in
+    // /metrics: wait for /metrics to count them all.
+    let metrics;
+    for (let i = 0; i < 100; i++) {
+      metrics = (await rawRequest({port: td.port, path: '/metrics'})).body.toString();
+      if (metricSum(metrics, 'tokendiet_requests_total') >= bodies.length) break;
+      await sleep(100);
+    }
     assert.equal(stats.totals.tokens_in, usage.total.tokens_before);
     assert.equal(stats.totals.tokens_sent, usage.total.tokens_after);
     assert.equal(stats.totals.tokens_in, metricSum(metrics, 'tokendiet_tokens_in_total'));
