@@ -115,12 +115,14 @@ std::int64_t weight_sum(std::string_view text) {
   return sum;
 }
 
+// A byte-class weight sum as tokens before the ratio (weights are 1/65536ths).
+double tokens_of_sum(std::int64_t sum) { return sum <= 0 ? 0.0 : static_cast<double>(sum) / 65536.0; }
+
 }  // namespace
 
 double raw_estimate(std::string_view text, EstimateMethod method) {
   if (method == EstimateMethod::BytesOver4) return static_cast<double>(text.size()) / 4.0;
-  const std::int64_t sum = weight_sum(text);
-  return sum <= 0 ? 0.0 : static_cast<double>(sum) / 65536.0;
+  return tokens_of_sum(weight_sum(text));
 }
 
 namespace {
@@ -148,8 +150,7 @@ std::uint64_t EstimatingCounter::raw(std::string_view text) const {
 
 // The same arithmetic as count() on a non-empty text whose raw() this is.
 std::uint64_t EstimatingCounter::count_from_raw(std::uint64_t raw) const {
-  const auto sum = static_cast<std::int64_t>(raw);
-  return estimate(sum <= 0 ? 0.0 : static_cast<double>(sum) / 65536.0, ratio());
+  return estimate(tokens_of_sum(static_cast<std::int64_t>(raw)), ratio());
 }
 
 std::optional<EncodingId> encoding_for_model(std::string_view model) {
