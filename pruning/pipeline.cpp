@@ -137,6 +137,22 @@ bool fired(const std::vector<StrategyStats>& strategies, std::string_view name) 
                      [&](const StrategyStats& s) { return s.fired() && name == s.name; });
 }
 
+// The working memory of `profile` with the grid points whose history had
+// reached the trigger: only those can be stepped to (the rest never will be
+// in this request).
+WorkingMemory stepping_grid(const Conversation& conv, const Profile& profile, const std::vector<std::uint64_t>& orig) {
+  WorkingMemory wm = working_memory(conv, profile);
+  std::uint64_t running = 0;
+  std::uint32_t counted = 0, keep = 0;
+  for (std::size_t k = 0; k < wm.grid.size(); ++k) {
+    for (; counted < wm.grid_eligible_end[k]; ++counted) running += orig[counted];
+    if (running >= profile.trigger_tokens) keep = static_cast<std::uint32_t>(k) + 1;
+  }
+  wm.grid.resize(keep);
+  wm.grid_eligible_end.resize(keep);
+  return wm;
+}
+
 // `profile` drives the lossy strategies and the frontier; `trim` drives
 // trim-middle (the same profile, except at survival's hardest level).
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
@@ -146,27 +162,21 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   const auto size = static_cast<std::uint32_t>(msgs.size());
   const std::vector<std::uint64_t>& orig = counted.messages;
   r.tokens_before = counted.total;
-  // The recap is read from the history as sent, on the profile's own grid
-  // (`trim`: survival's levels change only trim-middle's constants there),
-  // so it renders the same at every level and on every later request.
-  const RecapPlan recap_at = recap_plan(conv, trim, orig, counted.fixed, settings.context_window, tally,
-                                        caches ? &caches->turn_lines : nullptr, caches ? &caches->spans : nullptr);
-
-  WorkingMemory wm = working_memory(conv, profile);
+  const WorkingMemory wm = stepping_grid(conv, profile, orig);
   r.turns = wm.turns();
-  // Grid points whose history had reached the trigger: only those can be
-  // stepped to (the rest never will be in this request).
-  {
-    std::uint64_t running = 0;
-    std::uint32_t counted = 0, keep = 0;
-    for (std::size_t k = 0; k < wm.grid.size(); ++k) {
-      for (; counted < wm.grid_eligible_end[k]; ++counted) running += orig[counted];
-      if (running >= profile.trigger_tokens) keep = static_cast<std::uint32_t>(k) + 1;
-    }
-    wm.grid.resize(keep);
-    wm.grid_eligible_end.resize(keep);
-  }
 
+  // The recap is read from the history as the client sent it (before the
+  // plan's forms replace it), on the profile's own grid (`trim`: survival's
+  // levels change only trim-middle's constants there), and weighed on the
+  // requests as the diet without it sent them (`basis`: the frontier each
+  // request left), so it renders the same on every later request and a
+  // history the stale cuts keep small is not recapped (docs/design.md
+  // §Policy, Standard's recap).
+  RecapPlan recap_at;
+  auto plan_recap = [&](const DietWithout& basis) {
+    return recap_plan(conv, trim, orig, counted.fixed, settings.context_window, tally,
+                      caches ? &caches->turn_lines : nullptr, caches ? &caches->spans : nullptr, &basis);
+  };
   Frontier f;
   std::vector<std::uint64_t> now = orig;  // per-message tokens as pruned
   std::vector<StrategyStats> lossy;
@@ -212,6 +222,18 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     without.changed = plan->changed;
     without.pruned = &plan->pruned;
     tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter);
+    // The recap is weighed on the requests as the profile's own frontier
+    // sent them: at survival's levels `profile`'s is the eager one, and the
+    // recap stays the standard one's, the same at every level.
+    if (&trim == &profile) {
+      recap_at = plan_recap(without);
+    } else {
+      DietWithout standard = without;
+      const WorkingMemory own = stepping_grid(conv, trim, orig);
+      standard.frontier = own.grid.empty() ? std::vector<std::uint32_t>(without.ends.size(), 0)
+                                           : choose_frontier(conv, trim, own, orig, planned, lasting).at_request;
+      recap_at = plan_recap(standard);
+    }
     std::vector<std::uint32_t> held;  // before the frontier, still whole
     for (std::size_t k = 0; k < sent->changed.size() && sent->changed[k] < f.messages; ++k) {
       const std::uint32_t i = sent->changed[k];
@@ -230,6 +252,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     lossy = strategy_names(Stage::BeforeFrontier);  // their names, with nothing done
     without.frontier.assign(without.ends.size(), 0);
     tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter);
+    recap_at = plan_recap(without);
   }
   r.stale_turns = f.turns;
   r.stale_messages = f.messages;

@@ -7,6 +7,7 @@
 #include "pruning/recall_span.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/common.hpp"
+#include "pruning/strategies/completed_tasks.hpp"
 #include "pruning/strategies/recap_turn_line.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/text.hpp"
@@ -155,16 +156,72 @@ void hash_into(std::vector<std::uint64_t>& words, std::string_view s) {
   words.push_back(h.hi);
 }
 
+// The history as each earlier request sent it, without the recap: before
+// that request's stale frontier the plan's forms, after it the messages as
+// the client sent them (`as_sent`, the diet without semantic mode; null: as
+// the client sent them throughout). Prefix sums, so each ask is O(log n).
+class AsSent {
+ public:
+  AsSent(const std::vector<std::uint64_t>& orig, const DietWithout* as_sent) {
+    const std::size_t n = orig.size();
+    orig_ps_.assign(n + 1, 0);
+    planned_ps_.assign(n + 1, 0);
+    replaced_orig_ps_.assign(n + 1, 0);
+    replaced_planned_ps_.assign(n + 1, 0);
+    const bool planned = as_sent && as_sent->planned.size() == n && as_sent->frontier.size() == as_sent->ends.size();
+    if (planned) {
+      ends_ = &as_sent->ends;
+      frontiers_ = &as_sent->frontier;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t p = planned ? as_sent->planned[i] : orig[i];
+      orig_ps_[i + 1] = orig_ps_[i] + orig[i];
+      planned_ps_[i + 1] = planned_ps_[i] + p;
+    }
+  }
+  // Marks which messages a recap replaces (its range's system messages stay).
+  void replaceable(const Conversation& conv, const std::vector<std::uint64_t>& orig, std::uint32_t start) {
+    for (std::size_t i = 0; i < orig.size(); ++i) {
+      const bool replaced = i >= start && !detail::is_system(conv.messages[i]);
+      replaced_orig_ps_[i + 1] = replaced_orig_ps_[i] + (replaced ? orig[i] : 0);
+      replaced_planned_ps_[i + 1] = replaced_planned_ps_[i] + (replaced ? planned_ps_[i + 1] - planned_ps_[i] : 0);
+    }
+  }
+  // The stale frontier the request ending at `at` left (0: none known).
+  std::uint32_t frontier(std::uint32_t at) const {
+    if (!ends_) return 0;
+    const auto it = std::lower_bound(ends_->begin(), ends_->end(), at);
+    if (it == ends_->end() || *it != at) return 0;
+    return std::min((*frontiers_)[static_cast<std::size_t>(it - ends_->begin())], at);
+  }
+  // Tokens of messages [0, end) as a request with `frontier` sent them.
+  std::uint64_t prefix(std::uint32_t end, std::uint32_t frontier) const {
+    const std::uint32_t f = std::min(frontier, end);
+    return planned_ps_[f] + orig_ps_[end] - orig_ps_[f];
+  }
+  // Tokens a recap of [start, cut) takes out of a request with `frontier`.
+  std::uint64_t replaced(std::uint32_t start, std::uint32_t cut, std::uint32_t frontier) const {
+    const std::uint32_t m = std::clamp(frontier, start, cut);
+    return replaced_planned_ps_[m] - replaced_planned_ps_[start] + replaced_orig_ps_[cut] - replaced_orig_ps_[m];
+  }
+
+ private:
+  const std::vector<std::uint32_t>* ends_ = nullptr;
+  const std::vector<std::uint32_t>* frontiers_ = nullptr;
+  std::vector<std::uint64_t> orig_ps_, planned_ps_, replaced_orig_ps_, replaced_planned_ps_;
+};
+
 }  // namespace
 
 RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const std::vector<std::uint64_t>& orig,
                      std::uint64_t fixed, std::uint64_t context_window, const Tally& tally,
-                     Memo<std::string>* line_memo, Memo<RecallSpan>* spans) {
+                     Memo<std::string>* line_memo, Memo<RecallSpan>* spans, const DietWithout* as_sent) {
   RecapPlan plan;
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
-  std::uint64_t total = fixed;
-  for (std::uint64_t t : orig) total += t;
-  // Every earlier request was a prefix of this one: none was over either.
+  AsSent sent_by(orig, as_sent);
+  const std::uint64_t total = fixed + sent_by.prefix(size, sent_by.frontier(size));
+  // Every earlier request was a prefix of this one, sent with no more
+  // stale than this one: none was over either.
   const bool overflows = context_window && total > context_window;
   if (!opt.recap || (total <= opt.token_threshold && !overflows)) {
     // Half-way to the threshold, the turns' lines are built a few a request.
@@ -177,11 +234,12 @@ RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const st
   const std::uint32_t reach = wm.start_of(wm.grid.back(), size);
   if (reach <= start + 1) return plan;
   const std::vector<Line> lines = turn_lines(conv, opt, wm, start, reach, tally, line_memo);
+  sent_by.replaceable(conv, orig, start);
 
-  // Prefix sums of the tokens as sent and of those a recap replaces (system
-  // messages in its range stay), and a plan for the loss cap: each turn's
-  // line where its part starts (an overestimate: the budget may drop some).
-  std::vector<std::uint64_t> orig_ps(size + 1, 0), gone_ps(size + 1, 0), plan_ps(size + 1, 0);
+  // Prefix sums of the tokens as the client sent them, and a plan for the
+  // loss cap: each turn's line where its part starts (an overestimate: the
+  // budget may drop some).
+  std::vector<std::uint64_t> orig_ps(size + 1, 0), plan_ps(size + 1, 0);
   std::vector<std::uint64_t> planned(orig);
   for (std::uint32_t i = start; i < reach; ++i)
     if (!detail::is_system(conv.messages[i])) planned[i] = 0;
@@ -189,14 +247,16 @@ RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const st
   for (const Line& l : lines) planned[l.first] += l.tokens;
   for (std::uint32_t i = 0; i < size; ++i) {
     orig_ps[i + 1] = orig_ps[i] + orig[i];
-    const bool replaced = i >= start && !detail::is_system(conv.messages[i]);
-    gone_ps[i + 1] = gone_ps[i] + (replaced ? orig[i] : 0);
     plan_ps[i + 1] = plan_ps[i] + planned[i];
   }
-  // The request holding [0, at) with the recap up to `cut` (0: none), as sent.
+  // The request holding [0, at) with the recap up to `cut` (0: none), as
+  // sent: the messages before that request's stale frontier in their pruned
+  // forms (docs/design.md §Policy, Standard's recap).
   auto sent = [&](std::uint32_t cut, std::uint32_t at) {
-    std::uint64_t s = fixed + orig_ps[at];
-    if (cut) s = s - (gone_ps[cut] - gone_ps[start]) + kHeaderTokens + fit(lines, cut, opt.recap_budget_tokens).tokens;
+    const std::uint32_t frontier = sent_by.frontier(at);
+    std::uint64_t s = fixed + sent_by.prefix(at, frontier);
+    if (cut)
+      s = s - sent_by.replaced(start, cut, frontier) + kHeaderTokens + fit(lines, cut, opt.recap_budget_tokens).tokens;
     return s;
   };
   LossCap cap(conv, opt, orig_ps, plan_ps);
@@ -216,8 +276,9 @@ RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const st
     if (!must) {
       if (saved == 0 || saved < opt.clear_at_least_tokens) continue;
       // Rewritten: everything from the recap on; cached before: the same span as it was sent.
-      const double rewritten = double(then - fixed - orig_ps[start]);
-      const double was_cached = double(now - fixed - orig_ps[start]);
+      const std::uint64_t head = fixed + sent_by.prefix(start, sent_by.frontier(at));
+      const double rewritten = double(then - head);
+      const double was_cached = double(now - head);
       if (!pays_back(opt, saved, rewritten, was_cached, g) || !cap.allows(start, to, at)) continue;
     }
     cap.take(start, to, at);

@@ -34,6 +34,8 @@
 
 namespace td::pruning {
 
+struct DietWithout;  // pruning/strategies/completed_tasks.hpp
+
 // The profile fields it reads (pruning/strategy_options.hpp).
 // clang-format off
 #define TD_RECAP_OPTIONS(X) \
@@ -74,12 +76,18 @@ std::uint64_t recap_prefix_hash(const Conversation& conv, std::uint32_t end);
 // Where the recap stands for `conv` as the client sent it (before any other
 // strategy edited it): `orig` its per-message tokens, `fixed` the rest of the
 // request, `context_window` the model's window (0: unknown). Pure.
+// `as_sent` (may be null: the history as the client sent it) is the diet
+// without the recap and semantic mode, request by request: the threshold and
+// the window are weighed on the requests as that diet sent them, so a
+// history the stale cuts keep small is not recapped (docs/design.md §Policy,
+// Standard's recap).
 // `lines` (may be null) memoizes each turn's line by the turn's messages:
 // a resent history's lines are looked up, not rebuilt (docs/design.md
 // §Memos and caches); `spans` (may be null) the recalled span and its handle.
 RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const std::vector<std::uint64_t>& orig,
                      std::uint64_t fixed, std::uint64_t context_window, const Tally& tally,
-                     Memo<std::string>* lines = nullptr, Memo<RecallSpan>* spans = nullptr);
+                     Memo<std::string>* lines = nullptr, Memo<RecallSpan>* spans = nullptr,
+                     const DietWithout* as_sent = nullptr);
 
 // Applies the plan: messages [start, end) removed (system messages stay),
 // the recap inserted at `start`: the header and the summary `summaries`

@@ -39,7 +39,7 @@ std::string prefix_body(std::size_t n) {
 td::config::Config summarizing_config() {
   td::config::Config cfg;
   td::pruning::Profile p;
-  p.token_threshold = 30000;
+  p.token_threshold = 15000;  // over the session's requests as the stale cuts send them
   p.recap_budget_tokens = 2000;
   p.summarizer.provider = "openai";
   p.summarizer.model = "gpt-4.1-mini";

@@ -52,6 +52,10 @@ std::vector<std::size_t> request_ends(const Conversation& c) {
   return ends;
 }
 
+// Over the longest sessions' requests as the diet sends them (about 26-31k
+// quarter-byte tokens at most, under the stale cuts), so the recap comes.
+constexpr std::uint64_t kThreshold = 15000;
+
 const char* const kLongest[] = {"mini-swe-agent-12", "mini-swe-agent-11", "mini-swe-agent-10", "mini-swe-agent-6"};
 
 }  // namespace
@@ -61,7 +65,7 @@ TEST_CASE("recap: over the threshold the turns before the window become one mess
     CAPTURE(name);
     Conversation c = trajectory(name);
     const Conversation sent = c;
-    const Profile p = recap_profile(30000);
+    const Profile p = recap_profile(kThreshold);
     const QuarterCounter counter;
     const PipelineResult r = prune(c, p, counter);
     REQUIRE(std::find(r.fired.begin(), r.fired.end(), std::string_view("recap")) != r.fired.end());
@@ -89,12 +93,44 @@ TEST_CASE("recap: under the threshold, or switched off, nothing happens") {
   CHECK(std::find(r.fired.begin(), r.fired.end(), std::string_view("recap")) == r.fired.end());
 }
 
+TEST_CASE("recap: weighed on the requests as the stale cuts sent them, not as the client did") {
+  // Over the threshold as the client sent it, under it as the diet sends it:
+  // the stale cuts already keep the request small, so no turn is summarized
+  // away (docs/design.md §Policy, Standard's recap).
+  for (const char* name : kLongest) {
+    CAPTURE(name);
+    Conversation c = trajectory(name);
+    const QuarterCounter counter;
+    Profile no_recap = recap_profile(1000);
+    no_recap.recap = false;
+    Conversation dieted = c;
+    const PipelineResult r = prune(dieted, no_recap, counter);
+    REQUIRE(r.tokens_after * 3 < r.tokens_before * 2);
+    // Every earlier request was sent smaller than the largest one: a threshold
+    // a tenth over the last request as sent is over every one of them.
+    std::uint64_t largest = 0;
+    for (std::size_t end : request_ends(c)) {
+      Conversation part = prefix(c, end);
+      largest = std::max(largest, prune(part, no_recap, counter).tokens_after);
+    }
+    const std::uint64_t threshold = largest + largest / 10;
+    REQUIRE(threshold < r.tokens_before);
+    Conversation kept = c;
+    const PipelineResult under = prune(kept, recap_profile(threshold), counter);
+    CHECK(std::find(under.fired.begin(), under.fired.end(), std::string_view("recap")) == under.fired.end());
+    // Under the largest request as sent, the recap comes.
+    Conversation recapped = c;
+    const PipelineResult over = prune(recapped, recap_profile(largest / 2), counter);
+    CHECK(std::find(over.fired.begin(), over.fired.end(), std::string_view("recap")) != over.fired.end());
+  }
+}
+
 TEST_CASE("recap: deterministic and within its budget") {
   for (const char* name : kLongest) {
     CAPTURE(name);
     const Conversation c = trajectory(name);
     for (std::uint64_t budget : {500u, 3000u}) {
-      Profile p = recap_profile(30000);
+      Profile p = recap_profile(kThreshold);
       p.recap_budget_tokens = budget;
       const RecapPlan a = plan_of(c, p), b = plan_of(c, p);
       REQUIRE(a.end > 0);
@@ -111,7 +147,7 @@ TEST_CASE("recap: the paths it lists and the errors it quotes are in the turns i
   for (const char* name : kLongest) {
     CAPTURE(name);
     const Conversation c = trajectory(name);
-    const RecapPlan plan = plan_of(c, recap_profile(30000));
+    const RecapPlan plan = plan_of(c, recap_profile(kThreshold));
     REQUIRE(plan.end > 0);
     std::string replaced;
     for (std::uint32_t i = plan.start; i < plan.end; ++i)
@@ -171,7 +207,7 @@ TEST_CASE("recap: the same prefix renders the same bytes, and the recap moves on
   for (const char* name : kLongest) {
     CAPTURE(name);
     const Conversation full = trajectory(name);
-    const Profile p = recap_profile(30000);
+    const Profile p = recap_profile(kThreshold);
     std::string last_text;
     std::uint32_t last_end = 0, steps = 0, requests = 0;
     for (std::size_t n : request_ends(full)) {
@@ -209,7 +245,7 @@ TEST_CASE("recap: a request that would not fit the model's window is recapped be
 
 TEST_CASE("recap: the same bytes at every survival level that does not trim the middle") {
   Conversation diet = trajectory("mini-swe-agent-11"), window = diet;
-  const Profile p = recap_profile(30000);
+  const Profile p = recap_profile(kThreshold);
   const QuarterCounter counter;
   const Counted counted = count_tokens(diet, counter);
   run_pipeline(diet, counted, Decision{Mode::Standard, {&p, true, Level::Standard}, {}}, counter);
@@ -225,7 +261,7 @@ TEST_CASE("recap: the same bytes at every survival level that does not trim the 
 
 TEST_CASE("recap: a summary found for the prefix hash is used, else the extractive lines; the bytes stay put") {
   const Conversation full = trajectory("mini-swe-agent-11");
-  const Profile p = recap_profile(30000);
+  const Profile p = recap_profile(kThreshold);
   const QuarterCounter counter;
   auto run = [&](const Conversation& sent, const RecapSummaries* summaries, PipelineResult* out = nullptr) {
     Conversation c = sent;
@@ -288,7 +324,7 @@ TEST_CASE(
     "recap: its header names the span it replaced (recall), as the client sent it, the same on the next request") {
   Conversation c = trajectory(kLongest[0]);
   const Conversation sent = c;
-  const Profile p = recap_profile(30000);
+  const Profile p = recap_profile(kThreshold);
   const PipelineResult r = prune(c, p, QuarterCounter{});
   REQUIRE(std::find(r.fired.begin(), r.fired.end(), std::string_view("recap")) != r.fired.end());
   const Message* note = nullptr;
@@ -305,8 +341,11 @@ TEST_CASE(
   REQUIRE(span != nullptr);
   // Every replaced tool output as sent, whole, under its call id.
   std::size_t outputs = 0;
-  const RecapPlan plan = plan_of(sent, p);
-  for (std::uint32_t i = plan.start; i < plan.end; ++i)
+  // The range its header names (the pipeline weighs the recap on the
+  // requests as sent, so plan_of(), on the client's history, may reach further).
+  REQUIRE(std::regex_search(t, m, std::regex(R"(\(messages ([0-9]+)-([0-9]+)\))")));
+  const std::size_t first = std::stoul(m[1]) - 1, end = std::stoul(m[2]);
+  for (std::size_t i = first; i < end; ++i)
     for (const Part& part : sent.messages[i].parts)
       if (part.kind == PartKind::ToolResult) {
         CHECK(span->find("[result " + part.id + "]\n" + part.text) != std::string::npos);
