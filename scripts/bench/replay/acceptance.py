@@ -140,7 +140,8 @@ def main():
         if is_codex(tid):
             msgs = files.get(tid, (None, None))[1]
             if msgs is None:
-                line += "; stale > 10 KB: fixture not found, NOT met"
+                why = "fixture not found" if dirs else "not checked (one set's JSON names no folder: give --fixtures DIR)"
+                line += f"; stale > 10 KB: {why}, NOT met"
                 good = False
             else:
                 n = stale_big_outputs(msgs)
