@@ -153,6 +153,46 @@ WorkingMemory stepping_grid(const Conversation& conv, const Profile& profile, co
   return wm;
 }
 
+// The plan's per-message tokens in the forms that apply once stale, and the
+// messages whose forms last: a held read (strategies/edited_files.hpp)
+// counts as kept whole, its later release riding on the step that reaches
+// its hold.
+struct PlannedForms {
+  std::vector<std::uint64_t> planned;
+  std::vector<std::uint32_t> lasting;
+};
+PlannedForms planned_forms(const LossyPlan& plan, const std::vector<std::uint64_t>& plan_tok,
+                           const std::vector<std::uint64_t>& orig) {
+  PlannedForms out{orig, {}};
+  for (std::size_t k = 0; k < plan.changed.size(); ++k) {
+    if (plan.held_until[k] != 0) continue;
+    out.planned[plan.changed[k]] = plan_tok[k];
+    out.lasting.push_back(plan.changed[k]);
+  }
+  return out;
+}
+
+// The requests of the session as the `standard` profile's diet sent them
+// (its own plan: the forms depend on its step grid, and its frontier), for
+// the recap at survival's levels, whose lossy profile is another.
+DietWithout standard_basis(const Conversation& conv, const Profile& standard, const std::vector<std::uint64_t>& orig,
+                           const Tally& tally, PipelineCaches* caches) {
+  DietWithout basis{request_ends(conv), {}, orig, {}, {}};
+  const WorkingMemory wm = stepping_grid(conv, standard, orig);
+  if (wm.grid.empty()) {
+    basis.frontier.assign(basis.ends.size(), 0);
+    return basis;
+  }
+  const auto size = static_cast<std::uint32_t>(conv.messages.size());
+  const LossyOptions options(standard);
+  const std::shared_ptr<const LossyPlan> plan = plan_lossy(conv, options, wm.start_of(wm.grid.back(), size),
+                                                           old_thinking_end(conv, options.old_thinking), tally, caches);
+  PlannedForms forms = planned_forms(*plan, plan_tokens(*plan, tally), orig);
+  basis.frontier = choose_frontier(conv, standard, wm, orig, forms.planned, forms.lasting).at_request;
+  basis.planned = std::move(forms.planned);
+  return basis;
+}
+
 // `profile` drives the lossy strategies and the frontier; `trim` drives
 // trim-middle (the same profile, except at survival's hardest level).
 void run_on(Conversation& conv, const Counted& counted, const Profile& profile, const Profile& trim,
@@ -194,14 +234,9 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     // (strategies/edited_files.hpp) counts as kept whole, its later release
     // riding on the step that reaches its hold.
     const std::vector<std::uint64_t> plan_tok = plan_tokens(*plan, tally);
-    std::vector<std::uint64_t> planned = orig;
-    std::vector<std::uint32_t> lasting;
-    for (std::size_t k = 0; k < plan->changed.size(); ++k) {
-      if (plan->held_until[k] != 0) continue;
-      planned[plan->changed[k]] = plan_tok[k];
-      lasting.push_back(plan->changed[k]);
-    }
-    f = choose_frontier(conv, profile, wm, orig, planned, lasting);
+    const PlannedForms forms = planned_forms(*plan, plan_tok, orig);
+    const std::vector<std::uint64_t>& planned = forms.planned;
+    f = choose_frontier(conv, profile, wm, orig, planned, forms.lasting);
     // The lines the session's model recalled widen the forms that are sent,
     // never the decisions: the frontier and semantic mode are decided on the
     // plan without them, as every earlier request of the session was (the
@@ -222,18 +257,10 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     without.changed = plan->changed;
     without.pruned = &plan->pruned;
     tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter);
-    // The recap is weighed on the requests as the profile's own frontier
-    // sent them: at survival's levels `profile`'s is the eager one, and the
-    // recap stays the standard one's, the same at every level.
-    if (&trim == &profile) {
-      recap_at = plan_recap(without);
-    } else {
-      DietWithout standard = without;
-      const WorkingMemory own = stepping_grid(conv, trim, orig);
-      standard.frontier = own.grid.empty() ? std::vector<std::uint32_t>(without.ends.size(), 0)
-                                           : choose_frontier(conv, trim, own, orig, planned, lasting).at_request;
-      recap_at = plan_recap(standard);
-    }
+    // The recap is weighed on the requests as the profile's own diet sent
+    // them: at survival's levels `profile` is the eager one, and the recap
+    // stays the standard one's, the same at every level.
+    recap_at = &trim == &profile ? plan_recap(without) : plan_recap(standard_basis(conv, trim, orig, tally, caches));
     std::vector<std::uint32_t> held;  // before the frontier, still whole
     for (std::size_t k = 0; k < sent->changed.size() && sent->changed[k] < f.messages; ++k) {
       const std::uint32_t i = sent->changed[k];

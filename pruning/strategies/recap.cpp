@@ -194,6 +194,14 @@ class AsSent {
     if (it == ends_->end() || *it != at) return 0;
     return std::min((*frontiers_)[static_cast<std::size_t>(it - ends_->begin())], at);
   }
+  // The largest request of the session so far as sent (with its stale
+  // frontier's forms, a request can be smaller than an earlier one).
+  std::uint64_t largest(std::uint32_t size) const {
+    if (!ends_) return prefix(size, 0);
+    std::uint64_t most = 0;
+    for (std::uint32_t end : *ends_) most = std::max(most, prefix(end, frontier(end)));
+    return most;
+  }
   // Tokens of messages [0, end) as a request with `frontier` sent them.
   std::uint64_t prefix(std::uint32_t end, std::uint32_t frontier) const {
     const std::uint32_t f = std::min(frontier, end);
@@ -218,14 +226,16 @@ RecapPlan recap_plan(const Conversation& conv, const RecapOptions& opt, const st
                      Memo<std::string>* line_memo, Memo<RecallSpan>* spans, const DietWithout* as_sent) {
   RecapPlan plan;
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
+  if (!opt.recap) return plan;
   AsSent sent_by(orig, as_sent);
-  const std::uint64_t total = fixed + sent_by.prefix(size, sent_by.frontier(size));
-  // Every earlier request was a prefix of this one, sent with no more
-  // stale than this one: none was over either.
+  // No request of the session so far over either: no recap (the largest,
+  // not this one, since a frontier step makes a request smaller than the
+  // one before it, and a recap once made must stay).
+  const std::uint64_t total = fixed + sent_by.largest(size);
   const bool overflows = context_window && total > context_window;
-  if (!opt.recap || (total <= opt.token_threshold && !overflows)) {
+  if (total <= opt.token_threshold && !overflows) {
     // Half-way to the threshold, the turns' lines are built a few a request.
-    if (opt.recap && line_memo && total > opt.token_threshold / 2) warm_turn_lines(conv, opt, *line_memo);
+    if (line_memo && total > opt.token_threshold / 2) warm_turn_lines(conv, opt, *line_memo);
     return plan;
   }
   const std::uint32_t start = recap_start(conv);

@@ -16,6 +16,7 @@
 #include "pruning/snip.hpp"
 #include "pruning/strategies/recap.hpp"
 #include "pruning_support.hpp"
+#include "recap_support.hpp"
 #include "replay_trajectory.hpp"
 
 using namespace td::pruning;
@@ -23,40 +24,11 @@ using namespace td::pruning::test;
 
 namespace {
 
-// The request holding the first `n` messages.
-Conversation prefix(const Conversation& c, std::size_t n) {
-  Conversation p = c;
-  p.messages.resize(n);
-  return p;
-}
-
-Profile recap_profile(std::uint64_t threshold) {
-  Profile p;
-  p.token_threshold = threshold;
-  return p;
-}
-
 RecapPlan plan_of(const Conversation& c, const Profile& p, std::uint64_t window = 0) {
   const QuarterCounter counter;
   const Counted counted = count_tokens(c, counter);
   return recap_plan(c, p, counted.messages, counted.fixed, window, Tally(counter, nullptr));
 }
-
-// Where each request of a session ended: before each assistant message that
-// follows a non-assistant one, and the whole history.
-std::vector<std::size_t> request_ends(const Conversation& c) {
-  std::vector<std::size_t> ends;
-  for (std::size_t e = 1; e < c.messages.size(); ++e)
-    if (c.messages[e].role == Role::Assistant && c.messages[e - 1].role != Role::Assistant) ends.push_back(e);
-  ends.push_back(c.messages.size());
-  return ends;
-}
-
-// Over the longest sessions' requests as the diet sends them (about 26-31k
-// quarter-byte tokens at most, under the stale cuts), so the recap comes.
-constexpr std::uint64_t kThreshold = 15000;
-
-const char* const kLongest[] = {"mini-swe-agent-12", "mini-swe-agent-11", "mini-swe-agent-10", "mini-swe-agent-6"};
 
 }  // namespace
 
