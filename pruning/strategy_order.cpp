@@ -21,6 +21,7 @@ struct Run {
   Memo<std::string>* folds() const { return in.before->caches ? &in.before->caches->folds : nullptr; }
   Memo<Snipped>* snips() const { return in.before->caches ? &in.before->caches->snips : nullptr; }
   Memo<CallReads>* calls() const { return in.before->caches ? &in.before->caches->calls : nullptr; }
+  Memo<OutputBody>* bodies() const { return in.before->caches ? &in.before->caches->bodies : nullptr; }
   Memo<LineKeys>* line_keys() const { return in.before->caches ? &in.before->caches->line_keys : nullptr; }
 };
 
@@ -53,7 +54,7 @@ constexpr Step kOrder[] = {
     // 4. a later identical tool output -> a reference to the first
     {"identical_tool_outputs", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {
-       return identical_tool_outputs(c, r.before().options.identical_tool_outputs, r.before().limit);
+       return identical_tool_outputs(c, r.before().options.identical_tool_outputs, r.before().limit, r.bodies());
      }},
     // 4b. a later output mostly repeating an earlier one -> a reference to it + the lines that differ
     {"similar_tool_outputs", Stage::BeforeFrontier,
