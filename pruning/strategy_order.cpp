@@ -22,6 +22,7 @@ struct Run {
   Memo<Snipped>* snips() const { return in.before->caches ? &in.before->caches->snips : nullptr; }
   Memo<CallReads>* calls() const { return in.before->caches ? &in.before->caches->calls : nullptr; }
   Memo<OutputBody>* bodies() const { return in.before->caches ? &in.before->caches->bodies : nullptr; }
+  Memo<std::string>* decoded() const { return in.before->caches ? &in.before->caches->decoded : nullptr; }
   Memo<LineKeys>* line_keys() const { return in.before->caches ? &in.before->caches->line_keys : nullptr; }
 };
 
@@ -75,7 +76,8 @@ constexpr Step kOrder[] = {
     // 7. head + tail (+ names) of long stale assistant prose and tool-call argument strings
     {"stale_assistant_text", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {
-       return stale_assistant_text(c, r.before().options.stale_assistant_text, r.before().limit, r.snips(), *r.copied);
+       return stale_assistant_text(c, r.before().options.stale_assistant_text, r.before().limit, r.snips(), *r.copied,
+                                   r.decoded());
      }},
     // 8. semantic mode: a completed task's outputs -> tombstones (decided on
     //    the history as sent, placed on the pruned forms)
