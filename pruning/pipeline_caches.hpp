@@ -19,6 +19,7 @@
 #include "pruning/snip.hpp"
 #include "pruning/strategies/copied_lines.hpp"
 #include "pruning/strategies/file_reads.hpp"
+#include "pruning/strategies/identical_tool_outputs.hpp"
 #include "pruning/tokenizer/count_cache.hpp"
 
 namespace td::pruning {
@@ -32,7 +33,9 @@ struct PipelineCaches {
   Memo<LossyPlan> plans{std::size_t{32} << 20};         // lossy_plan: the plan of a history
   Memo<std::string> turn_lines{std::size_t{16} << 20};  // recap: a turn's line, by its messages
   Memo<CallReads> calls{std::size_t{8} << 20};          // file_reads: whether a call reads, the paths it names
+  Memo<std::string> decoded{std::size_t{16} << 20};     // stale_assistant_text: a call's arguments decoded
   Memo<LineKeys> line_keys{std::size_t{32} << 20};      // copied_lines: the keys of a part's lines
+  Memo<OutputBody> bodies{std::size_t{4} << 20};        // identical_tool_outputs: an output's body and its hash
   Memo<RecallSpan> spans{std::size_t{128} << 20};       // recap: the span it replaced, as text, and its handle
 };
 

@@ -21,6 +21,8 @@ struct Run {
   Memo<std::string>* folds() const { return in.before->caches ? &in.before->caches->folds : nullptr; }
   Memo<Snipped>* snips() const { return in.before->caches ? &in.before->caches->snips : nullptr; }
   Memo<CallReads>* calls() const { return in.before->caches ? &in.before->caches->calls : nullptr; }
+  Memo<OutputBody>* bodies() const { return in.before->caches ? &in.before->caches->bodies : nullptr; }
+  Memo<std::string>* decoded() const { return in.before->caches ? &in.before->caches->decoded : nullptr; }
   Memo<LineKeys>* line_keys() const { return in.before->caches ? &in.before->caches->line_keys : nullptr; }
 };
 
@@ -53,7 +55,7 @@ constexpr Step kOrder[] = {
     // 4. a later identical tool output -> a reference to the first
     {"identical_tool_outputs", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {
-       return identical_tool_outputs(c, r.before().options.identical_tool_outputs, r.before().limit);
+       return identical_tool_outputs(c, r.before().options.identical_tool_outputs, r.before().limit, r.bodies());
      }},
     // 4b. a later output mostly repeating an earlier one -> a reference to it + the lines that differ
     {"similar_tool_outputs", Stage::BeforeFrontier,
@@ -74,7 +76,8 @@ constexpr Step kOrder[] = {
     // 7. head + tail (+ names) of long stale assistant prose and tool-call argument strings
     {"stale_assistant_text", Stage::BeforeFrontier,
      [](Conversation& c, Run& r) {
-       return stale_assistant_text(c, r.before().options.stale_assistant_text, r.before().limit, r.snips(), *r.copied);
+       return stale_assistant_text(c, r.before().options.stale_assistant_text, r.before().limit, r.snips(), *r.copied,
+                                   r.decoded());
      }},
     // 8. semantic mode: a completed task's outputs -> tombstones (decided on
     //    the history as sent, placed on the pruned forms)

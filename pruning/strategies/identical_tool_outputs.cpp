@@ -1,5 +1,7 @@
 #include "pruning/strategies/identical_tool_outputs.hpp"
 
+#include <memory>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -63,6 +65,14 @@ std::size_t wrapper_at_end(std::string_view s, const IdenticalToolOutputsOptions
   return starts_with_any(s.substr(start), opt.identical_tool_outputs_wrapper_lines) ? s.size() - start : 0;
 }
 
+// The memo's salt: the wrappers, which alone decide an output's body.
+std::uint64_t wrappers_salt(const IdenticalToolOutputsOptions& opt) {
+  std::uint64_t h = opt.identical_tool_outputs_wrapper_lines.size();
+  for (const auto* list : {&opt.identical_tool_outputs_wrapper_lines, &opt.identical_tool_outputs_wrapper_tags})
+    for (const std::string& s : *list) h = memo_salt(s, {h, s.size()});
+  return memo_salt("tool_output_body", {h, opt.identical_tool_outputs_wrapper_tags.size()});
+}
+
 }  // namespace
 
 ToolOutputBody tool_output_body(std::string_view text, const IdenticalToolOutputsOptions& opt) {
@@ -89,7 +99,8 @@ ToolOutputBody tool_output_body(std::string_view text, const IdenticalToolOutput
   return {begin, end};
 }
 
-StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutputsOptions& opt, std::uint32_t limit) {
+StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutputsOptions& opt, std::uint32_t limit,
+                                     Memo<OutputBody>* bodies) {
   StrategyStats st{.name = "identical_tool_outputs"};
   if (!opt.identical_tool_outputs) return st;
   auto& msgs = conv.messages;
@@ -103,6 +114,7 @@ StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutp
   std::unordered_map<std::uint64_t, FirstCopy, Low64> first;
   std::unordered_map<std::string_view, std::uint32_t, detail::TextHash> answers;  // results seen per call id
   detail::ToolNames names(opt.exclude_tools);
+  const std::uint64_t salt = bodies ? wrappers_salt(opt) : 0;
 
   for (std::uint32_t i = 0; i < limit; ++i) {
     Message& m = msgs[i];
@@ -112,11 +124,17 @@ StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutp
       if (p.kind != PartKind::ToolResult) continue;
       ++answers[p.id];
       if (p.text.size() < opt.identical_tool_outputs_min_bytes) continue;
-      const ToolOutputBody b = tool_output_body(p.text, opt);
+      const std::shared_ptr<const OutputBody> found =
+          memoized(bodies, salt, p, [&](std::string_view text) -> std::optional<OutputBody> {
+            const ToolOutputBody at = tool_output_body(text, opt);
+            const std::string_view body = text.substr(at.begin, at.end - at.begin);
+            return OutputBody{at,
+                              body.size() == text.size() ? text_hash(p).lo : tok::hash128(body.data(), body.size()).lo};
+          });
+      const ToolOutputBody b = found->at;
       const std::string_view body = std::string_view(p.text).substr(b.begin, b.end - b.begin);
       if (body.size() < opt.identical_tool_outputs_min_bytes) continue;
-      const std::uint64_t key =
-          body.size() == p.text.size() ? text_hash(p).lo : tok::hash128(body.data(), body.size()).lo;
+      const std::uint64_t key = found->hash;
       auto [it, inserted] = first.try_emplace(key, FirstCopy{i, &p.id, body});
       if (inserted || !p.editable || detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
       const FirstCopy& f = it->second;

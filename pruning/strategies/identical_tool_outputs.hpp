@@ -30,10 +30,12 @@
 // Reports: hits = outputs replaced, bytes_saved = bytes net of the markers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_options.hpp"
 #include "pruning/strategy_stats.hpp"
@@ -52,13 +54,25 @@ namespace td::pruning {
 // clang-format on
 TD_STRATEGY_OPTIONS(IdenticalToolOutputsOptions, TD_IDENTICAL_TOOL_OUTPUTS_OPTIONS);
 
-StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutputsOptions& opt, std::uint32_t limit);
-
 // Where the body of a tool output stands once the profile's wrappers are
 // taken off (exposed for tests): text.substr(begin, end - begin).
 struct ToolOutputBody {
   std::size_t begin = 0, end = 0;
 };
 ToolOutputBody tool_output_body(std::string_view text, const IdenticalToolOutputsOptions& opt);
+
+// A tool output's body and the low word of its content hash, what the step
+// keys first copies by.
+struct OutputBody {
+  ToolOutputBody at;
+  std::uint64_t hash = 0;  // of the body's bytes: the text's own when the body is the whole text
+  std::size_t memo_bytes() const { return sizeof(OutputBody); }
+};
+
+// `bodies` (may be null) memoizes each output's OutputBody by its text hash
+// and the wrappers (pipeline_caches.hpp): a resent history's outputs are
+// unwrapped and their bodies hashed once, not on every plan.
+StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutputsOptions& opt, std::uint32_t limit,
+                                     Memo<OutputBody>* bodies = nullptr);
 
 }  // namespace td::pruning

@@ -99,7 +99,7 @@ std::string snip_arguments(std::string_view args, const StaleAssistantTextOption
 }
 
 StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextOptions& opt, std::uint32_t limit,
-                                   Memo<Snipped>* snips, const CopiedLines& copied) {
+                                   Memo<Snipped>* snips, const CopiedLines& copied, Memo<std::string>* decoded) {
   StrategyStats st{.name = "stale_assistant_text"};
   if (!opt.stale_assistant_text || (!opt.stale_assistant_text_prose && !opt.stale_assistant_text_tool_arguments))
     return st;
@@ -113,6 +113,7 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
   const std::uint64_t args_salt =
       memo_salt("snip_arguments", {options.head_bytes, options.tail_bytes, options.max_names > 0,
                                    opt.stale_assistant_text_threshold_bytes, opt.recall});
+  const std::uint64_t decoded_salt = memo_salt("line_text", {});
   NameSet listed;                                     // names listed by earlier messages are not listed again
   std::vector<std::shared_ptr<const Snipped>> alive;  // what `listed` points into
   SnipOptions part_options = options;                 // with the part's copied lines
@@ -136,9 +137,14 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
                         !detail::excluded_tool(opt.exclude_tools, p.name);
       if (!text && !json) continue;
       // The lines it copies are kept: the memo's key names them.
-      const std::vector<std::uint64_t> keys = !copied.keeps_any(i) ? std::vector<std::uint64_t>{}
-                                              : json               ? copied.kept_by(line_text(p), i)
-                                                                   : copied.kept_by(p.text, i);
+      std::vector<std::uint64_t> keys;
+      if (copied.keeps_any(i) && json) {
+        const std::shared_ptr<const std::string> args = memoized(
+            decoded, decoded_salt, p, [&](std::string_view) -> std::optional<std::string> { return line_text(p); });
+        keys = copied.kept_by(*args, i);
+      } else if (copied.keeps_any(i)) {
+        keys = copied.kept_by(p.text, i);
+      }
       part_options.keep_lines = keys.empty() ? nullptr : &keys;
       std::uint64_t salt = json ? args_salt : text_salt;
       if (!keys.empty())

@@ -44,9 +44,12 @@ namespace td::pruning {
 TD_STRATEGY_OPTIONS(StaleAssistantTextOptions, TD_STALE_ASSISTANT_TEXT_OPTIONS);
 
 // `snips` (may be null) remembers each part's cut; `copied` (built on the
-// messages as the client sent them) names the lines each cut keeps.
+// messages as the client sent them) names the lines each cut keeps;
+// `decoded` (may be null) remembers a call's arguments decoded for those
+// lines (line_text()), so a resent history's calls are parsed once.
 StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextOptions& opt, std::uint32_t limit,
-                                   Memo<Snipped>* snips = nullptr, const CopiedLines& copied = {});
+                                   Memo<Snipped>* snips = nullptr, const CopiedLines& copied = {},
+                                   Memo<std::string>* decoded = nullptr);
 
 // Tool-call arguments with their long string values snipped (exposed for
 // tests); `args` unchanged if it is not a JSON object or would not shrink.

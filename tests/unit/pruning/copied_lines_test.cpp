@@ -148,3 +148,26 @@ TEST_CASE("copied lines: a line copied from a numbered view or a diff, without i
   const CopiedLines lines(c, 5, 20);
   CHECK(lines.kept_by(edit_script(copied), 3) == std::vector<std::uint64_t>{copy_line_key(copied, 20)});
 }
+
+TEST_CASE("copied lines: the memo of decoded arguments gives what decoding each call gives") {
+  Profile p;
+  const std::uint64_t bytes = p.stale_assistant_text_copied_line_bytes;
+  Memo<std::string> decoded{std::size_t{1} << 20};
+  // The same call ids with other arguments, twice over: the memo answers by the arguments.
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string& quoted : {kLine, kOther}) {
+      auto make = [&] {
+        Conversation c = session();
+        c.messages[3] = assistant_call("c2", args(edit_script(quoted)));
+        return c;
+      };
+      Conversation with = make(), without = make();
+      stale_assistant_text(with, p, 7, nullptr, CopiedLines(with, 7, bytes), &decoded);
+      stale_assistant_text(without, p, 7, nullptr, CopiedLines(without, 7, bytes));
+      INFO("round " << round << ", copying " << quoted);
+      for (std::size_t i = 0; i < 7; ++i) CHECK(render(with.messages[i]) == render(without.messages[i]));
+      CHECK(with.messages[3].parts[1].text.find(quoted) != std::string::npos);
+    }
+  }
+  CHECK(decoded.hits() >= 2);
+}

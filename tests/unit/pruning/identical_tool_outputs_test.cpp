@@ -161,3 +161,30 @@ TEST_CASE("identical outputs: tool_output_body") {
   CHECK(body("Output:\n").empty());
   CHECK(body("<system-reminder>unclosed\nabc") == "<system-reminder>unclosed\nabc");
 }
+
+TEST_CASE("identical outputs: the body memo gives what the step computes, under each wrapper list") {
+  auto others = [](int k) { return "[run " + std::to_string(k) + " at 10:0" + std::to_string(k) + "]\n" + kBig; };
+  Memo<OutputBody> memo{std::size_t{1} << 20};
+  Profile p;
+  auto c = agent_loop(2, others);
+  CHECK(identical_tool_outputs(c, p, 100, &memo).hits == 0);
+  // The same texts under another wrapper list have other bodies: not the memo's of the first.
+  p.identical_tool_outputs_wrapper_lines.push_back("[run ");
+  auto d = agent_loop(2, others), e = agent_loop(2, others);
+  CHECK(identical_tool_outputs(d, p, 100, &memo).hits == 1);
+  CHECK(identical_tool_outputs(e, p, 100).hits == 1);
+  CHECK(d.messages[5].parts[0].text == e.messages[5].parts[0].text);
+  // A resent history is answered from the memo, with the same result.
+  const std::uint64_t hits = memo.hits();
+  auto f = agent_loop(2, others);
+  CHECK(identical_tool_outputs(f, p, 100, &memo).hits == 1);
+  CHECK(f.messages[5].parts[0].text == e.messages[5].parts[0].text);
+  CHECK(memo.hits() == hits + 2);
+  // Bodies that differ from their texts (a reminder around) and whole texts alike.
+  const std::string reminder = "\n<system-reminder>r</system-reminder>";
+  auto g = agent_loop(4, [&](int k) { return k % 2 ? kBig + reminder : kBig; });
+  auto h = g;
+  CHECK(identical_tool_outputs(g, Profile{}, 100, &memo).hits == 3);
+  CHECK(identical_tool_outputs(h, Profile{}, 100).hits == 3);
+  for (std::size_t i = 0; i < g.messages.size(); ++i) CHECK(g.messages[i].parts[0].text == h.messages[i].parts[0].text);
+}

@@ -50,6 +50,7 @@ TEST_CASE("walk memos: a recorded session, request by request, sends with the ca
   CHECK(caches.calls.hits() > 0);
   CHECK(caches.line_keys.hits() > 0);
   CHECK(caches.spans.hits() > 0);
+  CHECK(caches.bodies.hits() > 0);
 }
 
 TEST_CASE("turn-line memo: built a few turns a request from half the threshold on, the first recap finds it built") {
