@@ -132,6 +132,7 @@ void Report::add(const Report& o) {
   worst_ratio = std::max(worst_ratio, o.worst_ratio);
   losing += o.losing;
   pipeline_ms.insert(pipeline_ms.end(), o.pipeline_ms.begin(), o.pipeline_ms.end());
+  ahead_ms.insert(ahead_ms.end(), o.ahead_ms.begin(), o.ahead_ms.end());
   fail_open += o.fail_open;
   for (const auto& [name, n] : o.fired) fired[name] += n;
   charges.add(o.charges);
@@ -186,6 +187,15 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
 
     const Measured before = measure(original, metrics_cache, caches.parsed);
     const Measured after = diet.rewritten ? measure(body, metrics_cache, caches.parsed) : before;
+    // The plan ahead, computed off the request's path as the proxy's diet
+    // threads do while the model answers: not the request's time, kept apart
+    // (and after the measurement: scripts/bench/replay/instructions.sh counts
+    // a request from its diet call to the measurement's).
+    if (diet.result.ahead.due()) {
+      const double t1 = thread_cpu_ms();
+      diet::plan_ahead(route, original, diet.result.ahead, caches);
+      rep.ahead_ms.push_back(thread_cpu_ms() - t1);
+    }
     rep.tokens_without += before.total;
     rep.tokens_with += after.total;
     auto shared_before = without.share(before);

@@ -48,6 +48,7 @@ struct Report {
   double worst_ratio = 1.0;                    // largest cumulative cost ratio at a request boundary
   std::uint64_t losing = 0;                    // boundaries where that ratio was above 1
   std::vector<double> pipeline_ms;             // one per request
+  std::vector<double> ahead_ms;                // one per plan ahead (pruning/lossy_plan.hpp), off the requests' path
   std::uint64_t fail_open = 0;                 // requests the diet forwarded untouched after a failure
   std::map<std::string, std::uint64_t> fired;  // strategy -> requests it changed
   Charges charges;                             // losses charged (cli/replay_charges.hpp), both pricings

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,7 +38,8 @@ constexpr const char* kSynopsis =
     "tokendiet (o200k_base) and the reduction; effective input cost with the\n"
     "provider's prefix caching, in units of the uncached input price; prefix\n"
     "stability (share of requests that begin with all the previous one sent);\n"
-    "pipeline time p50/p99 (parse + pipeline + write); retention of the\n"
+    "pipeline time p50/p99 (parse + pipeline + write; the plan ahead, computed\n"
+    "off the requests' path as the proxy does, is reported apart); retention of the\n"
     "references the agent used and of the lines it copied from tool output;\n"
     "the worst cumulative cost ratio (with / without) at any request boundary.\n"
     "Then the losses charged, under both pricings: where a request as sent lacks\n"
@@ -151,11 +153,11 @@ std::string json_fields(const Report& r) {
                 "\"tokens_without\":%llu,\"tokens_with\":%llu,\"reduction\":%.6f,\"retention\":%.6f,"
                 "\"copied_retention\":%.6f,\"cost_without\":%.1f,\"cost_with\":%.1f,"
                 "\"worst_cost_ratio\":%.6f,\"losing_boundaries\":%llu,\"prefix_stability\":%.6f,"
-                "\"pipeline_p50_ms\":%.4f,\"pipeline_p99_ms\":%.4f",
+                "\"pipeline_p50_ms\":%.4f,\"pipeline_p99_ms\":%.4f,\"plans_ahead\":%zu,\"plans_ahead_ms\":%.4f",
                 static_cast<unsigned long long>(r.tokens_without), static_cast<unsigned long long>(r.tokens_with),
                 r.reduction(), r.retention.ratio(), r.copied.ratio(), r.cost_without, r.cost_with, r.worst_ratio,
                 static_cast<unsigned long long>(r.losing), r.prefix_stability(), r.percentile_ms(50),
-                r.percentile_ms(99));
+                r.percentile_ms(99), r.ahead_ms.size(), std::accumulate(r.ahead_ms.begin(), r.ahead_ms.end(), 0.0));
   return buf + charged_json(r);
 }
 

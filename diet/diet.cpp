@@ -9,6 +9,7 @@
 #include "diet/cached_counter.hpp"
 #include "diet/recap_summary.hpp"
 #include "pruning/client_compaction.hpp"
+#include "pruning/tally.hpp"
 #include "pruning/reanchor.hpp"
 #include "pruning/rereads.hpp"
 #include "pruning/strategies/recap.hpp"
@@ -226,6 +227,23 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
     out.error = "diet: unknown exception";
   }
   return out;
+}
+
+bool plan_ahead(const providers::ChatRoute& route, std::string_view body, const pruning::PlanAhead& ahead,
+                DietCaches& caches) noexcept {
+  if (!ahead.due()) return false;
+  try {
+    providers::ParseOutcome parsed = parse_step(route, body, caches);
+    if (!parsed.request) return false;
+    // The counter diet_body() counts with: the plan's key holds its salt.
+    const auto model_counter = tok::counter_for_model(parsed.request->model);
+    const CachedCounter counter(*model_counter, caches.pipeline.counts);
+    pruning::plan_ahead(parsed.request->conversation, ahead, pruning::Tally(counter, &caches.pipeline.counts),
+                        caches.pipeline);
+    return true;
+  } catch (...) {
+    return false;  // only a later request's speed was at stake
+  }
 }
 
 }  // namespace td::diet

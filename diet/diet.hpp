@@ -165,4 +165,14 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string& body, cons
 DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, std::string& rewritten,
                       const config::Config& config, DietCaches& caches, const DietOptions& options = {});
 
+// The plan ahead (pruning/lossy_plan.hpp): `ahead` is what diet_body()
+// reported for `body` (DietOutcome::result.ahead), `body` the bytes it saw.
+// Parses them again and computes the plan into `caches`, for a later request
+// of the session to find. Off the request's path (the proxy's diet threads,
+// replay untimed); changes what later requests cost, never what they send.
+// Never throws: false when nothing was computed (bytes it cannot read, or
+// none due).
+bool plan_ahead(const providers::ChatRoute& route, std::string_view body, const pruning::PlanAhead& ahead,
+                DietCaches& caches) noexcept;
+
 }  // namespace td::diet

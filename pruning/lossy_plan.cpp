@@ -173,4 +173,21 @@ std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Loss
   return plan;
 }
 
+PlanAhead next_plan(const Conversation& conv, const std::vector<std::uint32_t>& turn_start, std::uint32_t grid_back,
+                    std::uint32_t step, const LossyOptions& options, std::uint32_t thinking_end, const Tally& tally,
+                    PipelineCaches& caches) {
+  const std::uint32_t next = grid_back + std::max<std::uint32_t>(step, 1);
+  if (next >= turn_start.size()) return {};  // its block is not whole yet
+  const std::uint32_t limit = turn_start[next];
+  // old_thinking_end() only grows with the history: past `limit` now, past it later.
+  if (limit == 0 || limit > conv.messages.size() || thinking_end < limit) return {};
+  if (caches.plans.find(plan_key(conv, options, limit, limit, tally.salt(), nullptr))) return {};
+  return {limit, std::make_shared<const LossyOptions>(options)};
+}
+
+void plan_ahead(const Conversation& conv, const PlanAhead& ahead, const Tally& tally, PipelineCaches& caches) {
+  if (!ahead.due() || !ahead.options || ahead.limit > conv.messages.size()) return;
+  plan_lossy(conv, *ahead.options, ahead.limit, old_thinking_end(conv, ahead.options->old_thinking), tally, &caches);
+}
+
 }  // namespace td::pruning

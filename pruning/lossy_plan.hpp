@@ -72,4 +72,31 @@ std::vector<std::uint64_t> plan_tokens(const LossyPlan& plan, const Tally& tally
 // construction, every field the steps read).
 std::uint64_t options_fingerprint(const LossyOptions& options);
 
+// The plan ahead (docs/design.md §Memos and caches): the plan a later request
+// of the session looks up once its grid reaches the next point covers
+// messages this request already holds (the window's turns). A request that
+// finds that plan missing from the memo says so (PipelineResult::ahead), and
+// the caller computes it with plan_ahead() off the request's path (the
+// proxy's diet threads while the model answers; replay untimed), so the
+// request that steps finds it instead of planning the whole history while
+// the client waits. What a request sends is unchanged: the memo changes how
+// fast, never what.
+struct PlanAhead {
+  std::uint32_t limit = 0;                      // the plan's messages: [0, limit); 0: none due
+  std::shared_ptr<const LossyOptions> options;  // the steps' options it is planned with
+  bool due() const { return limit > 0; }
+};
+
+// The plan of the grid point after `grid_back` (turns) by `step` turns, when
+// its messages are all in `conv` (turn_start: where each turn starts), old
+// thinking ends at or past them in this request (and so in every later one),
+// and `caches` lacks it; else none due.
+PlanAhead next_plan(const Conversation& conv, const std::vector<std::uint32_t>& turn_start, std::uint32_t grid_back,
+                    std::uint32_t step, const LossyOptions& options, std::uint32_t thinking_end, const Tally& tally,
+                    PipelineCaches& caches);
+
+// Computes the plan `ahead` names for `conv` (the same history as sent, or a
+// later one) into `caches`, as plan_lossy() would on the request that needs it.
+void plan_ahead(const Conversation& conv, const PlanAhead& ahead, const Tally& tally, PipelineCaches& caches);
+
 }  // namespace td::pruning

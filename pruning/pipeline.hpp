@@ -37,6 +37,7 @@
 #include "pruning/archived_output.hpp"
 #include "pruning/conversation.hpp"
 #include "pruning/decision.hpp"
+#include "pruning/lossy_plan.hpp"
 #include "pruning/pipeline_caches.hpp"
 #include "pruning/strategy_stats.hpp"
 #include "pruning/token_counter.hpp"
@@ -68,6 +69,10 @@ struct PipelineResult {
   bool recap_summary_missing = false;
   std::uint64_t recap_prefix_hash = 0;
   std::string recap_extractive;
+  // The plan a later request will look up, when its memo lacks it: the
+  // caller computes it off the request's path with plan_ahead()
+  // (pruning/lossy_plan.hpp). Only with caches.
+  PlanAhead ahead;
 
   bool changed() const { return !fired.empty(); }
   std::uint64_t tokens_saved() const { return tokens_before > tokens_after ? tokens_before - tokens_after : 0; }

@@ -48,8 +48,13 @@ void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOut
   });
   if (outcome.fail_open) ctx.mark_fail_open(outcome.error);
   const bool tombstoned = outcome.tombstoned(), written = outcome.rewritten;
+  const bool ahead = outcome.result.ahead.due();
   DietResult& result = ctx.objects.publish<DietResult>(std::move(route), std::move(outcome));
+  // The client's bytes for the plan ahead: moved when the pruned request
+  // replaces them (and no archive write needs them), else copied.
+  if (ahead && (!written || tombstoned)) result.ahead_body = body;
   if (tombstoned) result.original = std::move(body);
+  if (written && ahead && !tombstoned) result.ahead_body = std::move(body);
   if (written) body = std::move(rewritten);
 }
 

@@ -21,6 +21,9 @@ struct DietResult {
   // The body as the client sent it while the written request holds
   // tombstones its archive write has not kept yet (archive_write_filter.hpp).
   std::string original{};
+  // The body as the client sent it, while a plan ahead is due
+  // (outcome.result.ahead), for plan_ahead_filter.hpp to take.
+  std::string ahead_body{};
 };
 
 // One diet of `body` for the request `who` (the pruned request, if any, goes

@@ -17,6 +17,7 @@
 #include "proxy/filters/explain_filter.hpp"
 #include "proxy/phases/filter.hpp"
 #include "proxy/filters/ledger_filter.hpp"
+#include "proxy/filters/plan_ahead_filter.hpp"
 #include "proxy/filters/profile_header_filter.hpp"
 #include "proxy/filters/quota_filter.hpp"
 #include "proxy/filters/recall_offer_filter.hpp"
@@ -83,6 +84,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
       .summarizer = std::move(summarizer),
   };
   filters.push_back(std::make_unique<DietFilter>(config, services));
+  // The plan a later request of the session will look up, computed on a diet thread meanwhile.
+  filters.push_back(std::make_unique<PlanAheadFilter>(services.caches, services.workers));
   // Semantic eviction's outputs kept in the archive before the request goes.
   filters.push_back(std::make_unique<ArchiveWriteFilter>(config, services));
   // The runway: the request's ask taken, held or refused (429); settled on the answer.

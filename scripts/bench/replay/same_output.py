@@ -4,7 +4,7 @@
 A change meant to make the diet faster must not change what it sends: every
 trajectory's tokens_with and cost_with (and every other figure the replay
 derives from the bytes sent: retention, copied lines, charges) must be
-identical. Only pipeline_p50_ms and pipeline_p99_ms may differ.
+identical. Only pipeline_p50_ms, pipeline_p99_ms and plans_ahead_ms may differ.
 
   scripts/bench/replay/same_output.py BEFORE.json AFTER.json
 Exit status 0 when identical, 1 with the differing fields listed.
@@ -12,7 +12,7 @@ Exit status 0 when identical, 1 with the differing fields listed.
 import json
 import sys
 
-TIMES = {"pipeline_p50_ms", "pipeline_p99_ms"}
+TIMES = {"pipeline_p50_ms", "pipeline_p99_ms", "plans_ahead_ms"}
 
 
 def strip(v):

@@ -1,0 +1,22 @@
+#include "proxy/filters/plan_ahead_filter.hpp"
+
+#include <utility>
+
+#include "diet/diet.hpp"
+#include "proxy/filters/diet_result.hpp"
+
+namespace td::proxy {
+
+FilterResult PlanAheadFilter::request_body_filter(RequestContext& ctx, const HeaderMap&, std::string&) {
+  DietResult* result = ctx.objects.find<DietResult>();
+  if (!result || !result->outcome.result.ahead.due() || result->ahead_body.empty()) return {};
+  // The bytes go with the job: the request no longer needs them.
+  std::string body = std::exchange(result->ahead_body, {});
+  if (!queue_ || !caches_) return {};
+  queue_->post([caches = caches_, route = result->route, ahead = result->outcome.result.ahead, body = std::move(body)] {
+    diet::plan_ahead(route, body, ahead, *caches);
+  });
+  return {};
+}
+
+}  // namespace td::proxy
