@@ -12,10 +12,9 @@ FilterResult PlanAheadFilter::request_body_filter(RequestContext& ctx, const Hea
   if (!result || !result->outcome.result.ahead.due() || result->ahead_body.empty()) return {};
   // The bytes go with the job: the request no longer needs them.
   std::string body = std::exchange(result->ahead_body, {});
-  if (!queue_ || !caches_) return {};
-  queue_->post([caches = caches_, route = result->route, ahead = result->outcome.result.ahead, body = std::move(body)] {
-    diet::plan_ahead(route, body, ahead, *caches);
-  });
+  if (!thread_ || !caches_ || thread_->pending() >= kMaxWaiting) return {};
+  thread_->post([caches = caches_, route = result->route, ahead = result->outcome.result.ahead,
+                 body = std::move(body)] { diet::plan_ahead(route, body, ahead, *caches); });
   return {};
 }
 

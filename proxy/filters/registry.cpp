@@ -84,8 +84,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
       .summarizer = std::move(summarizer),
   };
   filters.push_back(std::make_unique<DietFilter>(config, services));
-  // The plan a later request of the session will look up, computed on a diet thread meanwhile.
-  filters.push_back(std::make_unique<PlanAheadFilter>(services.caches, services.workers));
+  // The plan a later request of the session will look up, computed meanwhile on a thread of its own.
+  filters.push_back(std::make_unique<PlanAheadFilter>(services.caches, &process_state().ahead_thread()));
   // Semantic eviction's outputs kept in the archive before the request goes.
   filters.push_back(std::make_unique<ArchiveWriteFilter>(config, services));
   // The runway: the request's ask taken, held or refused (429); settled on the answer.

@@ -105,6 +105,12 @@ WorkPool& ProcessState::archive_thread() {
   return *archive_thread_;
 }
 
+WorkPool& ProcessState::ahead_thread() {
+  std::call_once(ahead_thread_started_,
+                 [&] { ahead_thread_ = std::make_unique<WorkPool>(1, nullptr, 19, "td-ahead"); });
+  return *ahead_thread_;
+}
+
 WorkPool& ProcessState::dashboard_thread() {
   std::call_once(dashboard_thread_started_,
                  [&] { dashboard_thread_ = std::make_unique<WorkPool>(1, nullptr, 10, "td-dashboard"); });

@@ -111,6 +111,10 @@ class ProcessState {
   // (nice 10: a page polling never takes a core from an I/O thread), started
   // by the first call.
   WorkPool& dashboard_thread();
+  // The one thread the plans ahead are computed on (docs/design.md §Memos and
+  // caches; nice 19: spare work, never before a request's own diet), started
+  // by the first call.
+  WorkPool& ahead_thread();
   // Requests whose archive write failed (the diet re-ran without semantic
   // eviction): tokendiet_archive_failures_total.
   void count_archive_failure() { archive_failures_.fetch_add(1, std::memory_order_relaxed); }
@@ -142,6 +146,8 @@ class ProcessState {
   std::unique_ptr<WorkPool> archive_thread_;
   std::once_flag dashboard_thread_started_;
   std::unique_ptr<WorkPool> dashboard_thread_;
+  std::once_flag ahead_thread_started_;
+  std::unique_ptr<WorkPool> ahead_thread_;  // after the caches its jobs use: stopped before them
   std::once_flag workers_started_;
   std::unique_ptr<WorkPool> diet_workers_;       // last: stopped before the caches its jobs use go
   std::atomic<WorkPool*> workers_ptr_{nullptr};  // for /metrics
