@@ -4,6 +4,8 @@
 // requests find their plans, and each sends what it would have sent without.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <memory>
 #include <thread>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "proxy/filters/diet_result.hpp"
 #include "proxy/filters/plan_ahead_filter.hpp"
 #include "proxy/phases/header_map.hpp"
+#include "pruning/strategy_order.hpp"
 #include "trajectory_body.hpp"
 
 using namespace td::proxy;
@@ -78,4 +81,33 @@ TEST_CASE("plan ahead filter: later requests find the plans computed on the diet
   const Session without_thread = run(nullptr, true);
   CHECK(without_thread.sent == reference.sent);
   CHECK(without_thread.plan_hits == reference.plan_hits);
+}
+
+TEST_CASE("plan ahead filter: with its thread's queue full the plan is left to the request, the bytes let go") {
+  td::diet::DietCaches caches;
+  WorkPool thread(1);
+  PlanAheadFilter filter(&caches, &thread);
+  // Two jobs already there, held until the test lets them go.
+  std::atomic<bool> go{false};
+  for (std::size_t k = 0; k < PlanAheadFilter::kMaxWaiting; ++k)
+    thread.post([&go] {
+      while (!go.load()) std::this_thread::yield();
+    });
+  RequestContext ctx;
+  td::diet::DietOutcome outcome;
+  outcome.result.ahead = {5, std::make_shared<const td::pruning::LossyOptions>(td::pruning::Profile{})};
+  DietResult& result = ctx.objects.publish<DietResult>(td::providers::ChatRoute{}, std::move(outcome));
+  result.ahead_body = "{\"model\":\"gpt-4o\",\"messages\":[]}";
+  std::string body;
+  SimpleHeaderMap headers;
+  CHECK(filter.request_body_filter(ctx, headers, body).proceeds());
+  CHECK(thread.pending() == PlanAheadFilter::kMaxWaiting);  // nothing more queued
+  CHECK(result.ahead_body.empty());
+  go = true;
+  drain(thread);
+  // With room, the same request's plan is posted (and, unreadable, leaves the memo as it was).
+  result.ahead_body = "{\"model\":\"gpt-4o\",\"messages\":[]}";
+  CHECK(filter.request_body_filter(ctx, headers, body).proceeds());
+  CHECK(result.ahead_body.empty());
+  drain(thread);
 }
