@@ -12,9 +12,16 @@ FilterResult PlanAheadFilter::request_body_filter(RequestContext& ctx, const Hea
   if (!result || !result->outcome.result.ahead.due() || result->ahead_body.empty()) return {};
   // The bytes go with the job: the request no longer needs them.
   std::string body = std::exchange(result->ahead_body, {});
-  if (!thread_ || !caches_ || thread_->pending() >= kMaxWaiting) return {};
-  thread_->post([caches = caches_, route = result->route, ahead = result->outcome.result.ahead,
-                 body = std::move(body)] { diet::plan_ahead(route, body, ahead, *caches); });
+  if (!thread_ || !caches_) return {};
+  if (thread_->pending() >= kMaxWaiting) {
+    if (counts_) counts_->left.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+  thread_->post([caches = caches_, counts = counts_, route = result->route, ahead = result->outcome.result.ahead,
+                 body = std::move(body)] {
+    const bool computed = diet::plan_ahead(route, body, ahead, *caches);
+    if (counts) (computed ? counts->computed : counts->left).fetch_add(1, std::memory_order_relaxed);
+  });
   return {};
 }
 

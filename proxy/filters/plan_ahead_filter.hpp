@@ -14,6 +14,7 @@
 
 #include "diet/diet_caches.hpp"
 #include "proxy/phases/filter.hpp"
+#include "proxy/telemetry/process_state.hpp"
 #include "proxy/telemetry/work_pool.hpp"
 
 namespace td::proxy {
@@ -22,14 +23,16 @@ class PlanAheadFilter final : public Filter {
  public:
   static constexpr std::size_t kMaxWaiting = 2;
   // `thread`: where the plans are computed (null: no plan ahead; the I/O
-  // thread never plans ahead).
-  PlanAheadFilter(diet::DietCaches* caches, WorkPool* thread) : caches_(caches), thread_(thread) {}
+  // thread never plans ahead); `counts` (may be null): what became of them.
+  PlanAheadFilter(diet::DietCaches* caches, WorkPool* thread, PlanAheadCounts* counts = nullptr)
+      : caches_(caches), thread_(thread), counts_(counts) {}
   std::string_view name() const override { return "plan_ahead"; }
   FilterResult request_body_filter(RequestContext& ctx, const HeaderMap& headers, std::string& body) override;
 
  private:
   diet::DietCaches* caches_;
   WorkPool* thread_;
+  PlanAheadCounts* counts_;
 };
 
 }  // namespace td::proxy

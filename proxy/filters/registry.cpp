@@ -85,7 +85,8 @@ std::vector<std::unique_ptr<Filter>> make_filters(const config::Config& config,
   };
   filters.push_back(std::make_unique<DietFilter>(config, services));
   // The plan a later request of the session will look up, computed meanwhile on a thread of its own.
-  filters.push_back(std::make_unique<PlanAheadFilter>(services.caches, &process_state().ahead_thread()));
+  filters.push_back(std::make_unique<PlanAheadFilter>(services.caches, &process_state().ahead_thread(),
+                                                      &process_state().plan_ahead_counts()));
   // Semantic eviction's outputs kept in the archive before the request goes.
   filters.push_back(std::make_unique<ArchiveWriteFilter>(config, services));
   // The runway: the request's ask taken, held or refused (429); settled on the answer.

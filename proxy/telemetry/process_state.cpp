@@ -51,6 +51,12 @@ ProcessState::ProcessState() {
                        [store] { return store() ? store()->removed_entries() : 0; });
   metrics_.add_gauge("tokendiet_archive_bytes", "Bytes the archive holds.",
                      [store] { return store() ? static_cast<std::int64_t>(store()->total_bytes()) : 0; });
+  metrics_.add_counter("tokendiet_plans_ahead_total",
+                       "Plans a later request of a session looks up, computed ahead on their own thread.",
+                       [this] { return plan_ahead_counts_.computed.load(std::memory_order_relaxed); });
+  metrics_.add_counter("tokendiet_plans_ahead_left_total",
+                       "Plans ahead left to the request that needs them: their thread had its most waiting.",
+                       [this] { return plan_ahead_counts_.left.load(std::memory_order_relaxed); });
   auto shared = [this] { return shared_store(); };
   metrics_.add_counter("tokendiet_shared_state_fallbacks_total",
                        "Round trips to the shared store (quota_store) that failed or timed out, and requests "

@@ -50,6 +50,14 @@ struct Config;
 
 namespace td::proxy {
 
+// The plans ahead (proxy/filters/plan_ahead_filter.hpp): computed on their
+// thread, and left to their request (the thread had its most waiting, or
+// the bytes could not be read again).
+struct PlanAheadCounts {
+  std::atomic<std::uint64_t> computed{0};
+  std::atomic<std::uint64_t> left{0};
+};
+
 class ProcessState {
  public:
   ProcessState();  // registers the ledger's counters with the metrics
@@ -113,8 +121,9 @@ class ProcessState {
   WorkPool& dashboard_thread();
   // The one thread the plans ahead are computed on (docs/design.md §Memos and
   // caches; nice 19: spare work, never before a request's own diet), started
-  // by the first call.
+  // by the first call, and what became of them (/metrics).
   WorkPool& ahead_thread();
+  PlanAheadCounts& plan_ahead_counts() { return plan_ahead_counts_; }
   // Requests whose archive write failed (the diet re-ran without semantic
   // eviction): tokendiet_archive_failures_total.
   void count_archive_failure() { archive_failures_.fetch_add(1, std::memory_order_relaxed); }
@@ -142,6 +151,7 @@ class ProcessState {
   std::atomic<archive::Store*> archive_ptr_{nullptr};
   bool archive_opened_ = false;
   std::atomic<std::uint64_t> archive_failures_{0};
+  PlanAheadCounts plan_ahead_counts_;
   std::once_flag archive_thread_started_;
   std::unique_ptr<WorkPool> archive_thread_;
   std::once_flag dashboard_thread_started_;

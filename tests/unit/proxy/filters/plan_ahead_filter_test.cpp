@@ -32,6 +32,7 @@ struct Session {
   std::vector<std::string> sent;
   std::size_t posted = 0;
   std::uint64_t plan_hits = 0;
+  std::uint64_t computed = 0;  // plans the thread computed
 };
 
 // Every request of a recorded session, in order, through the diet (and the
@@ -40,7 +41,8 @@ Session run(WorkPool* thread, bool with_filter) {
   const td::config::Config cfg = td::test::eager_config();
   td::diet::DietCaches caches;
   DietFilter diet(cfg, DietServices{.caches = &caches});
-  PlanAheadFilter ahead(&caches, thread);
+  PlanAheadCounts counts;
+  PlanAheadFilter ahead(&caches, thread, &counts);
   const rapidjson::Document t = td::test::trajectory("mini-swe-agent-12.json");
   Session s;
   for (std::size_t n = 2; n <= t["messages"].Size(); ++n) {
@@ -63,6 +65,7 @@ Session run(WorkPool* thread, bool with_filter) {
     if (thread) drain(*thread);
   }
   s.plan_hits = caches.pipeline.plans.hits();
+  s.computed = counts.computed;
   return s;
 }
 
@@ -74,6 +77,7 @@ TEST_CASE("plan ahead filter: later requests find the plans computed on the diet
   const Session ahead = run(&thread, true);
   CHECK(ahead.sent == reference.sent);
   CHECK(ahead.posted >= 5);
+  CHECK(ahead.computed == ahead.posted);
   // Each plan computed ahead is looked up by the request whose grid moved,
   // which planned anew without it.
   CHECK(ahead.plan_hits >= reference.plan_hits + ahead.posted);
@@ -86,7 +90,8 @@ TEST_CASE("plan ahead filter: later requests find the plans computed on the diet
 TEST_CASE("plan ahead filter: with its thread's queue full the plan is left to the request, the bytes let go") {
   td::diet::DietCaches caches;
   WorkPool thread(1);
-  PlanAheadFilter filter(&caches, &thread);
+  PlanAheadCounts counts;
+  PlanAheadFilter filter(&caches, &thread, &counts);
   // Two jobs already there, held until the test lets them go.
   std::atomic<bool> go{false};
   for (std::size_t k = 0; k < PlanAheadFilter::kMaxWaiting; ++k)
@@ -103,11 +108,15 @@ TEST_CASE("plan ahead filter: with its thread's queue full the plan is left to t
   CHECK(filter.request_body_filter(ctx, headers, body).proceeds());
   CHECK(thread.pending() == PlanAheadFilter::kMaxWaiting);  // nothing more queued
   CHECK(result.ahead_body.empty());
+  CHECK(counts.left == 1);
   go = true;
   drain(thread);
-  // With room, the same request's plan is posted (and, unreadable, leaves the memo as it was).
-  result.ahead_body = "{\"model\":\"gpt-4o\",\"messages\":[]}";
+  // With room, the same request's plan is posted: bytes that are no request
+  // leave the memo as it was.
+  result.ahead_body = "not json";
   CHECK(filter.request_body_filter(ctx, headers, body).proceeds());
   CHECK(result.ahead_body.empty());
   drain(thread);
+  CHECK(counts.left == 2);
+  CHECK(counts.computed == 0);
 }
