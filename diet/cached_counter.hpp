@@ -19,6 +19,7 @@ class CachedCounter final : public pruning::TokenCounter {
  public:
   CachedCounter(const pruning::TokenCounter& inner, tok::CountCache& cache) : inner_(inner), cache_(cache) {}
   std::uint64_t count(std::string_view text) const override;
+  std::uint64_t count_hashed(std::string_view text, std::uint64_t lo, std::uint64_t hi) const override;
   std::uint64_t cache_salt() const override { return inner_.cache_salt(); }
   bool exact() const override { return inner_.exact(); }
 
@@ -26,6 +27,11 @@ class CachedCounter final : public pruning::TokenCounter {
   static constexpr std::size_t kMinCachedBytes = 64;
 
  private:
+  // The salt the cache's keys carry (the count's, else the raw value's; 0:
+  // not cached), and the count of `text` under `key` (0 to be made).
+  std::uint64_t key_salt() const;
+  std::uint64_t cached(std::string_view text, std::uint64_t key) const;
+
   const pruning::TokenCounter& inner_;
   tok::CountCache& cache_;
 };

@@ -27,6 +27,10 @@ class TokenCounter {
   virtual std::uint64_t raw_salt() const { return 0; }
   virtual std::uint64_t raw(std::string_view) const { return 0; }
   virtual std::uint64_t count_from_raw(std::uint64_t) const { return 0; }
+  // count(text), for a text whose 128-bit hash (pruning/text_hash.hpp) the
+  // caller holds already: a counter that caches may key by it instead of
+  // hashing the text's bytes again (docs/design.md §Memos and caches).
+  virtual std::uint64_t count_hashed(std::string_view text, std::uint64_t, std::uint64_t) const { return count(text); }
   // True when count() equals what the provider bills, not an estimate.
   virtual bool exact() const { return false; }
 };

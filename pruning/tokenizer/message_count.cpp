@@ -33,6 +33,14 @@ constexpr std::uint64_t kRulesVersion = 1;
 
 std::uint64_t mix(std::uint64_t h, std::string_view s) { return hash_bytes(s.data(), s.size(), h); }
 
+// A part's text counted by its hash when the part holds it already (a
+// resent message's, from the parse memo): a caching counter then looks it up
+// without hashing the text again.
+std::uint64_t count_text(const pruning::Part& p, const pruning::TokenCounter& counter) {
+  if (p.digest.valid && p.digest.size == p.text.size()) return counter.count_hashed(p.text, p.digest.lo, p.digest.hi);
+  return counter.count(p.text);
+}
+
 }  // namespace
 
 std::uint64_t count_message(const pruning::Message& m, const pruning::TokenCounter& counter,
@@ -44,10 +52,10 @@ std::uint64_t count_message(const pruning::Message& m, const pruning::TokenCount
       case PartKind::Text:
       case PartKind::Thinking:
       case PartKind::ToolResult:
-        t += counter.count(p.text);
+        t += count_text(p, counter);
         break;
       case PartKind::ToolCall:
-        t += counter.count(p.name) + counter.count(p.text) + rules.per_tool_call;
+        t += counter.count(p.name) + count_text(p, counter) + rules.per_tool_call;
         break;
       case PartKind::Opaque:
         t += std::min<std::uint64_t>((p.opaque_bytes + 3) / 4, rules.opaque_cap);

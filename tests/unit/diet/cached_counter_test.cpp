@@ -4,7 +4,9 @@
 #include <string>
 
 #include "diet/cached_counter.hpp"
+#include "pruning/text_hash.hpp"
 #include "pruning/tokenizer/counter.hpp"
+#include "pruning/tokenizer/message_count.hpp"
 
 using namespace td::diet;
 
@@ -104,4 +106,36 @@ TEST_CASE("cached counter: a drifting counter with a raw part reads a resent tex
   inner.ratio = 3;
   CHECK(counter.count(long_text) == 1500);
   CHECK(inner.reads == 1);
+}
+
+TEST_CASE("cached counter: a text whose hash the caller holds is looked up by it, not hashed again") {
+  td::tok::CountCache cache(1024);
+  RawProbe inner;
+  CachedCounter counter(inner, cache);
+  const std::string text(500, 'x');
+  CHECK(counter.count_hashed(text, 11, 22) == 500);
+  inner.ratio = 2;
+  CHECK(counter.count_hashed(text, 11, 22) == 1000);  // the raw value kept, the drift applied
+  CHECK(inner.reads == 1);
+  // Another hash is another text; short texts are counted straight through.
+  CHECK(counter.count_hashed(std::string(501, 'y'), 11, 23) == 1002);
+  CHECK(inner.reads == 2);
+  counter.count_hashed("short", 1, 2);
+  counter.count_hashed("short", 1, 2);
+  CHECK(inner.reads == 4);
+  // A message counted through its parts' held hashes counts as from their bytes.
+  td::pruning::Message m;
+  m.role = td::pruning::Role::Tool;
+  m.parts.emplace_back().kind = td::pruning::PartKind::ToolResult;
+  m.parts.back().text = std::string(700, 'z');
+  const std::uint64_t from_bytes = td::tok::count_message(m, counter);
+  td::pruning::text_hash(m.parts.back());  // the hash a resent message carries from the parse memo
+  // The role's name is short: read on every count. The text: once under the
+  // hash's key, then looked up.
+  int reads = inner.reads;
+  CHECK(td::tok::count_message(m, counter) == from_bytes);
+  CHECK(inner.reads == reads + 2);
+  reads = inner.reads;
+  CHECK(td::tok::count_message(m, counter) == from_bytes);
+  CHECK(inner.reads == reads + 1);
 }
