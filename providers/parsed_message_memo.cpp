@@ -39,13 +39,20 @@ using Where = json::KnownValues::Where;
 constexpr std::uint32_t kMemberMinBytes = 512;
 
 // Which remembered element starts with these bytes, how long it is and
-// where its view is: direct-mapped by a hash of (up to) its first 128 bytes,
-// the latest one kept. A guess is only ever a guess: the element's bytes are
+// where its view is: direct-mapped by a hash of (up to) the kAnchorBytes
+// bytes from its start, the latest one kept. 128 bytes were too few: agents'
+// outputs often begin alike (Claude Code's "The file … has been updated",
+// Codex's sandbox refusals, a patch's "Success. Updated the following
+// files"), and elements sharing an anchor took its slot from each other on
+// every request, so each was parsed every time (docs/benchmarks.md
+// §Pipeline time: the plan ahead). An anchor may run past a short element
+// into the next one, which a resent history repeats too. A guess is only ever a guess: the element's bytes are
 // hashed and must give its key before anything is used, so a stale or
 // colliding slot costs that hash and nothing else. The view is held weakly:
 // the memo decides what stays (an evicted view leaves a slot that fails).
 class ElementGuesses {
  public:
+  static constexpr std::size_t kAnchorBytes = 512;
   struct Guess {
     std::uint32_t size = 0;
     ParsedMessageKey key;
@@ -57,7 +64,7 @@ class ElementGuesses {
     std::shared_ptr<const ParsedMessage> view;  // null: no live guess
   };
   static std::uint64_t anchor(Api format, Where where, std::string_view text, std::size_t pos) {
-    const std::size_t n = std::min<std::size_t>(128, text.size() - pos);
+    const std::size_t n = std::min<std::size_t>(kAnchorBytes, text.size() - pos);
     const std::uint64_t salt = 0x616e63686f72ull + static_cast<std::uint64_t>(format) * 2 + (where == Where::Member);
     return tok::hash_bytes(text.data() + pos, n, salt);
   }

@@ -13,7 +13,7 @@
 // decoding and the walk, which were most of the parse.
 //
 // The element's JSON subtree goes along: a later request's Document finds a
-// resent element by its first 128 bytes (a guess: which element started so,
+// resent element by its first 512 bytes (a guess: which element started so,
 // and how long it was), checks the guess by hashing that many bytes, and
 // copies the subtree in instead of parsing the element (KnownMessages, given
 // to Document::parse). Hashing costs far fewer instructions per byte than

@@ -220,3 +220,23 @@ TEST_CASE(
     if (with.request) check_same(*with.request, *without.request);
   }
 }
+
+TEST_CASE("spliced elements: outputs that begin alike are each spliced on the next request") {
+  // Agents' outputs often share their first hundred-odd bytes (Claude Code's
+  // "The file … has been updated"); sharing a guess, they took it from each
+  // other and were parsed on every request.
+  const std::string alike(200, 'u');
+  auto tool = [&](const char* id, const std::string& rest) {
+    return "{\"role\":\"tool\",\"content\":\"The file src/app.py has been updated." + alike + rest +
+           "\",\"tool_call_id\":\"" + id + "\"}";
+  };
+  std::string body = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"go\"}";
+  for (int k = 0; k < 6; ++k) body += "," + tool(("call_" + std::to_string(k)).c_str(), std::string(64, char('a' + k)));
+  body += "]}";
+  ParsedMessageMemo memo;
+  REQUIRE(parse(Api::openai_chat, body, &memo).request);
+  const ParseOutcome again = parse(Api::openai_chat, body, &memo);
+  REQUIRE(again.request);
+  CHECK(again.request->spliced.size() == 7);
+  check_same(*again.request, *parse(Api::openai_chat, body).request);
+}
