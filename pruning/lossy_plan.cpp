@@ -163,10 +163,11 @@ std::uint64_t options_fingerprint(const LossyOptions& options) {
 
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                                             std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches,
-                                            const RecalledLines* recalled) {
+                                            const RecalledLines* recalled, memo_detail::Key* key_out) {
   const std::uint32_t thinking_limit = std::min(limit, thinking_end);
   if (!caches) return compute(conv, options, limit, thinking_limit, tally, caches, recalled);
   const memo_detail::Key key = plan_key(conv, options, limit, thinking_limit, tally.salt(), recalled);
+  if (key_out) *key_out = key;
   if (auto hit = caches->plans.find(key)) return *hit;
   std::shared_ptr<const LossyPlan> plan = compute(conv, options, limit, thinking_limit, tally, caches, recalled);
   caches->plans.insert(key, plan);
@@ -175,13 +176,21 @@ std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const Loss
 
 PlanAhead next_plan(const Conversation& conv, const std::vector<std::uint32_t>& turn_start, std::uint32_t grid_back,
                     std::uint32_t step, const LossyOptions& options, std::uint32_t thinking_end, const Tally& tally,
-                    PipelineCaches& caches) {
+                    PipelineCaches& caches, const memo_detail::Key& current) {
   const std::uint32_t next = grid_back + std::max<std::uint32_t>(step, 1);
   if (next >= turn_start.size()) return {};  // its block is not whole yet
   const std::uint32_t limit = turn_start[next];
   // old_thinking_end() only grows with the history: past `limit` now, past it later.
   if (limit == 0 || limit > conv.messages.size() || thinking_end < limit) return {};
-  if (caches.plans.find(plan_key(conv, options, limit, limit, tally.salt(), nullptr))) return {};
+  // This history's plan and where the next one ends name the next plan's
+  // inputs but for the messages between: found once, it stays found unless
+  // the plan memo lets it go (then the request that steps plans, as before).
+  const memo_detail::Key found{current.lo ^ (std::uint64_t{limit} * 0x9e3779b97f4a7c15ULL), current.hi};
+  if (caches.aheads.find(found)) return {};
+  if (caches.plans.find(plan_key(conv, options, limit, limit, tally.salt(), nullptr))) {
+    caches.aheads.insert(found, std::make_shared<const AheadFound>());
+    return {};
+  }
   return {limit, std::make_shared<const LossyOptions>(options)};
 }
 

@@ -60,9 +60,10 @@ struct LossyPlan {
 // old_thinking_end() of the whole of `conv`. `caches` (may be null) holds the
 // plan memo and the strategies' memos; `recalled` (may be null) the lines
 // the session's model recalled (pruning/recalled_lines.hpp), part of the key.
+// `key` (may be null) receives the plan's memo key (with caches).
 std::shared_ptr<const LossyPlan> plan_lossy(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                                             std::uint32_t thinking_end, const Tally& tally, PipelineCaches* caches,
-                                            const RecalledLines* recalled = nullptr);
+                                            const RecalledLines* recalled = nullptr, memo_detail::Key* key = nullptr);
 
 // The plan's pruned forms' tokens as `tally` counts them: its stored counts,
 // or, for a plan memoized without them, counted now.
@@ -90,10 +91,19 @@ struct PlanAhead {
 // The plan of the grid point after `grid_back` (turns) by `step` turns, when
 // its messages are all in `conv` (turn_start: where each turn starts), old
 // thinking ends at or past them in this request (and so in every later one),
-// and `caches` lacks it; else none due.
+// and `caches` lacks it; else none due. `current` is the memo key of this
+// request's own plan (plan_lossy()): once the next one is found memoized,
+// that is remembered under it (PipelineCaches::aheads), so the requests
+// after do not hash the next key again.
 PlanAhead next_plan(const Conversation& conv, const std::vector<std::uint32_t>& turn_start, std::uint32_t grid_back,
                     std::uint32_t step, const LossyOptions& options, std::uint32_t thinking_end, const Tally& tally,
-                    PipelineCaches& caches);
+                    PipelineCaches& caches, const memo_detail::Key& current);
+
+// What PipelineCaches::aheads remembers: the next point's plan of a history
+// was found in the plan memo.
+struct AheadFound {
+  std::size_t memo_bytes() const { return sizeof(AheadFound); }
+};
 
 // Computes the plan `ahead` names for `conv` (the same history as sent, or a
 // later one) into `caches`, as plan_lossy() would on the request that needs it.

@@ -229,10 +229,12 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     const std::uint32_t plan_limit = wm.start_of(wm.grid.back(), size);
     const LossyOptions options(profile);
     const std::uint32_t thinking_end = old_thinking_end(conv, options.old_thinking);
-    const std::shared_ptr<const LossyPlan> plan = plan_lossy(conv, options, plan_limit, thinking_end, tally, caches);
+    memo_detail::Key plan_key;
+    const std::shared_ptr<const LossyPlan> plan =
+        plan_lossy(conv, options, plan_limit, thinking_end, tally, caches, nullptr, &plan_key);
     if (caches)
       r.ahead = next_plan(conv, wm.turn_start, wm.grid.back(), profile.frontier_step_turns, options, thinking_end,
-                          tally, *caches);
+                          tally, *caches, plan_key);
     // The steps are weighed on the forms that apply once stale; a held read
     // (strategies/edited_files.hpp) counts as kept whole, its later release
     // riding on the step that reaches its hold.

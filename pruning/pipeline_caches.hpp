@@ -31,6 +31,7 @@ struct PipelineCaches {
   Memo<std::string> folds{std::size_t{64} << 20};       // low_entropy: a tool output's folded form
   Memo<Snipped> snips{std::size_t{64} << 20};           // stale_tool_outputs, stale_assistant_text: cuts
   Memo<LossyPlan> plans{std::size_t{32} << 20};         // lossy_plan: the plan of a history
+  Memo<AheadFound> aheads{std::size_t{1} << 20};        // lossy_plan: the next plan of a history found memoized
   Memo<std::string> turn_lines{std::size_t{16} << 20};  // recap: a turn's line, by its messages
   Memo<CallReads> calls{std::size_t{8} << 20};          // file_reads: whether a call reads, the paths it names
   Memo<std::string> decoded{std::size_t{16} << 20};     // stale_assistant_text: a call's arguments decoded

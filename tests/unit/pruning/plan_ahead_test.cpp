@@ -103,6 +103,12 @@ TEST_CASE("plan ahead: none is due once the memo holds it, nor for a block not y
   plan_ahead(as_sent, r.ahead, Tally(counter, &caches.counts), caches);
   Conversation again = as_sent;
   CHECK_FALSE(prune(again, p, counter, &caches).ahead.due());
+  // Found once, it is remembered as found: the requests after look up their
+  // own plan only, not the next one's key again.
+  const std::uint64_t lookups = caches.plans.hits() + caches.plans.misses();
+  Conversation third = as_sent;
+  CHECK_FALSE(prune(third, p, counter, &caches).ahead.due());
+  CHECK(caches.plans.hits() + caches.plans.misses() == lookups + 1);
   // Without caches nothing is reported: there is no memo to fill.
   Conversation bare = as_sent;
   CHECK_FALSE(prune(bare, p, counter).ahead.due());
