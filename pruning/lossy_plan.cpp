@@ -191,12 +191,13 @@ PlanAhead next_plan(const Conversation& conv, const std::vector<std::uint32_t>& 
     caches.aheads.insert(found, std::make_shared<const AheadFound>());
     return {};
   }
-  return {limit, std::make_shared<const LossyOptions>(options)};
+  return {limit, std::make_shared<const LossyOptions>(options), found};
 }
 
 void plan_ahead(const Conversation& conv, const PlanAhead& ahead, const Tally& tally, PipelineCaches& caches) {
   if (!ahead.due() || !ahead.options || ahead.limit > conv.messages.size()) return;
   plan_lossy(conv, *ahead.options, ahead.limit, old_thinking_end(conv, ahead.options->old_thinking), tally, &caches);
+  caches.aheads.insert(ahead.found, std::make_shared<const AheadFound>());
 }
 
 }  // namespace td::pruning

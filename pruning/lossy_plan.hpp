@@ -85,6 +85,7 @@ std::uint64_t options_fingerprint(const LossyOptions& options);
 struct PlanAhead {
   std::uint32_t limit = 0;                      // the plan's messages: [0, limit); 0: none due
   std::shared_ptr<const LossyOptions> options;  // the steps' options it is planned with
+  memo_detail::Key found;                       // its mark in PipelineCaches::aheads, once computed
   bool due() const { return limit > 0; }
 };
 
@@ -92,15 +93,15 @@ struct PlanAhead {
 // its messages are all in `conv` (turn_start: where each turn starts), old
 // thinking ends at or past them in this request (and so in every later one),
 // and `caches` lacks it; else none due. `current` is the memo key of this
-// request's own plan (plan_lossy()): once the next one is found memoized,
-// that is remembered under it (PipelineCaches::aheads), so the requests
-// after do not hash the next key again.
+// request's own plan (plan_lossy()): once the next one is computed ahead or
+// found memoized, that is remembered under it (PipelineCaches::aheads), so
+// the requests after do not hash the next key again.
 PlanAhead next_plan(const Conversation& conv, const std::vector<std::uint32_t>& turn_start, std::uint32_t grid_back,
                     std::uint32_t step, const LossyOptions& options, std::uint32_t thinking_end, const Tally& tally,
                     PipelineCaches& caches, const memo_detail::Key& current);
 
 // What PipelineCaches::aheads remembers: the next point's plan of a history
-// was found in the plan memo.
+// was computed ahead or found in the plan memo.
 struct AheadFound {
   std::size_t memo_bytes() const { return sizeof(AheadFound); }
 };
