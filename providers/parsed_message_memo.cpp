@@ -45,8 +45,9 @@ constexpr std::uint32_t kMemberMinBytes = 512;
 // Codex's sandbox refusals, a patch's "Success. Updated the following
 // files"), and elements sharing an anchor took its slot from each other on
 // every request, so each was parsed every time (docs/benchmarks.md
-// §Pipeline time: the plan ahead). An anchor may run past a short element
-// into the next one, which a resent history repeats too. A guess is only ever a guess: the element's bytes are
+// §Pipeline time: the plan ahead, and what every request still parsed). An
+// anchor may run past a short element into the next one, which a resent
+// history repeats too. A guess is only ever a guess: the element's bytes are
 // hashed and must give its key before anything is used, so a stale or
 // colliding slot costs that hash and nothing else. The view is held weakly:
 // the memo decides what stays (an evicted view leaves a slot that fails).
