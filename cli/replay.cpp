@@ -187,8 +187,8 @@ Report replay_trajectory(const Trajectory& t, const config::Config& config, cons
 
     const Measured before = measure(original, metrics_cache, caches.parsed);
     const Measured after = diet.rewritten ? measure(body, metrics_cache, caches.parsed) : before;
-    // The plan ahead, computed off the request's path as the proxy's diet
-    // threads do while the model answers: not the request's time, kept apart
+    // The plan ahead, computed off the request's path as the proxy's thread
+    // for it does while the model answers: not the request's time, kept apart
     // (and after the measurement: scripts/bench/replay/instructions.sh counts
     // a request from its diet call to the measurement's).
     if (diet.result.ahead.due()) {

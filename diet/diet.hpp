@@ -168,7 +168,7 @@ DietOutcome diet_body(const providers::ChatRoute& route, std::string_view body, 
 // The plan ahead (pruning/lossy_plan.hpp): `ahead` is what diet_body()
 // reported for `body` (DietOutcome::result.ahead), `body` the bytes it saw.
 // Parses them again and computes the plan into `caches`, for a later request
-// of the session to find. Off the request's path (the proxy's diet threads,
+// of the session to find. Off the request's path (the proxy's thread for it,
 // replay untimed); changes what later requests cost, never what they send.
 // Never throws: false when nothing was computed (bytes it cannot read, or
 // none due).

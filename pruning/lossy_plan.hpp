@@ -78,7 +78,7 @@ std::uint64_t options_fingerprint(const LossyOptions& options);
 // messages this request already holds (the window's turns). A request that
 // finds that plan missing from the memo says so (PipelineResult::ahead), and
 // the caller computes it with plan_ahead() off the request's path (the
-// proxy's diet threads while the model answers; replay untimed), so the
+// proxy's thread for it while the model answers; replay untimed), so the
 // request that steps finds it instead of planning the whole history while
 // the client waits. What a request sends is unchanged: the memo changes how
 // fast, never what.
