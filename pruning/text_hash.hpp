@@ -15,8 +15,11 @@
 
 namespace td::pruning {
 
+// Whether `p` holds its text's hash already (text_hash() then costs nothing).
+inline bool text_hash_held(const Part& p) { return p.digest.valid && p.digest.size == p.text.size(); }
+
 inline tok::Hash128 text_hash(const Part& p) {
-  if (!p.digest.valid || p.digest.size != p.text.size()) {
+  if (!text_hash_held(p)) {
     const tok::Hash128 h = tok::hash128(p.text.data(), p.text.size());
     p.digest = {h.lo, h.hi, p.text.size(), true};
   }

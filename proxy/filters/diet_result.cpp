@@ -52,9 +52,8 @@ void publish_diet(RequestContext& ctx, providers::ChatRoute route, diet::DietOut
   DietResult& result = ctx.objects.publish<DietResult>(std::move(route), std::move(outcome));
   // The client's bytes for the plan ahead: moved when the pruned request
   // replaces them (and no archive write needs them), else copied.
-  if (ahead && (!written || tombstoned)) result.ahead_body = body;
+  if (ahead) result.ahead_body = written && !tombstoned ? std::move(body) : body;
   if (tombstoned) result.original = std::move(body);
-  if (written && ahead && !tombstoned) result.ahead_body = std::move(body);
   if (written) body = std::move(rewritten);
 }
 

@@ -138,12 +138,13 @@ StrategyStats stale_assistant_text(Conversation& conv, const StaleAssistantTextO
       if (!text && !json) continue;
       // The lines it copies are kept: the memo's key names them.
       std::vector<std::uint64_t> keys;
-      if (copied.keeps_any(i))
-        keys = json ? copied.kept_by(
-                          *memoized(decoded, decoded_salt, p,
-                                    [&](std::string_view) -> std::optional<std::string> { return line_text(p); }),
-                          i)
-                    : copied.kept_by(p.text, i);
+      if (copied.keeps_any(i)) {
+        std::shared_ptr<const std::string> args;  // a call's lines are those of its decoded arguments
+        if (json)
+          args = memoized(decoded, decoded_salt, p,
+                          [&](std::string_view) -> std::optional<std::string> { return line_text(p); });
+        keys = copied.kept_by(args ? std::string_view(*args) : std::string_view(p.text), i);
+      }
       part_options.keep_lines = keys.empty() ? nullptr : &keys;
       std::uint64_t salt = json ? args_salt : text_salt;
       if (!keys.empty())

@@ -37,8 +37,9 @@ std::uint64_t mix(std::uint64_t h, std::string_view s) { return hash_bytes(s.dat
 // resent message's, from the parse memo): a caching counter then looks it up
 // without hashing the text again.
 std::uint64_t count_text(const pruning::Part& p, const pruning::TokenCounter& counter) {
-  if (p.digest.valid && p.digest.size == p.text.size()) return counter.count_hashed(p.text, p.digest.lo, p.digest.hi);
-  return counter.count(p.text);
+  if (!pruning::text_hash_held(p)) return counter.count(p.text);
+  const Hash128 h = pruning::text_hash(p);
+  return counter.count_hashed(p.text, h.lo, h.hi);
 }
 
 }  // namespace
