@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "json/json_strings.hpp"
 #include "pruning/tokenizer/hash.hpp"
 
 namespace td::providers {
@@ -101,6 +102,7 @@ class ElementGuesses {
 
 struct ParsedMessageMemo::Stores {
   pruning::Memo<ParsedMessage> views{std::size_t{64} << 20};
+  pruning::Memo<std::string> escaped{std::size_t{32} << 20};  // append_json_text()'s
   ElementGuesses guesses;
   std::atomic<std::uint64_t> spliced{0};  // views found through a guess, not the memo
   std::atomic<std::uint64_t> members{0};  // root member values spliced
@@ -114,6 +116,8 @@ std::uint64_t ParsedMessageMemo::hits() const {
 }
 
 std::uint64_t ParsedMessageMemo::spliced_members() const { return stores_->members.load(std::memory_order_relaxed); }
+
+std::uint64_t ParsedMessageMemo::escaped_hits() const { return stores_->escaped.hits(); }
 
 namespace {
 
@@ -231,6 +235,22 @@ void KnownMessages::parsed_member(const json::Document& doc, std::uint32_t i) {
   ParsedMessageMemo::Stores& stores = r_.memo->stores();
   stores.views.insert(key, pm);
   guess(stores, r_.format, Where::Member, doc, i, key, std::move(pm));
+}
+
+void append_json_text(ParsedMessageMemo* memo, const pruning::Part& p, std::string& out) {
+  // Below this a lookup costs about what the escaping does.
+  constexpr std::size_t kMinBytes = 256;
+  constexpr std::uint64_t kSalt = 0x6a736f6e74657874ULL;  // "jsontext"
+  if (!memo || p.text.size() < kMinBytes) {
+    json::append_json_string(out, p.text);
+    return;
+  }
+  const std::shared_ptr<const std::string> escaped = memo->stores().escaped.get_or(kSalt, p, [](std::string_view t) {
+    std::string s;
+    json::append_json_string(s, t);
+    return std::optional<std::string>(std::move(s));
+  });
+  out += *escaped;
 }
 
 }  // namespace td::providers

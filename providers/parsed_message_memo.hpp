@@ -51,6 +51,8 @@ class ParsedMessageMemo {
   std::uint64_t hits() const;
   // Root member values (tool definitions) spliced in so far (tests).
   std::uint64_t spliced_members() const;
+  // Texts append_json_text() took escaped from the memo so far (tests).
+  std::uint64_t escaped_hits() const;
 
   struct Stores;  // the views, the guesses and the counters (parsed_message_memo.cpp)
   Stores& stores() { return *stores_; }
@@ -74,6 +76,12 @@ bool reuse_parsed_message(ParsedRequest& r, std::uint32_t elem, const ParsedMess
 // from the element besides (Anthropic: it holds a cache_control breakpoint).
 void remember_parsed_message(const ParsedRequest& r, std::uint32_t elem, const ParsedMessageKey& key,
                              bool mark = false);
+
+// Appends part `p`'s text as a JSON string (quoted and escaped) to `out`.
+// A pruned form goes out again with every later request of its session, so
+// its escaped bytes are kept in `memo` (when given) under the text's hash
+// (docs/design.md §Memos and caches): the same bytes either way.
+void append_json_text(ParsedMessageMemo* memo, const pruning::Part& p, std::string& out);
 
 // What Document::parse offers r's message elements and large root members
 // (tool definitions) to: those r.memo knows are copied in (elements are

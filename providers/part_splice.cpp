@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "providers/format_adapter.hpp"
+#include "providers/parsed_message_memo.hpp"
 
 namespace td::providers::splice {
 
@@ -10,7 +11,7 @@ using pruning::kNewOrigin;
 using pruning::Message;
 using pruning::Part;
 
-bool slot_edit(const TextSlot& slot, const Part& p, json::Edit& out, std::string& err) {
+bool slot_edit(const ParsedRequest& r, const TextSlot& slot, const Part& p, json::Edit& out, std::string& err) {
   out.begin = slot.begin;
   out.end = slot.end;
   out.text.clear();
@@ -19,7 +20,7 @@ bool slot_edit(const TextSlot& slot, const Part& p, json::Edit& out, std::string
       err = "edited a part that cannot be re-rendered";
       return false;
     case TextSlot::Kind::String:
-      json::append_json_string(out.text, p.text);
+      append_json_text(r.memo, p, out.text);
       return true;
     case TextSlot::Kind::JsonObject: {
       // Anthropic tool_use input and Gemini functionCall args are objects, not
@@ -34,7 +35,7 @@ bool slot_edit(const TextSlot& slot, const Part& p, json::Edit& out, std::string
     }
     case TextSlot::Kind::WrapOutput:
       out.text = "{\"output\":";
-      json::append_json_string(out.text, p.text);
+      append_json_text(r.memo, p, out.text);
       out.text.push_back('}');
       return true;
     case TextSlot::Kind::Insert:
@@ -42,7 +43,7 @@ bool slot_edit(const TextSlot& slot, const Part& p, json::Edit& out, std::string
       out.text.push_back('"');
       out.text += slot.key;
       out.text += "\":";
-      json::append_json_string(out.text, p.text);
+      append_json_text(r.memo, p, out.text);
       return true;
   }
   err = "bad slot";
@@ -81,7 +82,7 @@ bool part_edits(const ParsedRequest& r, const Message& m, std::vector<json::Edit
         return false;
       }
       json::Edit e;
-      if (!p.editable || !slot_edit(src->slot, p, e, err)) {
+      if (!p.editable || !slot_edit(r, src->slot, p, e, err)) {
         if (err.empty()) err = "edited a part marked not editable";
         return false;
       }
@@ -106,7 +107,7 @@ bool element_bytes(const ParsedRequest& r, std::string_view body, const Message&
   std::vector<json::Edit> edits;
   if (p.edited) {
     json::Edit e;
-    if (!p.editable || !slot_edit(src->slot, p, e, err)) {
+    if (!p.editable || !slot_edit(r, src->slot, p, e, err)) {
       if (err.empty()) err = "edited a part marked not editable";
       return false;
     }

@@ -13,8 +13,9 @@
 namespace td::providers::splice {
 
 // The JSON that writes part `p`'s text into its slot; false (with *err) if
-// the slot cannot take an edit or the text does not fit it.
-bool slot_edit(const TextSlot& slot, const pruning::Part& p, json::Edit& out, std::string& err);
+// the slot cannot take an edit or the text does not fit it. The text's
+// escaped form comes from r.memo where it holds it (append_json_text()).
+bool slot_edit(const ParsedRequest& r, const TextSlot& slot, const pruning::Part& p, json::Edit& out, std::string& err);
 
 // Is the message's part list exactly the parsed one (same parts, same order)?
 bool same_structure(const ParsedRequest& r, const pruning::Message& m);

@@ -32,6 +32,7 @@ Message role_only(const Message& m) {
 // Words hashed at once: a plan's key, the options' fingerprint.
 class KeyWords {
  public:
+  void reserve(std::size_t n) { words_.reserve(n); }
   void add(std::uint64_t v) { words_.push_back(v); }
   void add(std::string_view s) {
     words_.push_back(s.size());
@@ -67,6 +68,8 @@ class KeyWords {
 memo_detail::Key plan_key(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                           std::uint32_t thinking_limit, std::uint64_t salt, const RecalledLines* recalled) {
   KeyWords k;
+  // A message adds about 2 words and 9 per part: growing the vector copied it over and over.
+  k.reserve(std::size_t{16} + std::size_t{limit} * 16);
   k.add(salt);
   // Only a session with recalled lines adds a word: every other key stays as it was.
   if (recalled && !recalled->empty()) k.add(recalled->fingerprint());

@@ -240,3 +240,33 @@ TEST_CASE("spliced elements: outputs that begin alike are each spliced on the ne
   CHECK(again.request->spliced.size() == 7);
   check_same(*again.request, *parse(Api::openai_chat, body).request);
 }
+
+TEST_CASE("escaped texts: a pruned form written again comes from the memo, the same bytes") {
+  std::string body = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"go\"}";
+  for (int k = 0; k < 4; ++k)
+    body += ",{\"role\":\"tool\",\"content\":\"out " + std::to_string(k) + "\",\"tool_call_id\":\"c" + std::to_string(k) +
+            "\"}";
+  body += "]}";
+  // Long enough to be kept, with what JSON must escape: quotes, a backslash,
+  // a line break, a control character, and UTF-8 left as it is.
+  auto form = [](std::size_t k) {
+    return "[… t1a2b3c4d:2-40 hidden]\n\"quoted\" C:\\path \x01 été " + std::to_string(k) + std::string(300, 'x');
+  };
+  auto write_edited = [&](ParsedMessageMemo* memo) {
+    ParseOutcome o = parse(Api::openai_chat, body, memo);
+    REQUIRE(o.request);
+    auto& msgs = o.request->conversation.messages;
+    for (std::size_t i = 1; i < msgs.size(); ++i) td::pruning::set_text(msgs[i], msgs[i].parts[0], form(i % 2));
+    const WriteOutcome w = write(*o.request, body);
+    REQUIRE(w.ok);
+    return w.body;
+  };
+  const std::string plain = write_edited(nullptr);
+  CHECK(plain.find("\\\"quoted\\\" C:\\\\path \\u0001 été") != std::string::npos);
+  ParsedMessageMemo memo;
+  CHECK(write_edited(&memo) == plain);
+  const std::uint64_t hits = memo.escaped_hits();
+  CHECK(hits == 2);  // four parts, two texts: each escaped once
+  CHECK(write_edited(&memo) == plain);
+  CHECK(memo.escaped_hits() == hits + 4);
+}
