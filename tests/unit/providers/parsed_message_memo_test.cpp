@@ -244,8 +244,8 @@ TEST_CASE("spliced elements: outputs that begin alike are each spliced on the ne
 TEST_CASE("escaped texts: a pruned form written again comes from the memo, the same bytes") {
   std::string body = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"go\"}";
   for (int k = 0; k < 4; ++k)
-    body += ",{\"role\":\"tool\",\"content\":\"out " + std::to_string(k) + "\",\"tool_call_id\":\"c" + std::to_string(k) +
-            "\"}";
+    body += ",{\"role\":\"tool\",\"content\":\"out " + std::to_string(k) + "\",\"tool_call_id\":\"c" +
+            std::to_string(k) + "\"}";
   body += "]}";
   // Long enough to be kept, with what JSON must escape: quotes, a backslash,
   // a line break, a control character, and UTF-8 left as it is.
