@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <span>
+#include <string_view>
 #include <unordered_map>
 
 #include "pruning/json_nesting.hpp"
@@ -80,6 +83,7 @@ class Tracker {
   explicit Tracker(std::vector<TaskTool> tools) : tools_(std::move(tools)) {}
 
   TaskHistory run(const Conversation& conv) {
+    owners_.reserve(conv.messages.size());
     for (std::uint32_t i = 0; i < conv.messages.size(); ++i) {
       const Message& m = conv.messages[i];
       if (m.removed) continue;
@@ -121,6 +125,7 @@ class Tracker {
     const bool listed = it != in_progress_.end() && *it == t;
     if (st == TaskStatus::InProgress && !listed) in_progress_.insert(it, t);
     if (st != TaskStatus::InProgress && listed) in_progress_.erase(it);
+    if ((st == TaskStatus::InProgress) != listed) in_progress_set_.reset();
   }
 
   // A list tool's call: the items it lists, and the end of those it no longer does.
@@ -187,8 +192,19 @@ class Tracker {
       if (!p.id.empty()) owners_[p.id] = {message, {}};  // its result belongs to no task
       return;
     }
-    if (!in_progress_.empty()) h_.owned.push_back({message, part, message, in_progress_});
-    if (!p.id.empty()) owners_[p.id] = {message, in_progress_};
+    const std::span<const std::uint32_t> tasks = in_progress();
+    if (!tasks.empty()) h_.owned.push_back({message, part, message, tasks});
+    if (!p.id.empty()) owners_[p.id] = {message, tasks};
+  }
+
+  // The tasks in progress now, as a set kept in the history (added once per change).
+  std::span<const std::uint32_t> in_progress() {
+    if (in_progress_.empty()) return {};
+    if (!in_progress_set_) {
+      h_.task_sets.push_back(in_progress_);
+      in_progress_set_ = h_.task_sets.size() - 1;
+    }
+    return h_.task_sets[*in_progress_set_];
   }
 
   void result(std::uint32_t message, std::uint32_t part, const Part& p) {
@@ -210,7 +226,7 @@ class Tracker {
 
   struct Owner {
     std::uint32_t message = 0;
-    std::vector<std::uint32_t> tasks;
+    std::span<const std::uint32_t> tasks;
   };
   struct Creating {
     std::string title;
@@ -219,10 +235,12 @@ class Tracker {
 
   std::vector<TaskTool> tools_;
   TaskHistory h_;
-  std::map<std::string, std::uint32_t> index_;          // task key -> index
-  std::vector<bool> from_list_;                         // task came from a list tool
-  std::vector<std::uint32_t> in_progress_;              // ascending
-  std::unordered_map<std::string, Owner> owners_;       // call id -> the tasks of its call (latest call)
+  std::map<std::string, std::uint32_t> index_;  // task key -> index
+  std::vector<bool> from_list_;                 // task came from a list tool
+  std::vector<std::uint32_t> in_progress_;      // ascending
+  std::optional<std::size_t> in_progress_set_;  // its copy in h_.task_sets, while unchanged
+  // Keyed by views of the conversation's ids: the tracker lives within run().
+  std::unordered_map<std::string_view, Owner> owners_;  // call id -> the tasks of its call (latest call)
   std::unordered_map<std::string, Creating> creating_;  // call id -> a task being created
 };
 

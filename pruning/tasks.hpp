@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,14 +83,24 @@ struct TrackedTask {
 // A tool output or a tool call's arguments that belongs to tasks.
 struct TaskOwned {
   std::uint32_t message = 0;
-  std::uint32_t part = 0;            // index in Message::parts
-  std::uint32_t call_message = 0;    // where its call was made (== message for arguments)
-  std::vector<std::uint32_t> tasks;  // indices into TaskHistory::tasks, ascending
+  std::uint32_t part = 0;                // index in Message::parts
+  std::uint32_t call_message = 0;        // where its call was made (== message for arguments)
+  std::span<const std::uint32_t> tasks;  // indices into TaskHistory::tasks, ascending (in task_sets)
 };
 
+// Move-only: `owned` views the sets in `task_sets`.
 struct TaskHistory {
+  TaskHistory() = default;
+  TaskHistory(TaskHistory&&) = default;
+  TaskHistory& operator=(TaskHistory&&) = default;
+  TaskHistory(const TaskHistory&) = delete;
+  TaskHistory& operator=(const TaskHistory&) = delete;
+
   std::vector<TrackedTask> tasks;
   std::vector<TaskOwned> owned;  // in history order
+  // Each set of tasks in progress some owned part was made under, once (a
+  // session's calls mostly share one; copying it into each cost an allocation).
+  std::vector<std::vector<std::uint32_t>> task_sets;
 };
 
 // Tracks the tasks of `conv` through the profile's completed_tasks_tools

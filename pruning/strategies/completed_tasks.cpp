@@ -26,7 +26,7 @@ std::string with_commas(std::uint64_t n) {
 
 // Titles of the tasks as they were when each was completed after the call
 // at `call`, one line, cut at a character boundary.
-std::string title_of(const TaskHistory& h, const std::vector<std::uint32_t>& tasks, std::uint32_t call,
+std::string title_of(const TaskHistory& h, std::span<const std::uint32_t> tasks, std::uint32_t call,
                      std::uint64_t max_bytes) {
   std::string t;
   for (std::uint32_t k : tasks) {
@@ -56,7 +56,7 @@ struct Unit {
   std::uint32_t message = 0;
   const Part* source = nullptr;  // the output as sent: archived (copied) only if placed
   std::uint32_t completion = 0;  // where the last of its tasks was completed
-  const std::vector<std::uint32_t>* tasks = nullptr;
+  std::span<const std::uint32_t> tasks;
   std::uint64_t saved_sent = 0;  // tokens its tombstone saves on the output as sent
   std::uint64_t saved_cut = 0;   // ... on the output as the stale frontier's plan cut it
   std::uint32_t placed = ~0u;    // the request (index) that placed it; ~0u: not placed
@@ -245,7 +245,7 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
     if (k != without.changed.end() && *k == o.message && without.pruned)
       if (const Part* q = find_part((*without.pruned)[k - without.changed.begin()], p.kind, p.id, o.part))
         cut = counter.count(q->text);
-    units.push_back({o.message, &p, completion, &o.tasks, n - after, cut > after ? cut - after : 0});
+    units.push_back({o.message, &p, completion, o.tasks, n - after, cut > after ? cut - after : 0});
     stones.push_back(std::move(s));
   }
   if (units.empty()) return out;
@@ -267,7 +267,7 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
         const Unit& u = units[k];
         if (u.placed != ~0u || u.completion >= at || u.message >= limit) continue;
         bool closed = true;
-        for (std::uint32_t t : *u.tasks) closed = closed && history.tasks[t].status_before(at) == TaskStatus::Completed;
+        for (std::uint32_t t : u.tasks) closed = closed && history.tasks[t].status_before(at) == TaskStatus::Completed;
         if (!closed || u.saved(frontier) == 0)
           continue;  // reopened: nothing more of it goes until it is completed again
         step.push_back(k);
