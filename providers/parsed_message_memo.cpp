@@ -239,7 +239,7 @@ void KnownMessages::parsed_member(const json::Document& doc, std::uint32_t i) {
 
 void append_json_text(ParsedMessageMemo* memo, const pruning::Part& p, std::string& out) {
   // Below this a lookup costs about what the escaping does.
-  constexpr std::size_t kMinBytes = 256;
+  constexpr std::size_t kMinBytes = 64;
   constexpr std::uint64_t kSalt = 0x6a736f6e74657874ULL;  // "jsontext"
   if (!memo || p.text.size() < kMinBytes) {
     json::append_json_string(out, p.text);

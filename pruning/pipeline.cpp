@@ -70,8 +70,12 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     f.messages = gm;
     cap.take(first, gm, at);
   };
+  // The grid ascends and the frontier only moves forward: the points at or
+  // behind it are never tried again, so each request starts past them.
+  std::size_t ahead = 0;
   for (std::uint32_t at : cap.request_ends()) {
-    for (std::size_t k = 0; k < wm.grid.size() && wm.grid_eligible_end[k] <= at; ++k)
+    while (ahead < wm.grid.size() && wm.grid[ahead] <= f.turns) ++ahead;
+    for (std::size_t k = ahead; k < wm.grid.size() && wm.grid_eligible_end[k] <= at; ++k)
       if (wm.grid[k] > f.turns) step(k, at);
     f.at_request.push_back(f.messages);
   }
