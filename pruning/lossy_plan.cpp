@@ -109,6 +109,10 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
     plan->changed.push_back(i);
     plan->held_until.push_back(holds[i]);
     if (tally.salt() != 0) plan->tokens.push_back(tally.message(m));
+    // Hashed while the plan is still this thread's own: every request that
+    // sends a pruned form counts it, and the writer looks its escaped bytes
+    // up, by this hash (a shared plan's parts are never written to).
+    for (const Part& p : m.parts) text_hash(p);
     plan->pruned.push_back(std::move(m));
   }
   return plan;
