@@ -188,9 +188,9 @@ std::vector<std::uint32_t> shown_line_numbers(std::string_view text) {
   return numbers;
 }
 
-std::pair<bool, std::vector<std::string_view>> call_reads(const Part& call, Memo<CallReads>* memo) {
+std::shared_ptr<const CallReads> call_read_facts(const Part& call, Memo<CallReads>* memo) {
   const std::uint64_t salt = memo_salt("call_reads", {tok::hash_bytes(call.name.data(), call.name.size())});
-  const auto facts = memoized(memo, salt, call, [&](std::string_view text) -> std::optional<CallReads> {
+  return memoized(memo, salt, call, [&](std::string_view text) -> std::optional<CallReads> {
     CallReads r;
     r.reads = reads_a_file(call.name, text);
     for (std::string_view path : paths_in(text))
@@ -199,6 +199,10 @@ std::pair<bool, std::vector<std::string_view>> call_reads(const Part& call, Memo
     if (!r.reads && r.paths.empty()) return std::nullopt;
     return r;
   });
+}
+
+std::pair<bool, std::vector<std::string_view>> call_reads(const Part& call, Memo<CallReads>* memo) {
+  const std::shared_ptr<const CallReads> facts = call_read_facts(call, memo);
   std::pair<bool, std::vector<std::string_view>> out{false, {}};
   if (!facts) return out;
   out.first = facts->reads;

@@ -36,6 +36,9 @@ struct CallReads {
 // name (the path names of names_in(), in order, once each), as views into
 // its own text; through `calls` (may be null) by the call's name and text.
 std::pair<bool, std::vector<std::string_view>> call_reads(const Part& call, Memo<CallReads>* calls);
+// The same facts as they are remembered (paths as offsets into call.text);
+// null for a call that reads nothing and names no path.
+std::shared_ptr<const CallReads> call_read_facts(const Part& call, Memo<CallReads>* calls);
 
 // Per message of [0, limit): true for a tool message whose output is a file
 // read not superseded within its block. `calls` (may be null) remembers

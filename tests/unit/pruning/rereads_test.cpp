@@ -4,6 +4,10 @@
 
 #include "pruning/rereads.hpp"
 #include "pruning_support.hpp"
+#include "replay_trajectory.hpp"
+
+#include <algorithm>
+#include <unordered_set>
 
 using namespace td::pruning;
 using namespace td::pruning::test;
@@ -45,4 +49,48 @@ TEST_CASE("rereads: reads of paths read before, in the newest assistant message 
   twice.messages.push_back(msg(Role::Assistant, {call_part("a", "Read", R"({"file_path":"/w/a.go"})"),
                                                  call_part("b", "Read", R"({"file_path":"/w/a.go"})")}));
   CHECK(count_rereads(twice) == 1);
+}
+
+namespace {
+
+// The count as the definition reads: every path an earlier read named, then
+// the newest message's reads in order.
+std::uint32_t plain_rereads(const Conversation& c) {
+  std::size_t newest = c.messages.size();
+  while (newest > 0 && c.messages[newest - 1].role != Role::Assistant) --newest;
+  if (newest == 0) return 0;
+  std::unordered_set<std::string_view> read;
+  for (std::size_t i = 0; i + 1 < newest; ++i)
+    if (c.messages[i].role == Role::Assistant)
+      for (const Part& p : c.messages[i].parts)
+        if (p.kind == PartKind::ToolCall)
+          if (auto [reads, paths] = call_reads(p, nullptr); reads) read.insert(paths.begin(), paths.end());
+  std::uint32_t count = 0;
+  for (const Part& p : c.messages[newest - 1].parts) {
+    if (p.kind != PartKind::ToolCall) continue;
+    auto [reads, paths] = call_reads(p, nullptr);
+    if (!reads) continue;
+    count += std::any_of(paths.begin(), paths.end(), [&](std::string_view path) { return read.contains(path); });
+    read.insert(paths.begin(), paths.end());
+  }
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("rereads: the count of every request of recorded sessions is the plain walk's") {
+  // The count looks the history's reads up only for the newest message's paths.
+  std::uint32_t total = 0;
+  for (const char* name : {"claude-code-codemie-1", "codex-openprintkit-1", "mini-swe-agent-9"}) {
+    const Conversation whole = trajectory(name);
+    for (std::size_t end = 2; end <= whole.messages.size(); ++end) {
+      Conversation c = whole;
+      c.messages.resize(end);
+      INFO(name << " request ending at message " << end);
+      const std::uint32_t n = count_rereads(c);
+      REQUIRE(n == plain_rereads(c));
+      total += n;
+    }
+  }
+  CHECK(total > 10);
 }
