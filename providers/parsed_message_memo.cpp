@@ -238,10 +238,12 @@ void KnownMessages::parsed_member(const json::Document& doc, std::uint32_t i) {
 }
 
 void append_json_text(ParsedMessageMemo* memo, const pruning::Part& p, std::string& out) {
-  // Below this a lookup costs about what the escaping does.
-  constexpr std::size_t kMinBytes = 64;
+  // Below kMinBytes a lookup costs about what the escaping does; from
+  // kMaxBytes on the memo's shards (2 MiB each) could not keep the result,
+  // and hashing and copying it would only add to a big body's diet.
+  constexpr std::size_t kMinBytes = 64, kMaxBytes = std::size_t{1} << 20;
   constexpr std::uint64_t kSalt = 0x6a736f6e74657874ULL;  // "jsontext"
-  if (!memo || p.text.size() < kMinBytes) {
+  if (!memo || p.text.size() < kMinBytes || p.text.size() >= kMaxBytes) {
     json::append_json_string(out, p.text);
     return;
   }
