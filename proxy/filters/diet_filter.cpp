@@ -12,6 +12,7 @@
 #include "proxy/phases/routing.hpp"
 #include "proxy/reports/billed_usage.hpp"
 #include "proxy/reports/diet_report.hpp"
+#include "proxy/telemetry/body_budget.hpp"
 #include "pruning/tokenizer/calibration.hpp"
 
 namespace td::proxy {
@@ -22,10 +23,13 @@ namespace {
 struct Offloaded {};
 
 // A diet on a diet thread: the run, and for a recap to summarize, the
-// request's credentials for a call to its own provider.
+// request's credentials for a call to its own provider. It holds a share of
+// the big body's claim: a job that outlives its request's wait still holds
+// the body, whose bytes stay in the budget until the job goes.
 struct OffloadedDiet {
   DietRun run;
   std::vector<std::pair<std::string, std::string>> credentials;
+  std::shared_ptr<BodyClaim> claim;
 };
 
 std::vector<std::pair<std::string, std::string>> summary_credentials(const HeaderMap& headers) {
@@ -106,8 +110,9 @@ FilterResult DietFilter::request_body_filter(RequestContext& ctx, const HeaderMa
 
 FilterResult DietFilter::offload(RequestContext& ctx, const HeaderMap& headers, const providers::ChatRoute& route,
                                  std::string& body) {
-  auto job = std::make_shared<OffloadedDiet>(OffloadedDiet{DietRun(ctx, route), {}});
+  auto job = std::make_shared<OffloadedDiet>(OffloadedDiet{DietRun(ctx, route), {}, {}});
   if (services_.summarizer) job->credentials = summary_credentials(headers);
+  if (const BigBodyClaim* held = ctx.objects.find<BigBodyClaim>()) job->claim = held->claim;
   job->run.body = std::move(body);
   ctx.objects.get<Offloaded>();  // a big body was freed: its memory goes back once the request ends
   return run_off_thread(

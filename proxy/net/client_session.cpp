@@ -149,10 +149,10 @@ asio::awaitable<ClientSession::Next> ClientSession::serve_one(bool first) {
   const Runtime& rt = *rt_hold;
   const auto& limits = rt.config.limits;
 
-  // The request's big body's claim (claim_big_body()) is given back when the
-  // request ends, after the body string went (recycle_body, below).
+  // The request's share of its big body's claim (claim_big_body()) goes
+  // when the request ends, after the body string went (recycle_body, below).
   struct ClaimRelease {
-    BodyClaim& claim;
+    std::shared_ptr<BodyClaim>& claim;
     ~ClaimRelease() { claim.reset(); }
   } release_claim{body_claim_};
   RequestParser parser;
@@ -333,7 +333,7 @@ asio::awaitable<bool> ClientSession::claim_big_body(const RequestParser& parser,
       co_return false;
     }
   }
-  body_claim_ = BodyClaim(budget, bytes);
+  body_claim_ = std::make_shared<BodyClaim>(budget, bytes);
   co_return true;
 }
 

@@ -128,8 +128,9 @@ class ClientSession {
   std::string last_key_, last_key_fingerprint_;  // see proxy_request()
   unsigned client_version_ = 11;                 // HTTP version of the current request (10 or 11)
   // The current request's big body's bytes in the budget of big bodies in
-  // flight (claim_big_body()), given back when the request ends.
-  BodyClaim body_claim_;
+  // flight (claim_big_body()), given back when the request ends and no job
+  // holds the body any more (BigBodyClaim).
+  std::shared_ptr<BodyClaim> body_claim_;
 };
 
 }  // namespace td::proxy

@@ -231,6 +231,7 @@ asio::awaitable<std::optional<ClientSession::Next>> ClientSession::read_request_
     finish(nullptr, ctx, false);
     co_return Next::linger_close;
   }
+  if (body_claim_) ctx.objects.get<BigBodyClaim>().claim = body_claim_;  // shared with a job that reads the body
   if (req.version() == 11 && iequals(req[http::field::expect], "100-continue")) {
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
     Deadline deadline(handle_.client_io, milliseconds(limits.idle_timeout_ms));

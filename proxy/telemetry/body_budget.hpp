@@ -73,4 +73,13 @@ class BodyClaim {
   std::uint64_t bytes_ = 0;
 };
 
+// The request's big body's claim, in the request's filter objects: a job
+// that still holds the body's bytes after the request ended (an offloaded
+// diet whose wait ran out, or whose client left) keeps a share, so the bytes
+// go back to the budget only when the last holder lets go (docs/design.md
+// §Big bodies).
+struct BigBodyClaim {
+  std::shared_ptr<BodyClaim> claim;
+};
+
 }  // namespace td::proxy

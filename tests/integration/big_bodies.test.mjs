@@ -159,6 +159,40 @@ test('four 31 MB bodies past big_bodies_in_flight_bytes go one at a time, unread
   }
 });
 
+test('a big body whose client leaves during its diet keeps its bytes in the budget until the diet ends: the next waits', async () => {
+  const upstream = await startFakeProcess(['--no-record']);
+  const proxy = await startTokendiet({upstreams: {openai: upstream.url},
+    config: 'limits:\n  big_bodies_in_flight_bytes: 32MiB\n  big_body_wait_ms: 10m\n'});
+  try {
+    const body = letterChatBody(SIZE);
+    const left = http.request({host: '127.0.0.1', port: proxy.port, path: '/v1/chat/completions', method: 'POST',
+      headers: {'content-type': 'application/json', 'content-length': body.length}, agent: false});
+    left.on('error', () => {});
+    left.end(body);
+    const until = Date.now() + 60000;
+    while (Date.now() < until && await metric('tokendiet_diet_jobs', proxy.port) !== 1) await sleep(10);
+    assert.equal(await metric('tokendiet_diet_jobs', proxy.port), 1, 'the first body never reached a diet thread');
+    // Its request ends (the client is gone) while the diet thread still
+    // counts its bytes: the next body must not be read meanwhile.
+    left.destroy();
+    let done = false, maxJobs = 0, maxWaiting = 0;
+    const next = postBig(body, {port: proxy.port});
+    next.finally(() => { done = true; });
+    while (!done) {
+      maxJobs = Math.max(maxJobs, await metric('tokendiet_diet_jobs', proxy.port));
+      maxWaiting = Math.max(maxWaiting, await metric('tokendiet_big_bodies_waiting', proxy.port));
+      await sleep(10);
+    }
+    assert.equal((await next).status, 200);
+    assert.equal(maxJobs, 1, 'the next big body was read and queued while the first one\'s diet still ran');
+    assert.ok(maxWaiting >= 1, 'the next big body never waited for the first one\'s diet');
+    assert.equal(await metric('tokendiet_big_body_bytes', proxy.port), 0);
+  } finally {
+    await proxy.stop();
+    await upstream.stop();
+  }
+});
+
 test('a big body that finds no room within big_body_wait_ms gets 503 in the provider shape, with Retry-After; room comes back when the body in flight ends', async () => {
   const upstream = await startFakeUpstream();
   const proxy = await startTokendiet({upstreams: {openai: upstream.url, anthropic: upstream.url},
