@@ -17,11 +17,14 @@ export function ledgerSessions(file) {
 }
 
 // `connections` clients send chat requests back to back (each its own
-// session, so each row is known by it) for `loadMs`, then the proxy is
-// killed with SIGKILL. Returns, for every request answered before the kill,
+// session, so each row is known by it) for `loadMs`, and longer until
+// `minAnswered` have been answered (a slow box, the sanitizers: the load
+// still has its size, at most `maxLoadMs`), then the proxy is killed with
+// SIGKILL. Returns, for every request answered before the kill,
 // how long before it its response ended (ms) and whether its row is there:
 // {answered: [{ageMs, stored}], total, missing, maxMissingAgeMs}.
-export async function loadThenKill({connections = 16, loadMs = 1500, fake = null, args = []} = {}) {
+export async function loadThenKill({connections = 16, loadMs = 1500, minAnswered = 0, maxLoadMs = 30000, fake = null,
+                                    args = []} = {}) {
   const ownFake = !fake;
   fake ??= await startFakeProcess(['--no-record']);
   const td = await startTokendiet({upstreams: {openai: fake.url}, args});
@@ -44,7 +47,9 @@ export async function loadThenKill({connections = 16, loadMs = 1500, fake = null
     } finally { c.close(); }
   });
   try {
+    const loadStart = performance.now();
     await sleep(loadMs);
+    while (done.length < minAnswered && performance.now() - loadStart < maxLoadMs) await sleep(20);
     const killedAt = performance.now();
     td.proc.kill('SIGKILL');
     stop = true;
