@@ -20,6 +20,7 @@
 #include "pruning/strategies/copied_lines.hpp"
 #include "pruning/strategies/file_reads.hpp"
 #include "pruning/strategies/identical_tool_outputs.hpp"
+#include "pruning/tasks.hpp"
 #include "pruning/tokenizer/count_cache.hpp"
 
 namespace td::pruning {
@@ -28,16 +29,17 @@ struct PipelineCaches {
   // Token counts of texts (diet/cached_counter.hpp) and of whole
   // messages (pruning/tally.hpp), keyed by salted content hashes.
   tok::CountCache counts;
-  Memo<std::string> folds{std::size_t{64} << 20};       // low_entropy: a tool output's folded form
-  Memo<Snipped> snips{std::size_t{64} << 20};           // stale_tool_outputs, stale_assistant_text: cuts
-  Memo<LossyPlan> plans{std::size_t{32} << 20};         // lossy_plan: the plan of a history
-  Memo<AheadFound> aheads{std::size_t{1} << 20};        // lossy_plan: the next plan of a history found memoized
-  Memo<std::string> turn_lines{std::size_t{16} << 20};  // recap: a turn's line, by its messages
-  Memo<CallReads> calls{std::size_t{8} << 20};          // file_reads: whether a call reads, the paths it names
-  Memo<std::string> decoded{std::size_t{16} << 20};     // stale_assistant_text: a call's arguments decoded
-  Memo<LineKeys> line_keys{std::size_t{32} << 20};      // copied_lines: the keys of a part's lines
-  Memo<OutputBody> bodies{std::size_t{4} << 20};        // identical_tool_outputs: an output's body and its hash
-  Memo<RecallSpan> spans{std::size_t{128} << 20};       // recap: the span it replaced, as text, and its handle
+  Memo<std::string> folds{std::size_t{64} << 20};        // low_entropy: a tool output's folded form
+  Memo<Snipped> snips{std::size_t{64} << 20};            // stale_tool_outputs, stale_assistant_text: cuts
+  Memo<LossyPlan> plans{std::size_t{32} << 20};          // lossy_plan: the plan of a history
+  Memo<AheadFound> aheads{std::size_t{1} << 20};         // lossy_plan: the next plan of a history found memoized
+  Memo<std::string> turn_lines{std::size_t{16} << 20};   // recap: a turn's line, by its messages
+  Memo<CallReads> calls{std::size_t{8} << 20};           // file_reads: whether a call reads, the paths it names
+  Memo<std::string> decoded{std::size_t{16} << 20};      // stale_assistant_text: a call's arguments decoded
+  Memo<LineKeys> line_keys{std::size_t{32} << 20};       // copied_lines: the keys of a part's lines
+  Memo<OutputBody> bodies{std::size_t{4} << 20};         // identical_tool_outputs: an output's body and its hash
+  Memo<RecallSpan> spans{std::size_t{128} << 20};        // recap: the span it replaced, as text, and its handle
+  Memo<TaskCallFacts> task_calls{std::size_t{4} << 20};  // completed_tasks: what a task tool's call says
 };
 
 }  // namespace td::pruning

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "pruning/json_nesting.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning {
 
@@ -52,10 +53,7 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-struct Item {
-  std::string key, title;
-  TaskStatus status;
-};
+using Item = TaskCallFacts::Item;
 
 // "[ ] a\n[-] b\n[x] c" (a leading "- " or "* " allowed): Roo Code's checklist.
 std::vector<Item> checklist_items(std::string_view md) {
@@ -77,10 +75,65 @@ std::vector<Item> checklist_items(std::string_view md) {
   return items;
 }
 
+// What a call of `tt` with arguments `text` says; nullopt when it says
+// nothing (not a JSON object, no list, no id).
+std::optional<TaskCallFacts> read_task_call(const TaskTool& tt, std::string_view text) {
+  if (!json_nesting_within(text)) return std::nullopt;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseStopWhenDoneFlag>(text.data(), text.size());
+  if (d.HasParseError() || !d.IsObject()) return std::nullopt;
+  TaskCallFacts f;
+  switch (tt.kind) {
+    case TaskTool::Kind::Checklist: {
+      const std::optional<std::string> md = string_at(d, tt.list);
+      if (!md) return std::nullopt;
+      f.items = checklist_items(*md);
+      return f;
+    }
+    case TaskTool::Kind::List: {
+      const rapidjson::Value* list = at(d, tt.list);
+      if (!list || !list->IsArray()) return std::nullopt;
+      for (const rapidjson::Value& v : list->GetArray()) {
+        if (!v.IsObject()) continue;
+        const std::string title = first_text(v, tt.text).value_or("");
+        const std::optional<std::string> id = string_at(v, tt.id);
+        if (title.empty() && !id) continue;
+        f.items.push_back({id ? "id:" + *id : "text:" + title, title.empty() ? *id : title,
+                           status_of(string_at(v, tt.status).value_or(""))});
+      }
+      return f;
+    }
+    case TaskTool::Kind::Single: {
+      std::optional<std::string> id = string_at(d, tt.id);
+      if (!id) return std::nullopt;
+      f.id = std::move(*id);
+      f.text = first_text(d, tt.text);
+      f.has_status = !tt.status.empty() && at(d, tt.status);
+      f.status = status_of(string_at(d, tt.status).value_or(""));
+      return f;
+    }
+    case TaskTool::Kind::Create:
+      f.text = first_text(d, tt.text);
+      return f;
+  }
+  return std::nullopt;
+}
+
+// A memo salt for the calls of `t`: what read_task_call() reads depends on it whole.
+std::uint64_t tool_salt(const TaskTool& t) {
+  std::string spec = t.name;
+  for (const std::string* s : {&t.list, &t.status, &t.id, &t.id_after}) (spec += '\x1f') += *s;
+  for (const std::string& s : t.text) (spec += '\x1e') += s;
+  spec += char('0' + static_cast<int>(t.kind));
+  return memo_salt("task_call", {tok::hash_bytes(spec.data(), spec.size())});
+}
+
 // The walk over the history: task states now, and what each call belongs to.
 class Tracker {
  public:
-  explicit Tracker(std::vector<TaskTool> tools) : tools_(std::move(tools)) {}
+  Tracker(std::vector<TaskTool> tools, Memo<TaskCallFacts>* calls) : tools_(std::move(tools)), calls_(calls) {
+    for (const TaskTool& t : tools_) salts_.push_back(tool_salt(t));
+  }
 
   TaskHistory run(const Conversation& conv) {
     owners_.reserve(conv.messages.size());
@@ -99,10 +152,10 @@ class Tracker {
   }
 
  private:
-  const TaskTool* tool(std::string_view name) const {
-    for (const TaskTool& t : tools_)
-      if (t.name == name) return &t;
-    return nullptr;
+  std::optional<std::size_t> tool(std::string_view name) const {
+    for (std::size_t i = 0; i < tools_.size(); ++i)
+      if (tools_[i].name == name) return i;
+    return std::nullopt;
   }
 
   std::uint32_t task(const std::string& key, const std::string& title, std::uint32_t message) {
@@ -145,49 +198,32 @@ class Tracker {
         set(t, TaskStatus::Other, message);
   }
 
-  void task_call(const TaskTool& tt, std::uint32_t message, const Part& p) {
-    if (!json_nesting_within(p.text)) return;
-    rapidjson::Document d;
-    d.Parse<rapidjson::kParseStopWhenDoneFlag>(p.text.data(), p.text.size());
-    if (d.HasParseError() || !d.IsObject()) return;
-    const TaskStatus st = status_of(string_at(d, tt.status).value_or(""));
+  void task_call(std::size_t tool_index, std::uint32_t message, const Part& p) {
+    const TaskTool& tt = tools_[tool_index];
+    const std::shared_ptr<const TaskCallFacts> facts =
+        memoized(calls_, salts_[tool_index], p,
+                 [&](std::string_view text) -> std::optional<TaskCallFacts> { return read_task_call(tt, text); });
+    if (!facts) return;
     switch (tt.kind) {
-      case TaskTool::Kind::Checklist: {
-        if (auto md = string_at(d, tt.list)) update_list(checklist_items(*md), message);
+      case TaskTool::Kind::Checklist:
+      case TaskTool::Kind::List:
+        update_list(facts->items, message);
         return;
-      }
-      case TaskTool::Kind::List: {
-        const rapidjson::Value* list = at(d, tt.list);
-        if (!list || !list->IsArray()) return;
-        std::vector<Item> items;
-        for (const rapidjson::Value& v : list->GetArray()) {
-          if (!v.IsObject()) continue;
-          const std::string text = first_text(v, tt.text).value_or("");
-          const std::optional<std::string> id = string_at(v, tt.id);
-          if (text.empty() && !id) continue;
-          items.push_back({id ? "id:" + *id : "text:" + text, text.empty() ? *id : text,
-                           status_of(string_at(v, tt.status).value_or(""))});
-        }
-        update_list(items, message);
-        return;
-      }
       case TaskTool::Kind::Single: {
-        const std::optional<std::string> id = string_at(d, tt.id);
-        if (!id) return;
-        const std::string key = "id:" + *id;
-        const std::string title = first_text(d, tt.text).value_or(index_.count(key) ? "" : "#" + *id);
+        const std::string key = "id:" + facts->id;
+        const std::string title = facts->text.value_or(index_.count(key) ? "" : "#" + facts->id);
         const std::uint32_t t = task(key, title, message);
-        if (!tt.status.empty() && at(d, tt.status)) set(t, st, message);
+        if (facts->has_status) set(t, facts->status, message);
         return;
       }
       case TaskTool::Kind::Create:
-        if (!p.id.empty()) creating_[p.id] = {first_text(d, tt.text).value_or(""), &tt};
+        if (!p.id.empty()) creating_[p.id] = {facts->text.value_or(""), &tt};
         return;
     }
   }
 
   void call(std::uint32_t message, std::uint32_t part, const Part& p) {
-    if (const TaskTool* tt = tool(p.name)) {
+    if (const std::optional<std::size_t> tt = tool(p.name)) {
       task_call(*tt, message, p);
       if (!p.id.empty()) owners_[p.id] = {message, {}};  // its result belongs to no task
       return;
@@ -234,6 +270,8 @@ class Tracker {
   };
 
   std::vector<TaskTool> tools_;
+  Memo<TaskCallFacts>* calls_;
+  std::vector<std::uint64_t> salts_;  // each tool's, for calls_
   TaskHistory h_;
   std::map<std::string, std::uint32_t> index_;  // task key -> index
   std::vector<bool> from_list_;                 // task came from a list tool
@@ -338,12 +376,18 @@ std::optional<std::uint32_t> TrackedTask::completed_after(std::uint32_t after) c
   return std::nullopt;
 }
 
-TaskHistory track_tasks(const Conversation& conv, const TaskToolsOptions& opt) {
+std::size_t TaskCallFacts::memo_bytes() const {
+  std::size_t n = sizeof(TaskCallFacts) + id.size() + (text ? text->size() : 0);
+  for (const Item& i : items) n += sizeof(Item) + i.key.size() + i.title.size();
+  return n;
+}
+
+TaskHistory track_tasks(const Conversation& conv, const TaskToolsOptions& opt, Memo<TaskCallFacts>* calls) {
   std::vector<TaskTool> tools;
   for (const std::string& spec : opt.completed_tasks_tools)
     if (auto t = parse_task_tool(spec)) tools.push_back(std::move(*t));
   if (tools.empty()) return {};
-  return Tracker(std::move(tools)).run(conv);
+  return Tracker(std::move(tools), calls).run(conv);
 }
 
 }  // namespace td::pruning

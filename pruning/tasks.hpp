@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_options.hpp"
 
@@ -103,6 +104,22 @@ struct TaskHistory {
   std::vector<std::vector<std::uint32_t>> task_sets;
 };
 
+// What one call of a watched tool says, read from its arguments once and
+// remembered by its text (PipelineCaches::task_calls): a session resends
+// every earlier call on each request.
+struct TaskCallFacts {
+  struct Item {
+    std::string key, title;  // key: "id:…" or "text:…"
+    TaskStatus status = TaskStatus::Other;
+  };
+  std::vector<Item> items;          // list and checklist tools: the list it holds
+  std::string id;                   // a single-task tool: the task's id
+  std::optional<std::string> text;  // a single-task or creating tool: the title it gives
+  bool has_status = false;          // a single-task tool: the status is there
+  TaskStatus status = TaskStatus::Other;
+  std::size_t memo_bytes() const;
+};
+
 // Tracks the tasks of `conv` through the profile's completed_tasks_tools
 // (specs that do not parse are skipped: config/load.cpp rejects them).
 // The profile fields it reads (pruning/strategy_options.hpp).
@@ -112,6 +129,7 @@ struct TaskHistory {
 // clang-format on
 TD_STRATEGY_OPTIONS(TaskToolsOptions, TD_TASK_TOOLS_OPTIONS);
 
-TaskHistory track_tasks(const Conversation& conv, const TaskToolsOptions& opt);
+// `calls` (may be null): the memo of the calls' facts.
+TaskHistory track_tasks(const Conversation& conv, const TaskToolsOptions& opt, Memo<TaskCallFacts>* calls = nullptr);
 
 }  // namespace td::pruning

@@ -182,7 +182,8 @@ std::string tombstone_text(std::string_view title, std::string_view id, std::uin
 
 std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const CompletedTasksOptions& opt,
                                             const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
-                                            const DietWithout& without, const TokenCounter& counter) {
+                                            const DietWithout& without, const TokenCounter& counter,
+                                            Memo<TaskCallFacts>* task_calls) {
   std::vector<Tombstone> out;
   if (!opt.completed_tasks || opt.completed_tasks_tools.empty()) return out;
   const auto& msgs = conv.messages;
@@ -190,7 +191,7 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
   std::vector<std::uint64_t> orig_ps(size + 1, 0);
   for (std::uint32_t i = 0; i < size; ++i) orig_ps[i + 1] = orig_ps[i] + tokens[i];
   if (orig_ps[size] <= opt.semantic_threshold) return out;  // the common case: a short history
-  const TaskHistory history = track_tasks(conv, opt);
+  const TaskHistory history = track_tasks(conv, opt, task_calls);
   if (history.owned.empty()) return out;
 
   // Names of calls, for exclude_tools.

@@ -67,10 +67,12 @@ struct DietWithout {
 };
 
 // Decides on `conv` as the client sent it (`tokens`: count_tokens()'s per
-// message) which parts become tombstones. Pure.
+// message) which parts become tombstones. Pure (`task_calls`, may be null:
+// the memo of the task tools' calls, track_tasks()).
 std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const CompletedTasksOptions& opt,
                                             const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
-                                            const DietWithout& without, const TokenCounter& counter);
+                                            const DietWithout& without, const TokenCounter& counter,
+                                            Memo<TaskCallFacts>* task_calls = nullptr);
 
 // Puts the tombstones into `conv` (its messages may be pruned forms by now:
 // a part is found by its kind and call id), reports them, and appends what

@@ -212,4 +212,66 @@ TEST_CASE("tasks: arguments that are not JSON, or a tool not watched, track noth
   CHECK(track_tasks(c, none).tasks.empty());
 }
 
+namespace {
+
+// A history for the memo: every kind of watched tool, and the same call's
+// text twice (a Codex session resends one plan, and the Single call names a
+// task created before and after).
+Conversation every_kind() {
+  const std::string plan = R"({"plan":[{"step":"Fix the parser","status":"in_progress"}]})";
+  return history({
+      task_call("k1", "TaskCreate", R"({"subject":"Fix the lexer"})"),
+      tool_msg("k1", "Task #1 created successfully"),
+      task_call("k2", "TaskUpdate", R"({"taskId":"1","status":"in_progress"})"),
+      tool_msg("k2", "ok"),
+      task_call("k3", "TaskUpdate", R"({"taskId":"2","status":"in_progress"})"),
+      tool_msg("k3", "ok"),
+      task_call("p1", "update_plan", plan),
+      tool_msg("p1", "Plan updated"),
+      assistant_call("c1", R"({"command":"make"})"),
+      tool_msg("c1", "built"),
+      task_call("p2", "update_plan", plan),
+      tool_msg("p2", "Plan updated"),
+      task_call("r1", "update_todo_list", R"({"todos":"[-] Run the tests"})"),
+      tool_msg("r1", "ok"),
+      task_call("x1", "TodoWrite", "not json"),
+      tool_msg("x1", "ok"),
+      task_call("k4", "TaskUpdate", R"({"taskId":"1","status":"completed"})"),
+      tool_msg("k4", "ok"),
+      assistant_call("c2", R"({"command":"make test"})"),
+      tool_msg("c2", "passed"),
+  });
+}
+
+// Everything a TaskHistory says, as one string.
+std::string described(const TaskHistory& h) {
+  std::string out;
+  for (const TrackedTask& t : h.tasks) {
+    out += t.title + ":";
+    for (const auto& x : t.titles) out += std::to_string(x.message) + "=" + x.title + ",";
+    for (const auto& c : t.changes) out += std::to_string(c.message) + "/" + std::to_string(int(c.status)) + ",";
+    out += ";";
+  }
+  for (const TaskOwned& o : h.owned) {
+    out += std::to_string(o.message) + "." + std::to_string(o.part) + "<" + std::to_string(o.call_message) + ":";
+    for (std::uint32_t t : o.tasks) out += std::to_string(t) + ",";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tasks: through the calls' memo, cold and warm, the history is the same; the warm walk parses nothing") {
+  const Conversation c = every_kind();
+  const std::string plain = described(track_tasks(c, Profile{}));
+  REQUIRE(plain.find("Fix the lexer") != std::string::npos);
+  REQUIRE(plain.find("Run the tests") != std::string::npos);
+  Memo<TaskCallFacts> memo(std::size_t{1} << 20);
+  CHECK(described(track_tasks(c, Profile{}, &memo)) == plain);
+  const std::uint64_t misses = memo.misses();
+  CHECK(memo.hits() >= 1);  // the plan sent twice
+  CHECK(described(track_tasks(c, Profile{}, &memo)) == plain);
+  CHECK(memo.misses() == misses);  // the call that says nothing ("not json") included
+}
+
 }  // namespace td::pruning
