@@ -225,12 +225,22 @@ class Tracker {
   void call(std::uint32_t message, std::uint32_t part, const Part& p) {
     if (const std::optional<std::size_t> tt = tool(p.name)) {
       task_call(*tt, message, p);
-      if (!p.id.empty()) owners_[p.id] = {message, {}};  // its result belongs to no task
+      own(p.id, message, {});  // its result belongs to no task
       return;
     }
     const std::span<const std::uint32_t> tasks = in_progress();
     if (!tasks.empty()) h_.owned.push_back({message, part, message, tasks});
-    if (!p.id.empty()) owners_[p.id] = {message, tasks};
+    own(p.id, message, tasks);
+  }
+
+  // A result belongs to the tasks of the latest call with its id: kept only
+  // where there are some (most calls of a session without a task tool have none).
+  void own(std::string_view id, std::uint32_t message, std::span<const std::uint32_t> tasks) {
+    if (id.empty()) return;
+    if (!tasks.empty())
+      owners_[id] = {message, tasks};
+    else if (!owners_.empty())
+      owners_.erase(id);
   }
 
   // The tasks in progress now, as a set kept in the history (added once per change).
@@ -244,7 +254,7 @@ class Tracker {
   }
 
   void result(std::uint32_t message, std::uint32_t part, const Part& p) {
-    if (auto c = creating_.find(p.id); c != creating_.end()) {
+    if (auto c = creating_.empty() ? creating_.end() : creating_.find(p.id); c != creating_.end()) {
       const std::string& after = c->second.tool->id_after;
       const std::size_t at = p.text.find(after);
       if (at != std::string::npos) {
@@ -255,8 +265,9 @@ class Tracker {
       }
       creating_.erase(c);
     }
+    if (owners_.empty()) return;
     auto it = owners_.find(p.id);
-    if (it == owners_.end() || it->second.tasks.empty()) return;
+    if (it == owners_.end()) return;
     h_.owned.push_back({message, part, it->second.message, it->second.tasks});
   }
 
