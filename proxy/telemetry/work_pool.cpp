@@ -44,7 +44,7 @@ void WorkPool::want_release() {
 
 std::size_t WorkPool::pending() const {
   std::lock_guard lock(mutex_);
-  return jobs_.size() + busy_;
+  return jobs_.size() + working_;
 }
 
 std::size_t WorkPool::releases() const {
@@ -67,6 +67,7 @@ void WorkPool::run() {
       std::function<void()> job = std::move(jobs_.front());
       jobs_.pop_front();
       ++busy_;
+      ++working_;
       lock.unlock();
       try {
         job();
@@ -75,6 +76,12 @@ void WorkPool::run() {
       } catch (...) {
         log_error("work_pool", "job failed");
       }
+      // Done: no longer pending, before its captures go. Freeing them may
+      // admit the next big body (its claim, BigBodyClaim), whose job must
+      // not find this one still counted.
+      lock.lock();
+      --working_;
+      lock.unlock();
       job = nullptr;  // what it held is freed before the pool can call itself idle
       lock.lock();
       --busy_;

@@ -41,7 +41,7 @@ class WorkPool final : public JobQueue {
   // Free memory goes back to the system once the pool is next idle.
   void want_release();
 
-  std::size_t pending() const;   // jobs waiting or running
+  std::size_t pending() const;   // jobs waiting or running (not those done, whose captures are being freed)
   std::size_t releases() const;  // times the release ran
 
  private:
@@ -55,7 +55,8 @@ class WorkPool final : public JobQueue {
   const char* name_ = nullptr;
   bool release_wanted_ = false;
   bool stopping_ = false;
-  unsigned busy_ = 0;
+  unsigned busy_ = 0;     // threads in a job, its captures' freeing included
+  unsigned working_ = 0;  // threads in a job's work
   std::size_t releases_ = 0;
   std::vector<std::thread> threads_;
 };
