@@ -145,14 +145,17 @@ bool RunwayStore::rebase(Entry& e, Provider provider, const QuotaLimits& limits,
   const pruning::RunwayAsk less{std::max(0.0, e.in_flight.input - taken.input) + own.input,
                                 std::max(0.0, e.in_flight.output - taken.output) + own.output};
   const Limits3 cfg = configured_limits(provider, limits);
+  const double window_ms = double(std::max<std::int64_t>(limits.window.count(), 1));
+  const double age_ms = std::max(0.0, figures.age_ms);
   // True when the level is now the provider's count (which holds this
   // request's prompt). Under a profile limit lower than the provider's, the
   // runway keeps its own count of the share, never above what the provider
-  // says is left.
-  auto learn = [](Bucket& b, const providers::RateWindow& w, double less_ask, double ceiling) {
+  // says is left. What was left when the headers came has refilled since at
+  // the provider's rate (docs/design.md §Policy, the runway).
+  auto learn = [&](Bucket& b, const providers::RateWindow& w, double less_ask, double ceiling) {
     if (w.limit && *w.limit > 0) b.learnt_limit = double(*w.limit);
     if (!w.remaining || b.learnt_limit <= 0) return false;
-    const double left = double(*w.remaining) - less_ask;
+    const double left = double(*w.remaining) + b.learnt_limit / window_ms * age_ms - less_ask;
     if (ceiling > 0 && ceiling < b.learnt_limit) {
       b.level = std::min(b.started ? b.level : ceiling, left);
       b.started = true;
@@ -171,8 +174,11 @@ bool RunwayStore::rebase(Entry& e, Provider provider, const QuotaLimits& limits,
   }
   // A 429's retry-after: nothing fits before then (the bill, none, then
   // gives the request's ask back, so at that time the bucket holds it).
-  if (headers.retry_after && *headers.retry_after > figures.received) {
-    const double until_ms = std::chrono::duration<double, std::milli>(*headers.retry_after - figures.received).count();
+  const double until_ms =
+      headers.retry_after
+          ? std::chrono::duration<double, std::milli>(*headers.retry_after - figures.received).count() - age_ms
+          : 0.0;
+  if (until_ms > 0) {
     const pruning::Runway rw = view(e, provider, limits);
     auto empty_until = [&](Bucket& b, const pruning::RunwayBucket& v) {
       if (v.known()) b.level = std::min(b.level, -v.refill_per_ms * until_ms);

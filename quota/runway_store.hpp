@@ -50,6 +50,10 @@ struct ProviderFigures {
   const providers::RateLimits* headers = nullptr;
   bool counted = false;
   std::chrono::system_clock::time_point received{};
+  // How long before the settling the headers came (a streamed answer's
+  // length): the provider's bucket refilled meanwhile, and a retry-after's
+  // wait ran down.
+  double age_ms = 0;
 };
 
 // "provider <US> client <US> group": one runway. The client is

@@ -104,18 +104,21 @@ local counted = tonumber(ARGV[10]) == 1
 local hl = {c = tonumber(ARGV[11]), i = tonumber(ARGV[13]), o = tonumber(ARGV[15])}
 local hr = {c = tonumber(ARGV[12]), i = tonumber(ARGV[14]), o = tonumber(ARGV[16])}
 local retry_ms = tonumber(ARGV[17])
+-- how long before now the headers came (a streamed answer's length)
+local age_ms = tonumber(ARGV[24])
 -- re-base on the headers: less what other requests in flight took and, for
 -- an answer the provider did not count, this request's own ask
 local own_i, own_o = 0, 0
 if not counted then own_i, own_o = taken.i, taken.o end
 local less = {i = math.max(0, fi - taken.i) + own_i, o = math.max(0, fo - taken.o) + own_o}
 -- true when the level is now the provider's count; under a lower profile
--- ceiling the runway keeps its own count, never above what is left
+-- ceiling the runway keeps its own count, never above what is left (refilled
+-- at the provider's rate since the headers came)
 local function learn(n, less_ask)
   local bk = b[n]
   if hl[n] > 0 then bk.learnt = hl[n] end
   if hr[n] < 0 or bk.learnt <= 0 then return false end
-  local left = hr[n] - less_ask
+  local left = hr[n] + bk.learnt / window * age_ms - less_ask
   local ceiling = cfg[n]
   if ceiling > 0 and ceiling < bk.learnt then
     local from = ceiling

@@ -1,6 +1,7 @@
 #include "proxy/filters/runway_account.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "pruning/tokenizer/calibration.hpp"
@@ -127,7 +128,11 @@ void PolicyState::settle(const RequestContext& ctx, const RunwayAccount& a) cons
     billed = a.taken;  // no bill seen: what it took stands
   }
   quota::ProviderFigures figures;
-  if (bill && bill->rate_limit) figures = {&bill->rate_limit->limits, admitted, bill->rate_limit->received};
+  if (bill && bill->rate_limit) {
+    const auto received = bill->rate_limit->received;
+    const auto age = std::chrono::system_clock::now() - received;
+    figures = {&bill->rate_limit->limits, admitted, received, std::chrono::duration<double, std::milli>(age).count()};
+  }
   store_of(a).settle(a.ref(), a.taken, billed, figures);
   // The session overflowed the window: its later requests go under what the retry fitted in.
   const RecoveryReport* recovery = ctx.objects.find<RecoveryReport>();

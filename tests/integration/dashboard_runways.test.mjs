@@ -36,9 +36,10 @@ after(async () => { await fake?.close(); await redis?.kill(); });
 async function send(td, model, tokens) {
   const body = JSON.parse(fillerBody(model, tokens));
   body.max_tokens = MAX_TOKENS;
+  const sent = Date.now();
   const r = await post(td, '/v1/chat/completions', JSON.stringify(body), {authorization: `Bearer ${KEY}`});
   assert.equal(r.status, 200, String(r.body));
-  return {at: Date.now(), headers: r.headers, explain: explain(r.headers), usage: JSON.parse(r.body).usage};
+  return {sent, at: Date.now(), headers: r.headers, explain: explain(r.headers), usage: JSON.parse(r.body).usage};
 }
 
 // The stats API's answer once `ready(stats)` holds (its runways are listed
@@ -76,7 +77,7 @@ test('the stats API\'s runways are the live ones: the gauges\' groups, re-based 
     assert.deepEqual(Object.keys(runways).sort(), Object.keys(gauges).sort(), JSON.stringify(stats.runways));
     assert.deepEqual(Object.keys(runways).sort(), ['team-a', 'team-b']);
     for (const [group, r] of Object.entries(runways)) {
-      const {headers, explain: ex, usage, at} = last[group];
+      const {headers, explain: ex, usage, sent, at} = last[group];
       const gauge = gauges[group];
       assert.equal(r.provider, gauge.labels.provider);
       assert.equal(gauge.value, Number(ex['runway-tokens']), 'the gauge: the runway after the latest admission');
@@ -87,18 +88,22 @@ test('the stats API\'s runways are the live ones: the gauges\' groups, re-based 
       assert.equal(r.requests_remaining, Number(headers['x-ratelimit-remaining-requests']));
       assert.equal(r.requests_limit, Number(headers['x-ratelimit-limit-requests']));
       // Now: re-based on the headers (the prompt and the output cap counted),
-      // the unused output given back by the bill, refilled since.
+      // the unused output given back by the bill, refilled since the proxy
+      // read them: after the request was sent (on a busy box, well before
+      // the client had the answer).
       const rebased = r.tokens_remaining + MAX_TOKENS - usage.completion_tokens;
-      const refilled = RATE * (stats.runways_ms - at + 50);
+      const refilled = RATE * (stats.runways_ms - sent + 5);
       assert.ok(r.runway_tokens >= rebased - 1 && r.runway_tokens <= Math.min(LIMIT, rebased + refilled + 1),
         `${group}: runway ${r.runway_tokens}, re-based ${rebased}, refill at most ${refilled}`);
       assert.ok(r.runway_tokens > gauge.value, `${group}: the gauge ${gauge.value} is where the admission left it`);
       assert.equal(r.used, LIMIT - r.runway_tokens);
       assert.ok(Math.abs(r.reset_ms - (stats.runways_ms + r.used / RATE)) <= 4, `${group}: full again at ${r.reset_ms}`);
-      // Which is the upstream's own bucket (read later: it refilled since the list).
+      // Which is the upstream's own bucket (read later: it refilled since the
+      // list), but for the refill between the upstream's count and the
+      // proxy's reading of it, both within the request's round trip.
       const own = upstream[`openai|${KEY}|${group === 'team-a' ? 'model-a' : 'model-b'}`].tokens.remaining;
       const ownThen = Math.min(LIMIT, r.runway_tokens + RATE * (snapshotAt - stats.runways_ms));
-      assert.ok(Math.abs(own - ownThen) <= RATE * 100 + 2, `${group}: runway ${r.runway_tokens}, upstream ${own}`);
+      assert.ok(Math.abs(own - ownThen) <= RATE * (at - sent + 5) + 2, `${group}: runway ${r.runway_tokens}, upstream ${own}`);
     }
 
     // No traffic: each group recovers at its limit per window; the gauges stay.
@@ -107,8 +112,9 @@ test('the stats API\'s runways are the live ones: the gauges\' groups, re-based 
     for (const [group, r] of Object.entries(byGroup(later.runways))) {
       const gained = r.runway_tokens - runways[group].runway_tokens;
       const expected = Math.min(RATE * elapsed, LIMIT - runways[group].runway_tokens);
-      // (Within a few ms of refill: the list's clock is read beside its time stamp.)
-      assert.ok(Math.abs(gained - expected) <= RATE * 30 + 2, `${group}: gained ${gained} in ${elapsed} ms, expected ${expected}`);
+      // (Within a little refill: the list's clock is read beside its time stamp,
+      // but a busy box may pause the thread between the two reads.)
+      assert.ok(Math.abs(gained - expected) <= RATE * 100 + 2, `${group}: gained ${gained} in ${elapsed} ms, expected ${expected}`);
       assert.ok(gained > 0, `${group} recovers`);
     }
     const still = await metricSamples(td);

@@ -162,6 +162,33 @@ TEST_CASE("runway: an upstream 429's retry-after: the same request fits exactly 
   CHECK(s.snapshot(k, Provider::anthropic, l, t0 + milliseconds(20'000)).holds(ask, 1.0));
 }
 
+TEST_CASE("runway: a streamed answer's headers: what they said was left has refilled while it streamed") {
+  // 60,000 a minute refills a token a ms. The headers came 30 s before the
+  // stream ended and was settled: the provider's bucket gained 30,000 since.
+  const std::string k = runway_key(Provider::openai, "fp", "gpt-5");
+  RateLimits h;
+  h.tokens.limit = 60'000;
+  h.tokens.remaining = 20'000;
+  for (const double age_ms : {0.0, 30'000.0, 50'000.0}) {
+    RunwayStore s;
+    s.take(k, Provider::openai, {}, {10'000, 500}, t0);
+    s.settle(k, Provider::openai, {}, {10'000, 500}, {10'000, 500}, t0, {&h, true, wall0, age_ms});
+    INFO("age " << age_ms);
+    CHECK(s.snapshot(k, Provider::openai, {}, t0).combined.level ==
+          doctest::Approx(std::min(60'000.0, 20'000 + age_ms)));
+  }
+  // A retry-after ran down as well: 20 s from the headers, 5 s of it gone.
+  RunwayStore s;
+  const QuotaLimits l{.itpm = 60'000, .otpm = 60'000};
+  const RunwayAsk ask{10'000, 1'000};
+  RateLimits busy;
+  busy.retry_after = wall0 + std::chrono::seconds(20);
+  s.take(k, Provider::anthropic, l, ask, t0);
+  s.settle(k, Provider::anthropic, l, ask, {}, t0, {&busy, false, wall0, 5'000});
+  CHECK_FALSE(s.snapshot(k, Provider::anthropic, l, t0 + milliseconds(14'000)).holds(ask, 1.0));
+  CHECK(s.snapshot(k, Provider::anthropic, l, t0 + milliseconds(15'000)).holds(ask, 1.0));
+}
+
 TEST_CASE("runway: bounded, idle keys dropped first") {
   RunwayStore s(32);  // 16 shards: 3 keys per shard
   for (int i = 0; i < 200; ++i)

@@ -52,8 +52,8 @@ struct Both {
     REQUIRE(eventually([&] { return done.load(); }));
   }
   void settle(pruning::RunwayAsk taken, pruning::RunwayAsk billed, const providers::RateLimits* headers, bool counted,
-              std::chrono::system_clock::time_point received = std::chrono::system_clock::now()) {
-    const quota::ProviderFigures figures{headers, counted, received};
+              std::chrono::system_clock::time_point received = std::chrono::system_clock::now(), double age_ms = 0) {
+    const quota::ProviderFigures figures{headers, counted, received, age_ms};
     r.local.settle(ref.key, ref.provider, ref.limits, taken, billed, Clock::now(), figures);
     r.store.settle(ref, taken, billed, figures);
   }
@@ -142,6 +142,26 @@ TEST_CASE("the runway scripts compute what quota::RunwayStore computes") {
     const auto received = std::chrono::system_clock::now();
     h.retry_after = received + 2s;
     b.settle({100, 0}, {}, &h, false, received);
+    b.check();
+  }
+  SUBCASE("a streamed answer: its headers' figures refilled while it streamed, its retry-after ran down") {
+    Both b{replica, runway("anthropic\x1f"
+                           "k6\x1f"
+                           "claude",
+                           providers::Provider::anthropic, {0, 0, 0, 60'000ms})};
+    b.take({5000, 4000});
+    providers::RateLimits h;
+    h.input_tokens.limit = 40'000;
+    h.input_tokens.remaining = 10'000;
+    h.output_tokens.limit = 8'000;
+    h.output_tokens.remaining = 1'000;
+    b.settle({5000, 4000}, {5000, 2000}, &h, true, std::chrono::system_clock::now() - 20s, 20'000);
+    b.check();
+    b.take({100, 0});
+    providers::RateLimits busy;
+    const auto received = std::chrono::system_clock::now() - 1s;
+    busy.retry_after = received + 3s;
+    b.settle({100, 0}, {}, &busy, false, received, 1'000);
     b.check();
   }
 }
