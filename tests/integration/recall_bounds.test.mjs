@@ -96,10 +96,11 @@ test('1,000 recall calls of a 100 KB entry a round: bounded continuations, flat 
               `p99 ${p99.toFixed(1)} ms, max ${waits.at(-1).toFixed(1)} ms; peak RSS ${rssMb.toFixed(0)} MB`);
   // Each round's continuation (the body grown by 1,000 tool results, to
   // 1.75 MB) is built on the I/O thread: one wait of 15-25 ms a round in the
-  // release build, the bound that matters. Under ASan the same work took
-  // 170-190 ms alone and 324 ms beside other tests on a busy CI box; there
-  // the bound only catches a loop that holds the thread for its whole length.
-  assert.ok(p99 < (sanitized ? 1000 : 50), `healthz p99 ${p99.toFixed(1)} ms`);
+  // release build on a quiet box, 52 ms with the suite and two CPU spinners
+  // beside it. Under ASan the same work took 170-190 ms alone and 324 ms
+  // beside other tests on a busy CI box. The bounds catch a thread held for
+  // a round trip upstream or for the loop's length (1.7 s), not the box's load.
+  assert.ok(p99 < (sanitized ? 1000 : 150), `healthz p99 ${p99.toFixed(1)} ms`);
 });
 
 test('a model that never stops calling recall: no format\'s answer carries the tool, streamed or not', async () => {
