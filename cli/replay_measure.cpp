@@ -62,7 +62,7 @@ Measured measure(const std::string& body, tok::CountCache& cache, providers::Par
     const pruning::Message& msg = r.conversation.messages[i];
     m.raw.emplace_back(r.doc.raw(r.messages[msg.origin].node));
     m.roles.push_back(msg.role);
-    m.first_text.push_back(msg.parts.empty() ? std::string{} : msg.parts[0].text);
+    m.first_text.push_back(msg.parts.empty() ? std::string{} : msg.parts[0].text.str());
     for (const pruning::Part& part : msg.parts) {
       append_line(m.all_text, part.text);
       if (part.kind == pruning::PartKind::ToolCall) {

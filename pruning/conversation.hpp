@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "pruning/shared_text.hpp"
+
 namespace td::pruning {
 
 enum class Role : std::uint8_t { System, User, Assistant, Tool };
@@ -36,7 +38,7 @@ struct TextDigest {
 
 struct Part {
   PartKind kind = PartKind::Text;
-  std::string text;                   // see PartKind
+  SharedText text;                    // see PartKind; shared by the part's copies
   std::string id;                     // ToolCall: call id; ToolResult: the call id it answers
   std::string name;                   // ToolCall: tool name; ToolResult: tool name where known
   std::string signature;              // Thinking: Gemini thoughtSignature / Anthropic signature
@@ -86,11 +88,12 @@ inline void set_text(Message& m, Part& p, std::string text) {
   m.changed = true;
 }
 // set_text() for a cut whose notices name what it hid: the old text is kept
-// in `hidden` (moved, not copied) for the recall loop, with `also` (texts
+// in `hidden` (shared, not copied) for the recall loop, with `also` (texts
 // inside it a notice names on their own: a tool call's long strings).
 inline void hide_text(Message& m, Part& p, std::string text,
                       std::vector<std::shared_ptr<const std::string>> also = {}) {
-  p.hidden.push_back(std::make_shared<const std::string>(std::move(p.text)));
+  std::shared_ptr<const std::string> old = p.text.share();  // the same block, not a copy
+  p.hidden.push_back(old ? std::move(old) : std::make_shared<const std::string>());
   for (auto& t : also) p.hidden.push_back(std::move(t));
   set_text(m, p, std::move(text));
 }

@@ -130,12 +130,14 @@ bool parse_item(ParsedRequest& r, std::uint32_t item, std::string& err) {
     Message& m = begin_message(r, item, Role::Assistant);
     Part& p = add_part(r, m, PartKind::Thinking, item, Field::Item, {});
     if (is(d, f[kSummary], Type::Array)) {
+      std::string summary;
       for (std::uint32_t c = d.node(f[kSummary]).first; c != json::kNone; c = d.node(c).next) {
         std::uint32_t t = d.find(c, "text");
         if (!is(d, t, Type::String)) continue;
-        if (!p.text.empty()) p.text += '\n';
-        d.append_str(t, p.text);
+        if (!summary.empty()) summary += '\n';
+        d.append_str(t, summary);
       }
+      p.text = std::move(summary);
     }
     if (is(d, f[kEncrypted], Type::String)) p.signature = d.str(f[kEncrypted]);
   } else {

@@ -116,12 +116,12 @@ TEST_CASE("recall handles: without recall the notices name nothing and nothing i
   Profile p;
   p.recall = false;
   REQUIRE(stale_tool_outputs(c, p, 6).hits == 2);
-  CHECK_FALSE(std::regex_search(c.messages[3].parts[0].text, std::regex(R"( t[0-9a-f]{8})")));
-  CHECK(std::regex_search(c.messages[3].parts[0].text, std::regex(R"(\[… \d+ lines hidden\])")));
+  CHECK_FALSE(std::regex_search(c.messages[3].parts[0].text.str(), std::regex(R"( t[0-9a-f]{8})")));
+  CHECK(std::regex_search(c.messages[3].parts[0].text.str(), std::regex(R"(\[… \d+ lines hidden\])")));
   // With recall, the range stands for the count: "[… t1a2b3c4d:3-58 hidden]".
   auto d = agent_loop(3, [](int k) { return varied_output(k, 200); });
   stale_tool_outputs(d, Profile{}, 6);
-  CHECK(std::regex_search(d.messages[3].parts[0].text, std::regex(R"(\n\[… t[0-9a-f]{8}:\d+-\d+ hidden\]\n)")));
+  CHECK(std::regex_search(d.messages[3].parts[0].text.str(), std::regex(R"(\n\[… t[0-9a-f]{8}:\d+-\d+ hidden\]\n)")));
   CHECK(hidden_of(c).empty());
 }
 
