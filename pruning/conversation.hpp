@@ -39,9 +39,9 @@ struct TextDigest {
 struct Part {
   PartKind kind = PartKind::Text;
   SharedText text;                    // see PartKind; shared by the part's copies
-  std::string id;                     // ToolCall: call id; ToolResult: the call id it answers
+  SharedText id;                      // ToolCall: call id; ToolResult: the call id it answers
   std::string name;                   // ToolCall: tool name; ToolResult: tool name where known
-  std::string signature;              // Thinking: Gemini thoughtSignature / Anthropic signature
+  SharedText signature;               // Thinking: Gemini thoughtSignature / Anthropic signature
   std::uint64_t opaque_bytes = 0;     // size of an Opaque part's original JSON
   std::uint32_t origin = kNewOrigin;  // index of the part in the original message
   bool editable = true;               // false: the adapter cannot re-render it faithfully

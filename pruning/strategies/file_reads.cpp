@@ -247,7 +247,7 @@ std::vector<bool> unsuperseded_reads(const Conversation& conv, const StaleToolOu
       if (p.kind == PartKind::ToolCall) {
         auto [reads, paths] = call_reads(p, memo);
         Call c{i, reads, std::move(paths)};
-        named.push_back({i, c.paths, c.reads ? p.id : std::string_view{}});
+        named.push_back({i, c.paths, c.reads ? std::string_view(p.id) : std::string_view{}});
         if (c.reads) read_ids.insert(p.id);
         const bool revisits =
             std::any_of(c.paths.begin(), c.paths.end(), [&](std::string_view a) { return named_before.contains(a); });

@@ -135,7 +135,7 @@ StrategyStats identical_tool_outputs(Conversation& conv, const IdenticalToolOutp
       const std::string_view body = std::string_view(p.text).substr(b.begin, b.end - b.begin);
       if (body.size() < opt.identical_tool_outputs_min_bytes) continue;
       const std::uint64_t key = found->hash;
-      auto [it, inserted] = first.try_emplace(key, FirstCopy{i, &p.id, body});
+      auto [it, inserted] = first.try_emplace(key, FirstCopy{i, &p.id.str(), body});
       if (inserted || !p.editable || detail::excluded_tool(opt.exclude_tools, names.of_result(p))) continue;
       const FirstCopy& f = it->second;
       if (f.body != body) continue;  // 64-bit collision: a different text

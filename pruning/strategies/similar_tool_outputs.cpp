@@ -162,7 +162,7 @@ StrategyStats similar_tool_outputs(Conversation& conv, const SimilarToolOutputsO
         }
       }
       const auto index = static_cast<std::uint32_t>(earlier.size());
-      earlier.push_back(Earlier{i, &p.id, std::move(lines)});
+      earlier.push_back(Earlier{i, &p.id.str(), std::move(lines)});
       for (const auto& [hash, bytes] : voting) {
         std::vector<std::uint32_t>& h = holders[hash];
         if (h.size() < kPostingsPerLine) h.push_back(index);
