@@ -6,6 +6,7 @@
 #include "proxy/filters/diet_result.hpp"
 #include "proxy/reports/diet_report.hpp"
 #include "proxy/reports/eviction_report.hpp"
+#include "proxy/telemetry/body_budget.hpp"
 
 namespace td::proxy {
 
@@ -16,6 +17,9 @@ struct ArchiveWrite {
   archive::Store* store = nullptr;
   bool written = false;
   std::string error;  // the write failed: the diet re-ran without semantic eviction
+  // A big body's bytes stay claimed from the budget while the job holds them,
+  // past a wait that ran out (docs/design.md §Big bodies).
+  std::shared_ptr<BodyClaim> claim;
 };
 
 // The tasks whose outputs a written request went without, once each, in order.
@@ -31,7 +35,8 @@ std::vector<std::string> evicted_tasks(const std::vector<pruning::ArchivedOutput
 FilterResult ArchiveWriteFilter::request_body_filter(RequestContext& ctx, const HeaderMap&, std::string& body) {
   DietResult* result = ctx.objects.find<DietResult>();
   if (!result || !result->outcome.tombstoned()) return {};
-  auto job = std::make_shared<ArchiveWrite>(ArchiveWrite{DietRun(ctx, result->route), nullptr, false, {}});
+  auto job = std::make_shared<ArchiveWrite>(ArchiveWrite{DietRun(ctx, result->route), nullptr, false, {}, {}});
+  if (const BigBodyClaim* held = ctx.objects.find<BigBodyClaim>()) job->claim = held->claim;
   job->run.body = std::move(result->original);
   job->run.rewritten = std::move(body);
   job->run.outcome = std::move(result->outcome);

@@ -4,6 +4,7 @@
 
 #include "diet/diet.hpp"
 #include "proxy/filters/diet_result.hpp"
+#include "proxy/telemetry/body_budget.hpp"
 
 namespace td::proxy {
 
@@ -17,8 +18,11 @@ FilterResult PlanAheadFilter::request_body_filter(RequestContext& ctx, const Hea
     if (counts_) counts_->left.fetch_add(1, std::memory_order_relaxed);
     return {};
   }
+  // A big body's bytes stay claimed from the budget while the job holds
+  // them (docs/design.md §Big bodies).
+  const BigBodyClaim* held = ctx.objects.find<BigBodyClaim>();
   thread_->post([caches = caches_, counts = counts_, route = result->route, ahead = result->outcome.result.ahead,
-                 body = std::move(body)] {
+                 body = std::move(body), claim = held ? held->claim : nullptr] {
     const bool computed = diet::plan_ahead(route, body, ahead, *caches);
     if (counts) (computed ? counts->computed : counts->left).fetch_add(1, std::memory_order_relaxed);
   });

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <thread>
 #include <string>
@@ -15,6 +16,7 @@
 #include "proxy/filters/diet_result.hpp"
 #include "proxy/filters/plan_ahead_filter.hpp"
 #include "proxy/phases/header_map.hpp"
+#include "proxy/telemetry/body_budget.hpp"
 #include "pruning/strategy_order.hpp"
 #include "trajectory_body.hpp"
 
@@ -119,4 +121,35 @@ TEST_CASE("plan ahead filter: with its thread's queue full the plan is left to t
   drain(thread);
   CHECK(counts.left == 2);
   CHECK(counts.computed == 0);
+}
+
+TEST_CASE("plan ahead filter: a big body's bytes stay claimed from the budget until its job let them go") {
+  td::diet::DietCaches caches;
+  WorkPool thread(1);
+  PlanAheadCounts counts;
+  PlanAheadFilter filter(&caches, &thread, &counts);
+  BodyBudget budget;
+  std::atomic<bool> go{false};
+  thread.post([&go] {
+    while (!go.load()) std::this_thread::yield();
+  });
+  {
+    RequestContext ctx;
+    REQUIRE(budget.take(1000, 4000, nullptr));
+    ctx.objects.publish<BigBodyClaim>(BigBodyClaim{std::make_shared<BodyClaim>(budget, 1000)});
+    td::diet::DietOutcome outcome;
+    outcome.result.ahead = {5, std::make_shared<const td::pruning::LossyOptions>(td::pruning::Profile{})};
+    DietResult& result = ctx.objects.publish<DietResult>(td::providers::ChatRoute{}, std::move(outcome));
+    result.ahead_body = "{\"model\":\"gpt-4o\",\"messages\":[]}";
+    std::string body;
+    SimpleHeaderMap headers;
+    CHECK(filter.request_body_filter(ctx, headers, body).proceeds());
+    CHECK(thread.pending() == 2);
+  }
+  // The request ended; its plan's job, queued, still holds the body.
+  CHECK(budget.in_flight() == 1000);
+  go = true;
+  drain(thread);
+  for (int i = 0; i < 1000 && budget.in_flight() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(budget.in_flight() == 0);
 }
