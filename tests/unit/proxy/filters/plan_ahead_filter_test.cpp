@@ -71,6 +71,23 @@ Session run(WorkPool* thread, bool with_filter) {
   return s;
 }
 
+// `jobs` jobs on `thread`, held until `go`.
+void hold(WorkPool& thread, std::atomic<bool>& go, std::size_t jobs) {
+  for (std::size_t k = 0; k < jobs; ++k)
+    thread.post([&go] {
+      while (!go.load()) std::this_thread::yield();
+    });
+}
+
+// A diet result whose next plan is due, with the client's bytes for it.
+DietResult& publish_due_plan(RequestContext& ctx) {
+  td::diet::DietOutcome outcome;
+  outcome.result.ahead = {5, std::make_shared<const td::pruning::LossyOptions>(td::pruning::Profile{})};
+  DietResult& result = ctx.objects.publish<DietResult>(td::providers::ChatRoute{}, std::move(outcome));
+  result.ahead_body = "{\"model\":\"gpt-4o\",\"messages\":[]}";
+  return result;
+}
+
 }  // namespace
 
 TEST_CASE("plan ahead filter: later requests find the plans computed on the diet threads, and send the same") {
@@ -96,15 +113,9 @@ TEST_CASE("plan ahead filter: with its thread's queue full the plan is left to t
   PlanAheadFilter filter(&caches, &thread, &counts);
   // Two jobs already there, held until the test lets them go.
   std::atomic<bool> go{false};
-  for (std::size_t k = 0; k < PlanAheadFilter::kMaxWaiting; ++k)
-    thread.post([&go] {
-      while (!go.load()) std::this_thread::yield();
-    });
+  hold(thread, go, PlanAheadFilter::kMaxWaiting);
   RequestContext ctx;
-  td::diet::DietOutcome outcome;
-  outcome.result.ahead = {5, std::make_shared<const td::pruning::LossyOptions>(td::pruning::Profile{})};
-  DietResult& result = ctx.objects.publish<DietResult>(td::providers::ChatRoute{}, std::move(outcome));
-  result.ahead_body = "{\"model\":\"gpt-4o\",\"messages\":[]}";
+  DietResult& result = publish_due_plan(ctx);
   std::string body;
   SimpleHeaderMap headers;
   CHECK(filter.request_body_filter(ctx, headers, body).proceeds());
@@ -130,17 +141,12 @@ TEST_CASE("plan ahead filter: a big body's bytes stay claimed from the budget un
   PlanAheadFilter filter(&caches, &thread, &counts);
   BodyBudget budget;
   std::atomic<bool> go{false};
-  thread.post([&go] {
-    while (!go.load()) std::this_thread::yield();
-  });
+  hold(thread, go, 1);
   {
     RequestContext ctx;
     REQUIRE(budget.take(1000, 4000, nullptr));
     ctx.objects.publish<BigBodyClaim>(BigBodyClaim{std::make_shared<BodyClaim>(budget, 1000)});
-    td::diet::DietOutcome outcome;
-    outcome.result.ahead = {5, std::make_shared<const td::pruning::LossyOptions>(td::pruning::Profile{})};
-    DietResult& result = ctx.objects.publish<DietResult>(td::providers::ChatRoute{}, std::move(outcome));
-    result.ahead_body = "{\"model\":\"gpt-4o\",\"messages\":[]}";
+    publish_due_plan(ctx);
     std::string body;
     SimpleHeaderMap headers;
     CHECK(filter.request_body_filter(ctx, headers, body).proceeds());
