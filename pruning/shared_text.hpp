@@ -108,9 +108,7 @@ class SharedText {
     static const std::string kNone;
     return kNone;
   }
-  void assign(std::string s) {
-    block_ = s.empty() ? nullptr : std::make_shared<const std::string>(std::move(s));
-  }
+  void assign(std::string s) { block_ = s.empty() ? nullptr : std::make_shared<const std::string>(std::move(s)); }
 
   std::shared_ptr<const std::string> block_;
 };

@@ -254,8 +254,8 @@ void SharedStore::settle(const RunwayRef& runway, const pruning::RunwayAsk& take
   const double age_ms = std::max(0.0, figures.age_ms);
   double retry_ms = 0;
   if (h && h->retry_after)
-    retry_ms = std::max(
-        0.0, std::chrono::duration<double, std::milli>(*h->retry_after - figures.received).count() - age_ms);
+    retry_ms =
+        std::max(0.0, std::chrono::duration<double, std::milli>(*h->retry_after - figures.received).count() - age_ms);
   args.push_back(num(retry_ms));
   note_args(args, h && h->present() ? quota::header_note(*h, figures.received) : quota::HeaderNote{});
   args.push_back(num(age_ms));

@@ -160,7 +160,8 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
       for (const Part& p : m.parts) {
         if ((p.kind != PartKind::Text && p.kind != PartKind::ToolCall) || p.text.size() < copy_bytes) continue;
         const std::string decoded = p.kind == PartKind::ToolCall ? line_text(p) : std::string{};
-        for (std::string_view line : text::lines(p.kind == PartKind::ToolCall ? std::string_view(decoded) : std::string_view(p.text)))
+        for (std::string_view line :
+             text::lines(p.kind == PartKind::ToolCall ? std::string_view(decoded) : std::string_view(p.text)))
           if (const std::uint64_t k = copy_line_key(line, copy_bytes))
             if (auto it = newest.find(k); it != newest.end()) used.push_back(it->second);
       }
