@@ -174,10 +174,7 @@ bool RunwayStore::rebase(Entry& e, Provider provider, const QuotaLimits& limits,
   }
   // A 429's retry-after: nothing fits before then (the bill, none, then
   // gives the request's ask back, so at that time the bucket holds it).
-  const double until_ms =
-      headers.retry_after
-          ? std::chrono::duration<double, std::milli>(*headers.retry_after - figures.received).count() - age_ms
-          : 0.0;
+  const double until_ms = figures.retry_wait_ms();
   if (until_ms > 0) {
     const pruning::Runway rw = view(e, provider, limits);
     auto empty_until = [&](Bucket& b, const pruning::RunwayBucket& v) {

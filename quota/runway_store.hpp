@@ -20,6 +20,7 @@
 // kIdleExpiry (its buckets full again) is dropped. The clock is passed in.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -54,6 +55,12 @@ struct ProviderFigures {
   // length): the provider's bucket refilled meanwhile, and a retry-after's
   // wait ran down.
   double age_ms = 0;
+  // What is left at the settling of the headers' retry-after wait (0: none).
+  double retry_wait_ms() const {
+    if (!headers || !headers->retry_after) return 0;
+    const double ms = std::chrono::duration<double, std::milli>(*headers->retry_after - received).count();
+    return std::max(0.0, ms - std::max(0.0, age_ms));
+  }
 };
 
 // "provider <US> client <US> group": one runway. The client is

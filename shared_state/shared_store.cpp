@@ -251,14 +251,9 @@ void SharedStore::settle(const RunwayRef& runway, const pruning::RunwayAsk& take
   window_args(args, h ? &h->tokens : nullptr);
   window_args(args, h ? &h->input_tokens : nullptr);
   window_args(args, h ? &h->output_tokens : nullptr);
-  const double age_ms = std::max(0.0, figures.age_ms);
-  double retry_ms = 0;
-  if (h && h->retry_after)
-    retry_ms =
-        std::max(0.0, std::chrono::duration<double, std::milli>(*h->retry_after - figures.received).count() - age_ms);
-  args.push_back(num(retry_ms));
+  args.push_back(num(figures.retry_wait_ms()));
   note_args(args, h && h->present() ? quota::header_note(*h, figures.received) : quota::HeaderNote{});
-  args.push_back(num(age_ms));
+  args.push_back(num(std::max(0.0, figures.age_ms)));
   args.push_back(std::to_string(kRunwayIdleMs));
   client_.evalsha(kSettle, {runway_key(runway.key), kRunwayIndexKey}, std::move(args), [](const RedisReply&) {});
 }
