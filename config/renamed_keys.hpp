@@ -48,6 +48,8 @@ inline constexpr RenamedKey kRenamedProfileKeys[] = {
     // key listed is still left alone, as the placeholders of saved outputs
     // are (docs/design.md §Strategies, stale_tool_outputs).
     {"stale_tool_outputs_skip_markers", {"stale_tool_outputs_saved_markers"}},
+    // The budget covers every held read now, fresh ones too (strategies/edited_files.hpp).
+    {"stale_tool_outputs_keep_edited_bytes", {"stale_tool_outputs_held_reads_bytes"}},
 };
 
 }  // namespace td::config::detail

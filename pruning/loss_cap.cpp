@@ -24,12 +24,13 @@ std::vector<std::uint32_t> request_ends(const Conversation& conv) {
 }
 
 LossCap::LossCap(const Conversation& conv, const StepCostOptions& opt, const std::vector<std::uint64_t>& orig_ps,
-                 const std::vector<std::uint64_t>& plan_ps)
+                 const std::vector<std::uint64_t>& plan_ps, const HeldForms* held)
     : read_price_(opt.cache_read_price),
       write_price_(opt.cache_write_price),
       max_loss_(opt.max_loss),
       orig_ps_(orig_ps),
       plan_ps_(plan_ps),
+      held_(held && !held->empty() ? held : nullptr),
       ends_(pruning::request_ends(conv)) {
   current_ = {ends_[0], 0, ends_[0]};
 }
@@ -41,7 +42,7 @@ std::size_t LossCap::request_at(std::uint32_t end) const {
 
 std::uint64_t LossCap::sent(std::uint32_t end, std::uint32_t frontier) const {
   const std::uint32_t f = std::min(frontier, end);
-  return plan_ps_[f] + orig_ps_[end] - orig_ps_[f];
+  return plan_ps_[f] + orig_ps_[end] - orig_ps_[f] + (held_ ? held_->extra(end, frontier) : 0);
 }
 
 double LossCap::cost(const Request& now, const Request* prev, bool with) const {

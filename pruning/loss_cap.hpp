@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pruning/conversation.hpp"
+#include "pruning/held_forms.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/step_cost.hpp"
 
@@ -33,9 +34,10 @@ std::vector<std::uint32_t> request_ends(const Conversation& conv);
 class LossCap {
  public:
   // `orig_ps` and `plan_ps`: prefix sums of every message's tokens as sent
-  // and as pruned (ps[i] = tokens of messages [0, i)).
+  // and as pruned (ps[i] = tokens of messages [0, i)); `held` (may be null):
+  // the reads sent whole until the frontier releases them.
   LossCap(const Conversation& conv, const StepCostOptions& opt, const std::vector<std::uint64_t>& orig_ps,
-          const std::vector<std::uint64_t>& plan_ps);
+          const std::vector<std::uint64_t>& plan_ps, const HeldForms* held = nullptr);
 
   // Whether moving the frontier to message `to`, its first edit at message
   // `first`, at the first request that holds [0, end), keeps the cumulative
@@ -69,6 +71,7 @@ class LossCap {
   double read_price_, write_price_, max_loss_;  // the profile's
   const std::vector<std::uint64_t>& orig_ps_;
   const std::vector<std::uint64_t>& plan_ps_;
+  const HeldForms* held_;
   std::vector<std::uint32_t> ends_;  // every request's end, ascending (the last: this request)
   std::size_t open_ = 0;             // index of the request steps are being decided at
   Request current_;                  // its state

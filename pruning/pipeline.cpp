@@ -7,6 +7,7 @@
 
 #include "pruning/loss_cap.hpp"
 #include "pruning/lossy_plan.hpp"
+#include "pruning/strategies/edited_files.hpp"
 #include "pruning/strategy_order.hpp"
 #include "pruning/tally.hpp"
 
@@ -36,35 +37,52 @@ struct Frontier {
 // later request (see pipeline.hpp).
 Frontier choose_frontier(const Conversation& conv, const Profile& profile, const WorkingMemory& wm,
                          const std::vector<std::uint64_t>& orig, const std::vector<std::uint64_t>& planned,
-                         const std::vector<std::uint32_t>& changed) {
+                         const std::vector<std::uint32_t>& changed, const HeldForms& held) {
   const auto size = static_cast<std::uint32_t>(conv.messages.size());
   const auto orig_ps = prefix_sums(orig);
   const auto plan_ps = prefix_sums(planned);
   const StepCostOptions cost(profile);
-  LossCap cap(conv, cost, orig_ps, plan_ps);
+  LossCap cap(conv, cost, orig_ps, plan_ps, &held);
+  // Tokens of messages [0, x) sent with the frontier at message `fm`.
+  auto sent = [&](std::uint32_t x, std::uint32_t fm) {
+    const std::uint32_t p = std::min(x, fm);
+    return plan_ps[p] + orig_ps[x] - orig_ps[p] + held.extra(x, fm);
+  };
   Frontier f;
   // The step to grid point k at the request holding [0, at).
   auto step = [&](std::size_t k, std::uint32_t at) {
     const std::uint32_t g = wm.grid[k];
     const std::uint32_t gm = wm.start_of(g, size);
     if (orig_ps[wm.grid_eligible_end[k]] < profile.trigger_tokens) return;  // the history was still small then
-    // The first message the step would change.
-    const auto next = std::lower_bound(changed.begin(), changed.end(), f.messages);
-    const std::uint32_t first = next == changed.end() ? gm : std::min(*next, gm);
+    // The first message the step would change: a pruned form applying from
+    // it on (a read it still holds does not), or a held read it releases.
+    std::uint32_t first = gm;
+    for (auto it = std::lower_bound(changed.begin(), changed.end(), f.messages); it != changed.end() && *it < gm; ++it)
+      if (!held.held(*it, gm)) {
+        first = *it;
+        break;
+      }
+    for (const HeldForms::Hold& h : held.holds) {
+      if (h.message >= f.messages) break;
+      if (h.released_at > f.messages && h.released_at <= gm) {
+        first = std::min(first, h.message);
+        break;
+      }
+    }
     if (first == gm) {  // nothing to prune in this step: moving costs nothing
       f.turns = g;
       f.messages = gm;
       cap.take(size, gm, at);
       return;
     }
-    const std::uint64_t before = orig_ps[gm] - orig_ps[f.messages];
-    const std::uint64_t after = plan_ps[gm] - plan_ps[f.messages];
+    const std::uint64_t before = sent(at, f.messages);
+    const std::uint64_t after = sent(at, gm);
     const std::uint64_t saved = before > after ? before - after : 0;
     if (saved == 0 || saved < cost.clear_at_least_tokens) return;
     // That request: the suffix from the first edit on was cached and is now
     // written again, pruned up to gm and as it was after it.
-    const double rewritten = double(plan_ps[gm] - plan_ps[first]) + double(orig_ps[at] - orig_ps[gm]);
-    const double was_cached = double(orig_ps[at] - orig_ps[first]);
+    const double rewritten = double(after - sent(first, gm));
+    const double was_cached = double(before - sent(first, f.messages));
     if (!pays_back(cost, saved, rewritten, was_cached, g) || !cap.allows(first, gm, at)) return;
     f.turns = g;  // not f = {...}: at_request keeps what the earlier requests had
     f.messages = gm;
@@ -158,20 +176,24 @@ WorkingMemory stepping_grid(const Conversation& conv, const Profile& profile, co
 }
 
 // The plan's per-message tokens in the forms that apply once stale, and the
-// messages whose forms last: a held read (strategies/edited_files.hpp)
-// counts as kept whole, its later release riding on the step that reaches
-// its hold.
+// reads it holds whole until the frontier reaches their hold's grid point
+// (strategies/edited_files.hpp): every request is weighed as it is sent.
 struct PlannedForms {
   std::vector<std::uint64_t> planned;
-  std::vector<std::uint32_t> lasting;
+  HeldForms held;
 };
 PlannedForms planned_forms(const LossyPlan& plan, const std::vector<std::uint64_t>& plan_tok,
-                           const std::vector<std::uint64_t>& orig) {
+                           const std::vector<std::uint64_t>& orig, const WorkingMemory& wm) {
   PlannedForms out{orig, {}};
+  const auto size = static_cast<std::uint32_t>(orig.size());
   for (std::size_t k = 0; k < plan.changed.size(); ++k) {
-    if (plan.held_until[k] != 0) continue;
-    out.planned[plan.changed[k]] = plan_tok[k];
-    out.lasting.push_back(plan.changed[k]);
+    const std::uint32_t i = plan.changed[k];
+    out.planned[i] = plan_tok[k];
+    if (const std::uint32_t g = plan.held_until[k]; g != 0) {
+      HeldForms::Hold h{.message = i, .extra = orig[i] > plan_tok[k] ? orig[i] - plan_tok[k] : 0};
+      if (g != kHeldBeyond) h.released_at = wm.start_of(g, size);
+      out.held.holds.push_back(h);
+    }
   }
   return out;
 }
@@ -181,7 +203,7 @@ PlannedForms planned_forms(const LossyPlan& plan, const std::vector<std::uint64_
 // the recap at survival's levels, whose lossy profile is another.
 DietWithout standard_basis(const Conversation& conv, const Profile& standard, const std::vector<std::uint64_t>& orig,
                            const Tally& tally, PipelineCaches* caches) {
-  DietWithout basis{request_ends(conv), {}, orig, {}, {}};
+  DietWithout basis{request_ends(conv), {}, orig, {}, {}, {}};
   const WorkingMemory wm = stepping_grid(conv, standard, orig);
   if (wm.grid.empty()) {
     basis.frontier.assign(basis.ends.size(), 0);
@@ -191,9 +213,10 @@ DietWithout standard_basis(const Conversation& conv, const Profile& standard, co
   const LossyOptions options(standard);
   const std::shared_ptr<const LossyPlan> plan = plan_lossy(conv, options, wm.start_of(wm.grid.back(), size),
                                                            old_thinking_end(conv, options.old_thinking), tally, caches);
-  PlannedForms forms = planned_forms(*plan, plan_tokens(*plan, tally), orig);
-  basis.frontier = choose_frontier(conv, standard, wm, orig, forms.planned, forms.lasting).at_request;
+  PlannedForms forms = planned_forms(*plan, plan_tokens(*plan, tally), orig, wm);
+  basis.frontier = choose_frontier(conv, standard, wm, orig, forms.planned, plan->changed, forms.held).at_request;
   basis.planned = std::move(forms.planned);
+  basis.held = std::move(forms.held);
   return basis;
 }
 
@@ -225,7 +248,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   std::vector<std::uint64_t> now = orig;  // per-message tokens as pruned
   std::vector<StrategyStats> lossy;
   // The diet without semantic mode, request by request, for its decision.
-  DietWithout without{request_ends(conv), {}, orig, {}, {}};
+  DietWithout without{request_ends(conv), {}, orig, {}, {}, {}};
   std::vector<Tombstone> tombstones;
   if (!wm.grid.empty()) {
     // Plan on everything the largest step could reach, pick the frontier
@@ -240,12 +263,12 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
       r.ahead = next_plan(conv, wm.turn_start, wm.grid.back(), profile.frontier_step_turns, options, thinking_end,
                           tally, *caches, plan_key);
     // The steps are weighed on the forms that apply once stale; a held read
-    // (strategies/edited_files.hpp) counts as kept whole, its later release
-    // riding on the step that reaches its hold.
+    // (strategies/edited_files.hpp) counts whole until the step that reaches
+    // its hold, whose rewrite then starts at the read.
     const std::vector<std::uint64_t> plan_tok = plan_tokens(*plan, tally);
-    const PlannedForms forms = planned_forms(*plan, plan_tok, orig);
+    PlannedForms forms = planned_forms(*plan, plan_tok, orig, wm);
     const std::vector<std::uint64_t>& planned = forms.planned;
-    f = choose_frontier(conv, profile, wm, orig, planned, forms.lasting);
+    f = choose_frontier(conv, profile, wm, orig, planned, plan->changed, forms.held);
     // The lines the session's model recalled widen the forms that are sent,
     // never the decisions: the frontier and semantic mode are decided on the
     // plan without them, as every earlier request of the session was (the
@@ -263,6 +286,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     // Semantic mode decides on the history as sent, before the plan's forms replace it.
     without.frontier = f.at_request;
     without.planned = planned;
+    without.held = std::move(forms.held);
     without.changed = plan->changed;
     without.pruned = &plan->pruned;
     tombstones =

@@ -149,10 +149,16 @@ struct Profile {
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_run_bytes = 48;
   std::uint64_t stale_tool_outputs_keep_reads_dedupe_line_chars = 8;
   // A read of a file the agent edited in the last `_keep_edited_turns` turns
-  // stays whole once stale, the held reads at most `_keep_edited_bytes` in
-  // all (strategies/edited_files.hpp). 0: off.
+  // stays whole once stale (strategies/edited_files.hpp). 0: off.
   std::uint32_t stale_tool_outputs_keep_edited_turns = 0;
-  std::uint64_t stale_tool_outputs_keep_edited_bytes = 16384;
+  // A whole-file read numbered as Claude Code's Read numbers it, of at least
+  // `_keep_fresh_reads_bytes`, stays whole for `_keep_fresh_reads_turns`
+  // turns after it (strategies/edited_files.hpp; docs/benchmarks.md §Fresh
+  // reads held). 0: off.
+  std::uint32_t stale_tool_outputs_keep_fresh_reads_turns = 24;
+  std::uint64_t stale_tool_outputs_keep_fresh_reads_bytes = 16384;
+  // The reads held whole (edited and fresh) total at most this many bytes.
+  std::uint64_t stale_tool_outputs_held_reads_bytes = 32768;
   // ... and while the agent copies its lines (`stale_assistant_text_copied_line_bytes` long).
   bool stale_tool_outputs_keep_edited_copies = false;
   // A cut that saves fewer bytes than this (its notices and names counted) is not made.
@@ -389,7 +395,9 @@ struct Profile {
     v("stale_tool_outputs_keep_reads_dedupe_run_bytes", stale_tool_outputs_keep_reads_dedupe_run_bytes);
     v("stale_tool_outputs_keep_reads_dedupe_line_chars", stale_tool_outputs_keep_reads_dedupe_line_chars);
     v("stale_tool_outputs_keep_edited_turns", stale_tool_outputs_keep_edited_turns);
-    v("stale_tool_outputs_keep_edited_bytes", stale_tool_outputs_keep_edited_bytes);
+    v("stale_tool_outputs_keep_fresh_reads_turns", stale_tool_outputs_keep_fresh_reads_turns);
+    v("stale_tool_outputs_keep_fresh_reads_bytes", stale_tool_outputs_keep_fresh_reads_bytes);
+    v("stale_tool_outputs_held_reads_bytes", stale_tool_outputs_held_reads_bytes);
     v("stale_tool_outputs_keep_edited_copies", stale_tool_outputs_keep_edited_copies);
     v("stale_tool_outputs_saved_markers", stale_tool_outputs_saved_markers);
     v("stale_tool_outputs_truncated_markers", stale_tool_outputs_truncated_markers);

@@ -96,7 +96,7 @@ class Session {
   // Tokens of messages [0, x) in request r without semantic mode.
   std::uint64_t base(std::uint32_t x, std::uint32_t r) const {
     const std::uint32_t f = std::min(x, w_.frontier[r]);
-    return planned_ps_[f] + orig_ps_[x] - orig_ps_[f];
+    return planned_ps_[f] + orig_ps_[x] - orig_ps_[f] + w_.held.extra(x, w_.frontier[r]);
   }
   // Tokens the tombstones placed by request `upto` save in [0, x) of request r.
   std::uint64_t saved(std::uint32_t x, std::uint32_t r, std::uint32_t upto) const {

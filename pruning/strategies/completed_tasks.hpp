@@ -18,6 +18,7 @@
 
 #include "pruning/archived_output.hpp"
 #include "pruning/conversation.hpp"
+#include "pruning/held_forms.hpp"
 #include "pruning/step_cost.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_options.hpp"
@@ -64,6 +65,7 @@ struct DietWithout {
   std::vector<std::uint64_t> planned;            // per message: tokens in the plan's form (as sent where unchanged)
   std::vector<std::uint32_t> changed;            // ascending: the messages the plan changes
   const std::vector<Message>* pruned = nullptr;  // their plan forms, parallel to `changed`
+  HeldForms held;                                // reads sent whole until the frontier releases them
 };
 
 // Decides on `conv` as the client sent it (`tokens`: count_tokens()'s per

@@ -8,6 +8,7 @@
 #include "pruning/snip.hpp"
 #include "pruning/strategies/copied_lines.hpp"
 #include "pruning/strategies/file_reads.hpp"
+#include "pruning/strategies/read_outline.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/text.hpp"
 
@@ -97,6 +98,7 @@ struct Read {
   std::vector<std::uint32_t> lines;        // shown_line_numbers() of its output
   std::vector<std::uint32_t> edits;        // turns of the edits of its paths, ascending
   std::uint32_t superseded = kHeldBeyond;  // turn of the first newer read showing its lines
+  bool numbered = false;                   // numbered_as_read(): a whole file as Claude Code's Read shows it
 };
 
 }  // namespace
@@ -137,8 +139,9 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
   limit = std::min<std::uint32_t>(limit, static_cast<std::uint32_t>(conv.messages.size()));
   std::vector<std::uint32_t> holds(limit, 0);
   const std::uint32_t window = opt.stale_tool_outputs_keep_edited_turns;
-  const std::uint64_t budget = opt.stale_tool_outputs_keep_edited_bytes;
-  if (window == 0 || budget == 0 || limit == 0) return holds;
+  const std::uint32_t fresh_turns = opt.stale_tool_outputs_keep_fresh_reads_turns;
+  const std::uint64_t budget = opt.stale_tool_outputs_held_reads_bytes;
+  if ((window == 0 && fresh_turns == 0) || budget == 0 || limit == 0) return holds;
   const WorkingMemory wm = working_memory(conv, opt);
   const std::uint32_t step = std::max<std::uint32_t>(opt.frontier_step_turns, 1);
 
@@ -188,12 +191,18 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
         r.paths.insert(r.paths.end(), call->second.begin(), call->second.end());
         r.bytes += p.text.size();
         if (r.lines.empty()) r.lines = shown_line_numbers(p.text);
+        r.numbered = r.numbered || numbered_as_read(p.text);
         if (copy_bytes > 0)
           for (std::string_view line : text::lines(p.text))
             if (const std::uint64_t k = copy_line_key(unnumbered(line), copy_bytes)) newest[k] = reads.size() - 1;
       }
     }
   }
+  // A fresh read: a whole file the agent has just read (it edits from it
+  // next, often after more reads: docs/benchmarks.md §Fresh reads held).
+  auto fresh = [&](const Read& r) {
+    return fresh_turns > 0 && r.numbered && r.bytes >= opt.stale_tool_outputs_keep_fresh_reads_bytes;
+  };
   for (std::size_t k = 0; k < reads.size(); ++k) {
     Read& r = reads[k];
     for (std::string_view path : r.paths) {
@@ -203,7 +212,7 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
         if (same_file(path, edited)) r.edits.push_back(t);
     }
     std::sort(r.edits.begin(), r.edits.end());
-    if (r.edits.empty()) continue;
+    if (r.edits.empty() && !fresh(r)) continue;
     for (std::size_t j = k + 1; j < reads.size(); ++j) {
       const Read& newer = reads[j];
       if (!same_file_any(r.paths, newer.paths)) continue;
@@ -222,6 +231,12 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
     auto it = std::lower_bound(r.edits.begin(), r.edits.end(), g > window ? g - window : 0);
     return it != r.edits.end() && *it < g;
   };
+  // Held at grid point g (a read made before g): edited in the window
+  // before g, or fresh there, and not read anew.
+  auto holds_at = [&](const Read& r, std::uint32_t g) {
+    const bool still_fresh = fresh(r) && r.turn + fresh_turns >= g;
+    return (still_fresh || edited_before(r, g)) && r.superseded >= g;
+  };
   std::vector<std::size_t> held;
   std::uint64_t held_bytes = 0;
   std::size_t next = 0;
@@ -230,14 +245,14 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
   for (std::uint32_t g = step; g <= turns; g += step) {
     std::erase_if(held, [&](std::size_t k) {
       const Read& r = reads[k];
-      if (edited_before(r, g) && r.superseded >= g) return false;
+      if (holds_at(r, g)) return false;
       holds[r.message] = g;
       held_bytes -= r.bytes;
       return true;
     });
     for (; next < reads.size() && reads[next].turn < g; ++next) {
       const Read& r = reads[next];
-      if (!edited_before(r, g) || r.superseded < g || held_bytes + r.bytes > budget) continue;
+      if (!holds_at(r, g) || held_bytes + r.bytes > budget) continue;
       held.push_back(next);
       held_bytes += r.bytes;
     }

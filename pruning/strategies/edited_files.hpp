@@ -3,21 +3,26 @@
 // newest read of it stays whole even once stale, since the agent's next edit
 // quotes its lines (Claude Code's Edit `old_string`, a Codex patch's context);
 // `stale_tool_outputs_keep_edited_turns` turns after its last edit it is cut
-// like any stale output. A hold moves the moment a read's pruned form
-// applies, never the form: the pipeline applies it at the first frontier
-// step at or past the hold.
+// like any stale output. A fresh read is held the same way: a whole file
+// shown as Claude Code's Read shows it (`    1→`), of at least
+// `stale_tool_outputs_keep_fresh_reads_bytes`, for
+// `stale_tool_outputs_keep_fresh_reads_turns` turns after it was read (an
+// agent reads the files it will edit, then reads more before its first edit:
+// docs/benchmarks.md §Fresh reads held). A hold moves the moment a read's
+// pruned form applies, never the form: the pipeline applies it at the first
+// frontier step at or past the hold.
 //
 // An edit is a call of an editing tool (Claude Code's Edit, MultiEdit,
 // Write; Gemini CLI's replace, write_file; opencode's and pi's edit, write;
 // SWE-agent's str_replace_editor other than view; apply_patch) or a command
 // that writes a file (`*** Update File:` / `*** Add File:` of a patch,
 // `sed -i`, `+++ b/` of a diff, `> path`, `open(..., 'w')`); it edits the
-// paths it names. A read (file_reads.hpp) of such a path is held at grid
-// point g (a multiple of `frontier_step_turns` turns) when an edit of the
-// path lies in the `keep_edited_turns` turns before g and no newer read of
-// the path showing its lines came before g; holds are granted in grid and
-// message order while the held reads total at most
-// `stale_tool_outputs_keep_edited_bytes`. A read not held at its block's end
+// paths it names. A read (file_reads.hpp) is held at grid point g (a
+// multiple of `frontier_step_turns` turns) when it is still fresh at g or an
+// edit of its path lies in the `keep_edited_turns` turns before g, and no
+// newer read of the path showing its lines came before g; holds are granted
+// in grid and message order while the held reads total at most
+// `stale_tool_outputs_held_reads_bytes`. A read not held at its block's end
 // is never held; one released stays released. Every input at g is a message
 // before g, so the answer for g is the same in every later request
 // (§Principles (4)).
@@ -38,8 +43,9 @@ inline constexpr std::uint32_t kHeldBeyond = std::numeric_limits<std::uint32_t>:
 
 // Per message of [0, limit) of `conv` (the history as sent): 0 when its pruned
 // form applies as soon as it is stale, else the grid point (turns) from which
-// it applies, kHeldBeyond when not within [0, limit). All 0 when
-// `stale_tool_outputs_keep_edited_turns` or `_bytes` is 0.
+// it applies, kHeldBeyond when not within [0, limit). All 0 when both
+// `stale_tool_outputs_keep_edited_turns` and `_keep_fresh_reads_turns` are 0,
+// or `_held_reads_bytes` is.
 std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const StaleToolOutputsOptions& opt,
                                              std::uint32_t limit);
 

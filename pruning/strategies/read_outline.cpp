@@ -34,6 +34,12 @@ std::string_view code_of(std::string_view line) {
 
 }  // namespace
 
+bool numbered_as_read(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && text[i] == ' ') ++i;
+  return text.substr(i).starts_with("1\u2192");
+}
+
 bool is_outline_line(std::string_view code) {
   while (!code.empty() && (code.front() == ' ' || code.front() == '\t')) code.remove_prefix(1);
   if (code.starts_with("from ")) return code.find(" import ") != std::string_view::npos;  // Python's

@@ -22,6 +22,10 @@ namespace td::pruning {
 // lines are not numbered `    12→`.
 std::vector<std::uint64_t> read_outline(std::string_view text);
 
+// Whether `text` starts as a whole-file read numbered as Claude Code's Read
+// numbers it: its first line is "    1→…".
+bool numbered_as_read(std::string_view text);
+
 // Whether a line of code (its number and indentation removed) declares or
 // imports something (exposed for tests).
 bool is_outline_line(std::string_view code);

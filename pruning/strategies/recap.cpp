@@ -172,6 +172,7 @@ class AsSent {
     if (planned) {
       ends_ = &as_sent->ends;
       frontiers_ = &as_sent->frontier;
+      held_ = &as_sent->held;
     }
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint64_t p = planned ? as_sent->planned[i] : orig[i];
@@ -205,17 +206,23 @@ class AsSent {
   // Tokens of messages [0, end) as a request with `frontier` sent them.
   std::uint64_t prefix(std::uint32_t end, std::uint32_t frontier) const {
     const std::uint32_t f = std::min(frontier, end);
-    return planned_ps_[f] + orig_ps_[end] - orig_ps_[f];
+    return planned_ps_[f] + orig_ps_[end] - orig_ps_[f] + held_extra(end, frontier);
   }
   // Tokens a recap of [start, cut) takes out of a request with `frontier`.
   std::uint64_t replaced(std::uint32_t start, std::uint32_t cut, std::uint32_t frontier) const {
     const std::uint32_t m = std::clamp(frontier, start, cut);
-    return replaced_planned_ps_[m] - replaced_planned_ps_[start] + replaced_orig_ps_[cut] - replaced_orig_ps_[m];
+    return replaced_planned_ps_[m] - replaced_planned_ps_[start] + replaced_orig_ps_[cut] - replaced_orig_ps_[m] +
+           held_extra(m, frontier) - held_extra(start, frontier);
   }
 
  private:
+  // What the reads still held whole add to [0, end) (pruning/held_forms.hpp).
+  std::uint64_t held_extra(std::uint32_t end, std::uint32_t frontier) const {
+    return held_ ? held_->extra(end, frontier) : 0;
+  }
   const std::vector<std::uint32_t>* ends_ = nullptr;
   const std::vector<std::uint32_t>* frontiers_ = nullptr;
+  const HeldForms* held_ = nullptr;
   std::vector<std::uint64_t> orig_ps_, planned_ps_, replaced_orig_ps_, replaced_planned_ps_;
 };
 

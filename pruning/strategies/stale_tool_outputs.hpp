@@ -46,7 +46,9 @@ namespace td::pruning {
   X(stale_tool_outputs_keep_reads_dedupe_run_bytes) \
   X(stale_tool_outputs_keep_reads_dedupe_line_chars) \
   X(stale_tool_outputs_keep_edited_turns) \
-  X(stale_tool_outputs_keep_edited_bytes) \
+  X(stale_tool_outputs_keep_fresh_reads_turns) \
+  X(stale_tool_outputs_keep_fresh_reads_bytes) \
+  X(stale_tool_outputs_held_reads_bytes) \
   X(stale_tool_outputs_keep_edited_copies) \
   X(stale_tool_outputs_read_outline) \
   X(stale_assistant_text_copied_line_bytes) \

@@ -30,6 +30,23 @@ Conversation editing_session(const std::vector<std::string>& commands, std::size
   return c;
 }
 
+// `n` lines as Claude Code's Read shows a file: "     1→…".
+std::string read_view(int n) {
+  std::string s;
+  for (int i = 1; i <= n; ++i)
+    s += "     " + std::to_string(i) + "\u2192    value_" + std::to_string(i) + " = compute(x)\n";
+  return s;
+}
+
+// Fresh reads held for `turns` turns from `bytes` on; edits not held.
+Profile fresh(std::uint32_t turns, std::uint64_t bytes = 1024) {
+  Profile p;
+  p.frontier_step_turns = 2;
+  p.stale_tool_outputs_keep_fresh_reads_turns = turns;
+  p.stale_tool_outputs_keep_fresh_reads_bytes = bytes;
+  return p;
+}
+
 const std::string kEdit = "sed -i s/x/y/ src/app.py";
 const std::string kOther = "python -m pytest tests/";
 
@@ -43,7 +60,7 @@ Profile holding(std::uint32_t turns, std::uint64_t bytes = 65536) {
   Profile p;
   p.frontier_step_turns = 2;
   p.stale_tool_outputs_keep_edited_turns = turns;
-  p.stale_tool_outputs_keep_edited_bytes = bytes;
+  p.stale_tool_outputs_held_reads_bytes = bytes;
   return p;
 }
 
@@ -153,4 +170,74 @@ TEST_CASE("edited_file_holds: with keep_edited_copies, copying a read's lines ho
   for (std::size_t i = 0; i < lines.size(); ++i) shown += "     " + std::to_string(i + 1) + "\u2192" + lines[i] + "\n";
   numbered.messages[3].parts[0].text = shown;
   CHECK(edited_file_holds(numbered, StaleToolOutputsOptions(p), all_of(numbered))[3] == 8);
+}
+
+TEST_CASE("edited_file_holds: a whole file just read as Claude Code's Read shows it is held for the fresh turns") {
+  // Turn 0 reads src/app.py (200 numbered lines, about 6 KB), then other work.
+  Conversation c = editing_session(repeat(kOther, 16));
+  c.messages[3].parts[0].text = read_view(200);
+  // Fresh for 4 turns: held at grid points 2 and 4, released at 6.
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(fresh(4)), all_of(c))[3] == 6);
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(fresh(8)), all_of(c))[3] == 10);
+  // Off, under the size, over the budget: not held.
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(fresh(0)), all_of(c))[3] == 0);
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(fresh(4, 64 * 1024)), all_of(c))[3] == 0);
+  Profile small = fresh(4);
+  small.stale_tool_outputs_held_reads_bytes = 1024;
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(small), all_of(c))[3] == 0);
+  // Numbered otherwise (`cat -n`, `grep -n`: mostly a view of one function), or a part of the file: not fresh.
+  Conversation other = c;
+  other.messages[3].parts[0].text = numbered_lines(200, "    value = compute(x)");
+  CHECK(edited_file_holds(other, StaleToolOutputsOptions(fresh(4)), all_of(other))[3] == 0);
+  Conversation part = c;
+  part.messages[3].parts[0].text = read_view(400).substr(read_view(199).size());
+  CHECK(edited_file_holds(part, StaleToolOutputsOptions(fresh(4)), all_of(part))[3] == 0);
+  // Read anew in turn 1, before the first grid point: the older read is never held.
+  Conversation reread = editing_session(std::vector<std::string>{"cat src/app.py"} + repeat(kOther, 16));
+  reread.messages[3].parts[0].text = read_view(200);
+  reread.messages[5].parts[0].text = read_view(200);
+  const std::vector<std::uint32_t> holds = edited_file_holds(reread, StaleToolOutputsOptions(fresh(4)), all_of(reread));
+  CHECK(holds[3] == 0);
+  CHECK(holds[5] == 6);
+  // A fresh read that is then edited is held while either holds it.
+  Conversation edited = editing_session(repeat(kEdit, 5) + repeat(kOther, 12));
+  edited.messages[3].parts[0].text = read_view(200);
+  Profile both = fresh(4);
+  both.stale_tool_outputs_keep_edited_turns = 4;
+  CHECK(edited_file_holds(edited, StaleToolOutputsOptions(both), all_of(edited))[3] == 10);
+}
+
+TEST_CASE("pipeline: a fresh read held past the frontier counts from its release on, so that step pays") {
+  // Turn 0 reads a 14 KB file; every later turn's output is small and saves
+  // little when cut. A step must save 1500 tokens: the outputs alone reach
+  // that only late, the read's release at grid point 8 at once, as weighed.
+  Conversation full = editing_session(repeat(kOther, 24));
+  full.messages[3].parts[0].text = read_view(400);
+  for (std::size_t i = 5; i < full.messages.size(); i += 2) full.messages[i].parts[0].text = numbered_lines(12, "log");
+  Profile p = stepping_profile();  // steps every 2 turns, keeps 2
+  p.clear_at_least_tokens = 1500;
+  p.stale_tool_outputs_keep_reads_bytes = 0;
+  p.stale_tool_outputs_keep_fresh_reads_turns = 6;
+  p.stale_tool_outputs_keep_fresh_reads_bytes = 1024;
+  p.stale_tool_outputs_held_reads_bytes = 1 << 20;
+  const std::string whole = render(full.messages[3]);
+  std::string cut;
+  std::uint32_t first_step = 0;
+  for (std::size_t n = 4; n <= full.messages.size(); n += 2) {
+    Conversation c = full;
+    c.messages.resize(n);
+    const PipelineResult r = prune(c, p, QuarterCounter{});
+    const std::string now = render(c.messages[3]);
+    if (r.stale_turns < 8) {
+      CHECK(now == whole);  // not stale, or still fresh at the frontier's grid point
+      continue;
+    }
+    if (first_step == 0) first_step = static_cast<std::uint32_t>(n);
+    CHECK(now != whole);  // cut by the step that reaches its release, and ever after
+    if (cut.empty()) cut = now;
+    CHECK(now == cut);
+  }
+  // The first request that may step to grid point 8 (it holds 8 + 2 turns) does.
+  CHECK(first_step == 2 + 2 * 11);
+  CHECK_FALSE(cut.empty());
 }

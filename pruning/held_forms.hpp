@@ -1,0 +1,48 @@
+// The reads a plan holds whole past the stale frontier (strategies/
+// edited_files.hpp; docs/design.md §The stale frontier, Held reads), as the
+// frontier's weighing, the loss cap, semantic mode and the recap count a
+// request: a held read is sent whole until the frontier reaches its release,
+// and in its pruned form from then on.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace td::pruning {
+
+struct HeldForms {
+  struct Hold {
+    std::uint32_t message = 0;  // the read's message
+    // The frontier (a message index: the start of the hold's grid point) from
+    // which its pruned form applies; max: not within the plan.
+    std::uint32_t released_at = std::numeric_limits<std::uint32_t>::max();
+    std::uint64_t extra = 0;  // its tokens whole less its tokens pruned
+  };
+  std::vector<Hold> holds;  // ascending by message
+
+  bool empty() const { return holds.empty(); }
+
+  // The tokens the holds add to messages [0, x) of a request whose stale
+  // frontier is `frontier` (the plan's forms counted before it): those of
+  // the reads before both that the frontier has not released.
+  std::uint64_t extra(std::uint32_t x, std::uint32_t frontier) const {
+    const std::uint32_t end = x < frontier ? x : frontier;
+    std::uint64_t sum = 0;
+    for (const Hold& h : holds) {
+      if (h.message >= end) break;
+      if (h.released_at > frontier) sum += h.extra;
+    }
+    return sum;
+  }
+
+  // Whether `message` is a read still held at `frontier`.
+  bool held(std::uint32_t message, std::uint32_t frontier) const {
+    const auto it = std::lower_bound(holds.begin(), holds.end(), message,
+                                     [](const Hold& h, std::uint32_t m) { return h.message < m; });
+    return it != holds.end() && it->message == message && it->released_at > frontier;
+  }
+};
+
+}  // namespace td::pruning
