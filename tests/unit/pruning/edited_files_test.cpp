@@ -38,15 +38,6 @@ std::string read_view(int n) {
   return s;
 }
 
-// Fresh reads held for `turns` turns from `bytes` on; edits not held.
-Profile fresh(std::uint32_t turns, std::uint64_t bytes = 1024) {
-  Profile p;
-  p.frontier_step_turns = 2;
-  p.stale_tool_outputs_keep_fresh_reads_turns = turns;
-  p.stale_tool_outputs_keep_fresh_reads_bytes = bytes;
-  return p;
-}
-
 const std::string kEdit = "sed -i s/x/y/ src/app.py";
 const std::string kOther = "python -m pytest tests/";
 
@@ -56,13 +47,19 @@ std::vector<std::string> operator+(std::vector<std::string> a, const std::vector
   return a;
 }
 
-Profile holding(std::uint32_t turns, std::uint64_t bytes = 65536) {
+// Reads of files being edited held for `turns` turns after an edit, fresh
+// reads of `fresh_bytes` or more for `fresh_turns` turns, within `bytes`.
+Profile holding(std::uint32_t turns, std::uint64_t bytes = 65536, std::uint32_t fresh_turns = 0,
+                std::uint64_t fresh_bytes = 1024) {
   Profile p;
   p.frontier_step_turns = 2;
   p.stale_tool_outputs_keep_edited_turns = turns;
   p.stale_tool_outputs_held_reads_bytes = bytes;
+  p.stale_tool_outputs_keep_fresh_reads_turns = fresh_turns;
+  p.stale_tool_outputs_keep_fresh_reads_bytes = fresh_bytes;
   return p;
 }
+Profile fresh(std::uint32_t turns) { return holding(0, 65536, turns); }
 
 std::uint32_t all_of(const Conversation& c) { return static_cast<std::uint32_t>(c.messages.size()); }
 
@@ -181,10 +178,8 @@ TEST_CASE("edited_file_holds: a whole file just read as Claude Code's Read shows
   CHECK(edited_file_holds(c, StaleToolOutputsOptions(fresh(8)), all_of(c))[3] == 10);
   // Off, under the size, over the budget: not held.
   CHECK(edited_file_holds(c, StaleToolOutputsOptions(fresh(0)), all_of(c))[3] == 0);
-  CHECK(edited_file_holds(c, StaleToolOutputsOptions(fresh(4, 64 * 1024)), all_of(c))[3] == 0);
-  Profile small = fresh(4);
-  small.stale_tool_outputs_held_reads_bytes = 1024;
-  CHECK(edited_file_holds(c, StaleToolOutputsOptions(small), all_of(c))[3] == 0);
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(0, 65536, 4, 64 * 1024)), all_of(c))[3] == 0);
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(0, 1024, 4)), all_of(c))[3] == 0);
   // Numbered otherwise (`cat -n`, `grep -n`: mostly a view of one function), or a part of the file: not fresh.
   Conversation other = c;
   other.messages[3].parts[0].text = numbered_lines(200, "    value = compute(x)");
@@ -202,9 +197,7 @@ TEST_CASE("edited_file_holds: a whole file just read as Claude Code's Read shows
   // A fresh read that is then edited is held while either holds it.
   Conversation edited = editing_session(repeat(kEdit, 5) + repeat(kOther, 12));
   edited.messages[3].parts[0].text = read_view(200);
-  Profile both = fresh(4);
-  both.stale_tool_outputs_keep_edited_turns = 4;
-  CHECK(edited_file_holds(edited, StaleToolOutputsOptions(both), all_of(edited))[3] == 10);
+  CHECK(edited_file_holds(edited, StaleToolOutputsOptions(holding(4, 65536, 4)), all_of(edited))[3] == 10);
 }
 
 TEST_CASE("pipeline: a fresh read held past the frontier counts from its release on, so that step pays") {
