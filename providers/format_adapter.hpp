@@ -69,13 +69,13 @@ struct FormatAdapter {
 
   // --- request body (providers/request.hpp, docs/design.md §The neutral view)
   detail::FormatOps request;
-  // Cache rule: whether this body takes a cache breakpoint of tokendiet's
-  // on a part marked pruning::Part::cache_anchor (Anthropic's: the client
-  // caches and leaves a breakpoint free), null for a format without
+  // Cache rule: how many cache breakpoints of tokendiet's this body takes
+  // on parts marked pruning::Part::cache_anchor (Anthropic's: the client
+  // caches, and as many as it leaves free), null for a format without
   // breakpoints; asked only when an anchored part is written, as it scans
-  // the body. And the edit that gives the part's block one (false: the
-  // block cannot take it).
-  bool (*takes_cache_anchor)(std::string_view body);
+  // the body. A part marked k takes one when k are free. And the edit that
+  // gives the part's block one (false: the block cannot take it).
+  std::uint32_t (*cache_anchors_free)(std::string_view body);
   bool (*cache_anchor_edit)(const ParsedRequest& r, const pruning::Message& m, const pruning::Part& p, json::Edit& out);
   // Billing (providers/billing.hpp): tool definitions as the model sees
   // them; null: counted raw.

@@ -41,7 +41,7 @@ extern const FormatOps kAnthropicOps;
 extern const FormatOps kGeminiOps;
 extern const FormatOps kOpenAIResponsesOps;
 // Anthropic's cache breakpoint at the stale frontier (FormatAdapter's cache rule).
-bool anthropic_takes_cache_anchor(std::string_view body);
+std::uint32_t anthropic_cache_anchors_free(std::string_view body);
 bool anthropic_cache_anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, json::Edit& out);
 
 // Shared parse helpers.

@@ -69,7 +69,8 @@ bool same_structure(const ParsedRequest& r, const Message& m) {
 namespace {
 // The format's cache breakpoint on part `p`'s block, if it takes one there.
 bool anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, json::Edit& out) {
-  return p.cache_anchor && takes_cache_anchor(r) && adapter(r.format).cache_anchor_edit(r, m, p, out);
+  return p.cache_anchor != 0 && cache_anchors_free(r) >= p.cache_anchor &&
+         adapter(r.format).cache_anchor_edit(r, m, p, out);
 }
 }  // namespace
 

@@ -214,7 +214,7 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
       it.pos = pos_of[m->origin];
       bool touched = m->changed;
       for (const Part& p : m->parts)
-        touched = touched || p.edited || (adapter(r.format).takes_cache_anchor && p.cache_anchor);
+        touched = touched || p.edited || (adapter(r.format).cache_anchors_free && p.cache_anchor);
       if (!touched && it.pos >= 0) {
         it.ref = r.doc.raw(r.messages[m->origin].node);
       } else if (!fmt.render_changed(r, body, *m, it.bytes, err)) {
@@ -233,9 +233,9 @@ bool write_array(const ParsedRequest& r, std::string_view body, const Plan& plan
 
 }  // namespace
 
-bool takes_cache_anchor(const ParsedRequest& r) {
-  const auto rule = adapter(r.format).takes_cache_anchor;
-  return rule && rule(r.doc.text());
+std::uint32_t cache_anchors_free(const ParsedRequest& r) {
+  const auto rule = adapter(r.format).cache_anchors_free;
+  return rule ? rule(r.doc.text()) : 0;
 }
 
 WriteOutcome write(const ParsedRequest& r, std::string_view original) { return write(r, original, {}); }

@@ -50,7 +50,10 @@ struct Part {
   // The last part of the prefix that stays as sent until the stale frontier
   // moves again (pipeline.hpp): a provider that caches only at explicit
   // breakpoints (Anthropic) marks it, so a step finds that prefix cached.
-  bool cache_anchor = false;
+  // 1: before the frontier the previous request left; 2: before the first
+  // read still held there (a step that releases it changes the history
+  // from it on), given a breakpoint only when two are free. 0: none.
+  std::uint8_t cache_anchor = 0;
   mutable TextDigest digest;  // of `text`, filled on first use by text_hash()
   // The texts a cut of this part hid, whose recall handles its notices name
   // (hide_text(); docs/design.md §Recall): the pipeline hands them to the

@@ -37,6 +37,33 @@ struct HeldForms {
     return sum;
   }
 
+  // The first message a request sends otherwise when the frontier moves from
+  // message `from` to `to`: a pruned form of `changed` (ascending) that
+  // applies from `from` on (a read still held at `to` does not), or a read
+  // held before `from` that `to` releases; `to` when there is none.
+  std::uint32_t first_change(const std::vector<std::uint32_t>& changed, std::uint32_t from, std::uint32_t to) const {
+    std::uint32_t first = to;
+    for (auto it = std::lower_bound(changed.begin(), changed.end(), from); it != changed.end() && *it < to; ++it)
+      if (!held(*it, to)) {
+        first = *it;
+        break;
+      }
+    for (const Hold& h : holds) {
+      if (h.message >= from) break;
+      if (h.released_at > from && h.released_at <= to) return std::min(first, h.message);
+    }
+    return first;
+  }
+
+  // The first read still held at `frontier` (before it); `frontier` when none is.
+  std::uint32_t first_held(std::uint32_t frontier) const {
+    for (const Hold& h : holds) {
+      if (h.message >= frontier) break;
+      if (h.released_at > frontier) return h.message;
+    }
+    return frontier;
+  }
+
   // Whether `message` is a read still held at `frontier`.
   bool held(std::uint32_t message, std::uint32_t frontier) const {
     const auto it = std::lower_bound(holds.begin(), holds.end(), message,

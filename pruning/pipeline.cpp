@@ -56,19 +56,7 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
     if (orig_ps[wm.grid_eligible_end[k]] < profile.trigger_tokens) return;  // the history was still small then
     // The first message the step would change: a pruned form applying from
     // it on (a read it still holds does not), or a held read it releases.
-    std::uint32_t first = gm;
-    for (auto it = std::lower_bound(changed.begin(), changed.end(), f.messages); it != changed.end() && *it < gm; ++it)
-      if (!held.held(*it, gm)) {
-        first = *it;
-        break;
-      }
-    for (const HeldForms::Hold& h : held.holds) {
-      if (h.message >= f.messages) break;
-      if (h.released_at > f.messages && h.released_at <= gm) {
-        first = std::min(first, h.message);
-        break;
-      }
-    }
+    const std::uint32_t first = held.first_change(changed, f.messages, gm);
     if (first == gm) {  // nothing to prune in this step: moving costs nothing
       f.turns = g;
       f.messages = gm;
@@ -101,14 +89,11 @@ Frontier choose_frontier(const Conversation& conv, const Profile& profile, const
 }
 
 // Marks the last part before `end` that a provider breakpoint may sit on
-// (Part::cache_anchor): `end` is the frontier the previous request left, so
-// every request since the last step sent [0, end) alike, and the next step's
-// first change comes at or after it. Text, tool calls and tool results only
-// (a signed thinking block or an image is not a place for one), in a message
-// of the array (not a system field).
-void mark_cache_anchor(Conversation& conv, std::uint32_t end) {
-  for (Message& m : conv.messages)
-    for (Part& p : m.parts) p.cache_anchor = false;
+// (Part::cache_anchor = rank): text, tool calls and tool results only (a
+// signed thinking block or an image is not a place for one), in the message
+// just before `end`, of the array (not a system field); none when that
+// message has no such part.
+void mark_before(Conversation& conv, std::uint32_t end, std::uint8_t rank) {
   end = std::min<std::uint32_t>(end, static_cast<std::uint32_t>(conv.messages.size()));
   for (std::uint32_t i = end; i-- > 0;) {
     Message& m = conv.messages[i];
@@ -118,12 +103,23 @@ void mark_cache_anchor(Conversation& conv, std::uint32_t end) {
       const bool markable = (p.kind == PartKind::Text && !p.text.empty()) || p.kind == PartKind::ToolCall ||
                             p.kind == PartKind::ToolResult;
       if (markable) {
-        p.cache_anchor = true;
+        if (p.cache_anchor == 0) p.cache_anchor = rank;
         return;
       }
     }
-    return;  // the message just before the frontier has no such part: none this request
+    return;
   }
+}
+
+// The cache anchors (Part::cache_anchor): `end` is the frontier the previous
+// request left, so every request since the last step sent [0, end) alike,
+// and the next step's first change comes at or after it, or at the first
+// read still held there (`held`, end when none), which a step may release.
+void mark_cache_anchor(Conversation& conv, std::uint32_t end, std::uint32_t held) {
+  for (Message& m : conv.messages)
+    for (Part& p : m.parts) p.cache_anchor = 0;
+  mark_before(conv, end, 1);
+  if (held < end) mark_before(conv, held, 2);
 }
 
 // The archived entries whose tombstones are still in `conv` (trim-middle and
@@ -324,7 +320,8 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   // message is often not read back: Claude Code sends that message as a
   // block once and as a string next; docs/design.md §The stale frontier).
   const std::uint32_t prev = f.at_request.size() >= 2 ? f.at_request[f.at_request.size() - 2] : 0;
-  mark_cache_anchor(conv, prev > 0 ? prev : f.messages);
+  const std::uint32_t anchor = prev > 0 ? prev : f.messages;
+  mark_cache_anchor(conv, anchor, without.held.first_held(anchor));
   r.strategies = std::move(lossy);
 
   r.semantic_stepped =

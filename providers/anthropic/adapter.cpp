@@ -166,7 +166,7 @@ const FormatAdapter& anthropic_adapter() {
       .serves_path = serves_path,
       .route_from_path = nullptr,
       .request = detail::kAnthropicOps,
-      .takes_cache_anchor = detail::anthropic_takes_cache_anchor,
+      .cache_anchors_free = detail::anthropic_cache_anchors_free,
       .cache_anchor_edit = detail::anthropic_cache_anchor_edit,
       .render_tools = nullptr,
       .usage_member = "usage",

@@ -339,19 +339,20 @@ bool render_system(const ParsedRequest& r, std::string_view body, const std::vec
 
 const FormatOps kAnthropicOps{parse, render_changed, render_new, render_system, "system", "messages"};
 
-// Whether tokendiet may add a breakpoint of its own at the stale frontier
-// (pruning::Part::cache_anchor): only for a client that caches (one
-// `cache_control` at least: without, adding one would start billing cache
-// writes it never asked for), with one of Anthropic's four breakpoints
-// free, and no `ttl` (a 5-minute mark before a client's 1-hour one is
-// rejected). The key is counted in the body's bytes: inside a string it is
-// written \"cache_control\" and does not match; a value that happens to
-// equal it only makes the count larger, so the anchor is left out.
-bool anthropic_takes_cache_anchor(std::string_view body) {
+// How many breakpoints tokendiet may add of its own (the cache anchors,
+// pruning::Part::cache_anchor): none for a client that does not cache (no
+// `cache_control`: adding one would start billing cache writes it never
+// asked for) or that sets a `ttl` (a 5-minute mark before a client's 1-hour
+// one is rejected), else what is left of Anthropic's four. The key is
+// counted in the body's bytes: inside a string it is written
+// \"cache_control\" and does not match; a value that happens to equal it
+// only makes the count larger, so fewer anchors are added.
+std::uint32_t anthropic_cache_anchors_free(std::string_view body) {
   constexpr std::string_view kKey = "\"cache_control\"";
-  std::size_t count = 0;
+  std::uint32_t count = 0;
   for (std::size_t at = body.find(kKey); at != std::string_view::npos; at = body.find(kKey, at + kKey.size())) ++count;
-  return count >= 1 && count <= 3 && body.find("\"ttl\"") == std::string_view::npos;
+  if (count < 1 || count > 3 || body.find("\"ttl\"") != std::string_view::npos) return 0;
+  return 4 - count;
 }
 
 bool anthropic_cache_anchor_edit(const ParsedRequest& r, const Message& m, const Part& p, json::Edit& out) {

@@ -165,7 +165,7 @@ const FormatAdapter& gemini_adapter() {
       .serves_path = serves_path,
       .route_from_path = route_from_path,
       .request = detail::kGeminiOps,
-      .takes_cache_anchor = nullptr,
+      .cache_anchors_free = nullptr,
       .cache_anchor_edit = nullptr,
       .render_tools = nullptr,
       .usage_member = "usageMetadata",

@@ -64,7 +64,7 @@ const FormatAdapter& openai_responses_adapter() {
       .serves_path = serves_path,
       .route_from_path = nullptr,
       .request = detail::kOpenAIResponsesOps,
-      .takes_cache_anchor = nullptr,
+      .cache_anchors_free = nullptr,
       .cache_anchor_edit = nullptr,
       .render_tools = render_openai_tools_json,
       .usage_member = "usage",

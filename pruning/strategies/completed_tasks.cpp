@@ -61,8 +61,11 @@ struct Unit {
   std::uint64_t saved_cut = 0;   // ... on the output as the stale frontier's plan cut it
   std::uint32_t placed = ~0u;    // the request (index) that placed it; ~0u: not placed
 
-  // What it saves in request r, whose frontier is `frontier`.
-  std::uint64_t saved(std::uint32_t frontier) const { return message < frontier ? saved_cut : saved_sent; }
+  // What it saves in request r, whose frontier is `frontier` (a read the
+  // frontier still holds is sent whole, pruning/held_forms.hpp).
+  std::uint64_t saved(std::uint32_t frontier, const HeldForms& held) const {
+    return message < frontier && !held.held(message, frontier) ? saved_cut : saved_sent;
+  }
 };
 
 // Where the part of history [0, end) that semantic mode may touch ends: the
@@ -102,7 +105,7 @@ class Session {
   std::uint64_t saved(std::uint32_t x, std::uint32_t r, std::uint32_t upto) const {
     std::uint64_t s = 0;
     for (const Unit& u : units_)
-      if (u.placed <= upto && u.message < x) s += u.saved(w_.frontier[r]);
+      if (u.placed <= upto && u.message < x) s += u.saved(w_.frontier[r], w_.held);
     return s;
   }
   std::uint64_t sent(std::uint32_t x, std::uint32_t r, std::uint32_t upto) const {
@@ -129,9 +132,7 @@ class Session {
   std::uint32_t first_change(std::uint32_t r) const {
     const std::uint32_t prev_end = w_.ends[r - 1];
     if (w_.frontier[r] == w_.frontier[r - 1]) return prev_end;
-    auto next = std::lower_bound(w_.changed.begin(), w_.changed.end(), w_.frontier[r - 1]);
-    const std::uint32_t first = next == w_.changed.end() ? w_.frontier[r] : std::min(*next, w_.frontier[r]);
-    return std::min(first, prev_end);
+    return std::min(w_.held.first_change(w_.changed, w_.frontier[r - 1], w_.frontier[r]), prev_end);
   }
   double cost(double total, double shared) const {
     shared = std::min(shared, total);
@@ -269,10 +270,10 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
         if (u.placed != ~0u || u.completion >= at || u.message >= limit) continue;
         bool closed = true;
         for (std::uint32_t t : u.tasks) closed = closed && history.tasks[t].status_before(at) == TaskStatus::Completed;
-        if (!closed || u.saved(frontier) == 0)
+        if (!closed || u.saved(frontier, without.held) == 0)
           continue;  // reopened: nothing more of it goes until it is completed again
         step.push_back(k);
-        saved += u.saved(frontier);
+        saved += u.saved(frontier, without.held);
         first = std::min(first, u.message);
       }
     }

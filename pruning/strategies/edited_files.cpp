@@ -234,7 +234,7 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
   // Held at grid point g (a read made before g): edited in the window
   // before g, or fresh there, and not read anew.
   auto holds_at = [&](const Read& r, std::uint32_t g) {
-    const bool still_fresh = fresh(r) && r.turn + fresh_turns >= g;
+    const bool still_fresh = fresh(r) && std::uint64_t{r.turn} + fresh_turns >= g;
     return (still_fresh || edited_before(r, g)) && r.superseded >= g;
   };
   std::vector<std::size_t> held;

@@ -3,7 +3,9 @@
 // last block before the frontier the previous request left, so that prefix
 // is cached when the frontier steps: every request's upstream body holds
 // that block and everything before it as the previous request sent it.
-// A client that does not cache gets no breakpoint at all.
+// While a read is held before that frontier, one more goes just before the
+// read, whose release changes the history from there on. A client that does
+// not cache gets no breakpoint at all.
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {startFakeAndProxy, rawRequest} from '../support/index.mjs';
@@ -73,6 +75,43 @@ test('a caching client gets one breakpoint more, before which every request send
   }
   assert.ok(anchored >= 25, `${anchored} of 30 requests anchored`);
   assert.ok(moved >= 1, 'the anchor followed the frontier at least once');
+});
+
+test('a read held before the frontier gets a breakpoint of its own, before which every request sends what the previous one sent', async () => {
+  // claude-code-spotter-1 reads whole files of 17-31 KB, then edits them
+  // turns later: the fresh reads are held past the frontier's steps and cut
+  // by a later step, which changes the history from the read on, before the
+  // frontier's anchor (docs/design.md §The stale frontier, Held reads).
+  const spotter = recordedHistory('claude-code-spotter-1.json');
+  const spotterEnds = spotter.flatMap((m, i) => (m.role === 'assistant' && i > 1 ? [i] : []));
+  const body = n => {
+    const {path, body} = agentRequest('anthropic', spotter.slice(0, n), 'go on', {tools: false});
+    const b = JSON.parse(body);
+    b.system[0].cache_control = MARK;
+    const last = b.messages[b.messages.length - 1].content;
+    last[last.length - 1].cache_control = MARK;
+    return {path, body: JSON.stringify(b)};
+  };
+  let prev = null, two = 0, released = 0;
+  for (const n of spotterEnds.filter(e => e >= 110 && e <= 260)) {
+    const sent = await upstreamOf(body(n));
+    const ours = marks(sent).slice(0, -1);  // the last is the client's newest
+    assert.ok(ours.length <= 2, `at most two breakpoints of tokendiet's: ${JSON.stringify(ours)}`);
+    if (prev && ours.length) {
+      const [first] = ours[0];
+      for (let i = 0; i <= first; i++)
+        assert.equal(unmarked(sent.messages[i]), unmarked(prev.messages[i]), `request of ${n}: message ${i} of the prefix`);
+      if (ours.length === 2) {
+        ++two;
+        const [second] = ours[1];
+        for (let i = first + 1; i <= second; i++)
+          if (unmarked(sent.messages[i]) !== unmarked(prev.messages[i])) { ++released; break; }
+      }
+    }
+    prev = sent;
+  }
+  assert.ok(two >= 3, `${two} requests with a held read's breakpoint`);
+  assert.ok(released >= 1, 'a step released a held read: the history changed between the two breakpoints');
 });
 
 test('a client that does not cache gets no breakpoint', async () => {

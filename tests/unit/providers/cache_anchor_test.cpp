@@ -152,6 +152,37 @@ TEST_CASE("anthropic: no breakpoint of tokendiet's where the client's caching ru
   }
 }
 
+TEST_CASE("anthropic: the held reads' anchor (rank 2) takes a breakpoint only when two are free") {
+  const std::string mark = std::string(",") + std::string(kMark);
+  auto write_ranks = [](const std::string& body) {
+    ParsedRequest r = parse_ok(Api::anthropic, body, "anthropic");
+    auto& msgs = r.conversation.messages;
+    msgs[2].parts[1].cache_anchor = 2;  // the tool_use before the read
+    msgs[3].parts[0].cache_anchor = 1;  // the frontier's
+    td::pruning::set_text(msgs[5], msgs[5].parts[0], "a.py");
+    WriteOutcome w = write(r, body);
+    REQUIRE(w.ok);
+    return std::make_pair(cache_anchors_free(r), w.body);
+  };
+  const std::string on_call = R"("input":{"file_path":"a.py"},"cache_control":{"type":"ephemeral"}})";
+  const std::string on_result = R"("content":"line 1\nline 2","cache_control":{"type":"ephemeral"}})";
+  SUBCASE("the client's two: both anchors") {
+    auto [free, out] = write_ranks(body_with(mark, mark));
+    CHECK(free == 2);
+    CHECK(marks(out) == 4);
+    CHECK(out.find(on_call) != std::string::npos);
+    CHECK(out.find(on_result) != std::string::npos);
+  }
+  SUBCASE("three of the client's: the frontier's alone") {
+    const std::string tools = R"(,"tools":[{"name":"a","input_schema":{},"cache_control":{"type":"ephemeral"}}])";
+    auto [free, out] = write_ranks(body_with(mark, mark, tools));
+    CHECK(free == 1);
+    CHECK(marks(out) == 4);
+    CHECK(out.find(on_call) == std::string::npos);
+    CHECK(out.find(on_result) != std::string::npos);
+  }
+}
+
 TEST_CASE("other formats ignore the anchor") {
   const std::string body =
       R"({"model":"gpt-x","messages":[{"role":"user","content":"task"},)"

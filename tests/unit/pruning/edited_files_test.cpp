@@ -234,3 +234,50 @@ TEST_CASE("pipeline: a fresh read held past the frontier counts from its release
   CHECK(first_step == 2 + 2 * 11);
   CHECK_FALSE(cut.empty());
 }
+
+TEST_CASE("pipeline: while a read is held before the frontier, a second cache anchor sits just before it") {
+  // A step that releases the read changes the history from the read on,
+  // before the frontier's anchor: the prefix before the read is what the
+  // earlier requests sent, and a breakpoint there finds it cached.
+  Conversation full = editing_session(repeat(kOther, 24));
+  full.messages[3].parts[0].text = read_view(400);
+  Profile p = stepping_profile();  // steps every 2 turns, keeps 2
+  p.stale_tool_outputs_keep_reads_bytes = 0;
+  p.stale_tool_outputs_keep_fresh_reads_turns = 6;
+  p.stale_tool_outputs_keep_fresh_reads_bytes = 1024;
+  p.stale_tool_outputs_held_reads_bytes = 1 << 20;
+  const std::string whole = render(full.messages[3]);
+  std::uint32_t prev_stale = 0;
+  std::string prev_before_read;
+  int held_anchors = 0, releases = 0;
+  for (std::size_t n = 4; n <= full.messages.size(); n += 2) {
+    Conversation c = full;
+    c.messages.resize(n);
+    const PipelineResult r = prune(c, p, QuarterCounter{});
+    std::vector<std::pair<std::size_t, int>> marked;  // message, rank
+    for (std::size_t i = 0; i < c.messages.size(); ++i)
+      for (const Part& part : c.messages[i].parts)
+        if (part.cache_anchor) marked.emplace_back(i, part.cache_anchor);
+    const bool held_before = prev_stale > 3 && render(c.messages[3]) == whole;
+    const bool released_now = prev_stale > 3 && render(c.messages[3]) != whole && !prev_before_read.empty();
+    INFO("request of " << n << " messages, frontier " << prev_stale << " -> " << r.stale_messages);
+    if (held_before || released_now) {
+      // The frontier's anchor and, before the read (in the call's message), the held read's.
+      REQUIRE(marked.size() == 2);
+      CHECK(marked[0] == std::pair<std::size_t, int>{2, 2});
+      CHECK(marked[1] == std::pair<std::size_t, int>{prev_stale - 1, 1});
+      ++held_anchors;
+      std::string before_read;
+      for (std::size_t i = 0; i < 3; ++i) before_read += render(c.messages[i]);
+      if (!prev_before_read.empty()) CHECK(before_read == prev_before_read);  // cached as sent
+      prev_before_read = released_now ? std::string{} : before_read;
+      releases += released_now;
+    } else if (prev_stale > 0) {
+      REQUIRE(marked.size() == 1);  // the frontier's alone
+      CHECK(marked[0].second == 1);
+    }
+    prev_stale = r.stale_messages;
+  }
+  CHECK(held_anchors >= 2);
+  CHECK(releases == 1);
+}
