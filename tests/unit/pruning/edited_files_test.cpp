@@ -194,10 +194,12 @@ TEST_CASE("edited_file_holds: a whole file just read as Claude Code's Read shows
   const std::vector<std::uint32_t> holds = edited_file_holds(reread, StaleToolOutputsOptions(fresh(4)), all_of(reread));
   CHECK(holds[3] == 0);
   CHECK(holds[5] == 6);
-  // A fresh read that is then edited is held while either holds it.
+  // A fresh read that is then edited is held while either holds it: the
+  // edits (last in turn 5, window 4) until 10, freshness (12 turns) until 14.
   Conversation edited = editing_session(repeat(kEdit, 5) + repeat(kOther, 12));
   edited.messages[3].parts[0].text = read_view(200);
   CHECK(edited_file_holds(edited, StaleToolOutputsOptions(holding(4, 65536, 4)), all_of(edited))[3] == 10);
+  CHECK(edited_file_holds(edited, StaleToolOutputsOptions(holding(4, 65536, 12)), all_of(edited))[3] == 14);
 }
 
 TEST_CASE("pipeline: a fresh read held past the frontier counts from its release on, so that step pays") {
