@@ -101,6 +101,23 @@ struct Read {
   bool numbered = false;                   // numbered_as_read(): a whole file as Claude Code's Read shows it
 };
 
+// Whether a message in [0, limit) may hold a fresh read: tool outputs of at
+// least the size in all, one numbered as a whole-file Read. Without one,
+// fresh holds need no walk of the history's calls (a Codex session has none).
+bool any_fresh_candidate(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit) {
+  for (std::uint32_t i = 0; i < limit; ++i) {
+    std::uint64_t bytes = 0;
+    bool numbered = false;
+    for (const Part& p : conv.messages[i].parts)
+      if (p.kind == PartKind::ToolResult) {
+        bytes += p.text.size();
+        numbered = numbered || numbered_as_read(p.text);
+      }
+    if (numbered && bytes >= opt.stale_tool_outputs_keep_fresh_reads_bytes) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string_view> edited_paths(std::string_view name, std::string_view arguments) {
@@ -142,6 +159,7 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
   const std::uint32_t fresh_turns = opt.stale_tool_outputs_keep_fresh_reads_turns;
   const std::uint64_t budget = opt.stale_tool_outputs_held_reads_bytes;
   if ((window == 0 && fresh_turns == 0) || budget == 0 || limit == 0) return holds;
+  if (window == 0 && !any_fresh_candidate(conv, opt, limit)) return holds;  // most sessions: no walk of their calls
   const WorkingMemory wm = working_memory(conv, opt);
   const std::uint32_t step = std::max<std::uint32_t>(opt.frontier_step_turns, 1);
 
