@@ -18,7 +18,11 @@ struct HeldForms {
     // The frontier (a message index: the start of the hold's grid point) from
     // which its pruned form applies; max: not within the plan.
     std::uint32_t released_at = std::numeric_limits<std::uint32_t>::max();
-    std::uint64_t extra = 0;  // its tokens whole less its tokens pruned
+    std::uint64_t extra = 0;  // its tokens as sent while held less its tokens pruned
+    // The part indices of the tool results held, ascending, when those are
+    // some of its changes (its other cuts apply once it is stale); empty:
+    // the message is sent as the client sent it while held.
+    std::vector<std::uint32_t> parts;
   };
   std::vector<Hold> holds;  // ascending by message
 
@@ -39,12 +43,13 @@ struct HeldForms {
 
   // The first message a request sends otherwise when the frontier moves from
   // message `from` to `to`: a pruned form of `changed` (ascending) that
-  // applies from `from` on (a read still held at `to` does not), or a read
-  // held before `from` that `to` releases; `to` when there is none.
+  // applies from `from` on (a message whose reads `to` still holds does only
+  // for its other cuts), or a read held before `from` that `to` releases;
+  // `to` when there is none.
   std::uint32_t first_change(const std::vector<std::uint32_t>& changed, std::uint32_t from, std::uint32_t to) const {
     std::uint32_t first = to;
     for (auto it = std::lower_bound(changed.begin(), changed.end(), from); it != changed.end() && *it < to; ++it)
-      if (!held(*it, to)) {
+      if (!whole(*it, to)) {
         first = *it;
         break;
       }
@@ -64,11 +69,23 @@ struct HeldForms {
     return frontier;
   }
 
-  // Whether `message` is a read still held at `frontier`.
-  bool held(std::uint32_t message, std::uint32_t frontier) const {
+  // Whether part `part` of `message` is a read still held at `frontier`.
+  bool held(std::uint32_t message, std::uint32_t part, std::uint32_t frontier) const {
+    const Hold* h = find(message);
+    return h && h->released_at > frontier &&
+           (h->parts.empty() || std::binary_search(h->parts.begin(), h->parts.end(), part));
+  }
+
+ private:
+  const Hold* find(std::uint32_t message) const {
     const auto it = std::lower_bound(holds.begin(), holds.end(), message,
                                      [](const Hold& h, std::uint32_t m) { return h.message < m; });
-    return it != holds.end() && it->message == message && it->released_at > frontier;
+    return it != holds.end() && it->message == message ? &*it : nullptr;
+  }
+  // Whether `message` is sent as the client sent it, its reads held at `frontier`.
+  bool whole(std::uint32_t message, std::uint32_t frontier) const {
+    const Hold* h = find(message);
+    return h && h->released_at > frontier && h->parts.empty();
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -65,6 +66,27 @@ class KeyWords {
   std::vector<std::uint64_t> words_;
 };
 
+// The form a message whose tool results `held` (part indices) are held
+// sends while they are: its pruned form with those results as the client
+// sent them; none when that is the client's message (every change held) or
+// the strategies changed its parts' layout.
+std::optional<Message> partly_held_form(const Message& original, const Message& pruned,
+                                        const std::vector<std::uint32_t>& held) {
+  if (pruned.removed || pruned.parts.size() != original.parts.size()) return std::nullopt;
+  Message form = pruned;
+  bool cut = false;
+  for (std::uint32_t j = 0; j < form.parts.size(); ++j) {
+    const Part& was = original.parts[j];
+    if (form.parts[j].kind != was.kind || form.parts[j].id != was.id) return std::nullopt;
+    if (std::binary_search(held.begin(), held.end(), j))
+      form.parts[j] = was;
+    else
+      cut = cut || form.parts[j].text != was.text;
+  }
+  if (!cut) return std::nullopt;
+  return form;
+}
+
 memo_detail::Key plan_key(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
                           std::uint32_t thinking_limit, std::uint64_t salt, const RecalledLines* recalled) {
   KeyWords k;
@@ -99,7 +121,8 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
   }
   auto plan = std::make_shared<LossyPlan>();
   // Read from the history as sent, before the strategies edit the copy.
-  const std::vector<std::uint32_t> holds = edited_file_holds(copy, options.stale_tool_outputs, limit);
+  const ReadHolds holds = edited_file_holds(copy, options.stale_tool_outputs, limit);
+  auto held_part = holds.parts.begin();
   StageInputs::Before before{
       .options = options, .limit = limit, .thinking_limit = thinking_limit, .caches = caches, .recalled = recalled};
   plan->stats = run_strategies(Stage::BeforeFrontier, copy, {.before = &before});
@@ -108,6 +131,15 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
     if (!m.changed) continue;
     plan->changed.push_back(i);
     plan->held_until.push_back(holds[i]);
+    if (holds[i] != 0) {
+      std::vector<std::uint32_t> parts;
+      for (; held_part != holds.parts.end() && held_part->first <= i; ++held_part)
+        if (held_part->first == i) parts.push_back(held_part->second);
+      if (std::optional<Message> form = partly_held_form(conv.messages[i], m, parts)) {
+        for (const Part& p : form->parts) text_hash(p);
+        plan->partly_held.push_back({plan->changed.size() - 1, std::move(parts), std::move(*form)});
+      }
+    }
     if (tally.salt() != 0) plan->tokens.push_back(tally.message(m));
     // Hashed while the plan is still this thread's own: every request that
     // sends a pruned form counts it, and the writer looks its escaped bytes
@@ -141,15 +173,23 @@ struct FingerprintVisitor {
 
 }  // namespace
 
+const LossyPlan::PartlyHeld* LossyPlan::partly(std::size_t k) const {
+  const auto it = std::lower_bound(partly_held.begin(), partly_held.end(), k,
+                                   [](const PartlyHeld& h, std::size_t x) { return h.k < x; });
+  return it != partly_held.end() && it->k == k ? &*it : nullptr;
+}
+
 std::size_t LossyPlan::memo_bytes() const {
   std::size_t n = sizeof(LossyPlan) + changed.size() * (2 * sizeof(std::uint32_t) + sizeof(std::uint64_t));
-  for (const Message& m : pruned) {
+  auto add = [&n](const Message& m) {
     n += sizeof(Message) + m.name.size();
     for (const Part& p : m.parts) {
       n += sizeof(Part) + p.text.size() + p.id.size() + p.name.size() + p.signature.size();
       for (const auto& h : p.hidden) n += sizeof(std::string) + h->size();  // what its notices name
     }
-  }
+  };
+  for (const Message& m : pruned) add(m);
+  for (const PartlyHeld& h : partly_held) add(h.form);
   for (const StrategyStats& s : stats) n += sizeof(StrategyStats) + s.edits.size() * sizeof(StrategyStats::Edit);
   return n;
 }

@@ -51,6 +51,19 @@ struct LossyPlan {
   // reach before that pruned form applies (a read of a file being edited,
   // strategies/edited_files.hpp; kHeldBeyond: not in this plan).
   std::vector<std::uint32_t> held_until;
+  // The forms sent while held of the messages whose held reads are some of
+  // their changed tool results (Claude Code's parallel results share a
+  // message): the pruned form with the held results whole. A held message
+  // without one is sent as the client sent it.
+  struct PartlyHeld {
+    std::size_t k = 0;                 // its index in `changed`
+    std::vector<std::uint32_t> parts;  // the held results' part indices, ascending
+    Message form;
+  };
+  std::vector<PartlyHeld> partly_held;  // ascending by k
+
+  // Message `changed[k]`'s entry, if it is partly held.
+  const PartlyHeld* partly(std::size_t k) const;
   std::vector<StrategyStats> stats;  // steps 2-7, in pipeline order, every edit listed
 
   std::size_t memo_bytes() const;

@@ -179,14 +179,19 @@ struct PlannedForms {
   HeldForms held;
 };
 PlannedForms planned_forms(const LossyPlan& plan, const std::vector<std::uint64_t>& plan_tok,
-                           const std::vector<std::uint64_t>& orig, const WorkingMemory& wm) {
+                           const std::vector<std::uint64_t>& orig, const WorkingMemory& wm, const Tally& tally) {
   PlannedForms out{orig, {}};
   const auto size = static_cast<std::uint32_t>(orig.size());
   for (std::size_t k = 0; k < plan.changed.size(); ++k) {
     const std::uint32_t i = plan.changed[k];
     out.planned[i] = plan_tok[k];
     if (const std::uint32_t g = plan.held_until[k]; g != 0) {
-      HeldForms::Hold h{.message = i, .extra = orig[i] > plan_tok[k] ? orig[i] - plan_tok[k] : 0};
+      const LossyPlan::PartlyHeld* partly = plan.partly(k);
+      const std::uint64_t held = partly ? tally.message(partly->form) : orig[i];
+      HeldForms::Hold h;
+      h.message = i;
+      h.extra = held > plan_tok[k] ? held - plan_tok[k] : 0;
+      if (partly) h.parts = partly->parts;
       if (g != kHeldBeyond) h.released_at = wm.start_of(g, size);
       out.held.holds.push_back(h);
     }
@@ -209,7 +214,7 @@ DietWithout standard_basis(const Conversation& conv, const Profile& standard, co
   const LossyOptions options(standard);
   const std::shared_ptr<const LossyPlan> plan = plan_lossy(conv, options, wm.start_of(wm.grid.back(), size),
                                                            old_thinking_end(conv, options.old_thinking), tally, caches);
-  PlannedForms forms = planned_forms(*plan, plan_tokens(*plan, tally), orig, wm);
+  PlannedForms forms = planned_forms(*plan, plan_tokens(*plan, tally), orig, wm, tally);
   basis.frontier = choose_frontier(conv, standard, wm, orig, forms.planned, plan->changed, forms.held).at_request;
   basis.planned = std::move(forms.planned);
   basis.held = std::move(forms.held);
@@ -262,7 +267,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     // (strategies/edited_files.hpp) counts whole until the step that reaches
     // its hold, whose rewrite then starts at the read.
     const std::vector<std::uint64_t> plan_tok = plan_tokens(*plan, tally);
-    PlannedForms forms = planned_forms(*plan, plan_tok, orig, wm);
+    PlannedForms forms = planned_forms(*plan, plan_tok, orig, wm, tally);
     const std::vector<std::uint64_t>& planned = forms.planned;
     f = choose_frontier(conv, profile, wm, orig, planned, plan->changed, forms.held);
     // The lines the session's model recalled widen the forms that are sent,
@@ -295,7 +300,13 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     for (std::size_t k = 0; k < sent->changed.size() && sent->changed[k] < f.messages; ++k) {
       const std::uint32_t i = sent->changed[k];
       if (sent->held_until[k] > f.turns) {
-        held.push_back(i);
+        held.push_back(i);  // its cuts not reported until it is released
+        if (const LossyPlan::PartlyHeld* partly = sent->partly(k)) {
+          const std::uint32_t origin = msgs[i].origin;
+          msgs[i] = partly->form;
+          msgs[i].origin = origin;
+          now[i] = tally.message(msgs[i]);
+        }
         continue;
       }
       const std::uint32_t origin = msgs[i].origin;  // the plan may come from a body laid out otherwise

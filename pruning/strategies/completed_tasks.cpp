@@ -53,7 +53,7 @@ std::string json_object_with(std::string_view key, std::string_view value) {
 }
 
 struct Unit {
-  std::uint32_t message = 0;
+  std::uint32_t message = 0, part = 0;
   const Part* source = nullptr;  // the output as sent: archived (copied) only if placed
   std::uint32_t completion = 0;  // where the last of its tasks was completed
   std::span<const std::uint32_t> tasks;
@@ -64,7 +64,7 @@ struct Unit {
   // What it saves in request r, whose frontier is `frontier` (a read the
   // frontier still holds is sent whole, pruning/held_forms.hpp).
   std::uint64_t saved(std::uint32_t frontier, const HeldForms& held) const {
-    return message < frontier && !held.held(message, frontier) ? saved_cut : saved_sent;
+    return message < frontier && !held.held(message, part, frontier) ? saved_cut : saved_sent;
   }
 };
 
@@ -247,7 +247,7 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
     if (k != without.changed.end() && *k == o.message && without.pruned)
       if (const Part* q = find_part((*without.pruned)[k - without.changed.begin()], p.kind, p.id, o.part))
         cut = counter.count(q->text);
-    units.push_back({o.message, &p, completion, o.tasks, n - after, cut > after ? cut - after : 0});
+    units.push_back({o.message, o.part, &p, completion, o.tasks, n - after, cut > after ? cut - after : 0});
     stones.push_back(std::move(s));
   }
   if (units.empty()) return out;

@@ -91,8 +91,9 @@ std::string_view unnumbered(std::string_view line) {
   return line;
 }
 
+// One tool result answering a call that reads a file.
 struct Read {
-  std::uint32_t message = 0, turn = 0;
+  std::uint32_t message = 0, part = 0, turn = 0;
   std::vector<std::string_view> paths;
   std::uint64_t bytes = 0;
   std::vector<std::uint32_t> lines;        // shown_line_numbers() of its output
@@ -101,20 +102,15 @@ struct Read {
   bool numbered = false;                   // numbered_as_read(): a whole file as Claude Code's Read shows it
 };
 
-// Whether a message in [0, limit) may hold a fresh read: tool outputs of at
-// least the size in all, one numbered as a whole-file Read. Without one,
-// fresh holds need no walk of the history's calls (a Codex session has none).
+// Whether [0, limit) may hold a fresh read: a tool output of at least the
+// size, numbered as a whole-file Read. Without one, fresh holds need no walk
+// of the history's calls (a Codex session has none).
 bool any_fresh_candidate(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit) {
-  for (std::uint32_t i = 0; i < limit; ++i) {
-    std::uint64_t bytes = 0;
-    bool numbered = false;
+  for (std::uint32_t i = 0; i < limit; ++i)
     for (const Part& p : conv.messages[i].parts)
-      if (p.kind == PartKind::ToolResult) {
-        bytes += p.text.size();
-        numbered = numbered || numbered_as_read(p.text);
-      }
-    if (numbered && bytes >= opt.stale_tool_outputs_keep_fresh_reads_bytes) return true;
-  }
+      if (p.kind == PartKind::ToolResult && p.text.size() >= opt.stale_tool_outputs_keep_fresh_reads_bytes &&
+          numbered_as_read(p.text))
+        return true;
   return false;
 }
 
@@ -151,10 +147,10 @@ std::vector<std::string_view> edited_paths(std::string_view name, std::string_vi
   return out;
 }
 
-std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const StaleToolOutputsOptions& opt,
-                                             std::uint32_t limit) {
+ReadHolds edited_file_holds(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit) {
   limit = std::min<std::uint32_t>(limit, static_cast<std::uint32_t>(conv.messages.size()));
-  std::vector<std::uint32_t> holds(limit, 0);
+  ReadHolds holds;
+  holds.until.assign(limit, 0);
   const std::uint32_t window = opt.stale_tool_outputs_keep_edited_turns;
   const std::uint32_t fresh_turns = opt.stale_tool_outputs_keep_fresh_reads_turns;
   const std::uint64_t budget = opt.stale_tool_outputs_held_reads_bytes;
@@ -190,7 +186,8 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
       used.erase(std::unique(used.begin(), used.end()), used.end());
       for (std::size_t k : used) reads[k].edits.push_back(turn);
     }
-    for (const Part& p : m.parts) {
+    for (std::uint32_t j = 0; j < m.parts.size(); ++j) {
+      const Part& p = m.parts[j];
       if (p.kind == PartKind::ToolCall) {
         for (std::string_view path : edited_paths(p.name, p.text)) edits[base_name(path)].emplace_back(turn, path);
         if (!p.id.empty() && reads_a_file(p.name, p.text)) {
@@ -200,16 +197,14 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
       } else if (p.kind == PartKind::ToolResult && !p.text.empty()) {
         auto call = read_calls.find(p.id);
         if (call == read_calls.end()) continue;
-        if (reads.empty() || reads.back().message != i) {
-          reads.emplace_back();
-          reads.back().message = i;
-          reads.back().turn = turn;
-        }
-        Read& r = reads.back();
-        r.paths.insert(r.paths.end(), call->second.begin(), call->second.end());
-        r.bytes += p.text.size();
-        if (r.lines.empty()) r.lines = shown_line_numbers(p.text);
-        r.numbered = r.numbered || numbered_as_read(p.text);
+        Read& r = reads.emplace_back();
+        r.message = i;
+        r.part = j;
+        r.turn = turn;
+        r.paths = call->second;
+        r.bytes = p.text.size();
+        r.lines = shown_line_numbers(p.text);
+        r.numbered = numbered_as_read(p.text);
         if (copy_bytes > 0)
           for (std::string_view line : text::lines(p.text))
             if (const std::uint64_t k = copy_line_key(unnumbered(line), copy_bytes)) newest[k] = reads.size() - 1;
@@ -256,7 +251,13 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
     return (still_fresh || edited_before(r, g)) && r.superseded >= g;
   };
   std::vector<std::size_t> held;
+  std::vector<bool> ever_held(reads.size(), false);
   std::uint64_t held_bytes = 0;
+  // A message sends its held reads whole until the last of them is released.
+  auto release = [&](const Read& r, std::uint32_t g) {
+    std::uint32_t& until = holds.until[r.message];
+    if (until != kHeldBeyond) until = std::max(until, g);
+  };
   std::size_t next = 0;
   const auto turns = static_cast<std::uint32_t>(std::lower_bound(wm.turn_start.begin(), wm.turn_start.end(), limit) -
                                                 wm.turn_start.begin());
@@ -264,7 +265,7 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
     std::erase_if(held, [&](std::size_t k) {
       const Read& r = reads[k];
       if (holds_at(r, g)) return false;
-      holds[r.message] = g;
+      release(r, g);
       held_bytes -= r.bytes;
       return true;
     });
@@ -272,10 +273,13 @@ std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const Sta
       const Read& r = reads[next];
       if (!holds_at(r, g) || held_bytes + r.bytes > budget) continue;
       held.push_back(next);
+      ever_held[next] = true;
       held_bytes += r.bytes;
     }
   }
-  for (std::size_t k : held) holds[reads[k].message] = kHeldBeyond;
+  for (std::size_t k : held) release(reads[k], kHeldBeyond);
+  for (std::size_t k = 0; k < reads.size(); ++k)
+    if (ever_held[k]) holds.parts.emplace_back(reads[k].message, reads[k].part);
   return holds;
 }
 

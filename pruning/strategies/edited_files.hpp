@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pruning/conversation.hpp"
@@ -41,13 +42,25 @@ namespace td::pruning {
 // A hold reaching past the messages given: not released there.
 inline constexpr std::uint32_t kHeldBeyond = std::numeric_limits<std::uint32_t>::max();
 
-// Per message of [0, limit) of `conv` (the history as sent): 0 when its pruned
-// form applies as soon as it is stale, else the grid point (turns) from which
-// it applies, kHeldBeyond when not within [0, limit). All 0 when both
-// `stale_tool_outputs_keep_edited_turns` and `_keep_fresh_reads_turns` are 0,
-// or `_held_reads_bytes` is.
-std::vector<std::uint32_t> edited_file_holds(const Conversation& conv, const StaleToolOutputsOptions& opt,
-                                             std::uint32_t limit);
+// The holds of a history. A read is one tool result: Claude Code sends the
+// results of parallel calls as one message, and each is held (and weighed
+// against the budget) on its own.
+struct ReadHolds {
+  // Per message of [0, limit) of the history: 0 when its pruned form applies
+  // as soon as it is stale, else the grid point (turns) from which it
+  // applies, the latest of its held reads' (kHeldBeyond when not within
+  // [0, limit)).
+  std::vector<std::uint32_t> until;
+  // The tool results held, as (message, part index), ascending.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> parts;
+
+  std::uint32_t operator[](std::size_t message) const { return until[message]; }
+};
+
+// The holds of messages [0, limit) of `conv` (the history as sent). None
+// when both `stale_tool_outputs_keep_edited_turns` and
+// `_keep_fresh_reads_turns` are 0, or `_held_reads_bytes` is.
+ReadHolds edited_file_holds(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit);
 
 // The paths a call (its tool name and its arguments as sent, JSON text)
 // edits, as named there; none for a call that edits nothing (exposed for tests).

@@ -93,9 +93,9 @@ TEST_CASE("edited_file_holds: a read of a file being edited is held until its ed
   // a window of 4: the last edit is in turn 5, so grid point 10 is the first
   // with no edit in the 4 turns before it.
   const Conversation c = editing_session(repeat(kEdit, 5) + repeat(kOther, 12));
-  const std::vector<std::uint32_t> holds = edited_file_holds(c, StaleToolOutputsOptions(holding(4)), all_of(c));
+  const ReadHolds holds = edited_file_holds(c, StaleToolOutputsOptions(holding(4)), all_of(c));
   CHECK(holds[3] == 10);
-  for (std::size_t i = 4; i < holds.size(); ++i) CHECK(holds[i] == 0);
+  for (std::size_t i = 4; i < holds.until.size(); ++i) CHECK(holds[i] == 0);
   // Off, or a read over the budget: not held.
   CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(0)), all_of(c))[3] == 0);
   CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(4, 100)), all_of(c))[3] == 0);
@@ -109,8 +109,7 @@ TEST_CASE("edited_file_holds: a read never edited, or read anew, is not held") {
   // Read again whole in turn 3: the older read goes at the first grid point after it.
   const Conversation reread = editing_session(repeat(kEdit, 2) + std::vector<std::string>{"cat src/app.py"} +
                                               repeat(kEdit, 3) + repeat(kOther, 10));
-  const std::vector<std::uint32_t> holds =
-      edited_file_holds(reread, StaleToolOutputsOptions(holding(4)), all_of(reread));
+  const ReadHolds holds = edited_file_holds(reread, StaleToolOutputsOptions(holding(4)), all_of(reread));
   CHECK(holds[3] == 4);
   CHECK(holds[9] == 12);  // the newer read: edited up to turn 6
 }
@@ -191,7 +190,7 @@ TEST_CASE("edited_file_holds: a whole file just read as Claude Code's Read shows
   Conversation reread = editing_session(std::vector<std::string>{"cat src/app.py"} + repeat(kOther, 16));
   reread.messages[3].parts[0].text = read_view(200);
   reread.messages[5].parts[0].text = read_view(200);
-  const std::vector<std::uint32_t> holds = edited_file_holds(reread, StaleToolOutputsOptions(fresh(4)), all_of(reread));
+  const ReadHolds holds = edited_file_holds(reread, StaleToolOutputsOptions(fresh(4)), all_of(reread));
   CHECK(holds[3] == 0);
   CHECK(holds[5] == 6);
   // A fresh read that is then edited is held while either holds it: the
@@ -282,4 +281,85 @@ TEST_CASE("pipeline: while a read is held before the frontier, a second cache an
   }
   CHECK(held_anchors >= 2);
   CHECK(releases == 1);
+}
+
+namespace {
+
+// Claude Code's shape: turn 0 Reads four files at once and their results
+// come back in one message (3): a whole 400-line file first, then three
+// 120-line ones; every later turn runs a command with a short output.
+Conversation parallel_reads(int later_turns) {
+  Conversation c;
+  c.messages.push_back(system_msg("You are a helpful assistant."));
+  c.messages.push_back(user_msg("Fix the bug in src/app.py"));
+  Message calls = msg(Role::Assistant, {text_part("let me read them")});
+  Message results = msg(Role::User, {});
+  for (int k = 0; k < 4; ++k) {
+    const std::string id = "read_" + std::to_string(k);
+    calls.parts.push_back(call_part(id, "Read", "{\"file_path\":\"src/m" + std::to_string(k) + ".py\"}"));
+    results.parts.push_back(result_part(id, k == 0 ? read_view(400) : numbered_lines(120, "    row")));
+  }
+  c.messages.push_back(std::move(calls));
+  c.messages.push_back(std::move(results));
+  for (int t = 1; t <= later_turns; ++t) {
+    const std::string id = "call_" + std::to_string(t);
+    c.messages.push_back(assistant_call(id, "{\"command\":\"" + kOther + "\"}"));
+    c.messages.push_back(tool_msg(id, "ok\n"));
+  }
+  for (std::size_t i = 0; i < c.messages.size(); ++i) {
+    c.messages[i].origin = static_cast<std::uint32_t>(i);
+    for (std::size_t j = 0; j < c.messages[i].parts.size(); ++j)
+      c.messages[i].parts[j].origin = static_cast<std::uint32_t>(j);
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("edited_file_holds: each of a message's results is a read of its own, held within the budget alone") {
+  const Conversation c = parallel_reads(16);
+  const std::size_t whole = c.messages[3].parts[0].text.size();
+  const std::size_t all = whole + 3 * c.messages[3].parts[1].text.size();
+  REQUIRE(all > 20000);
+  REQUIRE(whole < 16384);
+  // Fresh from 8 KB for 6 turns within 16 KB: the large read alone is held
+  // (the four together are over the budget), until grid point 8.
+  const ReadHolds holds = edited_file_holds(c, StaleToolOutputsOptions(holding(0, 16384, 6, 8192)), all_of(c));
+  CHECK(holds[3] == 8);
+  CHECK(holds.parts == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{3, 0}});
+  // A budget under the large read: nothing held.
+  CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(0, 8192, 6, 8192)), all_of(c))[3] == 0);
+}
+
+TEST_CASE("pipeline: a read held among parallel results stays whole while the others are cut") {
+  const Conversation full = parallel_reads(24);
+  Profile p = stepping_profile();  // steps every 2 turns, keeps 2
+  p.stale_tool_outputs_keep_reads_bytes = 0;
+  p.stale_tool_outputs_keep_fresh_reads_turns = 6;
+  p.stale_tool_outputs_keep_fresh_reads_bytes = 8192;
+  p.stale_tool_outputs_held_reads_bytes = 16384;
+  const Message& sent_whole = full.messages[3];
+  int held = 0, released = 0;
+  std::string cut;
+  for (std::size_t n = 6; n <= full.messages.size(); n += 2) {
+    Conversation c = full;
+    c.messages.resize(n);
+    const PipelineResult r = prune(c, p, QuarterCounter{});
+    if (r.stale_messages <= 3) continue;
+    INFO("request of " << n << " messages, frontier at turn " << r.stale_turns);
+    const Message& m = c.messages[3];
+    REQUIRE(m.parts.size() == 4);
+    for (std::size_t j = 1; j < 4; ++j) CHECK(m.parts[j].text != sent_whole.parts[j].text);  // cut once stale
+    if (r.stale_turns < 8) {
+      CHECK(m.parts[0].text == sent_whole.parts[0].text);  // fresh: whole
+      ++held;
+    } else {
+      CHECK(m.parts[0].text != sent_whole.parts[0].text);  // released: cut, the same ever after
+      if (cut.empty()) cut = render(m);
+      CHECK(render(m) == cut);
+      ++released;
+    }
+  }
+  CHECK(held >= 1);
+  CHECK(released >= 1);
 }
