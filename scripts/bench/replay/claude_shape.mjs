@@ -9,8 +9,10 @@
 //   - the fake's Anthropic bill (tests/fake_upstream/billing.mjs: breakpoints,
 //     the 20-block lookback, writes at 1.25x) direct and through, recall
 //     rounds not charged: the bill of what is sent.
+// With --openai, the same session in OpenAI's chat shape, as the replay sends
+// it (copied lines only): the two shapes compared on one count.
 // docs/benchmarks.md §Fresh reads held. Usage, from the repository:
-//   TOKENDIET_BIN=build/cli/tokendiet node scripts/bench/replay/claude_shape.mjs \
+//   TOKENDIET_BIN=build/cli/tokendiet node scripts/bench/replay/claude_shape.mjs [--openai] \
 //     claude-code-spotter-1.json [../replay-heldout/claude-code-spotter-3.json ...]
 import {startFakeAndProxy, rawRequest} from '../../../tests/support/index.mjs';
 import {recordedHistory, agentRequest} from '../../../tests/support/agent_bodies.mjs';
@@ -43,6 +45,8 @@ function quoted(answer) {
   return lines;
 }
 
+const openai = process.argv.includes('--openai');
+
 async function session(env, name) {
   const history = recordedHistory(name);
   const ends = history.flatMap((m, i) => (m.role === 'assistant' && i > 1 ? [i] : []));
@@ -52,23 +56,26 @@ async function session(env, name) {
   const url = new URL('http://x/v1/messages');
   let t = 0, copied = 0, present = 0, losing = 0;
   for (const n of ends) {
-    const {path, body} = agentRequest('anthropic', history.slice(0, n), 'go on', {tools: false, model: 'claude-sonnet-5'});
+    const format = openai ? 'openai_chat' : 'anthropic';
+    const {path, body} = agentRequest(format, history.slice(0, n), 'go on', {tools: false, model: 'claude-sonnet-5'});
     const b = JSON.parse(body);
-    b.system[0].cache_control = MARK;
     b.messages.pop();  // the harness's "go on": the request ends with the history's last message
-    const lm = b.messages[b.messages.length - 1];
-    if (typeof lm.content === 'string') lm.content = [{type: 'text', text: lm.content}];
-    lm.content[lm.content.length - 1].cache_control = MARK;
+    if (!openai) {
+      b.system[0].cache_control = MARK;
+      const lm = b.messages[b.messages.length - 1];
+      if (typeof lm.content === 'string') lm.content = [{type: 'text', text: lm.content}];
+      lm.content[lm.content.length - 1].cache_control = MARK;
+    }
     const text = JSON.stringify(b);
     t += 1000;
-    direct.charge(route, req, Buffer.from(text), url, t);
+    if (!openai) direct.charge(route, req, Buffer.from(text), url, t);
     env.fake.clear();
     const r = await rawRequest({port: env.td.port, method: 'POST', path, body: text, timeoutMs: 30000,
       headers: {'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01'}});
     if (r.status !== 200) throw new Error(`${name} request ${n}: ${r.status} ${r.body}`);
     await env.fake.waitForRequests(1);
     const sentBody = env.fake.last().body;
-    through.charge(route, req, sentBody, url, t);
+    if (!openai) through.charge(route, req, sentBody, url, t);
     const orig = strings(b, []).join('\n');
     const have = quoted(history[n]).filter(l => orig.includes(l));
     if (!have.length) continue;
@@ -80,13 +87,13 @@ async function session(env, name) {
   }
   const d = direct.summary(), w = through.summary();
   const pct = copied ? (100 * present / copied).toFixed(1) + ' %' : '-';
-  console.log(`${name}: copied lines ${present} / ${copied} (${pct}), requests losing one ${losing}; ` +
-              `bill direct ${d.cost.toFixed(4)} through ${w.cost.toFixed(4)} ratio ${(w.cost / d.cost).toFixed(3)}`);
+  const bill = openai ? '' : `; bill direct ${d.cost.toFixed(4)} through ${w.cost.toFixed(4)} ratio ${(w.cost / d.cost).toFixed(3)}`;
+  console.log(`${name} (${openai ? 'openai' : 'anthropic'}): copied lines ${present} / ${copied} (${pct}), requests losing one ${losing}${bill}`);
 }
 
 const env = await startFakeAndProxy(null);
 try {
-  for (const name of process.argv.slice(2)) await session(env, name);
+  for (const name of process.argv.slice(2).filter(a => a !== '--openai')) await session(env, name);
 } finally {
   await env.stop();
 }
