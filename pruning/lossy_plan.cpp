@@ -66,25 +66,33 @@ class KeyWords {
   std::vector<std::uint64_t> words_;
 };
 
-// The form a message whose tool results `held` (part indices) are held
-// sends while they are: its pruned form with those results as the client
-// sent them; none when that is the client's message (every change held) or
-// the strategies changed its parts' layout.
-std::optional<Message> partly_held_form(const Message& original, const Message& pruned,
-                                        const std::vector<std::uint32_t>& held) {
-  if (pruned.removed || pruned.parts.size() != original.parts.size()) return std::nullopt;
+// What a message whose tool results `held` (part indices) are held sends
+// while they are. `whole`: the client's message (every change is a held
+// result's, or the strategies changed its parts' layout); `form`: its pruned
+// form with the held results as the client sent them; neither: its pruned
+// form (no held result was cut: nothing to hold).
+struct HeldSend {
+  bool whole = false;
+  std::optional<Message> form;
+};
+HeldSend held_send(const Message& original, const Message& pruned, const std::vector<std::uint32_t>& held) {
+  if (pruned.removed || pruned.parts.size() != original.parts.size()) return {.whole = true, .form = std::nullopt};
   Message form = pruned;
-  bool cut = false;
+  bool restored = false, cut = false;
   for (std::uint32_t j = 0; j < form.parts.size(); ++j) {
     const Part& was = original.parts[j];
-    if (form.parts[j].kind != was.kind || form.parts[j].id != was.id) return std::nullopt;
-    if (std::binary_search(held.begin(), held.end(), j))
+    if (form.parts[j].kind != was.kind || form.parts[j].id != was.id) return {.whole = true, .form = std::nullopt};
+    const bool differs = form.parts[j].text != was.text;
+    if (std::binary_search(held.begin(), held.end(), j)) {
+      restored = restored || differs;
       form.parts[j] = was;
-    else
-      cut = cut || form.parts[j].text != was.text;
+    } else {
+      cut = cut || differs;
+    }
   }
-  if (!cut) return std::nullopt;
-  return form;
+  if (!restored) return {.whole = false, .form = std::nullopt};
+  if (!cut) return {.whole = true, .form = std::nullopt};
+  return {.form = std::move(form)};
 }
 
 memo_detail::Key plan_key(const Conversation& conv, const LossyOptions& options, std::uint32_t limit,
@@ -130,16 +138,20 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
     Message& m = copy.messages[i];
     if (!m.changed) continue;
     plan->changed.push_back(i);
-    plan->held_until.push_back(holds[i]);
-    if (holds[i] != 0) {
+    std::uint32_t until = holds[i];
+    if (until != 0) {
       std::vector<std::uint32_t> parts;
       for (; held_part != holds.parts.end() && held_part->first <= i; ++held_part)
         if (held_part->first == i) parts.push_back(held_part->second);
-      if (std::optional<Message> form = partly_held_form(conv.messages[i], m, parts)) {
-        for (const Part& p : form->parts) text_hash(p);
-        plan->partly_held.push_back({plan->changed.size() - 1, std::move(parts), std::move(*form)});
+      HeldSend send = held_send(conv.messages[i], m, parts);
+      if (send.form) {
+        for (const Part& p : send.form->parts) text_hash(p);
+        plan->partly_held.push_back({plan->changed.size() - 1, std::move(parts), std::move(*send.form)});
+      } else if (!send.whole) {
+        until = 0;
       }
     }
+    plan->held_until.push_back(until);
     if (tally.salt() != 0) plan->tokens.push_back(tally.message(m));
     // Hashed while the plan is still this thread's own: every request that
     // sends a pruned form counts it, and the writer looks its escaped bytes

@@ -363,3 +363,34 @@ TEST_CASE("pipeline: a read held among parallel results stays whole while the ot
   CHECK(held >= 1);
   CHECK(released >= 1);
 }
+
+TEST_CASE("pipeline: a held read that no strategy cuts holds nothing: no anchor waits for its release") {
+  // Read's results are never pruned (exclude_tools), the three results
+  // beside the fresh Read are Grep's: the Read is held, but its message
+  // sends the same before and after its release, and no second cache anchor
+  // marks it (with the Read cut, one does).
+  Conversation full = parallel_reads(24);
+  for (int k = 1; k < 4; ++k) {
+    full.messages[2].parts[1 + k].name = "Grep";
+    full.messages[2].parts[1 + k].text = "{\"pattern\":\"value_" + std::to_string(k) + "\",\"path\":\"src\"}";
+  }
+  Profile p = stepping_profile();
+  p.stale_tool_outputs_keep_reads_bytes = 0;
+  p.stale_tool_outputs_keep_fresh_reads_turns = 6;
+  p.stale_tool_outputs_keep_fresh_reads_bytes = 8192;
+  p.stale_tool_outputs_held_reads_bytes = 16384;
+  auto second_anchors = [&](const Profile& profile) {
+    int n_marked = 0;
+    for (std::size_t n = 6; n <= full.messages.size(); n += 2) {
+      Conversation c = full;
+      c.messages.resize(n);
+      prune(c, profile, QuarterCounter{});
+      for (const Message& m : c.messages)
+        for (const Part& part : m.parts) n_marked += part.cache_anchor == 2;
+    }
+    return n_marked;
+  };
+  CHECK(second_anchors(p) >= 1);
+  p.exclude_tools = {"Read"};
+  CHECK(second_anchors(p) == 0);
+}
