@@ -32,6 +32,8 @@ std::vector<std::string> extract_references(std::string_view text) {
     std::size_t j = i;
     while (j < text.size() && in_class(text[j])) ++j;
     std::string_view run = text.substr(i, j - i);
+    // A sentence's full stop, a label's colon: not part of the name.
+    while (!run.empty() && (run.back() == '.' || run.back() == ':')) run.remove_suffix(1);
     if (qualifies(run) && seen.insert(run).second) out.emplace_back(run);
     i = j;
   }

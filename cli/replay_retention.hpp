@@ -1,8 +1,9 @@
 // Retention, the measure `tokendiet replay` uses for "did the diet keep what
 // the agent needed" (docs/benchmarks.md §Compression (replay)):
-//   A reference is a maximal run of [A-Za-z0-9_./:-], at least 6 characters
-//   long, containing a digit or one of _ . / : (paths, identifiers, numbers,
-//   error codes). A reference found in assistant message k counts when it was
+//   A reference is a maximal run of [A-Za-z0-9_./:-], less any '.' and ':'
+//   it ends with (a sentence's full stop, a label's colon), at least 6
+//   characters long, containing a digit or one of _ . / : (paths,
+//   identifiers, numbers, error codes; not "absent." or "Claude:"). A reference found in assistant message k counts when it was
 //   first seen in a tool output before k (the earliest message before k that
 //   contains it is a tool result) and in no system or user message before k.
 //   It is retained when request k, as tokendiet sent it, still contains it.

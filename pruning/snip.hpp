@@ -169,9 +169,10 @@ bool is_error_line(std::string_view line);
 std::size_t next_error_word(std::string_view text, std::size_t from);
 
 // The names `text` mentions, in order of first appearance, without repeats:
-// maximal runs of [A-Za-z0-9_./:-] at least 6 characters long that contain a
-// digit or one of _ . / : (paths, identifiers, numbers, error codes: what an
-// agent refers back to exactly, and what prose around them does not carry).
+// maximal runs of [A-Za-z0-9_./:-], less any '.' and ':' they end with, at
+// least 6 characters long that contain a digit or one of _ . / : (paths,
+// identifiers, numbers, error codes: what an agent refers back to exactly,
+// and what prose around them does not carry; not "absent." or "Claude:").
 // Read as decoded text: an escape sequence (\n, \", \\, \u00e9, as in output
 // that prints JSON) separates names like the character it stands for, so
 // "a\n2026-11-20T10:00:01Z" names "2026-11-20T10:00:01Z", not "n2026-...".
@@ -222,8 +223,16 @@ void each_name(std::string_view text, Visit&& visit) {
     std::size_t j = i;
     std::uint8_t marks = 0;
     for (std::uint8_t k; j < n && ((k = kNameClass[p[j]]) & kNameChar); ++j) marks |= k;
+    // A sentence's full stop, a label's colon ("absent.", "Claude:") are not
+    // part of the name; what is left is marked by its own characters.
+    std::size_t end = j;
+    while (end > i && (p[end - 1] == '.' || p[end - 1] == ':')) --end;
+    if (end != j) {
+      marks = 0;
+      for (std::size_t k = i; k < end; ++k) marks |= kNameClass[p[k]];
+    }
     // A name: at least 6 characters, one of them a digit or _ . / :.
-    if (j - i >= 6 && (marks & kNameMark)) visit(text.substr(i, j - i));
+    if (end - i >= 6 && (marks & kNameMark)) visit(text.substr(i, end - i));
     i = j;
   }
 }

@@ -96,6 +96,11 @@ TEST_CASE("names_in: paths, identifiers, numbers and codes; not plain words") {
   auto names = names_in("see src/foo.py:12, then run_tests (E1234 x) at 3.14159; words only; abc_de ok-ok");
   std::vector<std::string> got(names.begin(), names.end());
   CHECK(got == std::vector<std::string>{"src/foo.py:12", "run_tests", "3.14159", "abc_de"});
+  // A sentence's full stop and a label's colon are not part of a name: a
+  // plain word before one is no name, a path keeps the rest.
+  auto punctuated = names_in("The key is absent. Claude: see docs/HOOKS.md:19: and config.yaml. Then stop..");
+  std::vector<std::string> rest(punctuated.begin(), punctuated.end());
+  CHECK(rest == std::vector<std::string>{"docs/HOOKS.md:19", "config.yaml"});
 }
 
 TEST_CASE("render: a name listed earlier in the request is not listed again") {

@@ -8,11 +8,14 @@ TEST_CASE("references: maximal runs of 6+ characters with a digit or _ . / :") {
   auto refs = extract_references(
       "open src/foo.py:12 then run_tests, E1234 (too short: E12), 3.14159 and words; "
       "path-like-but-plain; http://x.io/a?b=1 again src/foo.py:12");
-  CHECK(refs == std::vector<std::string>{"src/foo.py:12", "run_tests", "short:", "3.14159", "http://x.io/a"});
+  CHECK(refs == std::vector<std::string>{"src/foo.py:12", "run_tests", "3.14159", "http://x.io/a"});
   CHECK(extract_references("plain words only, hyphen-ated-words too").empty());
   CHECK(extract_references("abc_d").empty());  // 5 characters
   CHECK(extract_references("x/y.z_1") == std::vector<std::string>{"x/y.z_1"});
-  CHECK(extract_references("order.") == std::vector<std::string>{"order."});  // trailing dot counts
+  // A sentence's full stop, a label's colon: not part of the reference.
+  CHECK(extract_references("order.").empty());
+  CHECK(extract_references("Claude: absent.").empty());
+  CHECK(extract_references("see src/app.py.") == std::vector<std::string>{"src/app.py"});
 }
 
 TEST_CASE("references count when first seen in a tool output and never said by a user") {
