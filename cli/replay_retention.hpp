@@ -3,8 +3,11 @@
 //   A reference is a maximal run of [A-Za-z0-9_./:-], less any '.' and ':'
 //   it ends with (a sentence's full stop, a label's colon), at least 6
 //   characters long, containing a digit or one of _ . / : (paths,
-//   identifiers, numbers, error codes; not "absent." or "Claude:"). A reference found in assistant message k counts when it was
-//   first seen in a tool output before k (the earliest message before k that
+//   identifiers, numbers, error codes; not "absent." or "Claude:"). The
+//   measure's own reading, apart from the product's names (pruning/snip.hpp
+//   names_in(), the same rule), so a change there does not move the yardstick.
+//   A reference found in assistant message k counts when it was first seen
+//   in a tool output before k (the earliest message before k that
 //   contains it is a tool result) and in no system or user message before k.
 //   It is retained when request k, as tokendiet sent it, still contains it.
 //   Retention = retained / counted.

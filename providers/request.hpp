@@ -120,7 +120,6 @@ ParseOutcome parse(Api format, std::string_view body, ParsedMessageMemo* memo = 
 // How many cache breakpoints of tokendiet's the body takes on parts marked
 // cache_anchor (the format's cache rule, providers/format_adapter.hpp).
 std::uint32_t cache_anchors_free(const ParsedRequest& request);
-inline bool takes_cache_anchor(const ParsedRequest& request) { return cache_anchors_free(request) > 0; }
 
 // Writes the conversation's edits back into `original` (the bytes parse() saw).
 WriteOutcome write(const ParsedRequest& request, std::string_view original);

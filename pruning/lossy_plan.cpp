@@ -146,7 +146,8 @@ std::shared_ptr<const LossyPlan> compute(const Conversation& conv, const LossyOp
       HeldSend send = held_send(conv.messages[i], m, parts);
       if (send.form) {
         for (const Part& p : send.form->parts) text_hash(p);
-        plan->partly_held.push_back({plan->changed.size() - 1, std::move(parts), std::move(*send.form)});
+        const std::uint64_t tokens = tally.salt() != 0 ? tally.message(*send.form) : 0;
+        plan->partly_held.push_back({plan->changed.size() - 1, std::move(parts), std::move(*send.form), tokens});
       } else if (!send.whole) {
         until = 0;
       }

@@ -59,11 +59,16 @@ struct LossyPlan {
     std::size_t k = 0;                 // its index in `changed`
     std::vector<std::uint32_t> parts;  // the held results' part indices, ascending
     Message form;
+    std::uint64_t tokens = 0;  // the form's, under a salted tally (as `tokens`); else counted at use
   };
   std::vector<PartlyHeld> partly_held;  // ascending by k
 
   // Message `changed[k]`'s entry, if it is partly held.
   const PartlyHeld* partly(std::size_t k) const;
+  // The tokens of `partly_held` entry `h`'s form as `tally` counts them.
+  static std::uint64_t tokens_of(const PartlyHeld& h, const Tally& tally) {
+    return tally.salt() != 0 && h.tokens != 0 ? h.tokens : tally.message(h.form);
+  }
   std::vector<StrategyStats> stats;  // steps 2-7, in pipeline order, every edit listed
 
   std::size_t memo_bytes() const;

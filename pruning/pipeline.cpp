@@ -187,7 +187,7 @@ PlannedForms planned_forms(const LossyPlan& plan, const std::vector<std::uint64_
     out.planned[i] = plan_tok[k];
     if (const std::uint32_t g = plan.held_until[k]; g != 0) {
       const LossyPlan::PartlyHeld* partly = plan.partly(k);
-      const std::uint64_t held = partly ? tally.message(partly->form) : orig[i];
+      const std::uint64_t held = partly ? LossyPlan::tokens_of(*partly, tally) : orig[i];
       HeldForms::Hold h;
       h.message = i;
       h.extra = held > plan_tok[k] ? held - plan_tok[k] : 0;
@@ -305,7 +305,7 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
           const std::uint32_t origin = msgs[i].origin;
           msgs[i] = partly->form;
           msgs[i].origin = origin;
-          now[i] = tally.message(msgs[i]);
+          now[i] = LossyPlan::tokens_of(*partly, tally);
         }
         continue;
       }

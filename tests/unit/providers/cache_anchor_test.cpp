@@ -57,7 +57,7 @@ TEST_CASE("anthropic: the anchored part gets a breakpoint, the rest stays byte f
   const std::string mark = std::string(",") + std::string(kMark);
   const std::string body = body_with(mark, mark);
   ParsedRequest r = parse_ok(Api::anthropic, body, "anthropic");
-  CHECK(takes_cache_anchor(r));
+  CHECK(cache_anchors_free(r) > 0);
   auto& msgs = r.conversation.messages;
   REQUIRE(msgs.size() == 6);
   msgs[3].parts[0].cache_anchor = true;  // the first tool result
@@ -114,7 +114,7 @@ TEST_CASE("anthropic: no breakpoint of tokendiet's where the client's caching ru
     td::pruning::set_text(msgs[5], msgs[5].parts[0], "a.py");
     WriteOutcome w = write(r, body);
     REQUIRE(w.ok);
-    return std::make_pair(takes_cache_anchor(r), w.body);
+    return std::make_pair(cache_anchors_free(r) > 0, w.body);
   };
   SUBCASE("a client that does not cache: none (it would start billing cache writes)") {
     auto [allowed, out] = anchored_write(body_with("", ""));
@@ -189,7 +189,7 @@ TEST_CASE("other formats ignore the anchor") {
       R"({"role":"assistant","content":"ok","tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]},)"
       R"({"role":"tool","tool_call_id":"c1","content":"a b"},{"role":"user","content":"go on"}]})";
   ParsedRequest r = parse_ok(Api::openai_chat, body, "openai_chat");
-  CHECK_FALSE(takes_cache_anchor(r));
+  CHECK(cache_anchors_free(r) == 0);
   auto& msgs = r.conversation.messages;
   msgs[2].parts[0].cache_anchor = true;
   td::pruning::set_text(msgs[3], msgs[3].parts[0], "go");
