@@ -29,7 +29,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // The keys of the lines of `p`'s line_text(), through `memo` when there is
 // one; with `views` (a tool output's lines), each line's copy_view() too.
 std::shared_ptr<const LineKeys> line_keys(const Part& p, std::uint64_t min_bytes, Memo<LineKeys>* memo, bool views) {
-  const bool decoded = p.kind == PartKind::ToolCall;
+  const bool decoded = p.kind == PartKind::ToolCall || json_object_output(p);
   return memoized(memo, memo_salt("line_keys", {min_bytes, decoded, views}), p,
                   [&](std::string_view) -> std::optional<LineKeys> {
                     LineKeys out;
@@ -75,12 +75,20 @@ std::string_view copy_view(std::string_view line) {
   return line;
 }
 
+bool json_object_output(const Part& p) {
+  if (p.kind != PartKind::ToolResult) return false;
+  const std::string_view t(p.text);
+  const std::size_t first = t.find_first_not_of(" \t\r\n"), last = t.find_last_not_of(" \t\r\n");
+  return first != std::string_view::npos && last > first && t[first] == '{' && t[last] == '}';
+}
+
 std::string line_text(const Part& p) {
-  if (p.kind != PartKind::ToolCall) return p.text;
-  if (!json_nesting_within(p.text)) return {};
+  const bool output = json_object_output(p);
+  if (p.kind != PartKind::ToolCall && !output) return p.text;
+  if (!json_nesting_within(p.text)) return output ? std::string(p.text) : std::string{};
   rapidjson::Document d;
   d.Parse<rapidjson::kParseStopWhenDoneFlag>(p.text.data(), p.text.size());
-  if (d.HasParseError()) return {};
+  if (d.HasParseError()) return output ? std::string(p.text) : std::string{};
   std::string out;
   collect_strings(d, out);
   return out;

@@ -69,7 +69,14 @@ class CopiedLines {
 std::string_view copy_view(std::string_view line);
 
 // The text of a part as lines are read from it: a tool call's string
-// arguments decoded, one after the other ('\n' between); any other part's text.
+// arguments decoded, one after the other ('\n' between), and so a tool
+// output that is a JSON object (Codex's shell tool sends
+// `{"output":"…","metadata":{…}}`, its lines escaped into one); any other
+// part's text, and such an output's that does not parse.
 std::string line_text(const Part& p);
+
+// Whether `p` is a tool output whose text is a JSON object (its first and
+// last characters, blanks aside, are braces): line_text() decodes it.
+bool json_object_output(const Part& p);
 
 }  // namespace td::pruning

@@ -149,6 +149,29 @@ TEST_CASE("copied lines: a line copied from a numbered view or a diff, without i
   CHECK(lines.kept_by(edit_script(copied), 3) == std::vector<std::uint64_t>{copy_line_key(copied, 20)});
 }
 
+TEST_CASE("copied lines: a line of an output sent as a JSON object (Codex's shell tool), decoded") {
+  // Codex's shell tool: {"output":"…","metadata":{…}}, the file's lines escaped into one.
+  const std::string command = args(file_read());  // {"command":"<the lines, escaped>"}
+  const std::string json = "{\"output\"" + command.substr(10, command.size() - 11) + ",\"metadata\":{\"exit_code\":0}}";
+  Conversation c;
+  c.messages = {user_msg("fix the bug"),
+                assistant_call("c1", args("sed -n '1,200p' pvlib/iam.py")),
+                tool_msg("c1", "  " + json + "\n"),
+                assistant_call("c2", args(edit_script(kLine))),
+                tool_msg("c2", "ok"),
+                assistant_msg("done")};
+  CHECK(json_object_output(c.messages[2].parts[0]));
+  CHECK(line_text(c.messages[2].parts[0]).find("\n" + kLine + "\n") != std::string::npos);
+  const std::uint64_t key = copy_line_key(kLine, 20);
+  CHECK(CopiedLines(c, 5, 20).kept_by(edit_script(kLine), 3) == std::vector<std::uint64_t>{key});
+  // Not an object, or not one that parses: its text as sent, one line.
+  c.messages[2].parts[0].text = "{\"output\":\"" + kLine + "\\n\"";  // cut short
+  CHECK_FALSE(json_object_output(c.messages[2].parts[0]));
+  c.messages[2].parts[0].text = "{ not json " + kLine + " }";
+  CHECK(json_object_output(c.messages[2].parts[0]));
+  CHECK(line_text(c.messages[2].parts[0]) == "{ not json " + kLine + " }");
+}
+
 TEST_CASE("copied lines: the memo of decoded arguments gives what decoding each call gives") {
   Profile p;
   const std::uint64_t bytes = p.stale_assistant_text_copied_line_bytes;
