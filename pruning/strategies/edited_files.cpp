@@ -205,9 +205,11 @@ ReadHolds edited_file_holds(const Conversation& conv, const StaleToolOutputsOpti
         r.bytes = p.text.size();
         r.lines = shown_line_numbers(p.text);
         r.numbered = numbered_as_read(p.text);
-        if (copy_bytes > 0)
-          for (std::string_view line : text::lines(p.text))
+        if (copy_bytes > 0) {
+          const std::string decoded = json_object_output(p) ? line_text(p) : std::string{};
+          for (std::string_view line : text::lines(decoded.empty() ? std::string_view(p.text) : decoded))
             if (const std::uint64_t k = copy_line_key(unnumbered(line), copy_bytes)) newest[k] = reads.size() - 1;
+        }
       }
     }
   }

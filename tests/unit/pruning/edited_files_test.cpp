@@ -166,6 +166,12 @@ TEST_CASE("edited_file_holds: with keep_edited_copies, copying a read's lines ho
   for (std::size_t i = 0; i < lines.size(); ++i) shown += "     " + std::to_string(i + 1) + "\u2192" + lines[i] + "\n";
   numbered.messages[3].parts[0].text = shown;
   CHECK(edited_file_holds(numbered, StaleToolOutputsOptions(p), all_of(numbered))[3] == 8);
+  // Codex's shell tool sends the read as a JSON object, its lines escaped into one.
+  Conversation wrapped = c;
+  std::string escaped;
+  for (const std::string& line : lines) escaped += line + "\\n";
+  wrapped.messages[3].parts[0].text = "{\"output\":\"" + escaped + "\",\"metadata\":{\"exit_code\":0}}";
+  CHECK(edited_file_holds(wrapped, StaleToolOutputsOptions(p), all_of(wrapped))[3] == 8);
 }
 
 TEST_CASE("edited_file_holds: a whole file just read as Claude Code's Read shows it is held for the fresh turns") {
