@@ -206,8 +206,8 @@ ReadHolds edited_file_holds(const Conversation& conv, const StaleToolOutputsOpti
         r.lines = shown_line_numbers(p.text);
         r.numbered = numbered_as_read(p.text);
         if (copy_bytes > 0) {
-          const std::string decoded = json_object_output(p) ? line_text(p) : std::string{};
-          for (std::string_view line : text::lines(decoded.empty() ? std::string_view(p.text) : decoded))
+          const std::string text = line_text(p);  // a JSON object's output by its decoded lines
+          for (std::string_view line : text::lines(text))
             if (const std::uint64_t k = copy_line_key(unnumbered(line), copy_bytes)) newest[k] = reads.size() - 1;
         }
       }

@@ -9,12 +9,12 @@
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {startFakeAndProxy, rawRequest} from '../support/index.mjs';
-import {recordedHistory, agentRequest} from '../support/agent_bodies.mjs';
+import {recordedHistory, agentRequest, requestEnds} from '../support/agent_bodies.mjs';
 
 const MARK = {type: 'ephemeral'};
 const history = recordedHistory('mini-swe-agent-12.json');
 // Where each request of the session ended: before each assistant message.
-const ends = history.flatMap((m, i) => (m.role === 'assistant' && i > 1 ? [i] : []));
+const ends = requestEnds(history);
 
 let env;
 before(async () => { env = await startFakeAndProxy(null); });
@@ -83,7 +83,7 @@ test('a read held before the frontier gets a breakpoint of its own, before which
   // by a later step, which changes the history from the read on, before the
   // frontier's anchor (docs/design.md §The stale frontier, Held reads).
   const spotter = recordedHistory('claude-code-spotter-1.json');
-  const spotterEnds = spotter.flatMap((m, i) => (m.role === 'assistant' && i > 1 ? [i] : []));
+  const spotterEnds = requestEnds(spotter);
   const body = n => {
     const {path, body} = agentRequest('anthropic', spotter.slice(0, n), 'go on', {tools: false});
     const b = JSON.parse(body);

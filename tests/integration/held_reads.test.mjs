@@ -7,7 +7,7 @@
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {startFakeAndProxy, rawRequest} from '../support/index.mjs';
-import {recordedHistory, agentRequest} from '../support/agent_bodies.mjs';
+import {recordedHistory, agentRequest, requestEnds} from '../support/agent_bodies.mjs';
 
 let env;
 before(async () => { env = await startFakeAndProxy(null); });
@@ -17,7 +17,7 @@ const text = c => (typeof c === 'string' ? c : c.map(x => x.text || '').join('')
 
 test('a fresh Read stays whole in its message while the results beside it are cut', async () => {
   const history = recordedHistory('claude-code-spotter-1.json');
-  const ends = history.flatMap((m, i) => (m.role === 'assistant' && i > 1 ? [i] : []));
+  const ends = requestEnds(history);
   let partly = 0;
   for (const n of ends.filter(e => e >= 130 && e <= 160)) {
     const {path, body} = agentRequest('anthropic', history.slice(0, n), 'go on', {tools: false});

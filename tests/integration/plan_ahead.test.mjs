@@ -6,11 +6,11 @@
 import {test, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {startFakeAndProxy, rawRequest, metricSamples, metricSum} from '../support/index.mjs';
-import {recordedHistory, agentRequest} from '../support/agent_bodies.mjs';
+import {recordedHistory, agentRequest, requestEnds} from '../support/agent_bodies.mjs';
 
 const history = recordedHistory('mini-swe-agent-12.json');
 // Where each request of the session ended: before each assistant message.
-const ends = history.flatMap((m, i) => (m.role === 'assistant' && i > 1 ? [i] : []));
+const ends = requestEnds(history);
 
 let env;
 before(async () => { env = await startFakeAndProxy(null); });

@@ -14,6 +14,12 @@ export function recordedHistory(name = 'mini-swe-agent-12.json') {
   return t.messages.slice(0, last);
 }
 
+// Where each request of a recorded session ends: before each of its
+// assistant messages past the first user turn (the answer it got).
+export function requestEnds(history) {
+  return history.flatMap((m, i) => (m.role === 'assistant' && i > 1 ? [i] : []));
+}
+
 export function fixtureText(rel) {
   return fs.readFileSync(path.join(FIXTURES, rel), 'utf8');
 }

@@ -15,7 +15,7 @@
 //   TOKENDIET_BIN=build/cli/tokendiet node scripts/bench/replay/claude_shape.mjs [--openai] \
 //     claude-code-spotter-1.json [../replay-heldout/claude-code-spotter-3.json ...]
 import {startFakeAndProxy, rawRequest} from '../../../tests/support/index.mjs';
-import {recordedHistory, agentRequest} from '../../../tests/support/agent_bodies.mjs';
+import {recordedHistory, agentRequest, requestEnds} from '../../../tests/support/agent_bodies.mjs';
 import {createBilling} from '../../../tests/fake_upstream/billing.mjs';
 
 const MARK = {type: 'ephemeral'};
@@ -49,7 +49,7 @@ const openai = process.argv.includes('--openai');
 
 async function session(env, name) {
   const history = recordedHistory(name);
-  const ends = history.flatMap((m, i) => (m.role === 'assistant' && i > 1 ? [i] : []));
+  const ends = requestEnds(history);
   const direct = createBilling(), through = createBilling();
   const route = {provider: 'anthropic', op: 'messages'};
   const req = {headers: {'x-api-key': 'k'}};
