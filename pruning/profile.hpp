@@ -155,10 +155,11 @@ struct Profile {
   // `_keep_fresh_reads_bytes`, stays whole for `_keep_fresh_reads_turns`
   // turns after it (strategies/edited_files.hpp; docs/benchmarks.md §Fresh
   // reads held). 0: off.
-  std::uint32_t stale_tool_outputs_keep_fresh_reads_turns = 24;
-  std::uint64_t stale_tool_outputs_keep_fresh_reads_bytes = 16384;
-  // The reads held whole (edited and fresh) total at most this many bytes.
-  std::uint64_t stale_tool_outputs_held_reads_bytes = 32768;
+  std::uint32_t stale_tool_outputs_keep_fresh_reads_turns = 16;
+  std::uint64_t stale_tool_outputs_keep_fresh_reads_bytes = 4096;
+  // The reads held whole (edited and fresh) total at most this many bytes;
+  // a newer read makes room by releasing the oldest.
+  std::uint64_t stale_tool_outputs_held_reads_bytes = 65536;
   // ... and while the agent copies its lines (`stale_assistant_text_copied_line_bytes` long).
   bool stale_tool_outputs_keep_edited_copies = false;
   // A cut that saves fewer bytes than this (its notices and names counted) is not made.

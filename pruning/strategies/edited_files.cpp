@@ -273,7 +273,13 @@ ReadHolds edited_file_holds(const Conversation& conv, const StaleToolOutputsOpti
     });
     for (; next < reads.size() && reads[next].turn < g; ++next) {
       const Read& r = reads[next];
-      if (!holds_at(r, g) || held_bytes + r.bytes > budget) continue;
+      if (!holds_at(r, g) || r.bytes > budget) continue;
+      // The newest reads first: the oldest held ones make room, released here.
+      while (held_bytes + r.bytes > budget) {
+        release(reads[held.front()], g);
+        held_bytes -= reads[held.front()].bytes;
+        held.erase(held.begin());
+      }
       held.push_back(next);
       ever_held[next] = true;
       held_bytes += r.bytes;

@@ -21,9 +21,11 @@
 // multiple of `frontier_step_turns` turns) when it is still fresh at g or an
 // edit of its path lies in the `keep_edited_turns` turns before g, and no
 // newer read of the path showing its lines came before g; holds are granted
-// in grid and message order while the held reads total at most
-// `stale_tool_outputs_held_reads_bytes`. A read not held at its block's end
-// is never held; one released stays released. Every input at g is a message
+// in grid and message order, and where the held reads would total more than
+// `stale_tool_outputs_held_reads_bytes` the oldest held ones are released at
+// g to make room (an agent edits from the files it read last: docs/
+// benchmarks.md §Newest reads held first). A read not held at its block's
+// end is never held; one released stays released. Every input at g is a message
 // before g, so the answer for g is the same in every later request
 // (§Principles (4)).
 #pragma once

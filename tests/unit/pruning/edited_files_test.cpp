@@ -207,6 +207,25 @@ TEST_CASE("edited_file_holds: a whole file just read as Claude Code's Read shows
   CHECK(edited_file_holds(edited, StaleToolOutputsOptions(holding(4, 65536, 12)), all_of(edited))[3] == 14);
 }
 
+TEST_CASE("edited_file_holds: a newer read over the budget's room releases the oldest held one") {
+  // Turn 0 reads src/app.py, turn 3 src/other.py (about 6 KB each, numbered
+  // as Claude Code's Read numbers them); the budget holds one of them.
+  Conversation c = editing_session(std::vector<std::string>{kOther, kOther, "cat src/other.py"} + repeat(kOther, 16));
+  c.messages[3].parts[0].text = read_view(200);
+  c.messages[9].parts[0].text = read_view(200);
+  REQUIRE(c.messages[3].parts[0].text.size() * 2 > 8192);
+  const ReadHolds holds = edited_file_holds(c, StaleToolOutputsOptions(holding(0, 8192, 12)), all_of(c));
+  // The newer read is held from its block's end (grid point 4) until it is
+  // 12 turns old (released at 16); the older one makes room there.
+  CHECK(holds[9] == 16);
+  CHECK(holds[3] == 4);
+  CHECK(holds.parts == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{3, 0}, {9, 0}});
+  // With room for both, each is held for its own fresh turns.
+  const ReadHolds both = edited_file_holds(c, StaleToolOutputsOptions(holding(0, 65536, 12)), all_of(c));
+  CHECK(both[3] == 14);
+  CHECK(both[9] == 16);
+}
+
 TEST_CASE("pipeline: a fresh read held past the frontier counts from its release on, so that step pays") {
   // Turn 0 reads a 14 KB file; every later turn's output is small and saves
   // little when cut. A step must save 1500 tokens: the outputs alone reach
