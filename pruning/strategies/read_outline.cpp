@@ -35,6 +35,10 @@ std::string_view code_of(std::string_view line) {
 }  // namespace
 
 bool numbered_as_read(std::string_view text) {
+  // Claude Code 2.1.2xx numbers "1<tab>", unpadded (`cat -n` and `nl` pad to
+  // six columns); its outline is not kept (docs/benchmarks.md §Claude Code's
+  // newer Read).
+  if (text.starts_with("1\t")) return true;
   std::size_t i = 0;
   while (i < text.size() && text[i] == ' ') ++i;
   return text.substr(i).starts_with("1\u2192");

@@ -23,7 +23,7 @@ namespace td::pruning {
 std::vector<std::uint64_t> read_outline(std::string_view text);
 
 // Whether `text` starts as a whole-file read numbered as Claude Code's Read
-// numbers it: its first line is "    1→…".
+// numbers it: its first line is "    1→…", or "1<tab>…" from 2.1.2xx on.
 bool numbered_as_read(std::string_view text);
 
 // Whether a line of code (its number and indentation removed) declares or

@@ -185,6 +185,12 @@ TEST_CASE("edited_file_holds: a whole file just read as Claude Code's Read shows
   CHECK(edited_file_holds(c, StaleToolOutputsOptions(fresh(0)), all_of(c))[3] == 0);
   CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(0, 65536, 4, 64 * 1024)), all_of(c))[3] == 0);
   CHECK(edited_file_holds(c, StaleToolOutputsOptions(holding(0, 1024, 4)), all_of(c))[3] == 0);
+  // Claude Code 2.1.2xx numbers its Read "12<tab>", unpadded: fresh the same.
+  Conversation tabbed = c;
+  std::string tab_view;
+  for (int i = 1; i <= 200; ++i) tab_view += std::to_string(i) + "\t    value_" + std::to_string(i) + " = compute(x)\n";
+  tabbed.messages[3].parts[0].text = tab_view;
+  CHECK(edited_file_holds(tabbed, StaleToolOutputsOptions(fresh(4)), all_of(tabbed))[3] == 6);
   // Numbered otherwise (`cat -n`, `grep -n`: mostly a view of one function), or a part of the file: not fresh.
   Conversation other = c;
   other.messages[3].parts[0].text = numbered_lines(200, "    value = compute(x)");
