@@ -228,6 +228,12 @@ ReadHolds edited_file_holds(const Conversation& conv, const StaleToolOutputsOpti
     }
     std::sort(r.edits.begin(), r.edits.end());
     if (r.edits.empty() && !fresh(r)) continue;
+    // Read anew: by a read showing its lines, or one showing no numbers.
+    // Claude Code's Edit and Write name their file as Read does
+    // (`file_path`), so their answers ("The file … has been updated") count
+    // among the latter, and a fresh read is released at its file's first
+    // edit: holding it past that cost more on the charged replay than the
+    // recalls it spared (docs/benchmarks.md §Claude Code's newer Read).
     for (std::size_t j = k + 1; j < reads.size(); ++j) {
       const Read& newer = reads[j];
       if (!same_file_any(r.paths, newer.paths)) continue;
