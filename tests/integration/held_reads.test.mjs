@@ -1,7 +1,7 @@
 // A held read among Claude Code's parallel results: Claude Code sends the
 // results of parallel calls as one message, and a read is one result
 // (docs/design.md §The stale frontier, Held reads). claude-code-spotter-1
-// Reads several files at once early on; once the frontier has passed that
+// Reads several files at once; once the frontier has passed that
 // message, the fresh Read held there is sent as the client sent it while the
 // other results of the same message are cut.
 import {test, before, after} from 'node:test';
@@ -19,7 +19,7 @@ test('a fresh Read stays whole in its message while the results beside it are cu
   const history = recordedHistory('claude-code-spotter-1.json');
   const ends = requestEnds(history);
   let partly = 0;
-  for (const n of ends.filter(e => e >= 130 && e <= 160)) {
+  for (const n of ends.filter(e => e >= 150 && e <= 175)) {
     const {path, body} = agentRequest('anthropic', history.slice(0, n), 'go on', {tools: false});
     const client = JSON.parse(body);
     env.fake.clear();
@@ -35,7 +35,7 @@ test('a fresh Read stays whole in its message while the results beside it are cu
       if (results.length < 2) return;
       for (const [b, c] of results) assert.equal(b.tool_use_id, c.tool_use_id, 'the results stay in their places');
       const same = ([b, c]) => JSON.stringify(b.content) === JSON.stringify(c.content);
-      const held = results.filter(([b, c]) => same([b, c]) && text(c.content).length >= 16384 && /^ +1\u2192/.test(text(c.content)));
+      const held = results.filter(([b, c]) => same([b, c]) && text(c.content).length >= 4096 && /^ +1\u2192/.test(text(c.content)));
       const cut = results.filter(x => !same(x));
       if (held.length && cut.length) ++partly;
     });
