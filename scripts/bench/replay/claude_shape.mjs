@@ -13,7 +13,7 @@
 // it (copied lines only): the two shapes compared on one count.
 // docs/benchmarks.md §Fresh reads held. Usage, from the repository:
 //   TOKENDIET_BIN=build/cli/tokendiet node scripts/bench/replay/claude_shape.mjs [--openai] \
-//     claude-code-spotter-1.json [../replay-heldout/claude-code-spotter-3.json ...]
+//     claude-code-spotter-1.json [claude-code-spotter-3.json ../replay-heldout/claude-code-entire-1.json ...]
 import {startFakeAndProxy, rawRequest} from '../../../tests/support/index.mjs';
 import {recordedHistory, agentRequest, requestEnds} from '../../../tests/support/agent_bodies.mjs';
 import {createBilling} from '../../../tests/fake_upstream/billing.mjs';
