@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "trajectory_budget.hpp"
+
 namespace td::providers::test {
 
 using pruning::Conversation;
@@ -32,7 +34,8 @@ std::vector<std::string> fixture_files(const std::string& dir, const std::string
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(std::string(TD_FIXTURES) + "/" + dir)) {
     std::string name = e.path().filename().string();
-    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        (dir != "replay" || td::fixtures::trajectory_in_budget(e.path())))
       out.push_back(dir + "/" + name);
   }
   std::sort(out.begin(), out.end());

@@ -18,6 +18,7 @@
 #include "pruning/pipeline_caches.hpp"
 #include "pruning/reanchor.hpp"
 #include "pruning/snip.hpp"
+#include "trajectory_budget.hpp"
 #include "pruning/tally.hpp"
 #include "pruning/text.hpp"
 #include "pruning/strategies/working_memory.hpp"
@@ -30,7 +31,8 @@ namespace {
 std::vector<Trajectory> load_all() {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(TD_FIXTURES "/replay"))
-    if (e.path().extension() == ".json") files.push_back(e.path().string());
+    if (e.path().extension() == ".json" && td::fixtures::trajectory_in_budget(e.path()))
+      files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   std::vector<Trajectory> out;
   for (const auto& f : files) {
