@@ -8,6 +8,7 @@
 
 #include "pruning/loss_cap.hpp"
 #include "pruning/strategies/common.hpp"
+#include "pruning/strategies/edited_files.hpp"
 #include "pruning/tasks.hpp"
 #include "pruning/text.hpp"
 
@@ -217,6 +218,11 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
       if (it != call_names.end()) name = it->second;
     }
     if (detail::excluded_tool(opt.exclude_tools, name)) continue;
+    // A call that writes a file keeps its arguments: they are the file's
+    // lines as the agent wrote them, and a later task's edits of that file
+    // quote them (docs/design.md §Policy, Semantic; docs/benchmarks.md
+    // §Written files stay).
+    if (call && !edited_paths(name, p.text).empty()) continue;
     std::uint32_t completion = 0;
     bool done = true;
     for (std::uint32_t t : o.tasks) {
