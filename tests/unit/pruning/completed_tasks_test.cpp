@@ -143,7 +143,7 @@ TEST_CASE("completed_tasks: the archive id is td- and 32 lowercase hex digits, c
 TEST_CASE("completed_tasks: big tool-call arguments go too, as a JSON object") {
   Session s;
   s.todo(todos({{"Write the file", "in_progress"}}));
-  const std::string big = R"({"path":"a.txt","content":")" + std::string(6000, 'x') + R"("})";
+  const std::string big = R"({"command":"python3 - <<'EOF'\n)" + std::string(6000, 'x') + R"(\nEOF"})";
   const std::uint32_t result = s.run("written", big);
   s.todo(todos({{"Write the file", "completed"}, {"Next", "in_progress"}}));
   for (int k = 0; k < 12; ++k) s.run(output("n" + std::to_string(k), 300));
@@ -156,6 +156,38 @@ TEST_CASE("completed_tasks: big tool-call arguments go too, as a JSON object") {
   const Part& args = c.messages[result - 1].parts[1];
   CHECK(args.text.rfind(R"({"tombstone":"[task \"Write the file\" completed: output archived as td-)", 0) == 0);
   CHECK(c.messages[result].parts[0].text == "written");  // small output: stays
+}
+
+TEST_CASE("completed_tasks: the arguments of a call that writes a file stay") {
+  // A later task's edits quote the lines the agent wrote (docs/design.md
+  // §Policy, Semantic): Claude Code's Write, a patch, a shell redirect.
+  Session s;
+  s.todo(todos({{"Write the files", "in_progress"}}));
+  const std::string body(6000, 'x');
+  const std::string write = R"({"file_path":"/repo/src/a.py","content":")" + body + R"("})";
+  const std::string patch = R"({"input":"*** Begin Patch\n*** Add File: src/b.py\n+)" + body + R"(\n*** End Patch"})";
+  const std::string redirect = R"({"command":"cat > src/c.py <<'EOF'\n)" + body + R"(\nEOF"})";
+  s.c.messages.push_back(assistant_call("w", write, "", "Write"));
+  s.c.messages.push_back(tool_msg("w", "File created successfully at: /repo/src/a.py"));
+  s.c.messages.push_back(assistant_call("p", patch, "", "apply_patch"));
+  s.c.messages.push_back(tool_msg("p", "Success. Updated the following files:\nA src/b.py"));
+  s.run("done", redirect);
+  const std::string script = R"({"command":"python3 - <<'EOF'\n)" + body + R"(\nEOF"})";
+  s.run("ran", script);  // a script the agent ran, no file written: it goes
+  s.todo(todos({{"Write the files", "completed"}, {"Next", "in_progress"}}));
+  for (int k = 0; k < 12; ++k) s.run(output("n" + std::to_string(k), 300));
+  Profile p = semantic_only();
+  p.semantic_threshold = 1000;
+  Conversation c = s.c;
+  const PipelineResult r = run(c, p);
+  REQUIRE(r.archived.size() == 1);
+  CHECK(r.archived[0].text == script);
+  for (const std::string& kept : {write, patch, redirect}) {
+    const bool found = std::any_of(c.messages.begin(), c.messages.end(), [&](const Message& m) {
+      return std::any_of(m.parts.begin(), m.parts.end(), [&](const Part& part) { return part.text == kept; });
+    });
+    CHECK(found);
+  }
 }
 
 TEST_CASE("completed_tasks: the working-memory window and short histories stay") {
