@@ -119,17 +119,21 @@ struct Profile {
   // --- Stale tool outputs (F7; the defaults: docs/benchmarks.md §Compression (replay)) ---
   bool stale_tool_outputs = true;
   std::uint64_t stale_tool_outputs_threshold_bytes = 384;
-  std::uint64_t stale_tool_outputs_head_bytes = 80;  // informative lines (snip.hpp)
+  // Informative lines (snip.hpp). 160 with 384 names and fresh reads held
+  // 32 turns: the cheapest settings on the charged replay's tuning set
+  // within 2 recall rounds per 100 requests (docs/benchmarks.md §Defaults
+  // within the rounds target).
+  std::uint64_t stale_tool_outputs_head_bytes = 160;
   std::uint64_t stale_tool_outputs_tail_bytes = 80;
   // Error lines kept from the hidden middle, and names of it listed (0:
   // none): chosen on the charged replay (docs/benchmarks.md §Files being
   // edited (charged)): a listed name spares a recall, an "error" line of a
   // file read is mostly code.
   std::uint32_t stale_tool_outputs_error_lines = 0;
-  // 96 with keep_reads 2048: chosen on the charged replay with the recall
-  // calls a model makes (docs/benchmarks.md §The recall call (charged),
-  // §Copied lines by their view).
-  std::uint32_t stale_tool_outputs_names = 96;
+  // 384: a listed name spares the recall of a reference (a path, a
+  // function) the agent uses later (docs/benchmarks.md §The recall call
+  // (charged), §Defaults within the rounds target).
+  std::uint32_t stale_tool_outputs_names = 384;
   // A file read of at most this many bytes stays whole until a newer read
   // or write of its path in its frontier block supersedes it
   // (strategies/file_reads.hpp). 0: off. Replay: docs/benchmarks.md §The lines
@@ -155,7 +159,7 @@ struct Profile {
   // `_keep_fresh_reads_bytes`, stays whole for `_keep_fresh_reads_turns`
   // turns after it (strategies/edited_files.hpp; docs/benchmarks.md §Fresh
   // reads held). 0: off.
-  std::uint32_t stale_tool_outputs_keep_fresh_reads_turns = 16;
+  std::uint32_t stale_tool_outputs_keep_fresh_reads_turns = 32;
   std::uint64_t stale_tool_outputs_keep_fresh_reads_bytes = 4096;
   // The reads held whole (edited and fresh) total at most this many bytes;
   // a newer read makes room by releasing the oldest.
