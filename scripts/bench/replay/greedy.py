@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The cheapest defaults within the recall-rounds target, found step by step
+on the tuning set only (docs/benchmarks.md §Defaults within the rounds target).
+
+  python3 scripts/bench/replay/greedy.py [--steps N] [--start JSON] [--out DIR] [SET...]
+
+From the built-in defaults (or --start, a JSON object of profile keys), each
+key below is moved one value up or down; each candidate is replayed
+(`build/cli/tokendiet replay SET... --json`, two at a time), and the move
+taken is the one sparing the most recall rounds per point of charged saving
+(openai pricing) it loses; a move that spares rounds and loses nothing, or
+saves more without a round more, goes first. It stops after N steps or when
+no move spares a round. Each replay's JSON is kept in --out by its config's
+hash, so a second run reuses them: clear --out after a rebuild.
+"""
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import subprocess
+
+# Each key's values, in order; the first of each is what the search assumes
+# the binary's default is unless --start says otherwise.
+KEYS = {
+    "window_turns": [3, 4, 5, 6],
+    "exclude_tools": ["[]", '["Agent", "Task"]'],
+    "stale_tool_outputs_keep_fresh_reads_turns": [16, 24, 32, 48],
+    "stale_tool_outputs_keep_fresh_reads_bytes": [2048, 4096, 8192],
+    "stale_tool_outputs_held_reads_bytes": [65536, 131072, 196608],
+    "stale_tool_outputs_keep_reads_bytes": [2048, 4096, 8192],
+    "stale_tool_outputs_names": [96, 192, 384],
+    "completed_tasks_min_output_bytes": [4096, 16384],
+    "stale_tool_outputs_keep_edited_turns": [0, 4, 8],
+    "keep_tool_uses": [3, 5, 8],
+    "stale_tool_outputs_head_bytes": [80, 160],
+}
+DEFAULTS = {
+    "window_turns": 3,
+    "exclude_tools": "[]",
+    "stale_tool_outputs_keep_fresh_reads_turns": 32,
+    "stale_tool_outputs_keep_fresh_reads_bytes": 4096,
+    "stale_tool_outputs_held_reads_bytes": 65536,
+    "stale_tool_outputs_keep_reads_bytes": 2048,
+    "stale_tool_outputs_names": 384,
+    "completed_tasks_min_output_bytes": 4096,
+    "stale_tool_outputs_keep_edited_turns": 0,
+    "keep_tool_uses": 3,
+    "stale_tool_outputs_head_bytes": 160,
+}
+
+
+def replay(config, sets, out):
+    lines = "".join("    %s: %s\n" % (k, v) for k, v in sorted(config.items()) if DEFAULTS.get(k) != v)
+    yaml = 'profiles:\n  - name: default\n    models: ["*"]\n' + lines
+    key = hashlib.md5((yaml + "|".join(sets)).encode()).hexdigest()[:10]
+    result = os.path.join(out, key + ".json")
+    if not os.path.exists(result):
+        with open(os.path.join(out, key + ".yaml"), "w") as f:
+            f.write(yaml)
+        with open(result + ".tmp", "w") as f:
+            subprocess.run(["build/cli/tokendiet", "replay", *sets, "--json", "--config", os.path.join(out, key + ".yaml")],
+                           stdout=f, stderr=subprocess.DEVNULL, check=True)
+        os.replace(result + ".tmp", result)
+    total = json.load(open(result))["total"]
+    charged = total["charged"]
+    return {
+        "saved": 100 * charged["openai"]["saved_charged"],
+        "saved_anthropic": 100 * charged["anthropic"]["saved_charged"],
+        "rounds": charged["recall_rounds"],
+        "per_100": charged["recall_rounds_per_100"],
+        "copied": 100 * charged["copied_lines_present"] / max(1, charged["copied_lines"]),
+        "cut": 100 * total["reduction"],
+    }
+
+
+def show(tag, r):
+    print("%-58s saved %.2f / %.2f %%, rounds %.2f (%d), copied %.1f %%, cut %.1f %%"
+          % (tag, r["saved"], r["saved_anthropic"], r["per_100"], r["rounds"], r["copied"], r["cut"]), flush=True)
+
+
+def score(before, after):
+    spared = before["rounds"] - after["rounds"]
+    lost = before["saved"] - after["saved"]  # points of charged saving lost
+    if spared >= 0 and lost <= 0 and (spared > 0 or lost < 0):
+        return 1000 + spared - lost
+    return spared / max(lost, 0.05) if spared > 0 else -1
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--start", default="{}")
+    ap.add_argument("--out", default="/tmp/tokendiet-greedy")
+    ap.add_argument("sets", nargs="*", default=["tests/fixtures/replay"])
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    current = dict(DEFAULTS, **json.loads(a.start))
+    best = replay(current, a.sets, a.out)
+    show("start", best)
+    for step in range(a.steps):
+        moves = []
+        for k, values in KEYS.items():
+            i = values.index(current[k]) if current[k] in values else -1
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(values) and i >= 0:
+                    moves.append((k, values[j], dict(current, **{k: values[j]})))
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(lambda m: replay(m[2], a.sets, a.out), moves))
+        chosen = None
+        for (k, v, _), r in zip(moves, results):
+            s = score(best, r)
+            show("  %s=%s (%.1f)" % (k, v, s), r)
+            if chosen is None or s > chosen[0]:
+                chosen = (s, k, v, r)
+        if chosen is None or chosen[0] <= 0:
+            break
+        current[chosen[1]] = chosen[2]
+        best = chosen[3]
+        show("step %d: %s=%s" % (step, chosen[1], chosen[2]), best)
+    print(json.dumps(current))
+
+
+if __name__ == "__main__":
+    main()
