@@ -218,11 +218,6 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
       if (it != call_names.end()) name = it->second;
     }
     if (detail::excluded_tool(opt.exclude_tools, name)) continue;
-    // A call that writes a file keeps its arguments: they are the file's
-    // lines as the agent wrote them, and a later task's edits of that file
-    // quote them (docs/design.md §Policy, Semantic; docs/benchmarks.md
-    // §Written files stay).
-    if (call && !edited_paths(name, p.text).empty()) continue;
     std::uint32_t completion = 0;
     bool done = true;
     for (std::uint32_t t : o.tasks) {
@@ -234,6 +229,11 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
       completion = std::max(completion, *c);
     }
     if (!done || completion <= o.message) continue;  // from the completion on, everything stays
+    // A call that writes a file keeps its arguments: they are the file's
+    // lines as the agent wrote them, and a later task's edits of that file
+    // quote them (docs/design.md §Policy, Semantic; docs/benchmarks.md
+    // §Written files stay). Checked last: it reads the whole arguments.
+    if (call && !edited_paths(name, p.text).empty()) continue;
     Tombstone s;
     s.message = o.message;
     s.part = o.part;
