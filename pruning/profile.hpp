@@ -235,7 +235,7 @@ struct Profile {
   // Smaller arguments stay, and so do those of a call that writes a file
   // (strategies/completed_tasks.cpp).
   std::uint64_t completed_tasks_arguments_bytes = 1024;
-  std::uint64_t completed_tasks_title_bytes = 80;        // a task's title in a tombstone is cut to this
+  std::uint64_t completed_tasks_title_bytes = 80;  // a task's title in a tombstone is cut to this
   // The task tools watched, one spec each (syntax: pruning/tasks.hpp): Claude
   // Code 2.1 (TodoWrite; TaskCreate/TaskUpdate), Codex (update_plan), Gemini
   // CLI and deepagents (write_todos), opencode (todowrite), Roo and Kilo Code

@@ -140,17 +140,24 @@ TEST_CASE("completed_tasks: the archive id is td- and 32 lowercase hex digits, c
   CHECK(archive_id("") == "td-99aa06d3014798d86001c324468d497f");  // XXH3-128 of nothing, high word first
 }
 
+// Completes `task` (another in progress), adds 12 small steps after it, and
+// runs the pipeline over a low semantic threshold on a copy of the history.
+PipelineResult finish_and_run(Session& s, const char* task, Conversation* c) {
+  s.todo(todos({{task, "completed"}, {"Next", "in_progress"}}));
+  for (int k = 0; k < 12; ++k) s.run(output("n" + std::to_string(k), 300));
+  Profile p = semantic_only();
+  p.semantic_threshold = 1000;
+  *c = s.c;
+  return run(*c, p);
+}
+
 TEST_CASE("completed_tasks: big tool-call arguments go too, as a JSON object") {
   Session s;
   s.todo(todos({{"Write the file", "in_progress"}}));
   const std::string big = R"({"command":"python3 - <<'EOF'\n)" + std::string(6000, 'x') + R"(\nEOF"})";
   const std::uint32_t result = s.run("written", big);
-  s.todo(todos({{"Write the file", "completed"}, {"Next", "in_progress"}}));
-  for (int k = 0; k < 12; ++k) s.run(output("n" + std::to_string(k), 300));
-  Profile p = semantic_only();
-  p.semantic_threshold = 1000;
-  Conversation c = s.c;
-  const PipelineResult r = run(c, p);
+  Conversation c;
+  const PipelineResult r = finish_and_run(s, "Write the file", &c);
   REQUIRE(r.archived.size() == 1);
   CHECK(r.archived[0].text == big);
   const Part& args = c.messages[result - 1].parts[1];
@@ -174,12 +181,8 @@ TEST_CASE("completed_tasks: the arguments of a call that writes a file stay") {
   s.run("done", redirect);
   const std::string script = R"({"command":"python3 - <<'EOF'\n)" + body + R"(\nEOF"})";
   s.run("ran", script);  // a script the agent ran, no file written: it goes
-  s.todo(todos({{"Write the files", "completed"}, {"Next", "in_progress"}}));
-  for (int k = 0; k < 12; ++k) s.run(output("n" + std::to_string(k), 300));
-  Profile p = semantic_only();
-  p.semantic_threshold = 1000;
-  Conversation c = s.c;
-  const PipelineResult r = run(c, p);
+  Conversation c;
+  const PipelineResult r = finish_and_run(s, "Write the files", &c);
   REQUIRE(r.archived.size() == 1);
   CHECK(r.archived[0].text == script);
   for (const std::string& kept : {write, patch, redirect}) {
