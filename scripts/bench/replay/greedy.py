@@ -2,16 +2,18 @@
 """The cheapest defaults within the recall-rounds target, found step by step
 on the tuning set only (docs/benchmarks.md §Defaults within the rounds target).
 
-  python3 scripts/bench/replay/greedy.py [--steps N] [--start JSON] [--out DIR] [SET...]
+  python3 scripts/bench/replay/greedy.py [--steps N] [--target R] [--start JSON] [--out DIR] [SET...]
 
 From the built-in defaults (or --start, a JSON object of profile keys), each
 key below is moved one value up or down; each candidate is replayed
 (`build/cli/tokendiet replay SET... --json`, two at a time), and the move
 taken is the one sparing the most recall rounds per point of charged saving
 (openai pricing) it loses; a move that spares rounds and loses nothing, or
-saves more without a round more, goes first. It stops after N steps or when
-no move spares a round. Each replay's JSON is kept in --out by its config's
-hash, so a second run reuses them: clear --out after a rebuild.
+saves more without a round more, goes first. It stops after N steps, when
+no move spares a round, or once within R recall rounds per 100 requests.
+Each replay's JSON is kept in --out by its config's hash (the config lists
+only the keys that differ from DEFAULTS), so a second run reuses them: clear
+--out after a rebuild or a change of DEFAULTS.
 """
 import argparse
 import concurrent.futures
@@ -20,8 +22,7 @@ import json
 import os
 import subprocess
 
-# Each key's values, in order; the first of each is what the search assumes
-# the binary's default is unless --start says otherwise.
+# Each key's values, in order: a move goes to the next one up or down.
 KEYS = {
     "window_turns": [3, 4, 5, 6],
     "exclude_tools": ["[]", '["Agent", "Task"]'],
@@ -29,12 +30,13 @@ KEYS = {
     "stale_tool_outputs_keep_fresh_reads_bytes": [2048, 4096, 8192],
     "stale_tool_outputs_held_reads_bytes": [65536, 131072, 196608],
     "stale_tool_outputs_keep_reads_bytes": [2048, 4096, 8192],
-    "stale_tool_outputs_names": [96, 192, 384],
+    "stale_tool_outputs_names": [96, 192, 384, 768],
     "completed_tasks_min_output_bytes": [4096, 16384],
     "stale_tool_outputs_keep_edited_turns": [0, 4, 8],
     "keep_tool_uses": [3, 5, 8],
-    "stale_tool_outputs_head_bytes": [80, 160],
+    "stale_tool_outputs_head_bytes": [80, 160, 240, 320],
 }
+# The binary's built-in defaults (pruning/profile.hpp), where the search starts.
 DEFAULTS = {
     "window_turns": 3,
     "exclude_tools": "[]",
@@ -90,20 +92,28 @@ def score(before, after):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--target", type=float, default=0.0, help="stop once within this many rounds per 100 requests")
     ap.add_argument("--start", default="{}")
     ap.add_argument("--out", default="/tmp/tokendiet-greedy")
     ap.add_argument("sets", nargs="*", default=["tests/fixtures/replay"])
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     current = dict(DEFAULTS, **json.loads(a.start))
+    for k, v in current.items():
+        if k in KEYS and v not in KEYS[k]:
+            print("%s=%s is not among %s: it stays where it is" % (k, v, KEYS[k]), flush=True)
     best = replay(current, a.sets, a.out)
     show("start", best)
     for step in range(a.steps):
+        if best["per_100"] <= a.target:
+            break
         moves = []
         for k, values in KEYS.items():
-            i = values.index(current[k]) if current[k] in values else -1
+            if current[k] not in values:
+                continue
+            i = values.index(current[k])
             for j in (i - 1, i + 1):
-                if 0 <= j < len(values) and i >= 0:
+                if 0 <= j < len(values):
                     moves.append((k, values[j], dict(current, **{k: values[j]})))
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             results = list(pool.map(lambda m: replay(m[2], a.sets, a.out), moves))
