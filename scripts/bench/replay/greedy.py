@@ -11,9 +11,9 @@ taken is the one sparing the most recall rounds per point of charged saving
 (openai pricing) it loses; a move that spares rounds and loses nothing, or
 saves more without a round more, goes first. It stops after N steps, when
 no move spares a round, or once within R recall rounds per 100 requests.
-Each replay's JSON is kept in --out by its config's hash (the config lists
-only the keys that differ from DEFAULTS), so a second run reuses them: clear
---out after a rebuild or a change of DEFAULTS.
+It starts from the defaults the example config states (the embedded
+default). Each replay's JSON is kept in --out by the hash of its config and
+those defaults, so a second run reuses them: clear --out after a rebuild.
 """
 import argparse
 import concurrent.futures
@@ -36,26 +36,30 @@ KEYS = {
     "keep_tool_uses": [3, 5, 8],
     "stale_tool_outputs_head_bytes": [80, 160, 240, 320],
 }
-# The binary's built-in defaults (pruning/profile.hpp), where the search starts.
-DEFAULTS = {
-    "window_turns": 3,
-    "exclude_tools": "[]",
-    "stale_tool_outputs_keep_fresh_reads_turns": 32,
-    "stale_tool_outputs_keep_fresh_reads_bytes": 4096,
-    "stale_tool_outputs_held_reads_bytes": 65536,
-    "stale_tool_outputs_keep_reads_bytes": 2048,
-    "stale_tool_outputs_names": 384,
-    "completed_tasks_min_output_bytes": 4096,
-    "stale_tool_outputs_keep_edited_turns": 0,
-    "keep_tool_uses": 3,
-    "stale_tool_outputs_head_bytes": 160,
-}
+
+
+def example_defaults(path="config/tokendiet.example.yaml"):
+    """The searched keys' values in the example config, which is the embedded
+    default (tests/unit/config/embedded_default_test.cpp): one copy of them."""
+    out = {}
+    for line in open(path):
+        key, sep, rest = line.strip().partition(":")
+        if sep and key in KEYS and key not in out:
+            value = rest.split("#", 1)[0].strip()
+            out[key] = int(value) if value.isdigit() else value
+    missing = set(KEYS) - set(out)
+    if missing:
+        raise SystemExit("%s lacks %s" % (path, ", ".join(sorted(missing))))
+    return out
+
+
+DEFAULTS = example_defaults()
 
 
 def replay(config, sets, out):
     lines = "".join("    %s: %s\n" % (k, v) for k, v in sorted(config.items()) if DEFAULTS.get(k) != v)
     yaml = 'profiles:\n  - name: default\n    models: ["*"]\n' + lines
-    key = hashlib.md5((yaml + "|".join(sets)).encode()).hexdigest()[:10]
+    key = hashlib.md5((yaml + json.dumps(DEFAULTS, sort_keys=True) + "|".join(sets)).encode()).hexdigest()[:10]
     result = os.path.join(out, key + ".json")
     if not os.path.exists(result):
         with open(os.path.join(out, key + ".yaml"), "w") as f:
