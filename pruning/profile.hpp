@@ -31,9 +31,10 @@ struct Profile {
 
   // --- Working memory and the stale frontier (F6, docs/design.md §Principles (4)) ---
   // The last `window_turns` turns are never touched (a turn: see
-  // strategies/working_memory.hpp); replay measured 3 (docs/benchmarks.md
-  // §Compression (replay)).
-  std::uint32_t window_turns = 3;
+  // strategies/working_memory.hpp); 4: the charged replay's cheapest move
+  // within the recall-rounds target (docs/benchmarks.md §The window at four
+  // turns).
+  std::uint32_t window_turns = 4;
   // Anthropic context editing's `keep`: the last N tool results stay intact.
   std::uint32_t keep_tool_uses = 3;
   // The frontier moves in steps of this many turns, never turn by turn.

@@ -35,6 +35,8 @@ KEYS = {
     "stale_tool_outputs_keep_edited_turns": [0, 4, 8],
     "keep_tool_uses": [3, 5, 8],
     "stale_tool_outputs_head_bytes": [80, 160, 240, 320],
+    "stale_tool_outputs_threshold_bytes": [384, 768, 1024, 1536],
+    "stale_tool_outputs_min_saving_bytes": [32, 256, 512, 1024],
 }
 
 
