@@ -31,10 +31,9 @@ struct Profile {
 
   // --- Working memory and the stale frontier (F6, docs/design.md §Principles (4)) ---
   // The last `window_turns` turns are never touched (a turn: see
-  // strategies/working_memory.hpp); 4: the charged replay's cheapest move
-  // within the recall-rounds target (docs/benchmarks.md §The window at four
-  // turns).
-  std::uint32_t window_turns = 4;
+  // strategies/working_memory.hpp); replay measured 3 (docs/benchmarks.md
+  // §Compression (replay)).
+  std::uint32_t window_turns = 3;
   // Anthropic context editing's `keep`: the last N tool results stay intact.
   std::uint32_t keep_tool_uses = 3;
   // The frontier moves in steps of this many turns, never turn by turn.
@@ -119,7 +118,11 @@ struct Profile {
 
   // --- Stale tool outputs (F7; the defaults: docs/benchmarks.md §Compression (replay)) ---
   bool stale_tool_outputs = true;
-  std::uint64_t stale_tool_outputs_threshold_bytes = 384;
+  // 768 (384 before): outputs under it are left whole; the cheapest move
+  // back within the rounds target once the tuning set grew, where a window
+  // of four turns cost the real CLIs' bills (docs/benchmarks.md §Outputs
+  // under 768 bytes stay).
+  std::uint64_t stale_tool_outputs_threshold_bytes = 768;
   // Informative lines (snip.hpp). 160 with 384 names and fresh reads held
   // 32 turns: the cheapest settings on the charged replay's tuning set
   // within 2 recall rounds per 100 requests (docs/benchmarks.md §Defaults

@@ -17,14 +17,10 @@ test('a request body of another format is read by its own adapter and replayed, 
   const {dir, cleanup} = tempDir('td-replay-');
   try {
     // Claude Code's recorded request: read as chat messages it replayed as
-    // 48,568 tokens and nothing cut; its own adapter reads the tool blocks,
-    // which a window of three turns leaves stale (the default window, four,
-    // covers the short session's last results).
+    // 48,568 tokens and nothing cut; its own adapter reads the tool blocks.
     const anthropic = path.join(dir, 'claude.json');
     fs.copyFileSync(path.join(FIXTURES, 'providers', 'anthropic-claude-code-recorded.json'), anthropic);
-    const config = path.join(dir, 'window3.yaml');
-    fs.writeFileSync(config, 'profiles:\n  - name: default\n    models: ["*"]\n    window_turns: 3\n');
-    const r = cli('replay', anthropic, '--json', '--config', config);
+    const r = cli('replay', anthropic, '--json');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /claude\.json: a request body in the anthropic format, replayed as chat messages/);
     const t = JSON.parse(r.stdout).trajectories[0];

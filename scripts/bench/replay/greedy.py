@@ -2,15 +2,19 @@
 """The cheapest defaults within the recall-rounds target, found step by step
 on the tuning set only (docs/benchmarks.md §Defaults within the rounds target).
 
-  python3 scripts/bench/replay/greedy.py [--steps N] [--target R] [--start JSON] [--out DIR] [SET...]
+  python3 scripts/bench/replay/greedy.py [--steps N] [--target R] [--start JSON] [--hold KEY]... [--out DIR] [SET...]
 
 From the built-in defaults (or --start, a JSON object of profile keys), each
 key below is moved one value up or down; each candidate is replayed
 (`build/cli/tokendiet replay SET... --json`, two at a time), and the move
 taken is the one sparing the most recall rounds per point of charged saving
 (openai pricing) it loses; a move that spares rounds and loses nothing, or
-saves more without a round more, goes first. It stops after N steps, when
-no move spares a round, or once within R recall rounds per 100 requests.
+saves more without a round more, goes first; where some moves reach R
+recall rounds per 100 requests, the one saving the most of them is taken
+instead (the last step buys no more rounds than the target asks). It
+stops after N steps, when no move spares a round, or once within R. A key
+given to --hold is not moved (a value another measure ruled out: the
+real-CLI suite's bills, docs/benchmarks.md §Outputs under 768 bytes stay).
 It starts from the defaults the example config states (the embedded
 default). Each replay's JSON is kept in --out by the hash of its config and
 those defaults, so a second run reuses them: clear --out after a rebuild.
@@ -100,6 +104,7 @@ def main():
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--target", type=float, default=0.0, help="stop once within this many rounds per 100 requests")
     ap.add_argument("--start", default="{}")
+    ap.add_argument("--hold", action="append", default=[], choices=sorted(KEYS), help="a key not to move")
     ap.add_argument("--out", default="/tmp/tokendiet-greedy")
     ap.add_argument("sets", nargs="*", default=["tests/fixtures/replay"])
     a = ap.parse_args()
@@ -115,7 +120,7 @@ def main():
             break
         moves = []
         for k, values in KEYS.items():
-            if current[k] not in values:
+            if current[k] not in values or k in a.hold:
                 continue
             i = values.index(current[k])
             for j in (i - 1, i + 1):
@@ -129,6 +134,10 @@ def main():
             show("  %s=%s (%.1f)" % (k, v, s), r)
             if chosen is None or s > chosen[0]:
                 chosen = (s, k, v, r)
+        reaching = [(r["saved"], k, v, r) for (k, v, _), r in zip(moves, results) if r["per_100"] <= a.target]
+        if reaching and a.target > 0:
+            _, k, v, r = max(reaching, key=lambda x: x[0])
+            chosen = (score(best, r), k, v, r)
         if chosen is None or chosen[0] <= 0:
             break
         current[chosen[1]] = chosen[2]
