@@ -290,8 +290,8 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
     without.held = std::move(forms.held);
     without.changed = plan->changed;
     without.pruned = &plan->pruned;
-    tombstones =
-        completed_tasks_plan(conv, profile, orig, wm, without, counter, caches ? &caches->task_calls : nullptr);
+    tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter, caches ? &caches->task_calls : nullptr,
+                                      caches ? &caches->writes : nullptr);
     // The recap is weighed on the requests as the profile's own diet sent
     // them: at survival's levels `profile` is the eager one, and the recap
     // stays the standard one's, the same at every level.
@@ -319,8 +319,8 @@ void run_on(Conversation& conv, const Counted& counted, const Profile& profile, 
   } else {
     lossy = strategy_names(Stage::BeforeFrontier);  // their names, with nothing done
     without.frontier.assign(without.ends.size(), 0);
-    tombstones =
-        completed_tasks_plan(conv, profile, orig, wm, without, counter, caches ? &caches->task_calls : nullptr);
+    tombstones = completed_tasks_plan(conv, profile, orig, wm, without, counter, caches ? &caches->task_calls : nullptr,
+                                      caches ? &caches->writes : nullptr);
     recap_at = plan_recap(without);
   }
   r.stale_turns = f.turns;

@@ -18,6 +18,7 @@
 #include "pruning/recall_span.hpp"
 #include "pruning/snip.hpp"
 #include "pruning/strategies/copied_lines.hpp"
+#include "pruning/strategies/edited_files.hpp"
 #include "pruning/strategies/file_reads.hpp"
 #include "pruning/strategies/identical_tool_outputs.hpp"
 #include "pruning/tasks.hpp"
@@ -40,6 +41,7 @@ struct PipelineCaches {
   Memo<OutputBody> bodies{std::size_t{4} << 20};         // identical_tool_outputs: an output's body and its hash
   Memo<RecallSpan> spans{std::size_t{128} << 20};        // recap: the span it replaced, as text, and its handle
   Memo<TaskCallFacts> task_calls{std::size_t{4} << 20};  // completed_tasks: what a task tool's call says
+  Memo<CallWrites> writes{std::size_t{1} << 20};         // completed_tasks: whether a call writes a file
 };
 
 }  // namespace td::pruning

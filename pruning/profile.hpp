@@ -118,11 +118,7 @@ struct Profile {
 
   // --- Stale tool outputs (F7; the defaults: docs/benchmarks.md §Compression (replay)) ---
   bool stale_tool_outputs = true;
-  // 768 (384 before): outputs under it are left whole; the cheapest move
-  // back within the rounds target once the tuning set grew, where a window
-  // of four turns cost the real CLIs' bills (docs/benchmarks.md §Outputs
-  // under 768 bytes stay).
-  std::uint64_t stale_tool_outputs_threshold_bytes = 768;
+  std::uint64_t stale_tool_outputs_threshold_bytes = 384;
   // Informative lines (snip.hpp). 160 with 384 names and fresh reads held
   // 32 turns: the cheapest settings on the charged replay's tuning set
   // within 2 recall rounds per 100 requests (docs/benchmarks.md §Defaults

@@ -185,7 +185,7 @@ std::string tombstone_text(std::string_view title, std::string_view id, std::uin
 std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const CompletedTasksOptions& opt,
                                             const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
                                             const DietWithout& without, const TokenCounter& counter,
-                                            Memo<TaskCallFacts>* task_calls) {
+                                            Memo<TaskCallFacts>* task_calls, Memo<CallWrites>* writes) {
   std::vector<Tombstone> out;
   if (!opt.completed_tasks || opt.completed_tasks_tools.empty()) return out;
   const auto& msgs = conv.messages;
@@ -233,7 +233,7 @@ std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const Comp
     // lines as the agent wrote them, and a later task's edits of that file
     // quote them (docs/design.md §Policy, Semantic; docs/benchmarks.md
     // §Written files stay). Checked last: it reads the whole arguments.
-    if (call && !edited_paths(name, p.text).empty()) continue;
+    if (call && writes_a_file(p, writes)) continue;
     Tombstone s;
     s.message = o.message;
     s.part = o.part;

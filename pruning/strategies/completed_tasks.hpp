@@ -19,6 +19,7 @@
 #include "pruning/archived_output.hpp"
 #include "pruning/conversation.hpp"
 #include "pruning/held_forms.hpp"
+#include "pruning/strategies/edited_files.hpp"
 #include "pruning/step_cost.hpp"
 #include "pruning/profile.hpp"
 #include "pruning/strategy_options.hpp"
@@ -70,11 +71,13 @@ struct DietWithout {
 
 // Decides on `conv` as the client sent it (`tokens`: count_tokens()'s per
 // message) which parts become tombstones. Pure (`task_calls`, may be null:
-// the memo of the task tools' calls, track_tasks()).
+// the memo of the task tools' calls, track_tasks(); `writes`, may be null:
+// of the calls that write a file, writes_a_file()).
 std::vector<Tombstone> completed_tasks_plan(const Conversation& conv, const CompletedTasksOptions& opt,
                                             const std::vector<std::uint64_t>& tokens, const WorkingMemory& wm,
                                             const DietWithout& without, const TokenCounter& counter,
-                                            Memo<TaskCallFacts>* task_calls = nullptr);
+                                            Memo<TaskCallFacts>* task_calls = nullptr,
+                                            Memo<CallWrites>* writes = nullptr);
 
 // Puts the tombstones into `conv` (its messages may be pruned forms by now:
 // a part is found by its kind and call id), reports them, and appends what

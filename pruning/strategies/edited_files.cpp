@@ -11,6 +11,7 @@
 #include "pruning/strategies/read_outline.hpp"
 #include "pruning/strategies/working_memory.hpp"
 #include "pruning/text.hpp"
+#include "pruning/tokenizer/hash.hpp"
 
 namespace td::pruning {
 
@@ -145,6 +146,14 @@ std::vector<std::string_view> edited_paths(std::string_view name, std::string_vi
         if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
     }
   return out;
+}
+
+bool writes_a_file(const Part& call, Memo<CallWrites>* writes) {
+  const std::uint64_t salt = memo_salt("call_writes", {tok::hash_bytes(call.name.data(), call.name.size())});
+  return memoized(writes, salt, call, [&](std::string_view text) -> std::optional<CallWrites> {
+           if (edited_paths(call.name, text).empty()) return std::nullopt;
+           return CallWrites{};
+         }) != nullptr;
 }
 
 ReadHolds edited_file_holds(const Conversation& conv, const StaleToolOutputsOptions& opt, std::uint32_t limit) {

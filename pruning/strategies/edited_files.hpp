@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "pruning/conversation.hpp"
+#include "pruning/memo.hpp"
 #include "pruning/strategies/stale_tool_outputs.hpp"
 
 namespace td::pruning {
@@ -67,5 +68,14 @@ ReadHolds edited_file_holds(const Conversation& conv, const StaleToolOutputsOpti
 // The paths a call (its tool name and its arguments as sent, JSON text)
 // edits, as named there; none for a call that edits nothing (exposed for tests).
 std::vector<std::string_view> edited_paths(std::string_view name, std::string_view arguments);
+
+// A call that writes a file (edited_paths() names one), as `writes` (may be
+// null) remembers it by the call's name and arguments: semantic mode asks it
+// of every completed task's calls on every request, and a Write's arguments
+// are a whole file to scan for names.
+struct CallWrites {
+  std::size_t memo_bytes() const { return sizeof(CallWrites); }
+};
+bool writes_a_file(const Part& call, Memo<CallWrites>* writes);
 
 }  // namespace td::pruning

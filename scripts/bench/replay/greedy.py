@@ -9,12 +9,15 @@ key below is moved one value up or down; each candidate is replayed
 (`build/cli/tokendiet replay SET... --json`, two at a time), and the move
 taken is the one sparing the most recall rounds per point of charged saving
 (openai pricing) it loses; a move that spares rounds and loses nothing, or
-saves more without a round more, goes first; where some moves reach R
+saves more without a round more, goes first. A move after which a
+trajectory that cost less than going direct costs more (charged, either
+pricing) is not taken. Where some moves reach R
 recall rounds per 100 requests, the one saving the most of them is taken
 instead (the last step buys no more rounds than the target asks). It
 stops after N steps, when no move spares a round, or once within R. A key
 given to --hold is not moved (a value another measure ruled out: the
-real-CLI suite's bills, docs/benchmarks.md §Outputs under 768 bytes stay).
+real-CLI suite's bills, docs/benchmarks.md §The rounds target after four
+runs moved).
 It starts from the defaults the example config states (the embedded
 default). Each replay's JSON is kept in --out by the hash of its config and
 those defaults, so a second run reuses them: clear --out after a rebuild.
@@ -74,8 +77,11 @@ def replay(config, sets, out):
             subprocess.run(["build/cli/tokendiet", "replay", *sets, "--json", "--config", os.path.join(out, key + ".yaml")],
                            stdout=f, stderr=subprocess.DEVNULL, check=True)
         os.replace(result + ".tmp", result)
-    total = json.load(open(result))["total"]
+    data = json.load(open(result))
+    total = data["total"]
     charged = total["charged"]
+    dearer = {t["id"] for t in data["trajectories"]
+              if min(t["charged"][p]["saved_charged"] for p in ("openai", "anthropic")) < 0}
     return {
         "saved": 100 * charged["openai"]["saved_charged"],
         "saved_anthropic": 100 * charged["anthropic"]["saved_charged"],
@@ -83,6 +89,7 @@ def replay(config, sets, out):
         "per_100": charged["recall_rounds_per_100"],
         "copied": 100 * charged["copied_lines_present"] / max(1, charged["copied_lines"]),
         "cut": 100 * total["reduction"],
+        "dearer": dearer,  # trajectories costing more than without tokendiet (charged, either pricing)
     }
 
 
@@ -130,11 +137,13 @@ def main():
             results = list(pool.map(lambda m: replay(m[2], a.sets, a.out), moves))
         chosen = None
         for (k, v, _), r in zip(moves, results):
-            s = score(best, r)
-            show("  %s=%s (%.1f)" % (k, v, s), r)
+            flipped = sorted(r["dearer"] - best["dearer"])
+            s = -1 if flipped else score(best, r)
+            show("  %s=%s (%.1f)%s" % (k, v, s, " dearer: " + ", ".join(flipped) if flipped else ""), r)
             if chosen is None or s > chosen[0]:
                 chosen = (s, k, v, r)
-        reaching = [(r["saved"], k, v, r) for (k, v, _), r in zip(moves, results) if r["per_100"] <= a.target]
+        reaching = [(r["saved"], k, v, r) for (k, v, _), r in zip(moves, results)
+                    if r["per_100"] <= a.target and r["dearer"] <= best["dearer"]]
         if reaching and a.target > 0:
             _, k, v, r = max(reaching, key=lambda x: x[0])
             chosen = (score(best, r), k, v, r)

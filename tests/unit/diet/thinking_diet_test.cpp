@@ -55,7 +55,6 @@ td::pruning::Profile thinking_profile(std::uint64_t trigger_tokens) {
   p.thinking_budget_runway_fraction = 0.99;
   p.trigger_tokens = trigger_tokens;
   p.cache_write_price = 0.0;
-  p.stale_tool_outputs_threshold_bytes = 256;  // tau-bench's outputs are short: cut them
   return p;
 }
 

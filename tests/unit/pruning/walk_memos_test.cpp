@@ -11,6 +11,7 @@
 #include "pruning/pipeline.hpp"
 #include "pruning/pipeline_caches.hpp"
 #include "pruning/rereads.hpp"
+#include "pruning/strategies/edited_files.hpp"
 #include "pruning/strategies/recap.hpp"
 #include "pruning_support.hpp"
 #include "replay_trajectory.hpp"
@@ -101,4 +102,27 @@ TEST_CASE("calls memo: re-reads counted through it, request by request, as witho
   }
   CHECK(rereads > 0);
   CHECK(calls.hits() > calls.misses());  // the history's calls were looked up, not read again
+}
+
+TEST_CASE("writes memo: whether a call writes a file, asked through it twice, as without it") {
+  // Claude Code: Write and Edit calls among Bash and Read (semantic mode asks
+  // it of every completed task's calls on every request).
+  const Conversation whole = trajectory("claude-code-numwordify-1");
+  Memo<CallWrites> writes(1u << 20);
+  int calls = 0, writing = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Message& m : whole.messages)
+      for (const Part& p : m.parts) {
+        if (p.kind != PartKind::ToolCall) continue;
+        const bool w = writes_a_file(p, &writes);
+        REQUIRE(w == !edited_paths(p.name, p.text).empty());
+        REQUIRE(w == writes_a_file(p, nullptr));
+        if (pass == 0) {
+          ++calls;
+          writing += w ? 1 : 0;
+        }
+      }
+  CHECK(writing > 0);
+  CHECK(writing < calls);
+  CHECK(writes.hits() >= static_cast<std::uint64_t>(calls));  // the second pass read none of them again
 }
