@@ -10,7 +10,10 @@ import {startFakeAndProxy, rawRequest} from '../support/index.mjs';
 import {recordedHistory, agentRequest, requestEnds} from '../support/agent_bodies.mjs';
 
 let env;
-before(async () => { env = await startFakeAndProxy(null); });
+// A payback of 24 requests (the default until 16): the frontier then passes
+// the message of spotter-1's parallel Reads while the fresh one is held.
+const CONFIG = 'profiles:\n  - name: default\n    models: ["*"]\n    payback_requests: 24\n';
+before(async () => { env = await startFakeAndProxy(CONFIG); });
 after(async () => { await env?.stop(); });
 
 const text = c => (typeof c === 'string' ? c : c.map(x => x.text || '').join(''));

@@ -44,7 +44,19 @@ KEYS = {
     "stale_tool_outputs_head_bytes": [80, 160, 240, 320],
     "stale_tool_outputs_threshold_bytes": [384, 768, 1024, 1536],
     "stale_tool_outputs_min_saving_bytes": [32, 256, 512, 1024],
+    "payback_requests": [8, 12, 16, 24, 32],
+    "payback_turn_fraction": [0.3, 0.4, 0.5],
 }
+
+
+def number(value):
+    """An int or a float where the text is one, else the text."""
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
 
 
 def example_defaults(path="config/tokendiet.example.yaml"):
@@ -55,7 +67,7 @@ def example_defaults(path="config/tokendiet.example.yaml"):
         key, sep, rest = line.strip().partition(":")
         if sep and key in KEYS and key not in out:
             value = rest.split("#", 1)[0].strip()
-            out[key] = int(value) if value.isdigit() else value
+            out[key] = number(value)
     missing = set(KEYS) - set(out)
     if missing:
         raise SystemExit("%s lacks %s" % (path, ", ".join(sorted(missing))))
