@@ -11,15 +11,13 @@ taken is the one sparing the most recall rounds per point of charged saving
 (openai pricing) it loses; a move that spares rounds and loses nothing, or
 saves more without a round more, goes first. A move after which a
 trajectory that cost less than going direct costs more (charged, either
-pricing) is not taken. Where some moves reach R
-recall rounds per 100 requests, the one saving the most of them is taken
-instead (the last step buys no more rounds than the target asks). It
-stops after N steps, when no move spares a round, or once within R. A key
-given to --hold is not moved (a value another measure ruled out: the
-real-CLI suite's bills, docs/benchmarks.md §The rounds target after four
-runs moved).
-It starts from the defaults the example config states (the embedded
-default). Each replay's JSON is kept in --out by the hash of its config and
+pricing) is not taken. Where some moves reach R recall rounds per 100
+requests, the one saving the most of them is taken instead (the last step
+buys no more rounds than the target asks). It stops after N steps, when no
+move spares a round, or once within R. A key given to --hold is not moved
+(a value another measure ruled out: the real-CLI suite's bills,
+docs/benchmarks.md §The rounds target after four runs moved). It starts
+from the defaults the example config states (the embedded default). Each replay's JSON is kept in --out by the hash of its config and
 those defaults, so a second run reuses them: clear --out after a rebuild.
 """
 import argparse
